@@ -1,0 +1,102 @@
+"""What a played game leaves behind: the ``GameRecord`` and the reasons a game can end.
+
+A record is plain data, the same whether it comes from ``arena match --record``, the SQLite store
+or an export, so that any of them can be re-checked by an independent referee.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from arena.rules import Role
+
+__all__ = ["Reason", "GameRecord", "FAULT_REASONS"]
+
+
+class Reason(str, enum.Enum):
+    """Why a game ended. ``five`` and ``full`` are the rules; the others are a bot's fault."""
+
+    FIVE = "five"  # Order made five in a line
+    FULL = "full"  # the board filled without one
+    TIMEOUT = "timeout"  # no move within the time for the move, measured from sending `turn`
+    ILLEGAL = "illegal"  # a move to an occupied or non-existent cell
+    MALFORMED = "malformed"  # not a move, not text, over-long, or a line when no reply was due
+    CRASH = "crash"  # the process exited or closed its stdout
+    STARTUP = "startup"  # no `ready` within the start-up allowance
+
+    @property
+    def is_fault(self) -> bool:
+        return self not in (Reason.FIVE, Reason.FULL)
+
+    def __str__(self) -> str:
+        return self.value
+
+
+FAULT_REASONS = frozenset(r for r in Reason if r.is_fault)
+
+
+@dataclass
+class GameRecord:
+    """One finished game.
+
+    The field names are the JSON keys of ``--record`` files and JSONL exports.
+    """
+
+    order: str
+    """Name of the bot that played Order."""
+    chaos: str
+    """Name of the bot that played Chaos."""
+    winner: Role
+    """The winning role."""
+    reason: Reason
+    """How the game ended; for a fault, the loser is the bot at fault."""
+    moves: list[str] = field(default_factory=list)
+    """Move tokens (``c4X``) in the order played; a faulty reply is not included."""
+    ms: list[float] = field(default_factory=list)
+    """Wall time of each move in milliseconds, measured by the harness from sending `turn`."""
+    detail: str = ""
+    """Human-readable precision on the reason, e.g. what a malformed line was."""
+    cpu_ms: list[float] | None = None
+    """CPU time the mover used for each move, when the harness measured it."""
+    stderr_order: str = ""
+    """The tail of what the Order bot wrote to stderr during this game (capped)."""
+    stderr_chaos: str = ""
+    """The tail of what the Chaos bot wrote to stderr during this game (capped)."""
+    seed: int = 0
+    """The seed given to the bots (environment variable ``ARENA_SEED``) for this game's processes."""
+    started_at: float = 0.0
+    """Unix time when the game started."""
+    finished_at: float = 0.0
+    """Unix time when the game ended."""
+    order_version: str = ""
+    """Identity hash of the Order bot's program and command (empty when unknown)."""
+    chaos_version: str = ""
+    """Identity hash of the Chaos bot's program and command (empty when unknown)."""
+
+    @property
+    def winner_name(self) -> str:
+        return self.order if self.winner is Role.ORDER else self.chaos
+
+    @property
+    def loser_name(self) -> str:
+        return self.chaos if self.winner is Role.ORDER else self.order
+
+    @property
+    def faulty_role(self) -> Role | None:
+        """The role whose bot lost by a fault, if any."""
+        return self.winner.other if self.reason.is_fault else None
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["winner"] = self.winner.value
+        data["reason"] = self.reason.value
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> GameRecord:
+        known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+        known["winner"] = Role(known["winner"])
+        known["reason"] = Reason(known["reason"])
+        return cls(**known)

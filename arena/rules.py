@@ -1,0 +1,316 @@
+"""The rules of Order and Chaos (Sniderman, 1981): a pure game model with no I/O.
+
+The board is 6x6. Cells are named by a column letter ``a``-``f`` (left to right) and a row digit
+``1``-``6`` (top to bottom): ``a1`` is the top-left cell, ``f6`` the bottom-right. Cell *indices*
+run row by row: ``index = 6 * row + column``, so ``a1`` is 0, ``f1`` is 5 and ``f6`` is 35, which is
+also the order of the 36-character board string of the protocol.
+
+Order moves first; each move writes X or O (the mover's choice) in an empty cell. Order wins the
+moment five identical marks stand in a line (row, column or diagonal; a line of six contains five).
+Chaos wins when the board fills with no such line. There are no draws.
+
+The position is two 36-bit bitboards, one per mark. There are exactly 32 five-cell windows on the
+board; a move can only complete a window that contains its cell, so the win check after a move
+looks at the (at most 7) windows through that cell instead of scanning the board.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import NamedTuple
+
+__all__ = [
+    "SIZE",
+    "CELLS",
+    "FULL_MASK",
+    "WINDOWS",
+    "WINDOWS_THROUGH",
+    "Role",
+    "Mark",
+    "Move",
+    "Outcome",
+    "Board",
+    "IllegalMoveError",
+    "cell_name",
+    "parse_cell",
+    "ALL_MOVES",
+    "MOVE_BY_TOKEN",
+]
+
+SIZE = 6
+CELLS = SIZE * SIZE
+FULL_MASK = (1 << CELLS) - 1
+LINE = 5
+COLUMNS = "abcdef"
+
+
+class IllegalMoveError(ValueError):
+    """A move that the rules do not allow in this position (occupied cell, game over)."""
+
+
+class Role(str, enum.Enum):
+    """The two sides. Order moves first."""
+
+    ORDER = "order"
+    CHAOS = "chaos"
+
+    @property
+    def other(self) -> Role:
+        return Role.CHAOS if self is Role.ORDER else Role.ORDER
+
+
+class Mark(enum.IntEnum):
+    """The two marks. Either side may write either mark on any move."""
+
+    X = 0
+    O = 1  # noqa: E741 - the game's own name for the mark
+
+    @property
+    def char(self) -> str:
+        return "XO"[self]
+
+
+def cell_name(cell: int) -> str:
+    """``0 -> 'a1'``, ``35 -> 'f6'``."""
+    if not 0 <= cell < CELLS:
+        raise ValueError(f"cell index out of range: {cell}")
+    row, column = divmod(cell, SIZE)
+    return f"{COLUMNS[column]}{row + 1}"
+
+
+def parse_cell(name: str) -> int:
+    """``'a1' -> 0``, ``'F6' -> 35``; raises ValueError for anything that is not a cell."""
+    if len(name) != 2:
+        raise ValueError(f"not a cell: {name!r}")
+    column = COLUMNS.find(name[0].lower())
+    row = ord(name[1]) - ord("1")
+    if column < 0 or not 0 <= row < SIZE:
+        raise ValueError(f"not a cell: {name!r}")
+    return row * SIZE + column
+
+
+class Move(NamedTuple):
+    """One move: the cell index (0-35) and the mark written there."""
+
+    cell: int
+    mark: Mark
+
+    @property
+    def token(self) -> str:
+        """The protocol's spelling: cell then mark, e.g. ``c4X``."""
+        return cell_name(self.cell) + self.mark.char
+
+    def __str__(self) -> str:
+        return self.token
+
+    @classmethod
+    def parse(cls, token: str) -> Move:
+        """Parse ``c4X`` / ``c4x``; raises ValueError for anything else."""
+        move = MOVE_BY_TOKEN.get(token.encode("ascii", "replace"))
+        if move is None:
+            raise ValueError(f"not a move: {token!r}")
+        return move
+
+
+def _windows() -> tuple[int, ...]:
+    """All 32 five-cell windows as bitmasks: 12 in rows, 12 in columns, 8 on diagonals."""
+    windows: list[int] = []
+    directions = ((0, 1), (1, 0), (1, 1), (1, -1))
+    for row in range(SIZE):
+        for column in range(SIZE):
+            for d_row, d_column in directions:
+                end_row = row + d_row * (LINE - 1)
+                end_column = column + d_column * (LINE - 1)
+                if not (0 <= end_row < SIZE and 0 <= end_column < SIZE):
+                    continue
+                mask = 0
+                for step in range(LINE):
+                    mask |= 1 << ((row + d_row * step) * SIZE + column + d_column * step)
+                windows.append(mask)
+    return tuple(windows)
+
+
+WINDOWS: tuple[int, ...] = _windows()
+WINDOWS_THROUGH: tuple[tuple[int, ...], ...] = tuple(
+    tuple(w for w in WINDOWS if w >> cell & 1) for cell in range(CELLS)
+)
+ALL_MOVES: tuple[Move, ...] = tuple(Move(c, m) for c in range(CELLS) for m in Mark)
+# Every accepted spelling of every move (mark in either case), as bytes, for the referee's parser.
+MOVE_BY_TOKEN: dict[bytes, Move] = {
+    spelling.encode(): move
+    for move in ALL_MOVES
+    for spelling in {move.token, move.token[:2] + move.token[2].lower()}
+}
+
+assert len(WINDOWS) == 32
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a game ended under the rules: the winning role and ``"five"`` or ``"full"``."""
+
+    winner: Role
+    reason: str
+
+
+class Board:
+    """A position: two bitboards plus the move history (so that moves can be taken back).
+
+    ``push`` plays a move and keeps track of whether it completed a line of five; ``pop`` undoes
+    the last move. The board never holds a move after the game is over.
+    """
+
+    __slots__ = ("bits", "history", "_five")
+
+    def __init__(self) -> None:
+        self.bits = [0, 0]  # bits[Mark.X], bits[Mark.O]
+        self.history: list[Move] = []
+        self._five = False
+
+    # --- queries -------------------------------------------------------------------------------
+    @property
+    def occupied(self) -> int:
+        return self.bits[0] | self.bits[1]
+
+    @property
+    def turn(self) -> Role:
+        """The role to move (Order on even plies)."""
+        return Role.CHAOS if len(self.history) & 1 else Role.ORDER
+
+    @property
+    def ply(self) -> int:
+        return len(self.history)
+
+    def mark_at(self, cell: int) -> Mark | None:
+        if self.bits[0] >> cell & 1:
+            return Mark.X
+        if self.bits[1] >> cell & 1:
+            return Mark.O
+        return None
+
+    def is_empty(self, cell: int) -> bool:
+        return not (self.occupied >> cell & 1)
+
+    def is_full(self) -> bool:
+        return self.occupied == FULL_MASK
+
+    def has_five(self) -> bool:
+        """Whether some line of five stands on the board (a full scan; ``outcome`` is cheaper)."""
+        return any(bits & w == w for bits in self.bits for w in WINDOWS)
+
+    @property
+    def outcome(self) -> Outcome | None:
+        """The result if the game is over, else None."""
+        if self._five:
+            return Outcome(Role.ORDER, "five")
+        if self.occupied == FULL_MASK:
+            return Outcome(Role.CHAOS, "full")
+        return None
+
+    def is_game_over(self) -> bool:
+        return self._five or self.occupied == FULL_MASK
+
+    def empty_cells(self) -> Iterator[int]:
+        free = FULL_MASK & ~self.occupied
+        while free:
+            low = free & -free
+            yield low.bit_length() - 1
+            free ^= low
+
+    def legal_moves(self) -> list[Move]:
+        """Every legal move (both marks in every empty cell); empty once the game is over."""
+        if self.is_game_over():
+            return []
+        return [Move(c, m) for c in self.empty_cells() for m in (Mark.X, Mark.O)]
+
+    def is_legal(self, move: Move) -> bool:
+        return 0 <= move.cell < CELLS and self.is_empty(move.cell) and not self.is_game_over()
+
+    # --- changes ---------------------------------------------------------------------------------
+    def push(self, move: Move) -> bool:
+        """Play ``move``; return True when it makes five in a line (Order has won).
+
+        Raises IllegalMoveError for an occupied or non-existent cell, or when the game is over.
+        """
+        cell, mark = move
+        if not 0 <= cell < CELLS:
+            raise IllegalMoveError(f"no such cell: {cell}")
+        bit = 1 << cell
+        if (self.bits[0] | self.bits[1]) & bit:
+            raise IllegalMoveError(f"{cell_name(cell)} is occupied")
+        if self._five:
+            raise IllegalMoveError("the game is over")
+        mine = self.bits[mark] | bit
+        self.bits[mark] = mine
+        self.history.append(move)
+        for window in WINDOWS_THROUGH[cell]:
+            if mine & window == window:
+                self._five = True
+                return True
+        return False
+
+    def pop(self) -> Move:
+        """Take back the last move."""
+        move = self.history.pop()
+        self.bits[move.mark] &= ~(1 << move.cell)
+        self._five = False  # a position with five is terminal: the move before it had none
+        return move
+
+    def copy(self) -> Board:
+        board = Board()
+        board.bits = list(self.bits)
+        board.history = list(self.history)
+        board._five = self._five
+        return board
+
+    # --- text ------------------------------------------------------------------------------------
+    def board_string(self) -> str:
+        """The protocol's 36 characters ``.``/``X``/``O``, row 1 first, a to f within a row."""
+        x, o = self.bits
+        return "".join(
+            "X" if x >> c & 1 else "O" if o >> c & 1 else "." for c in range(CELLS)
+        )
+
+    @classmethod
+    def from_moves(cls, moves: list[Move] | list[str]) -> Board:
+        board = cls()
+        for move in moves:
+            board.push(Move.parse(move) if isinstance(move, str) else move)
+        return board
+
+    @classmethod
+    def from_string(cls, text: str) -> Board:
+        """A position from a 36-character board string (history unknown: moves in cell order).
+
+        Raises ValueError when the text is not a board string.
+        """
+        if len(text) != CELLS or any(ch not in ".XOxo" for ch in text):
+            raise ValueError(f"not a board string: {text!r}")
+        board = cls()
+        x = o = 0
+        for cell, ch in enumerate(text.upper()):
+            if ch == "X":
+                x |= 1 << cell
+            elif ch == "O":
+                o |= 1 << cell
+        board.bits = [x, o]
+        board.history = [Move(c, board.mark_at(c)) for c in range(CELLS) if (x | o) >> c & 1]
+        board._five = board.has_five()
+        return board
+
+    def __str__(self) -> str:
+        rows = [self.board_string()[r * SIZE : (r + 1) * SIZE] for r in range(SIZE)]
+        lines = ["  " + " ".join(COLUMNS)]
+        lines += [f"{r + 1} " + " ".join(row) for r, row in enumerate(rows)]
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return f"Board({self.board_string()!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Board) and self.bits == other.bits
+
+    def __hash__(self) -> int:
+        return hash((self.bits[0], self.bits[1]))
