@@ -2,7 +2,7 @@
 
 Every error a user can cause (a bad config, a missing bot, an unusable store) is an ``ArenaError``
 with a message meant to be printed as is; the CLI prints it in one line and exits non-zero, never
-with a traceback. Faults of *bots* are not exceptions: they are game results (see ``arena.records``).
+with a traceback. Faults of *bots* are not exceptions: they are game results (``arena.records``).
 """
 
 from __future__ import annotations
@@ -26,11 +26,9 @@ class ArenaError(Exception):
 
 
 class ConfigError(ArenaError):
-    """A tournament file that cannot be used: names the file, the key, the line and what was expected."""
+    """An unusable tournament file: names the file, the key, the line and what was expected."""
 
-    def __init__(
-        self, file: str, key: str | None, expected: str, line: int | None = None
-    ) -> None:
+    def __init__(self, file: str, key: str | None, expected: str, line: int | None = None) -> None:
         self.file = file
         self.key = key
         self.expected = expected
@@ -41,7 +39,7 @@ class ConfigError(ArenaError):
 
 
 class BotSpecError(ArenaError):
-    """A bot that cannot be started as given (missing file, not executable, unknown bundled name)."""
+    """A bot that cannot be started as given (missing, not executable, unknown bundled name)."""
 
 
 class ProtocolError(ArenaError):

@@ -33,12 +33,12 @@ class Limits:
     processes: int | None = None
     """RLIMIT_NPROC, only applied inside the sandbox's user namespace (None: not set)."""
     stderr_kb: int = 16
-    """How much of a bot's stderr is kept with each game (the tail); the rest is read and dropped."""
+    """How much of a bot's stderr is kept with each game (the tail); the rest is dropped."""
     line_bytes: int = 1024
     """Longest line accepted from a bot; a longer one is `malformed`."""
 
 
-class SandboxMode(str, enum.Enum):
+class SandboxMode(enum.StrEnum):
     """``auto`` uses bubblewrap when it is installed; ``none`` runs bots with rlimits only."""
 
     AUTO = "auto"
@@ -46,7 +46,7 @@ class SandboxMode(str, enum.Enum):
     NONE = "none"
 
 
-class AffinityMode(str, enum.Enum):
+class AffinityMode(enum.StrEnum):
     """Pin each match (worker and both bots) to one core: ``auto`` when cores >= workers."""
 
     AUTO = "auto"

@@ -15,7 +15,7 @@ from arena.rules import Role
 __all__ = ["Reason", "GameRecord", "FAULT_REASONS"]
 
 
-class Reason(str, enum.Enum):
+class Reason(enum.StrEnum):
     """Why a game ended. ``five`` and ``full`` are the rules; the others are a bot's fault."""
 
     FIVE = "five"  # Order made five in a line
@@ -29,9 +29,6 @@ class Reason(str, enum.Enum):
     @property
     def is_fault(self) -> bool:
         return self not in (Reason.FIVE, Reason.FULL)
-
-    def __str__(self) -> str:
-        return self.value
 
 
 FAULT_REASONS = frozenset(r for r in Reason if r.is_fault)
@@ -65,7 +62,7 @@ class GameRecord:
     stderr_chaos: str = ""
     """The tail of what the Chaos bot wrote to stderr during this game (capped)."""
     seed: int = 0
-    """The seed given to the bots (environment variable ``ARENA_SEED``) for this game's processes."""
+    """The seed given to the bots' processes (environment variable ``ARENA_SEED``)."""
     started_at: float = 0.0
     """Unix time when the game started."""
     finished_at: float = 0.0

@@ -50,7 +50,7 @@ class IllegalMoveError(ValueError):
     """A move that the rules do not allow in this position (occupied cell, game over)."""
 
 
-class Role(str, enum.Enum):
+class Role(enum.StrEnum):
     """The two sides. Order moves first."""
 
     ORDER = "order"
@@ -269,9 +269,7 @@ class Board:
     def board_string(self) -> str:
         """The protocol's 36 characters ``.``/``X``/``O``, row 1 first, a to f within a row."""
         x, o = self.bits
-        return "".join(
-            "X" if x >> c & 1 else "O" if o >> c & 1 else "." for c in range(CELLS)
-        )
+        return "".join("X" if x >> c & 1 else "O" if o >> c & 1 else "." for c in range(CELLS))
 
     @classmethod
     def from_moves(cls, moves: list[Move] | list[str]) -> Board:

@@ -1,0 +1,152 @@
+"""What a bot *is* before it runs: its name, its command line, its folder and its identity.
+
+A bot is given as a path to a program (a ``.py`` file runs under the harness's own Python; any
+other file must be executable), as a bare bundled name (``random`` means ``bots/random_bot.py``),
+or as a full command. Its identity (``version``) hashes the program file and the command, so that a
+changed bot is never mixed up with its old self.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from arena.errors import BotSpecError
+
+__all__ = ["BotSpec", "bundled_bot_path", "bundled_bot_names", "BUNDLED_DIRS"]
+
+_PACKAGE_DIR = Path(__file__).resolve().parent
+# A source checkout keeps the bundled bots beside the package; a wheel carries them inside it.
+BUNDLED_DIRS = (_PACKAGE_DIR.parent / "bots", _PACKAGE_DIR / "_bundled_bots")
+
+
+def bundled_bot_path(name: str) -> Path | None:
+    """``bots/<name>_bot.py`` of the bundled bots, or None."""
+    for folder in BUNDLED_DIRS:
+        candidate = folder / f"{name}_bot.py"
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def bundled_bot_names() -> list[str]:
+    names: set[str] = set()
+    for folder in BUNDLED_DIRS:
+        if folder.is_dir():
+            names.update(p.name[: -len("_bot.py")] for p in folder.glob("*_bot.py"))
+    return sorted(names)
+
+
+_PYTHON_NAMES = ("python", "python3")
+
+
+def _python_command(path: Path) -> tuple[str, ...]:
+    # -u: a bot that prints without flushing still answers at once.
+    return (sys.executable, "-u", str(path))
+
+
+@dataclass(frozen=True)
+class BotSpec:
+    """A runnable bot."""
+
+    name: str
+    """The bot's name in results (by default its program file's stem)."""
+    argv: tuple[str, ...]
+    """The command that starts it."""
+    dir: Path
+    """Its folder: the working directory, and the only folder of the user's it may read."""
+    program: Path | None = None
+    """The file whose contents identify the bot (None: the command alone does)."""
+
+    @classmethod
+    def from_path(cls, path: str | os.PathLike[str], name: str | None = None) -> BotSpec:
+        """A bot from its program file: ``.py`` under this Python, anything else executed."""
+        program = Path(path).expanduser()
+        if not program.exists():
+            raise BotSpecError(f"bot not found: {path}")
+        if not program.is_file():
+            raise BotSpecError(f"bot is not a file: {path}")
+        program = program.resolve()
+        if program.suffix == ".py":
+            argv = _python_command(program)
+        elif os.access(program, os.X_OK):
+            argv = (str(program),)
+        else:
+            raise BotSpecError(f"bot is not executable: {path} (chmod +x it, or give a .py file)")
+        return cls(name or program.stem, argv, program.parent, program)
+
+    @classmethod
+    def from_command(
+        cls,
+        command: list[str] | tuple[str, ...],
+        name: str,
+        dir: str | os.PathLike[str] | None = None,
+        base_dir: str | os.PathLike[str] | None = None,
+    ) -> BotSpec:
+        """A bot from a full command line; the program is the first argument naming a file.
+
+        Relative file arguments are taken from ``base_dir`` (the config's folder). ``dir``
+        defaults to the program file's folder.
+        """
+        if not command:
+            raise BotSpecError(f"bot {name}: empty command")
+        base = Path(base_dir) if base_dir is not None else Path.cwd()
+        argv = list(command)
+        if argv[0] in _PYTHON_NAMES:
+            # The harness's own Python: a known version, visible inside the sandbox.
+            argv[0:1] = [sys.executable, "-u"]
+        program: Path | None = None
+        for i, arg in enumerate(argv):
+            candidate = (base / arg).expanduser()
+            if candidate.is_file():
+                candidate = candidate.resolve()
+                argv[i] = str(candidate)
+                program = candidate
+                break
+        first = argv[0]
+        if program is None or program != Path(first):
+            found = shutil.which(first)
+            if found is None and not Path(first).is_file():
+                raise BotSpecError(f"bot {name}: program not found: {command[0]}")
+            if found is not None and program is None and os.sep not in first:
+                argv[0] = found
+        folder = Path(dir).expanduser() if dir is not None else None
+        if folder is not None and not folder.is_absolute():
+            folder = base / folder
+        if folder is None:
+            folder = program.parent if program is not None else base
+        return cls(name, tuple(argv), folder.resolve(), program)
+
+    @classmethod
+    def resolve(cls, arg: str) -> BotSpec:
+        """A bot as named on the command line: a path, or a bundled bot's bare name."""
+        path = Path(arg).expanduser()
+        if path.exists() or os.sep in arg or arg.endswith(".py"):
+            return cls.from_path(path)
+        bundled = bundled_bot_path(arg)
+        if bundled is None:
+            known = ", ".join(bundled_bot_names()) or "none"
+            raise BotSpecError(f"no bot file {arg!r} and no bundled bot of that name ({known})")
+        return cls.from_path(bundled, name=arg)
+
+    def renamed(self, name: str) -> BotSpec:
+        return BotSpec(name, self.argv, self.dir, self.program)
+
+    def version(self) -> str:
+        """A short hash of the program's contents and the command (stable across runs)."""
+        digest = hashlib.sha256()
+        # Which Python runs it and where the clone lies are not part of a bot's identity.
+        program = str(self.program) if self.program is not None else None
+        argv = [Path(a).name if a == program else a for a in self.argv if a != sys.executable]
+        digest.update(json.dumps(argv).encode())
+        if self.program is not None:
+            try:
+                digest.update(self.program.read_bytes())
+            except OSError as exc:
+                raise BotSpecError(f"bot {self.name}: cannot read {self.program}: {exc}") from exc
+        return digest.hexdigest()[:16]

@@ -1,0 +1,308 @@
+"""Bot processes: starting them, writing lines to them, and reading their lines with deadlines.
+
+Everything a bot writes is read through ``Channels.wait_line``, which waits for the line owed by
+one bot while it keeps every other pipe moving: the stderr of both bots is drained continuously
+(kept as a capped tail, so a chatty bot never blocks) and a line from a bot that owes none is
+reported at once, never mistaken later for the answer to a turn. Reading is bounded: a line longer
+than ``Limits.line_bytes`` is a fault, not a memory leak.
+
+Killing is thorough: a bot runs in its own session and process group, and is stopped with SIGTERM
+to the whole group, then SIGKILL after a short grace, and reaped; no zombie or orphan survives.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import enum
+import errno
+import os
+import select
+import signal
+import subprocess
+import time
+from collections.abc import Sequence
+
+from arena.botspec import BotSpec
+from arena.limits import Limits
+from arena.sandbox import LaunchPlan
+
+__all__ = ["BotProcess", "Channels", "WaitStatus", "KILL_GRACE_S", "QUIT_GRACE_S"]
+
+KILL_GRACE_S = 0.1  # between SIGTERM and SIGKILL when a bot is killed after a fault
+QUIT_GRACE_S = 0.5  # for a bot to exit by itself after `quit`
+_READ_CHUNK = 65536
+_POLLIN = select.POLLIN | select.POLLPRI
+
+
+class WaitStatus(enum.Enum):
+    """What ``Channels.wait_line`` saw."""
+
+    LINE = "line"  # the awaited bot wrote a complete line
+    TIMEOUT = "timeout"  # the deadline passed first
+    EOF = "eof"  # the awaited bot closed its stdout (exited)
+    OVERLONG = "overlong"  # the awaited bot wrote more than line_bytes without a newline
+    EXTRA = "extra"  # the awaited bot wrote more after its line (extra lines)
+    UNSOLICITED = "unsolicited"  # another bot wrote a line when none was due (the culprit)
+    OTHER_EOF = "other_eof"  # another bot closed its stdout (exited) meanwhile (the culprit)
+
+
+class BotProcess:
+    """One running bot program and its three pipes.
+
+    Fields are public for the referee's hot loop; the methods keep the invariants.
+    """
+
+    def __init__(self, spec: BotSpec, plan: LaunchPlan, limits: Limits) -> None:
+        self.spec = spec
+        self.plan = plan
+        self.limits = limits
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.stdin_fd = self.stdout_fd = self.stderr_fd = -1
+        self.outbuf = bytearray()
+        """Bytes read from stdout that are not yet a complete line."""
+        self.errbuf = bytearray()
+        """The recent tail of stderr (capped to ``limits.stderr_kb``)."""
+        self.err_dropped = 0
+        """Bytes of stderr read and dropped since the tail was last taken."""
+        self.expecting = False
+        """Whether a line from this bot is due (so output from it is not unsolicited)."""
+        self.display_name = ""
+        self.started_at = 0.0
+
+    # --- life cycle --------------------------------------------------------------------------
+    @property
+    def pid(self) -> int:
+        return self.proc.pid if self.proc is not None else -1
+
+    @property
+    def running(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def start(self) -> None:
+        """Start the process (does not wait for it to be ready)."""
+        self.proc = subprocess.Popen(
+            self.plan.argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            bufsize=0,
+            cwd=self.plan.cwd,
+            env=self.plan.env,
+            preexec_fn=self.plan.preexec,
+            start_new_session=True,
+            close_fds=True,
+        )
+        assert self.proc.stdin and self.proc.stdout and self.proc.stderr
+        self.stdin_fd = self.proc.stdin.fileno()
+        self.stdout_fd = self.proc.stdout.fileno()
+        self.stderr_fd = self.proc.stderr.fileno()
+        for fd in (self.stdin_fd, self.stdout_fd, self.stderr_fd):
+            os.set_blocking(fd, False)
+        self.started_at = time.time()
+
+    def send(self, data: bytes) -> bool:
+        """Write one or more whole lines; False if the bot cannot take them (exited or not reading).
+
+        The pipe is non-blocking so that a bot that never reads its input cannot stall the
+        harness: once its pipe (64 KiB) is full, sending fails.
+        """
+        try:
+            written = os.write(self.stdin_fd, data)
+        except (BrokenPipeError, BlockingIOError, OSError):
+            return False
+        return written == len(data)
+
+    def _signal_group(self, sig: int) -> None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.pid, sig)
+
+    def _exited_within(self, seconds: float) -> bool:
+        """Wait for the leader to exit, without reaping it (its pid keeps naming the group)."""
+        deadline = time.monotonic() + seconds
+        while True:
+            try:
+                info = os.waitid(os.P_PID, self.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+            except ChildProcessError:
+                return True
+            if info is not None:
+                return True
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.002)
+
+    def stop(self, graceful: bool) -> int | None:
+        """End the process and everything in its group; return its exit code.
+
+        ``graceful``: send ``quit`` and give it ``QUIT_GRACE_S`` to exit by itself; otherwise (a
+        fault) SIGTERM at once and SIGKILL after ``KILL_GRACE_S``. Either way, whatever is left
+        of its process group is SIGKILLed, and the process is reaped.
+        """
+        if self.proc is None:
+            return None
+        if graceful and self.proc.poll() is None:
+            self.send(b"quit\n")
+            self._exited_within(QUIT_GRACE_S)
+        if not self._exited_within(0):
+            self._signal_group(signal.SIGTERM)
+            self._exited_within(KILL_GRACE_S)
+        self._signal_group(signal.SIGKILL)  # stray children in the group, or the leader itself
+        try:
+            code = self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL cannot be ignored
+            code = None
+        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            if stream is not None:
+                with contextlib.suppress(OSError):
+                    stream.close()
+        self.proc = None
+        self.stdin_fd = self.stdout_fd = self.stderr_fd = -1
+        self.outbuf.clear()
+        self.expecting = False
+        self.plan.cleanup()
+        return code
+
+    # --- stderr ------------------------------------------------------------------------------
+    def drain_stderr(self) -> bool:
+        """Read what stderr holds now into the capped tail; False once stderr is closed."""
+        cap = self.limits.stderr_kb * 1024
+        while True:
+            try:
+                data = os.read(self.stderr_fd, _READ_CHUNK)
+            except BlockingIOError:
+                return True
+            except OSError:
+                return False
+            if not data:
+                return False
+            self.errbuf += data
+            excess = len(self.errbuf) - cap
+            if excess > cap:  # trim in big steps: amortised O(1) per byte
+                del self.errbuf[:excess]
+                self.err_dropped += excess
+
+    def take_stderr(self) -> str:
+        """The stderr tail since the last call (decoded leniently), then start a new one."""
+        cap = self.limits.stderr_kb * 1024
+        excess = max(0, len(self.errbuf) - cap)
+        dropped = self.err_dropped + excess
+        text = bytes(self.errbuf[excess:]).decode("utf-8", "replace")
+        self.errbuf.clear()
+        self.err_dropped = 0
+        return f"[{dropped} earlier bytes dropped]\n{text}" if dropped else text
+
+
+class Channels:
+    """The pipes of the bots in a match, watched together with one ``poll`` set."""
+
+    def __init__(self, bots: Sequence[BotProcess] = ()) -> None:
+        self._poll = select.poll()
+        self._owner: dict[int, BotProcess] = {}
+        self._is_stderr: dict[int, bool] = {}
+        for bot in bots:
+            self.add(bot)
+
+    def add(self, bot: BotProcess) -> None:
+        """Watch a (newly started) bot's stdout and stderr."""
+        for fd, is_err in ((bot.stdout_fd, False), (bot.stderr_fd, True)):
+            self._poll.register(fd, _POLLIN)
+            self._owner[fd] = bot
+            self._is_stderr[fd] = is_err
+
+    def discard(self, bot: BotProcess) -> None:
+        """Stop watching a bot (before it is stopped: its fds are about to close)."""
+        for fd in (bot.stdout_fd, bot.stderr_fd):
+            if self._owner.pop(fd, None) is not None:
+                self._is_stderr.pop(fd, None)
+                with contextlib.suppress(KeyError, ValueError):
+                    self._poll.unregister(fd)
+
+    def _stderr_closed(self, fd: int) -> None:
+        self._is_stderr.pop(fd, None)
+        self._owner.pop(fd, None)
+        self._poll.unregister(fd)
+
+    def wait_line(
+        self, bot: BotProcess, deadline_ns: int
+    ) -> tuple[WaitStatus, bytes, BotProcess | None]:
+        """Wait until ``bot`` has written one complete line or ``deadline_ns`` (perf_counter_ns).
+
+        Returns the status, the line (without ``\\n``; empty unless LINE) and, for UNSOLICITED
+        and OTHER_EOF, the bot at fault. Output from other bots that are ``expecting`` is
+        buffered for them; output from the others is unsolicited.
+        """
+        buf = bot.outbuf
+        limit = bot.limits.line_bytes
+        out_fd = bot.stdout_fd
+        poll = self._poll.poll
+        while True:
+            newline = buf.find(b"\n")
+            if newline >= 0:
+                line = bytes(buf[:newline])
+                del buf[: newline + 1]
+                return (WaitStatus.EXTRA if buf else WaitStatus.LINE), line, None
+            if len(buf) > limit:
+                return WaitStatus.OVERLONG, b"", None
+            remaining = deadline_ns - time.perf_counter_ns()
+            if remaining <= 0:
+                return WaitStatus.TIMEOUT, b"", None
+            for fd, _event in poll(-(-remaining // 1_000_000)):
+                if fd == out_fd:
+                    data = _read(fd)
+                    if data is None:
+                        continue
+                    if not data:
+                        return WaitStatus.EOF, b"", None
+                    buf += data
+                    continue
+                owner = self._owner.get(fd)
+                if owner is None:
+                    continue
+                if self._is_stderr[fd]:
+                    if not owner.drain_stderr():
+                        self._stderr_closed(fd)
+                    continue
+                data = _read(fd)
+                if data is None:
+                    continue
+                if not data:
+                    return WaitStatus.OTHER_EOF, b"", owner
+                owner.outbuf += data
+                if not owner.expecting:
+                    return WaitStatus.UNSOLICITED, b"", owner
+
+    def check_idle(self) -> tuple[WaitStatus, BotProcess] | None:
+        """Without waiting: drain stderr, and report a bot that wrote when no line was due."""
+        for fd, _event in self._poll.poll(0):
+            owner = self._owner.get(fd)
+            if owner is None:
+                continue
+            if self._is_stderr[fd]:
+                if not owner.drain_stderr():
+                    self._stderr_closed(fd)
+                continue
+            data = _read(fd)
+            if data is None:
+                continue
+            if not data:
+                return WaitStatus.OTHER_EOF, owner
+            owner.outbuf += data
+            if not owner.expecting:
+                return WaitStatus.UNSOLICITED, owner
+        return None
+
+    def drain_all_stderr(self) -> None:
+        for fd, is_err in list(self._is_stderr.items()):
+            if is_err and not self._owner[fd].drain_stderr():
+                self._stderr_closed(fd)
+
+
+def _read(fd: int) -> bytes | None:
+    """One read from a pipe that poll reported ready: b"" means end of file, None nothing yet."""
+    try:
+        return os.read(fd, _READ_CHUNK)
+    except BlockingIOError:
+        return None
+    except OSError as exc:
+        if exc.errno in (errno.EIO, errno.EBADF):
+            return b""
+        raise

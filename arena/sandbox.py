@@ -1,0 +1,221 @@
+"""How a bot process is launched: its command (inside bubblewrap or not), environment and rlimits.
+
+Whatever the mode, a bot gets a minimal environment (nothing of the harness's beyond PATH, the
+locale and the time zone: no tokens or secrets), its own session and process group, rlimits for
+memory, CPU time, file size and open files, a private scratch folder, and a kernel signal that
+kills it if the process that started it dies.
+
+With bubblewrap (``bwrap``) it also gets empty network, PID, IPC and UTS namespaces, runs as
+``nobody`` with no capabilities, and sees only: the system's read-only folders, the Python that
+runs the harness (read-only, for ``.py`` bots), the ``arena`` package (read-only, for the author's
+kit), its own folder (read-only) and a private writable ``/tmp``. Not the other bots, the config,
+the results store or anyone's home.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import resource
+import shutil
+import signal
+import sys
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+from arena.botspec import BotSpec
+from arena.errors import SandboxError
+from arena.limits import Limits, SandboxMode
+
+__all__ = ["LaunchPlan", "plan_launch", "bwrap_path", "resolve_mode", "SANDBOX_UID"]
+
+SANDBOX_UID = 65534  # nobody
+_PR_SET_PDEATHSIG = 1
+_KEPT_VARIABLES = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ")
+_DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"
+# What of /etc a program may need (dynamic linker, locale, users, certificates), and no more.
+_ETC_ENTRIES = (
+    "alternatives",
+    "ld.so.cache",
+    "ld.so.conf",
+    "ld.so.conf.d",
+    "localtime",
+    "timezone",
+    "nsswitch.conf",
+    "passwd",
+    "group",
+    "hosts",
+    "ssl",
+    "ca-certificates",
+    "mime.types",
+)
+_SYSTEM_DIRS = ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "opt")
+
+
+@dataclass
+class LaunchPlan:
+    """Everything ``subprocess.Popen`` needs to start one bot process."""
+
+    argv: list[str]
+    """The command, with the ``bwrap`` prefix when sandboxed."""
+    env: dict[str, str]
+    """The complete environment of the bot."""
+    cwd: str
+    """The working directory (the bot's folder)."""
+    preexec: Callable[[], None]
+    """Run in the child before exec: rlimits and the parent-death signal."""
+    scratch: str
+    """The private scratch folder on the host (removed by ``cleanup``)."""
+    sandboxed: bool
+    """Whether bubblewrap isolates the bot."""
+    cleanup_paths: list[str] = field(default_factory=list)
+
+    def cleanup(self) -> None:
+        shutil.rmtree(self.scratch, ignore_errors=True)
+
+
+@cache
+def bwrap_path() -> str | None:
+    """The ``bwrap`` executable, if it is installed *and* works here (namespaces may be denied)."""
+    found = shutil.which("bwrap")
+    if found is None:
+        return None
+    import subprocess
+
+    try:
+        probe = subprocess.run(
+            [found, "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "true"],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            timeout=10,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return found if probe.returncode == 0 else None
+
+
+def resolve_mode(mode: SandboxMode | str) -> SandboxMode:
+    """``auto`` becomes ``bwrap`` where bubblewrap works and ``none`` elsewhere."""
+    mode = SandboxMode(mode)
+    if mode is SandboxMode.AUTO:
+        return SandboxMode.BWRAP if bwrap_path() else SandboxMode.NONE
+    if mode is SandboxMode.BWRAP and bwrap_path() is None:
+        raise SandboxError(
+            "sandbox 'bwrap' requested but bubblewrap is not usable here "
+            "(install it: apt-get install bubblewrap), or use --sandbox none"
+        )
+    return mode
+
+
+def _libc() -> ctypes.CDLL | None:
+    try:
+        return ctypes.CDLL(None, use_errno=True)
+    except OSError:
+        return None
+
+
+_LIBC = _libc()
+
+
+def _make_preexec(limits: Limits, cpu_seconds: int) -> Callable[[], None]:
+    memory = limits.memory_mb * 1024 * 1024
+    file_size = limits.file_size_mb * 1024 * 1024
+    settings = [
+        (resource.RLIMIT_AS, memory),
+        (resource.RLIMIT_CPU, cpu_seconds),
+        (resource.RLIMIT_FSIZE, file_size),
+        (resource.RLIMIT_NOFILE, limits.open_files),
+        (resource.RLIMIT_CORE, 0),
+    ]
+    if limits.processes is not None:
+        settings.append((resource.RLIMIT_NPROC, limits.processes))
+
+    def preexec() -> None:  # runs in the child between fork and exec: keep it allocation-light
+        if _LIBC is not None:
+            _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        for which, value in settings:
+            try:
+                hard = resource.getrlimit(which)[1]
+                capped = value if hard == resource.RLIM_INFINITY else min(value, hard)
+                resource.setrlimit(which, (capped, capped))
+            except (ValueError, OSError):
+                pass
+
+    return preexec
+
+
+def _environment(home: str, seed: int) -> dict[str, str]:
+    env = {k: os.environ[k] for k in _KEPT_VARIABLES if k in os.environ}
+    env.setdefault("PATH", _DEFAULT_PATH)
+    env.update(
+        HOME=home,
+        TMPDIR=home,
+        PYTHONUNBUFFERED="1",
+        PYTHONDONTWRITEBYTECODE="1",
+        ARENA_SEED=str(seed),
+    )
+    return env
+
+
+def _python_roots() -> list[Path]:
+    """Folders the harness's Python lives in (a venv and the interpreter it was made from)."""
+    roots = {Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).resolve().parent.parent}
+    return sorted(r.resolve() for r in roots if r.exists())
+
+
+def _bwrap_argv(bwrap: str, spec: BotSpec) -> list[str]:
+    argv = [
+        bwrap,
+        "--unshare-all",
+        "--die-with-parent",
+        "--cap-drop", "ALL",
+        "--uid", str(SANDBOX_UID),
+        "--gid", str(SANDBOX_UID),
+        "--hostname", "arena",
+        "--proc", "/proc",
+        "--dev", "/dev",
+        "--tmpfs", "/tmp",
+    ]  # fmt: skip
+    for name in _SYSTEM_DIRS:
+        host = Path("/") / name
+        if host.is_symlink():
+            argv += ["--symlink", os.readlink(host), str(host)]
+        elif host.is_dir():
+            argv += ["--ro-bind", str(host), str(host)]
+    for name in _ETC_ENTRIES:
+        argv += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
+    package_dir = Path(__file__).resolve().parent
+    exposed = [*_python_roots(), package_dir, spec.dir]
+    for folder in exposed:
+        argv += ["--ro-bind", str(folder), str(folder)]
+    argv += [
+        "--chdir", str(spec.dir),
+        "--setenv", "HOME", "/tmp",
+        "--setenv", "TMPDIR", "/tmp",
+        "--",
+    ]  # fmt: skip
+    return argv
+
+
+def plan_launch(
+    spec: BotSpec,
+    mode: SandboxMode | str,
+    limits: Limits,
+    seed: int,
+    cpu_seconds: int,
+) -> LaunchPlan:
+    """How to start ``spec`` under ``mode`` (``auto`` is resolved here)."""
+    mode = resolve_mode(mode)
+    scratch = tempfile.mkdtemp(prefix=f"arena-{spec.name[:20]}-")
+    env = _environment(scratch, seed)
+    preexec = _make_preexec(limits, cpu_seconds)
+    if mode is SandboxMode.BWRAP:
+        bwrap = bwrap_path()
+        assert bwrap is not None  # resolve_mode checked it
+        argv = _bwrap_argv(bwrap, spec) + list(spec.argv)
+        return LaunchPlan(argv, env, str(spec.dir), preexec, scratch, sandboxed=True)
+    return LaunchPlan(list(spec.argv), env, str(spec.dir), preexec, scratch, sandboxed=False)
