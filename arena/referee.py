@@ -1,0 +1,464 @@
+"""The referee: plays games between two bot processes and decides every one of them.
+
+A ``Match`` starts each bot once and reuses it for game after game. The harness validates every
+move itself; any fault (``timeout``, ``illegal``, ``malformed``, ``crash``, ``startup``) loses the
+game for the bot at fault, which is then killed with its whole process group and started afresh
+for its next game, so that nothing it did (a late answer, a half-written line) can leak into the
+next game.
+
+The per-ply loop is the harness's hot path: it is written out in ``_play_plies`` with the board
+kept as a ``bytearray`` of protocol characters and the rules engine's bitboards, so that the cost
+of refereeing stays close to the cost of the pipe round trip itself.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+
+from arena.botspec import BotSpec
+from arena.limits import Limits, SandboxMode, TimeControl
+from arena.process import BotProcess, Channels, WaitStatus
+from arena.protocol import VERSION_LINE, end_line, game_line, parse_ready, parse_reply
+from arena.records import GameRecord, Reason
+from arena.rules import CELLS, MOVE_BY_TOKEN, WINDOWS_THROUGH, Mark, Move, Role
+from arena.sandbox import plan_launch, resolve_mode
+
+__all__ = ["MatchSettings", "Match", "play_match", "alternating_roles"]
+
+_MARK_CHAR = (ord("X"), ord("O"))
+
+
+@dataclass(frozen=True)
+class MatchSettings:
+    """How the games of a match are played."""
+
+    time_control: TimeControl = field(default_factory=TimeControl)
+    """Time per move and start-up allowance."""
+    limits: Limits = field(default_factory=Limits)
+    """Resource limits of each bot process."""
+    sandbox: SandboxMode = SandboxMode.AUTO
+    """How bots are isolated (``auto``: bubblewrap where it works)."""
+    freeze_idle: bool = False
+    """SIGSTOP the bot that is not on move (it cannot think on its opponent's time), and record
+    the CPU time of each move."""
+    startup_attempts: int = 2
+    """After this many failed start-ups in a row, a bot is not started again in this match: its
+    remaining games are lost by ``startup`` at once instead of costing the allowance each."""
+
+
+@dataclass
+class _Seat:
+    """One of the two bots of a match and the state of its current process."""
+
+    spec: BotSpec
+    index: int
+    process: BotProcess | None = None
+    ready: bool = False
+    failed_startups: int = 0
+    starts: int = 0
+    stderr_left: str = ""  # the stderr tail of a process already stopped in this game
+    cpu_pid: int = -1  # the process whose CPU time is the bot's (inside bwrap: the innermost)
+
+
+def alternating_roles(games: int) -> list[int]:
+    """Seat of the Order bot for each game: 0, 1, 0, 1, ... (game 1 has bot A as Order)."""
+    return [i & 1 for i in range(games)]
+
+
+class _GameOver(Exception):
+    """Raised inside a game when a fault ends it."""
+
+    def __init__(self, culprit: _Seat, reason: Reason, detail: str) -> None:
+        super().__init__(detail)
+        self.culprit = culprit
+        self.reason = reason
+        self.detail = detail
+
+
+class Match:
+    """Two bots, started once and reused across games; use as a context manager.
+
+    >>> with Match(BotSpec.resolve("random"), BotSpec.resolve("greedy")) as match:
+    ...     record = match.play(order_seat=0)
+    """
+
+    def __init__(
+        self,
+        bot_a: BotSpec,
+        bot_b: BotSpec,
+        settings: MatchSettings | None = None,
+        seed: int = 1,
+        expected_games: int = 2,
+    ) -> None:
+        self.settings = settings or MatchSettings()
+        self.seed = seed
+        self.sandbox = resolve_mode(self.settings.sandbox)
+        self.seats = (_Seat(bot_a, 0), _Seat(bot_b, 1))
+        self.channels = Channels()
+        tc = self.settings.time_control
+        # RLIMIT_CPU only stops a runaway: allow every move its full time on every core.
+        worst_case = expected_games * (CELLS // 2 + 1) * tc.move_ms / 1000 * (os.cpu_count() or 1)
+        self._cpu_seconds = self.settings.limits.cpu_seconds or int(
+            60 + tc.startup_ms / 1000 * 4 + worst_case
+        )
+
+    # --- life cycle ----------------------------------------------------------------------------
+    def __enter__(self) -> Match:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Send ``quit`` to both bots and make sure nothing of theirs is left running."""
+        for seat in self.seats:
+            self._stop(seat, graceful=True)
+
+    def _stop(self, seat: _Seat, graceful: bool) -> None:
+        """Stop a seat's process; what it wrote to stderr is kept for the game's record."""
+        if seat.process is not None:
+            self.channels.discard(seat.process)
+            self._continue(seat)
+            seat.process.stop(graceful)
+            seat.stderr_left += seat.process.take_stderr()
+            seat.process = None
+            seat.ready = False
+
+    def _start(self, seat: _Seat) -> str | None:
+        """Start a seat's process; the reason it could not start, or None."""
+        seed = (self.seed * 1_000_003 + seat.index * 7_919 + seat.starts) % 2**31
+        seat.starts += 1
+        plan = plan_launch(seat.spec, self.sandbox, self.settings.limits, seed, self._cpu_seconds)
+        process = BotProcess(seat.spec, plan, self.settings.limits)
+        try:
+            process.start()
+        except OSError as exc:
+            plan.cleanup()
+            return f"could not start {' '.join(seat.spec.argv)}: {exc.strerror or exc}"
+        seat.process = process
+        seat.cpu_pid = process.pid
+        self.channels.add(process)
+        process.expecting = True
+        if not process.send(VERSION_LINE):
+            return "exited before reading `arena 1`"
+        return None
+
+    def _ensure_ready(self, seats: Iterable[_Seat]) -> None:
+        """Start whichever bots are not ready, both at once, and wait for their `ready`.
+
+        Both seats are settled (ready, or stopped after a fault) before the first fault is
+        raised, so that no half-started process is carried into the next game.
+        """
+        pending = [seat for seat in seats if not seat.ready]
+        faults: list[_GameOver] = []
+        for seat in pending:
+            if seat.process is not None:
+                continue
+            if seat.failed_startups >= self.settings.startup_attempts:
+                count = seat.failed_startups
+                faults.append(
+                    _GameOver(seat, Reason.STARTUP, f"not restarted after {count} failed start-ups")
+                )
+                continue
+            problem = self._start(seat)
+            if problem is not None:
+                faults.append(self._startup_failed(seat, problem))
+        deadline = time.perf_counter_ns() + self.settings.time_control.startup_ms * 1_000_000
+        for seat in pending:
+            if seat.process is not None and not seat.ready:
+                self._await_ready(seat, deadline, faults)
+        if faults:
+            raise faults[0]
+        if self.settings.freeze_idle:
+            for seat in pending:
+                seat.cpu_pid = _innermost_pid(seat.process.pid) if seat.process else -1
+
+    def _startup_failed(self, seat: _Seat, detail: str) -> _GameOver:
+        seat.failed_startups += 1
+        self._stop(seat, graceful=False)
+        return _GameOver(seat, Reason.STARTUP, detail)
+
+    def _await_ready(self, seat: _Seat, deadline: int, faults: list[_GameOver]) -> None:
+        """Wait for one seat's `ready`; faults of either seat meanwhile go to ``faults``."""
+        process = seat.process
+        assert process is not None
+        allowance = self.settings.time_control.startup_ms
+        while True:
+            status, line, culprit = self.channels.wait_line(process, deadline)
+            if culprit is None:
+                break
+            other = self._seat_of(culprit)
+            if other.ready:  # a started bot wrote (or died) while another one was starting
+                faults.append(self._fault_outside_turn(other))
+                self._stop(other, graceful=False)
+            else:
+                faults.append(self._startup_failed(other, "exited during start-up"))
+        if status is WaitStatus.LINE and (name := parse_ready(line)) is not None:
+            process.display_name = name
+            process.expecting = False
+            seat.ready = True
+            seat.failed_startups = 0
+            return
+        problems = {
+            WaitStatus.LINE: f"expected `ready`, got {_show(line)}",
+            WaitStatus.TIMEOUT: f"no `ready` within {allowance} ms",
+            WaitStatus.EOF: "exited during start-up",
+            WaitStatus.EXTRA: "wrote more than one line at start-up",
+            WaitStatus.OVERLONG: "start-up line too long",
+        }
+        faults.append(self._startup_failed(seat, problems[status]))
+
+    def _fault_outside_turn(
+        self, seat: _Seat, status: WaitStatus = WaitStatus.UNSOLICITED
+    ) -> _GameOver:
+        """The fault of a bot that wrote, or closed its stdout, when no reply was due."""
+        if status is WaitStatus.OTHER_EOF:
+            return _GameOver(seat, Reason.CRASH, "exited (closed its stdout) while not on move")
+        return _GameOver(seat, Reason.MALFORMED, "wrote a line when no reply was due")
+
+    def _seat_of(self, process: BotProcess | None) -> _Seat:
+        return self.seats[0] if self.seats[0].process is process else self.seats[1]
+
+    # --- freezing the idle bot ------------------------------------------------------------------
+    def _freeze(self, seat: _Seat) -> None:
+        if seat.process is not None:
+            with contextlib.suppress(OSError):
+                os.killpg(seat.process.pid, signal.SIGSTOP)
+
+    def _continue(self, seat: _Seat) -> None:
+        if self.settings.freeze_idle and seat.process is not None:
+            with contextlib.suppress(OSError):
+                os.killpg(seat.process.pid, signal.SIGCONT)
+
+    # --- a game ---------------------------------------------------------------------------------
+    def play(self, order_seat: int = 0) -> GameRecord:
+        """Play one game with seat ``order_seat`` (0: bot A) as Order; return its record."""
+        order, chaos = self.seats[order_seat], self.seats[1 - order_seat]
+        record = GameRecord(
+            order=order.spec.name,
+            chaos=chaos.spec.name,
+            winner=Role.CHAOS,
+            reason=Reason.FULL,
+            seed=self.seed,
+            started_at=time.time(),
+            order_version=order.spec.version(),
+            chaos_version=chaos.spec.version(),
+        )
+        if self.settings.freeze_idle:
+            record.cpu_ms = []
+        try:
+            self._ensure_ready((order, chaos))
+            self._begin(order, chaos)
+            winner, reason = self._play_plies(order, chaos, record)
+            record.winner, record.reason = winner, reason
+        except _GameOver as over:
+            record.winner = Role.CHAOS if over.culprit is order else Role.ORDER
+            record.reason = over.reason
+            record.detail = over.detail
+            self._stop(over.culprit, graceful=False)
+        self._finish(order, chaos, record)
+        return record
+
+    def _begin(self, order: _Seat, chaos: _Seat) -> None:
+        idle = self.channels.check_idle()
+        if idle is not None:
+            raise self._fault_outside_turn(self._seat_of(idle[1]), idle[0])
+        for seat, role in ((order, Role.ORDER), (chaos, Role.CHAOS)):
+            assert seat.process is not None
+            if not seat.process.send(game_line(role)):
+                raise _GameOver(seat, Reason.CRASH, "exited (could not write `game` to it)")
+        if self.settings.freeze_idle:
+            self._freeze(chaos)
+
+    def _finish(self, order: _Seat, chaos: _Seat, record: GameRecord) -> None:
+        self.channels.drain_all_stderr()
+        for seat, role in ((order, Role.ORDER), (chaos, Role.CHAOS)):
+            process = seat.process
+            if process is not None:
+                self._continue(seat)
+                process.send(end_line(record.winner is role, record.reason))
+        record.stderr_order = _tail(order)
+        record.stderr_chaos = _tail(chaos)
+        record.finished_at = time.time()
+
+    def _play_plies(self, order: _Seat, chaos: _Seat, record: GameRecord) -> tuple[Role, Reason]:
+        """The game loop: a `turn` out, a line back, validate, apply, check for five."""
+        seats = (order, chaos)
+        move_ms = self.settings.time_control.move_ms
+        budget_ns = move_ms * 1_000_000
+        suffix = b" %d\n" % move_ms
+        board = bytearray(b"." * CELLS)
+        bits = [0, 0]
+        occupied = 0
+        last = b"-"
+        moves = record.moves
+        times = record.ms
+        cpu = record.cpu_ms
+        freeze = self.settings.freeze_idle
+        wait_line = self.channels.wait_line
+        perf_ns = time.perf_counter_ns
+        for ply in range(CELLS):
+            seat = seats[ply & 1]
+            process = seat.process
+            assert process is not None
+            if freeze:
+                self._continue(seat)
+                cpu_before = _cpu_ms(seat.cpu_pid)
+            message = b"turn " + board + b" " + last + suffix
+            process.expecting = True
+            started = perf_ns()
+            if not process.send(message):
+                raise _GameOver(seat, *_send_failure(process))
+            status, line, culprit = wait_line(process, started + budget_ns)
+            elapsed = perf_ns() - started
+            process.expecting = False
+            if status is not WaitStatus.LINE:
+                self._wait_fault(seat, status, culprit, line, move_ms)
+            if elapsed > budget_ns:
+                raise _GameOver(
+                    seat, Reason.TIMEOUT, f"answered after {elapsed / 1e6:.1f} ms (limit {move_ms})"
+                )
+            move = MOVE_BY_TOKEN.get(line)
+            if move is None:
+                reply = parse_reply(line)
+                if reply.move is None:
+                    assert reply.fault is not None
+                    raise _GameOver(seat, reply.fault, reply.detail)
+                move = reply.move
+            cell, mark = move
+            bit = 1 << cell
+            if occupied & bit:
+                token = move.token
+                raise _GameOver(seat, Reason.ILLEGAL, f"{token}: {token[:2]} is occupied")
+            occupied |= bit
+            mine = bits[mark] | bit
+            bits[mark] = mine
+            board[cell] = _MARK_CHAR[mark]
+            last = _TOKENS[cell][mark]
+            moves.append(_TOKEN_TEXT[cell][mark])
+            times.append(round(elapsed / 1e6, 3))
+            if freeze:
+                cpu.append(round(_cpu_ms(seat.cpu_pid) - cpu_before, 3))
+                self._freeze(seat)
+            for window in WINDOWS_THROUGH[cell]:
+                if mine & window == window:
+                    return Role.ORDER, Reason.FIVE
+        return Role.CHAOS, Reason.FULL
+
+    def _wait_fault(
+        self,
+        seat: _Seat,
+        status: WaitStatus,
+        culprit: BotProcess | None,
+        line: bytes,
+        move_ms: int,
+    ) -> None:
+        if status is WaitStatus.TIMEOUT:
+            raise _GameOver(seat, Reason.TIMEOUT, f"no move within {move_ms} ms")
+        if status is WaitStatus.EOF:
+            raise _GameOver(seat, Reason.CRASH, _exit_detail(seat.process))
+        if status is WaitStatus.OVERLONG:
+            limit = self.settings.limits.line_bytes
+            raise _GameOver(seat, Reason.MALFORMED, f"line longer than {limit} bytes")
+        if status is WaitStatus.EXTRA:
+            raise _GameOver(seat, Reason.MALFORMED, "wrote more than one line for one turn")
+        raise self._fault_outside_turn(self._seat_of(culprit), status)
+
+
+_TOKEN_TEXT = tuple(tuple(Move(cell, mark).token for mark in Mark) for cell in range(CELLS))
+_TOKENS = tuple(tuple(token.encode() for token in pair) for pair in _TOKEN_TEXT)
+
+
+def _send_failure(process: BotProcess) -> tuple[Reason, str]:
+    if process.running:
+        return Reason.TIMEOUT, "does not read its input (its input pipe is full)"
+    return Reason.CRASH, _exit_detail(process)
+
+
+def _exit_detail(process: BotProcess | None) -> str:
+    code = None
+    if process is not None and process.proc is not None:
+        try:
+            code = process.proc.wait(timeout=0.2)
+        except Exception:  # still running: it closed its stdout without exiting
+            return "closed its stdout"
+    if code is None:
+        return "exited"
+    if code < 0:
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exited with code {code}"
+
+
+def _tail(seat: _Seat) -> str:
+    """The stderr a seat's bot wrote during this game (including a process stopped in it)."""
+    text = seat.stderr_left + (seat.process.take_stderr() if seat.process is not None else "")
+    seat.stderr_left = ""
+    return text
+
+
+def _show(line: bytes, limit: int = 40) -> str:
+    text = repr(line[:limit])[2:-1]
+    return repr(text + ("..." if len(line) > limit else ""))
+
+
+_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def _cpu_ms(pid: int) -> float:
+    """CPU time (user + system) of a process in ms, from /proc (0 when unreadable)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) * 1000 / _TICKS
+    except (OSError, IndexError, ValueError):
+        return 0.0
+
+
+def _innermost_pid(pid: int) -> int:
+    """Follow single children (bwrap -> its init -> the bot) to the process that does the work."""
+    for _ in range(4):
+        try:
+            with open(f"/proc/{pid}/task/{pid}/children") as f:
+                children = f.read().split()
+        except OSError:
+            return pid
+        if len(children) != 1:
+            return pid
+        pid = int(children[0])
+    return pid
+
+
+def play_match(
+    bot_a: BotSpec,
+    bot_b: BotSpec,
+    games: int | Iterable[int] = 2,
+    settings: MatchSettings | None = None,
+    seed: int = 1,
+    on_game: Callable[[GameRecord], None] | None = None,
+) -> list[GameRecord]:
+    """Play a match and return its records.
+
+    ``games`` is a number (roles alternate, bot A is Order in game 1) or the seat of the Order
+    bot for each game. ``on_game`` is called after each game, e.g. to store it at once.
+    """
+    seats = alternating_roles(games) if isinstance(games, int) else list(games)
+    records = []
+    with Match(bot_a, bot_b, settings, seed, expected_games=len(seats)) as match:
+        for record in _iterate(match, seats):
+            records.append(record)
+            if on_game is not None:
+                on_game(record)
+    return records
+
+
+def _iterate(match: Match, seats: list[int]) -> Iterator[GameRecord]:
+    for order_seat in seats:
+        yield match.play(order_seat)
