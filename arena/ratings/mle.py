@@ -8,19 +8,21 @@ were played in, and it gives standard errors. Two models, both with ``P = 1 / (1
   Chaos play, for bots that are much better at one role than the other.
 
 A Gaussian prior keeps every rating finite (an unbeaten or winless bot has no maximum-likelihood
-estimate): each strength ``~ N(0, prior_sd**2)``, ``h ~ N(0, prior_sd_role**2)``. In the per-role
-model the prior is put on ``s_order - h/2`` and ``s_chaos + h/2`` with the same free-ish ``h``, so
-each role's strengths shrink towards that role's own mean rather than towards each other.
+estimate): each strength ``~ N(0, prior_sd**2)``, ``h ~ N(0, prior_sd_role**2)``. The per-role
+model has its own role term: ``s_order = a + h/2``, ``s_chaos = b - h/2`` with ``a`` and ``b``
+``~ N(0, prior_sd**2)`` and ``h`` as above, so each role's strengths shrink towards that role's
+own mean rather than towards each other.
 
 Ratings are reported relative to the average bot (the likelihood only sees differences, so the
-zero is a choice): the mean overall rating is ``offset`` (default 1500, where sequential Elo
-starts), and the mean over bots of ``(order + chaos) / 2`` is ``offset`` too, so that per-role
-ratings sit around the overall ones, about ``h/2`` above (Order) and below (Chaos). Intervals are
+zero is a choice): the mean overall rating of the bots that played is ``offset`` (default 1500,
+where sequential Elo starts), and their mean of ``(order + chaos) / 2`` is ``offset`` too, so that
+per-role ratings sit around the overall ones, about ``h/2`` above (Order) and below (Chaos). A bot
+without games does not count in that mean, so adding one changes nobody else. Intervals are
 ``1.96`` standard errors from the inverse Hessian of the negative log-posterior (Laplace), for
 those relative ratings: a lone bot's rating is exactly the average, with zero width.
 
 Games are first aggregated into counts per (Order bot, Chaos bot) pair, so the cost depends on
-the number of pairs, not of games (50 bots and 100k games take a few milliseconds to fit).
+the number of pairs, not of games (50 bots and 100k games: well under a second).
 """
 
 from __future__ import annotations
@@ -186,9 +188,9 @@ class MLEFit:
     games: int
     """Number of games fitted."""
     offset: float
-    """The average bot's rating (the scale's zero is fixed there)."""
+    """The average rating of the bots that played (the scale's zero is fixed there)."""
     rating: dict[str, float]
-    """Overall strength, averaging ``offset``."""
+    """Overall strength; the bots that played average ``offset``."""
     rating_se: dict[str, float]
     """Standard error of ``rating`` (relative to the average bot)."""
     rating_ci95: dict[str, float]
@@ -259,7 +261,14 @@ def fit_mle(
     tau_s = (prior_sd / ELO_PER_LOGIT) ** -2
     tau_h = (prior_sd_role / ELO_PER_LOGIT) ** -2
     coefs = np.tile([1.0, -1.0, 1.0], (p, 1))
-    centre = np.eye(n) - 1.0 / max(n, 1)  # "relative to the average bot"
+    # "Relative to the average bot": the average of the bots that played, so that a newcomer's
+    # prior-wide uncertainty does not leak into everybody's rating.
+    active = np.zeros(n, dtype=bool)
+    active[counts.order_idx] = active[counts.chaos_idx] = True
+    if not active.any():
+        active[:] = True
+    weights = active / max(int(active.sum()), 1)
+    centre = np.eye(n) - weights[None, :]
 
     # Overall: u = [s_0 .. s_{n-1}, h].
     overall = _Logistic(
@@ -288,7 +297,7 @@ def fit_mle(
         np.r_[np.full(2 * n, tau_s), tau_h],
     )
     u2, cov_u2, ok_role = per_role.solve(method)
-    half = np.full((n, n), -0.5 / max(n, 1))  # minus half the mean of a + b
+    half = np.tile(-0.5 * weights, (n, 1))  # minus half the mean of a + b
     transform2 = np.block(
         [
             [np.eye(n) + half, half, np.full((n, 1), 0.5)],

@@ -1,0 +1,1 @@
+"""What each ``arena`` subcommand does, kept apart from the Typer declarations in ``arena.cli``."""
