@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import sys
 from dataclasses import dataclass
@@ -18,28 +19,41 @@ from pathlib import Path
 
 from arena.errors import BotSpecError
 
-__all__ = ["BotSpec", "bundled_bot_path", "bundled_bot_names", "BUNDLED_DIRS"]
+__all__ = ["BotSpec", "BOT_NAME_RE", "bundled_bot_path", "bundled_bot_names"]
 
-_PACKAGE_DIR = Path(__file__).resolve().parent
-# A source checkout keeps the bundled bots beside the package; a wheel carries them inside it.
-BUNDLED_DIRS = (_PACKAGE_DIR.parent / "bots", _PACKAGE_DIR / "_bundled_bots")
+BOT_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}")
+
+
+def _bundled_dirs() -> tuple[Path, ...]:
+    package = Path(__file__).resolve().parent
+    # A source checkout keeps the bundled bots beside the package; a wheel carries them inside it.
+    return (package.parent / "bots", package / "_bundled_bots")
 
 
 def bundled_bot_path(name: str) -> Path | None:
-    """``bots/<name>_bot.py`` of the bundled bots, or None."""
-    for folder in BUNDLED_DIRS:
+    """The file ``<name>_bot.py`` of a bundled bot (absolute), or None if there is none."""
+    if not isinstance(name, str) or not BOT_NAME_RE.fullmatch(name):
+        return None  # also keeps names like "../x" from escaping the folders
+    for folder in _bundled_dirs():
         candidate = folder / f"{name}_bot.py"
-        if candidate.is_file():
-            return candidate
+        try:
+            if candidate.is_file():
+                return candidate.resolve()
+        except OSError:
+            continue
     return None
 
 
 def bundled_bot_names() -> list[str]:
+    """The names of the bundled bots, sorted."""
     names: set[str] = set()
-    for folder in BUNDLED_DIRS:
-        if folder.is_dir():
-            names.update(p.name[: -len("_bot.py")] for p in folder.glob("*_bot.py"))
-    return sorted(names)
+    for folder in _bundled_dirs():
+        try:
+            files = list(folder.glob("*_bot.py")) if folder.is_dir() else []
+        except OSError:
+            continue
+        names.update(f.name[: -len("_bot.py")] for f in files)
+    return sorted(n for n in names if BOT_NAME_RE.fullmatch(n))
 
 
 _PYTHON_NAMES = ("python", "python3")

@@ -34,7 +34,6 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import os
-import re
 import shlex
 import shutil
 from collections.abc import Iterable, Mapping
@@ -44,6 +43,7 @@ from typing import Any
 
 import yaml
 
+from arena.botspec import BOT_NAME_RE, bundled_bot_names, bundled_bot_path
 from arena.errors import ConfigError
 from arena.limits import AffinityMode, Limits, SandboxMode, TimeControl
 
@@ -61,7 +61,6 @@ __all__ = [
 FORMATS = ("round-robin", "gauntlet")
 """The tournament formats: every ordered pair, or the first bot against each of the others."""
 
-BOT_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}")
 """What a bot name must match (as a whole)."""
 
 _BOT_NAME_RULE = "1 to 64 letters, digits or '_.+-', starting with a letter or a digit"
@@ -120,40 +119,6 @@ class TournamentConfig:
 # Bundled bots
 
 
-def _bundled_dirs() -> tuple[Path, ...]:
-    import arena
-
-    package = Path(arena.__file__).parent
-    # A source checkout keeps the bundled bots beside the package; a wheel carries them inside it.
-    return (package.parent / "bots", package / "_bundled_bots")
-
-
-def bundled_bot_path(name: str) -> Path | None:
-    """The file ``<name>_bot.py`` of a bundled bot (absolute), or None if there is none."""
-    if not isinstance(name, str) or not BOT_NAME_RE.fullmatch(name):
-        return None  # also keeps names like "../x" from escaping the folders
-    for folder in _bundled_dirs():
-        candidate = folder / f"{name}_bot.py"
-        try:
-            if candidate.is_file():
-                return candidate.resolve()
-        except OSError:
-            continue
-    return None
-
-
-def bundled_bot_names() -> list[str]:
-    """The names of the bundled bots, sorted."""
-    names: set[str] = set()
-    for folder in _bundled_dirs():
-        try:
-            files = list(folder.glob("*_bot.py")) if folder.is_dir() else []
-        except OSError:
-            continue
-        names.update(f.name[: -len("_bot.py")] for f in files)
-    return sorted(n for n in names if BOT_NAME_RE.fullmatch(n))
-
-
 # --------------------------------------------------------------------------------------------
 # YAML with line numbers
 
@@ -205,6 +170,10 @@ class _Reader:
 
     def read(self, node: yaml.Node, path: str) -> Any:
         if isinstance(node, yaml.ScalarNode):
+            if node.tag not in self.constructor.yaml_constructors:
+                raise self.ctx.error(
+                    path or None, f"expected no YAML tag, got {node.tag!r}", _line_of(node)
+                )
             try:
                 return self.constructor.construct_object(node, deep=True)
             except yaml.YAMLError as exc:
@@ -691,7 +660,9 @@ def _bots(ctx: _Context, top: Mapping[str, Any]) -> tuple[BotEntry, ...]:
     if not isinstance(seq, list | tuple):
         raise ctx.error("bots", f"expected a list of bots, got {_describe(seq)}", line)
     if len(seq) < 2:
-        raise ctx.error("bots", f"expected at least 2 bots, got {len(seq)}", line)
+        raise ctx.error(
+            "bots", f"expected at least 2 bots, got {len(seq)}", _key_line(top, "bots") or line
+        )
     entries: list[BotEntry] = []
     seen: dict[str, int] = {}
     for i, item in enumerate(seq):

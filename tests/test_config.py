@@ -1,0 +1,688 @@
+"""Tests of arena.config: loading tournament files, defaults, and every kind of error."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import arena
+from arena import botspec, config
+from arena.config import (
+    BotEntry,
+    TournamentConfig,
+    bundled_bot_names,
+    bundled_bot_path,
+    config_from_dict,
+    load_config,
+)
+from arena.errors import ConfigError
+from arena.limits import AffinityMode, Limits, SandboxMode, TimeControl
+
+MARK = "# <-"  # marks the line an error must point at
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A folder with bot files: two .py bots, an executable script and a plain data file."""
+    bots = tmp_path / "bots"
+    bots.mkdir()
+    (bots / "a.py").write_text("print('a')\n")
+    (bots / "b.py").write_text("print('b')\n")
+    script = bots / "run.sh"
+    script.write_text("#!/bin/sh\necho ready\n")
+    script.chmod(0o755)
+    (bots / "data.bin").write_text("not a program\n")
+    (tmp_path / "conf").mkdir()
+    return tmp_path
+
+
+@pytest.fixture
+def bundled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    """Bundled-bot folders under tmp_path: random in the checkout folder, greedy in the wheel's."""
+    checkout, wheel = tmp_path / "repo_bots", tmp_path / "_bundled_bots"
+    checkout.mkdir()
+    wheel.mkdir()
+    (checkout / "random_bot.py").write_text("print('random')\n")
+    (wheel / "greedy_bot.py").write_text("print('greedy')\n")
+    (wheel / "random_bot.py").write_text("print('shadowed')\n")
+    monkeypatch.setattr(botspec, "_bundled_dirs", lambda: (checkout, wheel))
+    return checkout, wheel
+
+
+def write(folder: Path, text: str, name: str = "tour.yaml") -> Path:
+    path = folder / name
+    path.write_text(textwrap.dedent(text).lstrip("\n"))
+    return path
+
+
+def marked_line(text: str) -> int:
+    lines = textwrap.dedent(text).lstrip("\n").splitlines()
+    return next(i for i, line in enumerate(lines, 1) if MARK in line)
+
+
+BOTS = """
+bots:
+  - name: a
+    path: ../bots/a.py
+  - name: b
+    path: ../bots/b.py
+"""
+
+
+# --------------------------------------------------------------------------------------------
+# Valid files
+
+
+def test_full_config(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    python = Path(sys.executable)
+    monkeypatch.setenv("PATH", str(python.parent))
+    path = write(
+        project / "conf",
+        f"""
+        name: ladder
+        bots:
+          - name: a
+            path: ../bots/a.py
+          - name: script+1.0
+            path: ../bots/run.sh
+          - name: greedy-v2
+            command: [{python.name}, ../bots/b.py, --depth, "2", 3]
+            dir: ../bots
+          - name: sh_bot
+            command: "../bots/run.sh --name 'two words'"
+        format: gauntlet
+        games_per_pairing: 4
+        time_control: {{move_ms: 250, startup_ms: 3000}}
+        limits:
+          memory_mb: 512
+          cpu_seconds: null
+          file_size_mb: 2
+          open_files: 32
+          processes: 16
+          stderr_kb: 8
+          line_bytes: 2048
+        workers: 3
+        seed: 0
+        db: out/ladder.db
+        sandbox: none
+        affinity: off
+        freeze_idle: true
+        """,
+    )
+    cfg = load_config(path)
+    assert isinstance(cfg, TournamentConfig)
+    bots = project / "bots"
+    assert cfg.name == "ladder"
+    assert cfg.path == path.resolve()
+    assert cfg.bots == (
+        BotEntry("a", path=bots / "a.py"),
+        BotEntry("script+1.0", path=bots / "run.sh"),
+        BotEntry(
+            "greedy-v2",
+            command=(python.name, "../bots/b.py", "--depth", "2", "3"),
+            dir=bots,
+        ),
+        BotEntry("sh_bot", command=(str(bots / "run.sh"), "--name", "two words")),
+    )
+    assert cfg.format == "gauntlet"
+    assert cfg.games_per_pairing == 4
+    assert cfg.time_control == TimeControl(move_ms=250, startup_ms=3000)
+    assert cfg.limits == Limits(
+        memory_mb=512,
+        cpu_seconds=None,
+        file_size_mb=2,
+        open_files=32,
+        processes=16,
+        stderr_kb=8,
+        line_bytes=2048,
+    )
+    assert cfg.workers == 3
+    assert cfg.seed == 0
+    assert cfg.db == project / "conf" / "out" / "ladder.db"
+    assert cfg.sandbox is SandboxMode.NONE
+    assert cfg.affinity is AffinityMode.OFF  # YAML 1.1 reads a bare `off` as false
+    assert cfg.freeze_idle is True
+    with pytest.raises(AttributeError):
+        cfg.seed = 2  # type: ignore[misc]
+
+
+def test_defaults(project: Path) -> None:
+    cfg = load_config(write(project / "conf", BOTS, name="weekly.yaml"))
+    assert cfg.name == "weekly"
+    assert cfg.format == "round-robin"
+    assert cfg.games_per_pairing == 10
+    assert cfg.time_control == TimeControl()
+    assert cfg.limits == Limits()
+    assert cfg.workers == config._usable_cores() >= 1
+    if hasattr(os, "sched_getaffinity"):
+        assert cfg.workers == len(os.sched_getaffinity(0))
+    assert cfg.seed == 1
+    assert cfg.db == project / "conf" / "results" / "weekly.sqlite"
+    assert cfg.sandbox is SandboxMode.AUTO
+    assert cfg.affinity is AffinityMode.AUTO
+    assert cfg.freeze_idle is False
+    assert all(b.command is None and b.dir is None for b in cfg.bots)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("on", AffinityMode.ON), ("'on'", AffinityMode.ON), ("auto", AffinityMode.AUTO)],
+)
+def test_affinity_spellings(project: Path, text: str, expected: AffinityMode) -> None:
+    cfg = load_config(write(project / "conf", BOTS + f"affinity: {text}\n"))
+    assert cfg.affinity is expected
+
+
+def test_relative_paths_follow_the_config_not_the_cwd(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    elsewhere = project / "elsewhere"
+    elsewhere.mkdir()
+    (project / "conf" / "mine").mkdir()
+    (project / "conf" / "mine" / "bot.py").write_text("print(1)\n")
+    write(
+        project / "conf",
+        """
+        bots:
+          - name: a
+            path: ../bots/a.py
+            dir: mine
+          - name: c
+            path: mine/bot.py
+          - name: s
+            command: [../bots/run.sh, mine/bot.py]
+        db: ../store/x.sqlite
+        """,
+    )
+    monkeypatch.chdir(elsewhere)
+    cfg = load_config(Path("..") / "conf" / "tour.yaml")
+    assert cfg.path == project / "conf" / "tour.yaml"
+    assert cfg.bots[0].path == project / "bots" / "a.py"
+    assert cfg.bots[0].dir == project / "conf" / "mine"
+    assert cfg.bots[1].path == project / "conf" / "mine" / "bot.py"
+    # The program is resolved; later arguments are left to the bot's working folder.
+    assert cfg.bots[2].command == (str(project / "bots" / "run.sh"), "mine/bot.py")
+    assert cfg.db == project / "store" / "x.sqlite"
+    assert all(p.is_absolute() for b in cfg.bots for p in (b.path, b.dir) if p is not None)
+
+
+def test_yaml_anchors_and_merge_keys(project: Path) -> None:
+    text = BOTS + "time_control: &tc {move_ms: 50}\nlimits: {<<: {memory_mb: 1, open_files: 9}, "
+    cfg = load_config(write(project / "conf", text + "memory_mb: 2}\n"))
+    assert cfg.time_control.move_ms == 50
+    assert cfg.limits.memory_mb == 2 and cfg.limits.open_files == 9
+
+
+# --------------------------------------------------------------------------------------------
+# Bundled bots
+
+
+def test_bundled_shorthand(project: Path, bundled: tuple[Path, Path]) -> None:
+    checkout, wheel = bundled
+    cfg = load_config(write(project / "conf", "bots: [random, greedy]\n"))
+    assert cfg.bots == (
+        BotEntry("random", path=(checkout / "random_bot.py").resolve()),
+        BotEntry("greedy", path=(wheel / "greedy_bot.py").resolve()),
+    )
+
+
+def test_bundled_bot_path(bundled: tuple[Path, Path]) -> None:
+    checkout, wheel = bundled
+    assert bundled_bot_path("random") == (checkout / "random_bot.py").resolve()  # checkout first
+    assert bundled_bot_path("greedy") == (wheel / "greedy_bot.py").resolve()
+    assert bundled_bot_path("nope") is None
+    assert bundled_bot_path("../repo_bots/random") is None
+    assert bundled_bot_names() == ["greedy", "random"]
+
+
+def test_bundled_dirs_default() -> None:
+    package = Path(arena.__file__).parent
+    assert botspec._bundled_dirs() == (package.parent / "bots", package / "_bundled_bots")
+
+
+def test_unknown_bundled_bot(project: Path, bundled: tuple[Path, Path]) -> None:
+    text = """
+    bots:
+      - random
+      - randon  # <-
+    """
+    err = load_error(write(project / "conf", text))
+    assert_error(err, "tour.yaml", "bots[1]", marked_line(text), "unknown bundled bot 'randon'")
+    assert "did you mean 'random'?" in str(err)
+
+
+def test_bundled_name_hint_when_path_is_missing(project: Path, bundled: tuple[Path, Path]) -> None:
+    err = load_error(write(project / "conf", "bots:\n  - name: random\n  - greedy\n"))
+    assert_error(err, "tour.yaml", "bots[0]", 2, "expected exactly one of 'path' or 'command'")
+    assert "'- random'" in str(err)
+
+
+# --------------------------------------------------------------------------------------------
+# Errors
+
+
+def load_error(path: Path | str) -> ConfigError:
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    return info.value
+
+
+def assert_error(err: ConfigError, file: str, key: str | None, line: int | None, what: str):
+    message = str(err)
+    assert file in message and err.file.endswith(file)
+    assert err.key == key and err.line == line
+    if line is not None:
+        assert f"{file}:{line}: " in message
+    if key is not None:
+        assert f": {key}: " in message
+    assert what in message, message
+
+
+# Each case: the file's text (its error line marked), the key path, and the expectation.
+ERROR_CASES = {
+    "not an integer": (
+        BOTS + "time_control:\n  move_ms: fast  # <-\n",
+        "time_control.move_ms",
+        "expected a positive integer, got 'fast'",
+    ),
+    "zero": (
+        BOTS + "time_control: {startup_ms: 0}  # <-\n",
+        "time_control.startup_ms",
+        "expected a positive integer, got 0",
+    ),
+    "float": (
+        BOTS + "games_per_pairing: 2.5  # <-\n",
+        "games_per_pairing",
+        "expected a positive integer, got 2.5",
+    ),
+    "bool is not an integer": (
+        BOTS + "limits:\n  memory_mb: true  # <-\n",
+        "limits.memory_mb",
+        "expected a positive integer, got true",
+    ),
+    "null where not allowed": (
+        BOTS + "limits:\n  open_files: null  # <-\n",
+        "limits.open_files",
+        "expected a positive integer, got null",
+    ),
+    "nullable limit": (
+        BOTS + "limits:\n  cpu_seconds: -3  # <-\n",
+        "limits.cpu_seconds",
+        "expected a positive integer or null, got -3",
+    ),
+    "huge": (
+        BOTS + "workers: 99999999999  # <-\n",
+        "workers",
+        "expected a positive integer no larger than 2147483647",
+    ),
+    "workers": (BOTS + "workers: 0  # <-\n", "workers", "expected a positive integer"),
+    "seed": (BOTS + "seed: -1  # <-\n", "seed", "expected a non-negative integer, got -1"),
+    "unknown top-level key": (
+        BOTS + "game_per_pairing: 3  # <-\n",
+        "game_per_pairing",
+        "unknown key 'game_per_pairing' (did you mean 'games_per_pairing'?)",
+    ),
+    "key of a section at the top level": (
+        BOTS + "move_ms: 3  # <-\n",
+        "move_ms",
+        "unknown key 'move_ms' (did you mean time_control.move_ms",
+    ),
+    "unknown section key": (
+        BOTS + "limits:\n  memory_mb: 5\n  memroy_mb: 5  # <-\n",
+        "limits.memroy_mb",
+        "unknown key 'memroy_mb' (did you mean 'memory_mb'?)",
+    ),
+    "section not a mapping": (
+        BOTS + "time_control: 100  # <-\n",
+        "time_control",
+        "expected a mapping, got 100",
+    ),
+    "format": (
+        BOTS + "format: roundrobin  # <-\n",
+        "format",
+        "expected one of 'round-robin', 'gauntlet', got 'roundrobin' (did you mean 'round-robin'?)",
+    ),
+    "sandbox": (
+        BOTS + "sandbox: docker  # <-\n",
+        "sandbox",
+        "expected one of 'auto', 'bwrap', 'none', got 'docker'",
+    ),
+    "affinity": (
+        BOTS + "affinity: 2  # <-\n",
+        "affinity",
+        "expected one of 'auto', 'on', 'off', got 2",
+    ),
+    "freeze_idle": (
+        BOTS + "freeze_idle: sometimes  # <-\n",
+        "freeze_idle",
+        "expected true or false, got 'sometimes'",
+    ),
+    "tournament name": (
+        BOTS + "name: a/b  # <-\n",
+        "name",
+        "expected a name without '/'",
+    ),
+    "db is a folder": (BOTS + "db: ../bots  # <-\n", "db", "got a directory"),
+    "duplicate top-level key": (
+        BOTS + "seed: 1\nseed: 2  # <-\n",
+        "seed",
+        "duplicate key 'seed' (first given at line 6)",
+    ),
+    "duplicate nested key": (
+        BOTS + "time_control:\n  move_ms: 1\n  move_ms: 2  # <-\n",
+        "time_control.move_ms",
+        "duplicate key 'move_ms' (first given at line 7)",
+    ),
+    "duplicate key in a bot": (
+        "bots:\n  - name: a\n    path: ../bots/a.py\n    path: ../bots/b.py  # <-\n  - b\n",
+        "bots[0].path",
+        "duplicate key 'path' (first given at line 3)",
+    ),
+    "missing bots": ("seed: 3  # <-\n", "bots", "missing (expected a list of at least 2 bots)"),
+    "bots not a list": ("bots: {a: 1}  # <-\n", "bots", "expected a list of bots, got a mapping"),
+    "one bot": (
+        "bots:  # <-\n  - name: a\n    path: ../bots/a.py\n",
+        "bots",
+        "expected at least 2 bots, got 1",
+    ),
+    "bot of the wrong type": (
+        BOTS + "  - [x]  # <-\n",
+        "bots[2]",
+        "expected a bot: a mapping with 'name' and 'path' or 'command'",
+    ),
+    "unknown bot key": (
+        BOTS + "  - name: c\n    pth: x.py  # <-\n",
+        "bots[2].pth",
+        "unknown key 'pth' (did you mean 'path'?)",
+    ),
+    "missing bot name": (
+        BOTS + "  - path: ../bots/a.py  # <-\n",
+        "bots[2]",
+        "missing required key 'name'",
+    ),
+    "bad bot name": (
+        BOTS + "  - name: -dash  # <-\n    path: ../bots/a.py\n",
+        "bots[2].name",
+        "expected a bot name of 1 to 64 letters",
+    ),
+    "long bot name": (
+        BOTS + f"  - name: {'x' * 65}  # <-\n    path: ../bots/a.py\n",
+        "bots[2].name",
+        "expected a bot name",
+    ),
+    "both path and command": (
+        BOTS + "  - name: c  # <-\n    path: ../bots/a.py\n    command: [../bots/run.sh]\n",
+        "bots[2]",
+        "expected exactly one of 'path' or 'command', got both",
+    ),
+    "neither path nor command": (
+        BOTS + "  - name: c  # <-\n    dir: ../bots\n",
+        "bots[2]",
+        "expected exactly one of 'path' or 'command', got neither",
+    ),
+    "duplicate bot names": (
+        BOTS + "  - name: a  # <-\n    path: ../bots/b.py\n",
+        "bots[2].name",
+        "duplicate bot name 'a' (already used by bots[0])",
+    ),
+    "missing bot file": (
+        BOTS + "  - name: c\n    path: ../bots/nope.py  # <-\n",
+        "bots[2].path",
+        "expected an existing path, got '../bots/nope.py' (not found: ",
+    ),
+    "bot file not executable": (
+        BOTS + "  - name: c\n    path: ../bots/data.bin  # <-\n",
+        "bots[2].path",
+        "expected a .py file or an executable file, got '../bots/data.bin' (not executable",
+    ),
+    "bot path is a folder": (
+        BOTS + "  - name: c\n    path: ../bots  # <-\n",
+        "bots[2].path",
+        "expected a bot file",
+    ),
+    "bot path not a string": (
+        BOTS + "  - name: c\n    path: [a.py]  # <-\n",
+        "bots[2].path",
+        "expected a path, got a list",
+    ),
+    "unknown program": (
+        BOTS + "  - name: c\n    command: [no-such-program-xyz, arg]  # <-\n",
+        "bots[2].command[0]",
+        "expected a program on PATH or a file",
+    ),
+    "missing program file": (
+        BOTS + "  - name: c\n    command:\n      - ./missing.sh  # <-\n",
+        "bots[2].command[0]",
+        "expected a file (relative to ",
+    ),
+    "program not executable": (
+        BOTS + "  - name: c\n    command: ../bots/data.bin --x  # <-\n",
+        "bots[2].command[0]",
+        "expected an executable file, got '../bots/data.bin'",
+    ),
+    "empty command": (
+        BOTS + "  - name: c\n    command: []  # <-\n",
+        "bots[2].command",
+        "expected a non-empty command",
+    ),
+    "unsplittable command": (
+        BOTS + '  - name: c\n    command: "run \'x"  # <-\n',
+        "bots[2].command",
+        "No closing quotation",
+    ),
+    "command argument not a string": (
+        BOTS + "  - name: c\n    command:\n      - ../bots/run.sh\n      - {a: 1}  # <-\n",
+        "bots[2].command[1]",
+        "expected a string, got a mapping",
+    ),
+    "missing bot folder": (
+        BOTS + "  - name: c\n    path: ../bots/a.py\n    dir: nowhere  # <-\n",
+        "bots[2].dir",
+        "expected an existing path, got 'nowhere'",
+    ),
+    "bot folder is a file": (
+        BOTS + "  - name: c\n    path: ../bots/a.py\n    dir: ../bots/a.py  # <-\n",
+        "bots[2].dir",
+        "expected a folder",
+    ),
+    "non-string key": (BOTS + "3: x  # <-\n", None, "expected a string key, got 3"),
+    "YAML tag": (
+        BOTS + "seed: !!python/object:os.system 1  # <-\n",
+        "seed",
+        "expected no YAML tag",
+    ),
+    "recursive alias": (
+        BOTS + "limits: &l {memory_mb: *l}  # <-\n",
+        "limits.memory_mb",
+        "recursive alias",
+    ),
+    "YAML syntax error": (
+        BOTS + "time_control: {move_ms: 1\nseed: 2  # <-\n",
+        None,
+        "invalid YAML: while parsing a flow mapping",
+    ),
+    "bad indentation": (BOTS + " seed: 1  # <-\n", None, "invalid YAML"),
+    "tab": (BOTS + "\tseed: 1  # <-\n", None, "invalid YAML"),
+    "two documents": (BOTS + "---  # <-\nseed: 1\n", None, "expected a single document"),
+    "top level is a list": ("- a  # <-\n- b\n", None, "expected a mapping at the top level"),
+    "top level is a scalar": (
+        "just text  # <-\n",
+        None,
+        "expected a mapping at the top level, got 'just text'",
+    ),
+    "empty file": ("# nothing  # <-\n", None, "got an empty file"),
+}
+
+
+@pytest.mark.parametrize("case", ERROR_CASES)
+def test_errors(project: Path, case: str) -> None:
+    text, key, expected = ERROR_CASES[case]
+    path = write(project / "conf", text)
+    err = load_error(path)
+    assert_error(err, "tour.yaml", key, marked_line(text), expected)
+    assert str(path) in str(err)  # the file as the user gave it
+
+
+def test_error_names_the_file_as_given(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write(project / "conf", BOTS + "time_control:\n  move_ms: fast\n")
+    monkeypatch.chdir(project)
+    err = load_error("conf/tour.yaml")
+    assert (
+        str(err)
+        == "conf/tour.yaml:7: time_control.move_ms: expected a positive integer, got 'fast'"
+    )
+
+
+def test_control_character(project: Path) -> None:
+    path = project / "conf" / "tour.yaml"
+    path.write_bytes(BOTS.lstrip().encode() + b"seed: 1\x07\n")
+    assert_error(load_error(path), "tour.yaml", None, 6, "invalid YAML: unacceptable character")
+
+
+def test_not_utf8(project: Path) -> None:
+    path = project / "conf" / "tour.yaml"
+    path.write_bytes(b"seed: 1\nname: caf\xe9\n")
+    assert_error(load_error(path), "tour.yaml", None, 2, "invalid YAML")
+
+
+def test_file_not_found(tmp_path: Path) -> None:
+    assert_error(load_error(tmp_path / "nope.yaml"), "nope.yaml", None, None, "file not found")
+
+
+def test_file_is_a_folder(tmp_path: Path) -> None:
+    err = load_error(tmp_path)
+    assert_error(err, tmp_path.name, None, None, "expected a YAML file, got a directory")
+
+
+def test_file_not_readable(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = write(project / "conf", BOTS)
+    if os.geteuid() == 0:  # root reads any file: make the read fail as it would for a user
+
+        def deny(self: Path) -> bytes:
+            raise PermissionError(13, "Permission denied", str(self))
+
+        monkeypatch.setattr(Path, "read_bytes", deny)
+    else:
+        path.chmod(0)
+    assert_error(load_error(path), "tour.yaml", None, None, "file not readable (permission")
+
+
+def test_bad_argument() -> None:
+    with pytest.raises(ConfigError, match="expected the path of a tournament file"):
+        load_config(42)  # type: ignore[arg-type]
+
+
+# --------------------------------------------------------------------------------------------
+# config_from_dict
+
+
+def test_config_from_dict(project: Path) -> None:
+    bots = project / "bots"
+    cfg = config_from_dict(
+        {
+            "bots": [
+                {"name": "a", "path": "bots/a.py"},
+                {"name": "b", "path": bots / "b.py", "dir": Path("bots")},
+                BotEntry("c", command=("sh", "-c", "true")),
+            ],
+            "time_control": TimeControl(move_ms=5),
+            "limits": {"memory_mb": 64},
+            "sandbox": SandboxMode.BWRAP,
+            "seed": 7,
+        },
+        base_dir=project,
+    )
+    assert cfg.path is None
+    assert cfg.name == "tournament"
+    assert [b.path for b in cfg.bots] == [bots / "a.py", bots / "b.py", None]
+    assert cfg.bots[1].dir == bots
+    assert cfg.time_control == TimeControl(move_ms=5)
+    assert cfg.limits == Limits(memory_mb=64)
+    assert cfg.sandbox is SandboxMode.BWRAP
+    assert cfg.db == project / "results" / "tournament.sqlite"
+
+
+def test_config_from_dict_errors(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(project)  # the default base folder
+    good = [{"name": "a", "path": "bots/a.py"}, {"name": "b", "path": "bots/b.py"}]
+    assert config_from_dict({"bots": good}).bots[0].path == project / "bots" / "a.py"
+    err = _dict_error({"bots": good, "workers": "many"})
+    assert_error(err, "<dict>", "workers", None, "expected a positive integer, got 'many'")
+    err = _dict_error({"bots": good, "limits": {"memory": 1}}, source="api")
+    assert_error(err, "api", "limits.memory", None, "did you mean 'memory_mb'?")
+    assert_error(_dict_error(["x"]), "<dict>", None, None, "expected a mapping at the top level")
+    assert_error(_dict_error({1: 2}), "<dict>", None, None, "expected a string key, got 1")
+
+
+def _dict_error(data: object, source: str = "<dict>") -> ConfigError:
+    with pytest.raises(ConfigError) as info:
+        config_from_dict(data, source=source)  # type: ignore[arg-type]
+    return info.value
+
+
+# --------------------------------------------------------------------------------------------
+# Robustness: whatever the file holds, the result is a config or a ConfigError
+
+
+_scalars = st.one_of(
+    st.none(), st.booleans(), st.integers(-5, 2**40), st.text(max_size=8), st.floats()
+)
+_values = st.recursive(
+    _scalars,
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(
+            st.sampled_from(["name", "path", "move_ms", "bots", "x"]), inner, max_size=3
+        )
+    ),
+    max_leaves=8,
+)
+_TOKENS = [
+    *"ab:-[]{},?|>'\"#\t\x07é~<",
+    " ",
+    "\n",
+    "\n  ",
+    "- ",
+    "bots",
+    "name",
+    "path",
+    "limits",
+    "&a ",
+    "*a",
+    "<<",
+    "!!str ",
+    "!x ",
+    "---",
+    "null",
+    "1",
+    "../bots/a.py",
+    "\\",
+]
+_keys = st.sampled_from(list(config._TOP_KEYS) + ["other"])
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(st.dictionaries(_keys, _values, max_size=5))
+def test_any_data_gives_config_or_config_error(project: Path, data: dict) -> None:
+    with contextlib.suppress(ConfigError):
+        config_from_dict(data, base_dir=project / "conf")
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(st.lists(st.sampled_from(_TOKENS), max_size=30).map("".join))
+def test_any_text_gives_config_or_config_error(project: Path, text: str) -> None:
+    path = project / "conf" / "fuzz.yaml"
+    path.write_text(text)
+    with contextlib.suppress(ConfigError):
+        load_config(path)
