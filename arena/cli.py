@@ -88,6 +88,62 @@ def match(
     )
 
 
+@app.command()
+def tournament(
+    config: Annotated[Path, typer.Argument(help="The tournament's YAML file.")],
+    fresh: Annotated[bool, typer.Option(help="Discard stored games and start over.")] = False,
+    workers: Annotated[
+        int | None, typer.Option(min=1, help="Worker processes (default: the config's).")
+    ] = None,
+    sandbox: Annotated[
+        SandboxMode | None, typer.Option(help="Override the config's sandbox.")
+    ] = None,
+    affinity: Annotated[
+        AffinityMode | None, typer.Option(help="Override the config's affinity.")
+    ] = None,
+    quiet: QuietOption = False,
+) -> None:
+    """Run a tournament, or resume it: only the games missing from its store are played."""
+    from arena.commands.tournament import run_tournament_command
+
+    code = run_tournament_command(
+        config, fresh=fresh, quiet=quiet, workers=workers, sandbox=sandbox, affinity=affinity
+    )
+    raise typer.Exit(code)
+
+
+@app.command()
+def ratings(
+    db: Annotated[Path, typer.Argument(help="A tournament's SQLite store.")],
+    json_output: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Standings of a stored tournament: Elo overall and per role, with intervals."""
+    import json
+
+    from arena.commands.standings import print_standings, standings_json
+    from arena.store import Store
+
+    with Store.open(db, readonly=True) as store:
+        if json_output:
+            typer.echo(json.dumps(standings_json(list(store.games())), indent=2))
+        else:
+            from rich.console import Console
+
+            print_standings(Console(highlight=False, soft_wrap=True), store)
+
+
+@app.command()
+def export(
+    db: Annotated[Path, typer.Argument(help="A tournament's SQLite store.")],
+    format: Annotated[str, typer.Option("--format", help="jsonl, csv or pgn.")] = "jsonl",
+    out: Annotated[Path | None, typer.Option(help="Write here instead of stdout.")] = None,
+) -> None:
+    """Export stored games as JSONL (like --record), CSV, or PGN for Ordo and BayesElo."""
+    from arena.export import export_games
+
+    export_games(db, format, out)
+
+
 def main() -> None:
     """Entry point of the ``arena`` script: user errors become one line and exit code 2."""
     from arena.errors import ArenaError

@@ -280,11 +280,10 @@ def compute_all(
     from arena.ratings.elo import sequential_elo
     from arena.ratings.mle import fit_mle
 
-    games = [g if isinstance(g, GameResult) else GameResult(g.order, g.chaos, g.order_won)
-             for g in games]
-    fit = fit_mle(
-        games, names=names, prior_sd=prior_sd, prior_sd_role=prior_sd_role, offset=offset
-    )
+    games = [
+        g if isinstance(g, GameResult) else GameResult(g.order, g.chaos, g.order_won) for g in games
+    ]
+    fit = fit_mle(games, names=names, prior_sd=prior_sd, prior_sd_role=prior_sd_role, offset=offset)
     seq = sequential_elo(games, names=fit.names, k=k, initial=offset, backend=elo_backend)
     return Standings(
         bots=sorted(fit.names, key=lambda n: (-fit.rating[n], n)),

@@ -1,0 +1,84 @@
+"""Standings tables (ratings, per-role results, cross-table) for the terminal."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from arena.records import GameRecord
+
+__all__ = ["standings_json", "print_standings"]
+
+
+def standings_json(records: list[GameRecord]) -> dict[str, Any]:
+    """The standings of these games as plain data (what ``arena ratings --json`` prints)."""
+    from arena.ratings import GameResult, compute_all
+
+    results = [GameResult.from_record(r) for r in records]
+    return compute_all(results).to_json()
+
+
+def _num(value: float | None, digits: int = 0) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def _elo(value: float | None, ci: float | None) -> str:
+    return "-" if value is None else f"{value:.0f} ± {_num(ci)}"
+
+
+def print_standings(console, store) -> None:  # noqa: ANN001 - rich Console and arena Store
+    """Rank, bot, games, wins by role, Elo (ML fit, 95%) overall and per role, cross-table."""
+    from rich.table import Table
+
+    records = list(store.games())
+    if not records:
+        console.print("no games stored yet")
+        return
+    data = standings_json(records)
+    table = Table(title="Standings", title_justify="left")
+    for column, justify in (
+        ("#", "right"), ("bot", "left"), ("games", "right"), ("wins", "right"),
+        ("as Order", "right"), ("as Chaos", "right"), ("Elo (95%)", "right"),
+        ("Elo as Order", "right"), ("Elo as Chaos", "right"), ("seq. Elo", "right"),
+    ):  # fmt: skip
+        table.add_column(column, justify=justify)
+    for rank, bot in enumerate(data["bots"], 1):
+        table.add_row(
+            str(rank),
+            bot["name"],
+            str(bot["games"]),
+            str(bot["wins"]),
+            f"{bot['wins_order']}/{bot['games_order']}",
+            f"{bot['wins_chaos']}/{bot['games_chaos']}",
+            _elo(bot["elo"], bot["elo_ci95"]),
+            _elo(bot["elo_order"], bot["elo_order_ci95"]),
+            _elo(bot["elo_chaos"], bot["elo_chaos_ci95"]),
+            _num(bot["elo_sequential"]),
+        )
+    console.print(table)
+    rate = data.get("order_win_rate")
+    advantage = _elo(data.get("role_advantage"), data.get("role_advantage_ci95"))
+    console.print(
+        f"Order wins {_num(None if rate is None else rate * 100, 1)}% of games; "
+        f"role advantage (Order) {advantage} Elo"
+    )
+    names = [bot["name"] for bot in data["bots"]]
+    cross = Table(
+        title="Cross-table: row bot's wins vs column bot (as Order | as Chaos)",
+        title_justify="left",
+    )
+    cross.add_column("")
+    for name in names:
+        cross.add_column(name, justify="center")
+    for row in names:
+        cells = []
+        for col in names:
+            cell = data["cross_table"].get(row, {}).get(col)
+            if row == col or cell is None:
+                cells.append("")
+            else:
+                cells.append(
+                    f"{cell['order_wins']}/{cell['order_games']} | "
+                    f"{cell['chaos_wins']}/{cell['chaos_games']}"
+                )
+        cross.add_row(row, *cells)
+    console.print(cross)

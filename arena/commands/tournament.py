@@ -1,0 +1,159 @@
+"""``arena tournament``: run (or resume) a tournament with live progress, then print standings."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from arena.affinity import usable_cores
+from arena.config import load_config
+from arena.limits import AffinityMode, SandboxMode
+from arena.records import GameRecord
+from arena.sandbox import resolve_mode
+
+__all__ = ["run_tournament_command", "ProgressDisplay"]
+
+
+class ProgressDisplay:
+    """Games done/total, games/s, ETA and faults: a bar on a terminal, plain lines elsewhere."""
+
+    def __init__(self, console, quiet: bool) -> None:  # noqa: ANN001 - rich Console, lazily imported
+        self.console = console
+        self.quiet = quiet
+        self.live = console.is_terminal and not quiet
+        self.total = self.done = self.faults = self.played = 0
+        self.start = time.monotonic()
+        self.last_print = 0.0
+        self.progress = None
+        self.task = None
+
+    def started(self, total: int, already: int, jobs: int) -> None:
+        self.total, self.done = total, already
+        if self.quiet:
+            return
+        if already:
+            self.console.print(f"resuming: {already} of {total} games already played")
+        if self.live and total > already:
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeRemainingColumn,
+            )
+
+            # No refresh thread (auto_refresh=False): workers are forked from this process.
+            self.progress = Progress(
+                TextColumn("[bold]games"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("{task.fields[rate]:.1f} games/s"),
+                TextColumn("faults {task.fields[faults]}"),
+                TimeRemainingColumn(),
+                console=self.console,
+                auto_refresh=False,
+                transient=False,
+            )
+            self.task = self.progress.add_task(
+                "games", total=total, completed=already, rate=0.0, faults=0
+            )
+            self.progress.start()
+
+    def game(self, record: GameRecord) -> None:
+        self.done += 1
+        self.played += 1
+        self.faults += record.reason.is_fault
+        now = time.monotonic()
+        rate = self.played / max(now - self.start, 1e-9)
+        if self.progress is not None:
+            self.progress.update(self.task, completed=self.done, rate=rate, faults=self.faults)
+            if now - self.last_print > 0.1 or self.done == self.total:
+                self.progress.refresh()
+                self.last_print = now
+        elif not self.quiet and (now - self.last_print > 2 or self.done == self.total):
+            left = (self.total - self.done) / rate if rate else 0
+            print(
+                f"games {self.done}/{self.total}  {rate:.1f} games/s  faults {self.faults}"
+                f"  eta {left:.0f}s",
+                flush=True,
+            )
+            self.last_print = now
+
+    def harness_error(self, job: str, error: str) -> None:
+        if not self.quiet:
+            last = error.strip().splitlines()[-1] if error.strip() else error
+            self.console.print(f"[yellow]harness error in {job}[/] (replaying): {last}")
+
+    def stop(self) -> None:
+        if self.progress is not None:
+            self.progress.refresh()
+            self.progress.stop()
+            self.progress = None
+
+
+def run_tournament_command(
+    config_path: Path,
+    *,
+    fresh: bool,
+    quiet: bool,
+    workers: int | None,
+    sandbox: SandboxMode | None,
+    affinity: AffinityMode | None,
+) -> int:
+    import dataclasses
+
+    from rich.console import Console
+
+    from arena.store import Store
+    from arena.tournament import run_tournament
+
+    console = Console(highlight=False, soft_wrap=True)
+    config = load_config(config_path)
+    overrides = {
+        key: value
+        for key, value in (("workers", workers), ("sandbox", sandbox), ("affinity", affinity))
+        if value is not None
+    }
+    config = dataclasses.replace(config, **overrides)
+    cores = len(usable_cores())
+    if config.workers > cores and not quiet:
+        console.print(
+            f"[yellow]warning:[/] {config.workers} workers on {cores} cores: bots will compete "
+            "for CPU and move times become unfair"
+        )
+    unsandboxed = resolve_mode(config.sandbox) is SandboxMode.NONE
+    if unsandboxed and config.sandbox is SandboxMode.AUTO and not quiet:
+        console.print(
+            "[yellow]warning:[/] bubblewrap (bwrap) is not usable here: bots run with "
+            "resource limits only, without a sandbox (apt-get install bubblewrap)"
+        )
+    display = ProgressDisplay(console, quiet)
+    with Store.open(config.db) as store:
+        if fresh:
+            store.reset()
+        try:
+            result = run_tournament(config, store, display)
+        except KeyboardInterrupt:
+            display.stop()
+            console.print(
+                f"\ninterrupted: {display.played} games stored this run. Resume with:\n"
+                f"  arena tournament {config_path}"
+            )
+            return 130
+        finally:
+            display.stop()
+        for change in result.changes:
+            count = store.set_aside_count(change.name)
+            console.print(
+                f"bot {change.name} changed since the last run: its {count} earlier games are "
+                "set aside and its pairings replayed"
+            )
+        if not quiet:
+            from arena.commands.standings import print_standings
+
+            print_standings(console, store)
+            console.print(
+                f"{result.played} games played this run, {result.already} resumed; "
+                f"{len(result.harness_errors)} harness errors. Results: {config.db}"
+            )
+    return 0 if result.complete else 1

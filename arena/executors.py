@@ -1,0 +1,237 @@
+"""Executors: where matches run, behind one interface (local worker processes; a cluster later).
+
+An executor takes ``MatchJob``s and yields events as they happen: a ``GameDone`` for every
+finished game (so that the caller stores it at once), a ``JobDone`` when a match is over, and a
+``JobFailed`` when the harness itself failed (a worker died, an internal error): such a failure is
+never charged to a bot; the caller replays the job's missing games.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import signal
+import traceback
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from arena.affinity import pin_to_core
+from arena.records import GameRecord
+from arena.referee import Match, MatchSettings
+from arena.schedule import GameSlot, MatchJob
+
+__all__ = [
+    "GameDone",
+    "JobDone",
+    "JobFailed",
+    "Event",
+    "MatchExecutor",
+    "play_job",
+    "InlineExecutor",
+    "LocalPoolExecutor",
+]
+
+
+@dataclass(frozen=True)
+class GameDone:
+    """A game of job ``key`` finished."""
+
+    key: str
+    slot: GameSlot
+    record: GameRecord
+
+
+@dataclass(frozen=True)
+class JobDone:
+    """Every game of job ``key`` was played."""
+
+    key: str
+
+
+@dataclass(frozen=True)
+class JobFailed:
+    """Job ``key`` stopped because of the harness (not a bot): replay what it did not play."""
+
+    key: str
+    error: str
+
+
+Event = GameDone | JobDone | JobFailed
+
+
+class MatchExecutor(Protocol):
+    """Runs matches somewhere and reports their games as they finish."""
+
+    def execute(self, jobs: Sequence[MatchJob]) -> Iterator[Event]:
+        """Run every job; yield events until each job is done or failed."""
+        ...
+
+    def close(self) -> None:
+        """Stop everything still running (bots included)."""
+        ...
+
+
+def play_job(job: MatchJob, settings: MatchSettings, emit: Callable[[Event], None]) -> None:
+    """Play one match job, emitting a ``GameDone`` after each game."""
+    with Match(job.bot_a, job.bot_b, settings, job.seed, expected_games=len(job.slots)) as match:
+        for slot in job.slots:
+            emit(GameDone(job.key, slot, match.play(slot.order_seat)))
+    emit(JobDone(job.key))
+
+
+class InlineExecutor:
+    """Plays jobs one after another in this process (for library use and debugging)."""
+
+    def __init__(self, settings: MatchSettings) -> None:
+        self.settings = settings
+
+    def execute(self, jobs: Sequence[MatchJob]) -> Iterator[Event]:
+        for job in jobs:
+            events: list[Event] = []
+            try:
+                play_job(job, self.settings, events.append)
+            except Exception:
+                events.append(JobFailed(job.key, traceback.format_exc(limit=8)))
+            yield from events
+
+    def close(self) -> None:
+        pass
+
+
+# --- local worker processes --------------------------------------------------------------------
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent() -> None:
+    """Ask the kernel for SIGTERM when the harness dies, so the worker can kill its bots."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+
+
+def _terminate(_signum: int, _frame: object) -> None:
+    raise SystemExit(1)  # unwinds through Match.__exit__, which kills the bots
+
+
+def _worker_main(conn, settings: MatchSettings, core: int | None) -> None:  # noqa: ANN001
+    """A worker process: receive jobs, play them, send events back; ``None`` ends it."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    signal.signal(signal.SIGTERM, _terminate)
+    _die_with_parent()
+    if os.getppid() == 1:  # the parent died before the request took effect
+        return
+    pin_to_core(core)
+    while True:
+        try:
+            job = conn.recv()
+        except (EOFError, OSError):
+            return
+        if job is None:
+            return
+        try:
+            play_job(job, settings, conn.send)
+        except Exception:
+            conn.send(JobFailed(job.key, traceback.format_exc(limit=8)))
+
+
+@dataclass
+class _Worker:
+    process: object
+    conn: object
+    core: int | None
+    job: MatchJob | None = None
+
+
+class LocalPoolExecutor:
+    """Matches in ``workers`` local processes (``multiprocess``), one match per worker at a time.
+
+    Each worker is pinned to its core from ``cores`` (None: it floats). A worker that dies is
+    replaced and its job reported as failed, so the tournament never stalls on it.
+    """
+
+    def __init__(
+        self, workers: int, settings: MatchSettings, cores: Sequence[int | None] | None = None
+    ) -> None:
+        import multiprocess
+        import multiprocess.connection
+
+        self._ctx = multiprocess.get_context("fork")
+        self._wait = multiprocess.connection.wait
+        self.settings = settings
+        self.cores = list(cores) if cores is not None else [None] * workers
+        self._workers = [self._spawn(self.cores[i]) for i in range(workers)]
+
+    def _spawn(self, core: int | None) -> _Worker:
+        parent_conn, child_conn = self._ctx.Pipe()
+        process = self._ctx.Process(
+            target=_worker_main, args=(child_conn, self.settings, core), daemon=True
+        )
+        process.start()
+        child_conn.close()
+        return _Worker(process, parent_conn, core)
+
+    def _replace(self, worker: _Worker) -> None:
+        with contextlib.suppress(Exception):
+            worker.conn.close()
+        worker.process.join(timeout=5)
+        index = self._workers.index(worker)
+        self._workers[index] = self._spawn(worker.core)
+
+    def execute(self, jobs: Sequence[MatchJob]) -> Iterator[Event]:
+        queue = deque(jobs)
+        while True:
+            for worker in self._workers:
+                if worker.job is None and queue:
+                    worker.job = queue.popleft()
+                    worker.conn.send(worker.job)
+            busy = [w for w in self._workers if w.job is not None]
+            if not busy:
+                return
+            handles = {}
+            for worker in busy:
+                handles[worker.conn] = worker
+                handles[worker.process.sentinel] = worker
+            for ready in self._wait(list(handles), timeout=1.0):
+                worker = handles[ready]
+                if worker.job is None:
+                    continue
+                yield from self._collect(worker)
+
+    def _collect(self, worker: _Worker) -> Iterator[Event]:
+        """Everything a worker has sent; a failure if it died."""
+        while True:
+            try:
+                if not worker.conn.poll():
+                    break
+                event = worker.conn.recv()
+            except (EOFError, OSError):
+                break
+            if isinstance(event, JobDone | JobFailed):
+                worker.job = None
+            yield event
+            if worker.job is None:
+                return
+        if worker.job is not None and not worker.process.is_alive():
+            job, worker.job = worker.job, None
+            code = worker.process.exitcode
+            self._replace(worker)
+            yield JobFailed(job.key, f"worker process died (exit code {code})")
+
+    def close(self) -> None:
+        """Stop the workers: ask idle ones to exit, SIGTERM busy ones (they kill their bots)."""
+        for worker in self._workers:
+            with contextlib.suppress(Exception):
+                if worker.job is None:
+                    worker.conn.send(None)
+                else:
+                    worker.process.terminate()
+        for worker in self._workers:
+            worker.process.join(timeout=5)
+            if worker.process.is_alive():
+                worker.process.kill()
+                worker.process.join(timeout=5)
+            with contextlib.suppress(Exception):
+                worker.conn.close()
+        self._workers = []

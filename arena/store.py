@@ -1,0 +1,620 @@
+"""The results store of a tournament: one embedded SQLite file, written with the stdlib ``sqlite3``.
+
+Opening::
+
+    with Store.open("results/league.sqlite") as store:          # creates it (and its directory)
+        store.register_bots([...])
+        store.add_game(record, slot)
+    with Store.open("results/league.sqlite", readonly=True) as store:   # for ratings / export
+        records = list(store.games())
+
+``Store.open(path, readonly=False)`` and ``Store(path, readonly=False)`` are the same thing.
+
+Durability. While a store is open for writing the file is in WAL journal mode with
+``synchronous=NORMAL``: each finished game is inserted and committed in its own transaction
+before ``add_game`` returns, so a SIGKILL of the writing process at any moment loses no game that
+was reported stored, and never leaves one half-written (SQLite rolls an interrupted transaction
+back when the file is next opened). A UNIQUE constraint on (order, order_version, chaos,
+chaos_version, slot) makes it impossible to store a game slot twice. One process writes; others
+may read concurrently (WAL readers do not block the writer). On a clean ``close()`` the writer
+checkpoints and switches the file back to a rollback journal when no one else has it open, so
+that a store at rest is a single file which read-only openers can use without creating
+``-wal``/``-shm`` files, even in a read-only directory.
+
+Bot versions. A bot is identified by its name and a *version*, an identity hash the caller computes
+from the program file and command. ``register_bots`` records the bots of the current run as the
+*active* set. Games are counted (by ``games``, ``count_games``, ``completed_slots``) only when the
+versions of both their bots are active: the games of an older version stay in the file, set aside,
+and its pairings are replayed. A bot left out of a run is not active either, and a store in which
+no bots were ever registered counts no games. Pass ``include_inactive=True`` to see every game.
+
+Errors. Every failure of the public API is a ``StoreError`` whose message names the file and the
+problem (a newer schema, not a database, read-only, disk full, locked, ...); no raw ``sqlite3``
+exception escapes. Programming errors of the caller (a negative slot, two versions of one bot in one
+run) are ``ValueError``/``TypeError``.
+
+Threads and processes. The store does not care which thread calls it (calls are serialised by a
+lock). It must not be used in a process forked after it was opened: open it again there.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from arena.errors import StoreError
+from arena.records import GameRecord, Reason
+from arena.rules import Role
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "BotVersion",
+    "VersionChange",
+    "HarnessErrorRow",
+    "Store",
+]
+
+SCHEMA_VERSION = 1
+"""The layout of the file, kept in ``PRAGMA user_version`` (0 means a new, empty file)."""
+
+DEFAULT_BUSY_TIMEOUT = 10.0
+"""Seconds to wait for a lock held by another connection before giving up with a StoreError."""
+
+_BATCH = 256  # rows fetched per query by games(): no statement stays open between batches
+
+_TABLES = frozenset({"meta", "bots", "games", "harness_errors"})
+
+_SCHEMA = (
+    """
+    CREATE TABLE IF NOT EXISTS meta (
+        key TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+    )
+    """,
+    # One row per (name, version) ever registered. `active` marks the bots of the current run;
+    # `last_run` is the number of the last register_bots call that included the row, so that the
+    # version a bot had when it was last seen is known even if it sat out some runs.
+    """
+    CREATE TABLE IF NOT EXISTS bots (
+        name TEXT NOT NULL,
+        version TEXT NOT NULL,
+        command TEXT NOT NULL,
+        first_seen REAL NOT NULL,
+        active INTEGER NOT NULL DEFAULT 0 CHECK (active IN (0, 1)),
+        last_run INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (name, version)
+    )
+    """,
+    """
+    CREATE TABLE IF NOT EXISTS games (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        order_name TEXT NOT NULL,
+        chaos_name TEXT NOT NULL,
+        order_version TEXT NOT NULL,
+        chaos_version TEXT NOT NULL,
+        slot INTEGER NOT NULL CHECK (slot >= 0),
+        winner TEXT NOT NULL CHECK (winner IN ('order', 'chaos')),
+        reason TEXT NOT NULL,
+        detail TEXT NOT NULL,
+        moves TEXT NOT NULL,
+        ms TEXT NOT NULL,
+        cpu_ms TEXT,
+        stderr_order TEXT NOT NULL,
+        stderr_chaos TEXT NOT NULL,
+        seed INTEGER NOT NULL,
+        started_at REAL NOT NULL,
+        finished_at REAL NOT NULL,
+        UNIQUE (order_name, order_version, chaos_name, chaos_version, slot)
+    )
+    """,
+    "CREATE INDEX IF NOT EXISTS games_by_chaos ON games (chaos_name, chaos_version)",
+    """
+    CREATE TABLE IF NOT EXISTS harness_errors (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        time REAL NOT NULL,
+        description TEXT NOT NULL,
+        error TEXT NOT NULL
+    )
+    """,
+)
+
+
+def _active(role: str) -> str:
+    """SQL: the version of ``games``' bot in ``role`` is active."""
+    return (
+        f"EXISTS (SELECT 1 FROM bots WHERE bots.active = 1 AND bots.name = games.{role}_name"
+        f" AND bots.version = games.{role}_version)"
+    )
+
+
+_BOTH_ACTIVE = f"({_active('order')} AND {_active('chaos')})"
+
+_GAME_COLUMNS = (
+    "order_name, chaos_name, order_version, chaos_version, slot, winner, reason, detail, moves,"
+    " ms, cpu_ms, stderr_order, stderr_chaos, seed, started_at, finished_at"
+)
+
+_INT64 = range(-(2**63), 2**63)
+
+
+@dataclass(frozen=True)
+class BotVersion:
+    """One version of a bot, as registered for a run."""
+
+    name: str
+    """The bot's name in the tournament (unique among the bots of a run)."""
+    version: str
+    """Identity hash of the bot's program file and command, computed by the caller."""
+    command: tuple[str, ...] | str
+    """The command that starts the bot (argv, or one string); stored as JSON text."""
+
+
+@dataclass(frozen=True)
+class VersionChange:
+    """A bot whose version differs from the one it had when it was last registered."""
+
+    name: str
+    """The bot's name."""
+    old_version: str
+    """The version it had in the previous run that included it; its games are now set aside."""
+    new_version: str
+    """The version registered now."""
+
+
+@dataclass(frozen=True)
+class HarnessErrorRow:
+    """A recorded fault of the harness itself (never charged to a bot)."""
+
+    time: float
+    """Unix time when it was recorded."""
+    description: str
+    """What the harness was doing, e.g. which game of which pairing."""
+    error: str
+    """The error (message or traceback)."""
+
+
+def _problem(exc: sqlite3.Error) -> str:
+    """A plain-words description of an sqlite3 error."""
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    text = str(exc)
+    low = text.lower()
+    if name.startswith("SQLITE_READONLY") or "readonly database" in low:
+        what = "the store is read-only (the file or its directory is not writable)"
+    elif name.startswith("SQLITE_FULL") or "disk is full" in low:
+        what = "the disk is full"
+    elif name.startswith("SQLITE_CANTOPEN") or "unable to open" in low:
+        what = "cannot open the file (missing, or its directory is not writable)"
+    elif name.startswith(("SQLITE_NOTADB", "SQLITE_CORRUPT")) or "not a database" in low:
+        what = "not an arena store: the file is not an SQLite database, or is corrupt"
+    elif "malformed" in low:
+        what = "the file is corrupt"
+    elif name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "locked" in low:
+        what = "the store is locked by another process (timed out waiting)"
+    elif name.startswith("SQLITE_IOERR") or "i/o error" in low:
+        what = "input/output error"
+    else:
+        return text
+    return f"{what} ({text})"
+
+
+def _safe_text(text: str) -> str:
+    """``text`` as storable UTF-8: lone surrogates (undecodable bot output) become escapes."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"))
+
+
+class Store:
+    """The SQLite store of one tournament. See the module docstring.
+
+    ``Store(path, readonly=False, busy_timeout=10.0)``: open the store at ``path``.
+
+    - Writable (the default): creates the file, and its parent directories, if missing.
+    - ``readonly=True``: opens an existing store without creating or changing anything (a
+      ``file:...?mode=ro`` URI); a missing file is a StoreError. Writing methods then raise
+      StoreError.
+
+    A file with a newer schema version, a file that is not an arena store and an unusable file or
+    directory are StoreErrors, raised before the file is changed in any way.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        readonly: bool = False,
+        *,
+        busy_timeout: float = DEFAULT_BUSY_TIMEOUT,
+    ) -> None:
+        self.path = Path(path)
+        """The store file."""
+        self.readonly = readonly
+        """Whether the store was opened read-only."""
+        self._lock = threading.RLock()
+        self._pid = os.getpid()
+        self._conn: sqlite3.Connection | None = None
+        conn = self._connect(busy_timeout)
+        try:
+            with self._translate("cannot open the store"):
+                self._prepare(conn)
+        except BaseException:
+            conn.close()
+            raise
+        self._conn = conn
+
+    @classmethod
+    def open(
+        cls,
+        path: str | os.PathLike[str],
+        readonly: bool = False,
+        *,
+        busy_timeout: float = DEFAULT_BUSY_TIMEOUT,
+    ) -> Store:
+        """Open (and, unless ``readonly``, create if needed) the store at ``path``."""
+        return cls(path, readonly, busy_timeout=busy_timeout)
+
+    # --- opening -------------------------------------------------------------------------------
+    def _fail(self, problem: str) -> StoreError:
+        return StoreError(f"{self.path}: {problem}")
+
+    def _connect(self, busy_timeout: float) -> sqlite3.Connection:
+        path = self.path
+        if path.is_dir():
+            raise self._fail("is a directory, not a store file")
+        if self.readonly:
+            if not path.exists():
+                raise self._fail("no such store (the file does not exist)")
+            target, uri = path.absolute().as_uri() + "?mode=ro", True
+        else:
+            try:
+                path.absolute().parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise self._fail(
+                    f"cannot create the directory {path.parent}: {exc.strerror or exc}"
+                ) from None
+            target, uri = str(path), False
+        with self._translate("cannot open the store"):
+            return sqlite3.connect(
+                target,
+                timeout=busy_timeout,
+                isolation_level=None,  # autocommit: transactions are explicit (BEGIN IMMEDIATE)
+                check_same_thread=False,  # thread-agnostic; calls are serialised by self._lock
+                uri=uri,
+            )
+
+    def _prepare(self, conn: sqlite3.Connection) -> None:
+        """Check what the file is, then (when writable) set it up. Reads before any write."""
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            raise self._fail(
+                f"was written by a newer arena (schema {version} > {SCHEMA_VERSION}); upgrade arena"
+            )
+        tables = {
+            row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        }
+        if version == 0 and tables - {"sqlite_sequence"}:
+            raise self._fail("not an arena store (an SQLite database with other tables)")
+        if version == SCHEMA_VERSION and not tables >= _TABLES:
+            missing = ", ".join(sorted(_TABLES - tables))
+            raise self._fail(f"not an arena store (no table {missing})")
+        if self.readonly:
+            if version == 0:
+                raise self._fail("not an arena store (an empty database)")
+            return
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = NORMAL")
+        with self._transaction(conn):
+            if conn.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
+                for statement in _SCHEMA:
+                    conn.execute(statement)
+                conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            else:
+                # A no-op write: a read-only file fails here, at open, not at the first game.
+                conn.execute("DELETE FROM meta WHERE 0")
+
+    # --- plumbing ------------------------------------------------------------------------------
+    @contextmanager
+    def _translate(self, action: str) -> Iterator[None]:
+        """Turn any sqlite3 error into a StoreError naming the file, the action and the problem."""
+        try:
+            yield
+        except sqlite3.Error as exc:
+            problem = _problem(exc)
+            if self.readonly and getattr(exc, "sqlite_errorname", "").startswith("SQLITE_READONLY"):
+                problem = "the store was opened read-only"
+            raise StoreError(f"{self.path}: {action}: {problem}") from exc
+
+    @staticmethod
+    @contextmanager
+    def _transaction(conn: sqlite3.Connection) -> Iterator[None]:
+        """One write transaction: committed if the block succeeds, rolled back otherwise."""
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                # SQLite may have rolled back already (e.g. after SQLITE_FULL): nothing to undo
+                with suppress(sqlite3.Error):
+                    conn.execute("ROLLBACK")
+            raise
+
+    @contextmanager
+    def _reading(self, action: str) -> Iterator[sqlite3.Connection]:
+        with self._lock, self._translate(action):
+            yield self._connection()
+
+    @contextmanager
+    def _writing(self, action: str) -> Iterator[sqlite3.Connection]:
+        with self._lock, self._translate(action):
+            conn = self._connection()
+            with self._transaction(conn):
+                yield conn
+
+    def _connection(self) -> sqlite3.Connection:
+        if self._pid != os.getpid():
+            raise self._fail(
+                f"the store was opened by process {self._pid}; open it again in this process"
+            )
+        if self._conn is None:
+            raise self._fail("the store is closed")
+        return self._conn
+
+    # --- bots ----------------------------------------------------------------------------------
+    def register_bots(self, bots: Sequence[BotVersion]) -> list[VersionChange]:
+        """Record the bots of the current run and make them the active set (and only them).
+
+        Returns, in the order of ``bots``, a VersionChange for each bot whose version differs from
+        the one it had the last time it was registered; a new bot is not a change. The games of a
+        version that is not active are set aside (kept, but not counted).
+        """
+        bots = list(bots)
+        names = [bot.name for bot in bots]
+        if len(set(names)) != len(names):
+            duplicated = sorted({n for n in names if names.count(n) > 1})
+            raise ValueError(f"a bot can have only one version in a run: {', '.join(duplicated)}")
+        changes: list[VersionChange] = []
+        now = time.time()
+        with self._writing("cannot register the bots") as conn:
+            last = dict(
+                conn.execute(
+                    "SELECT name, version FROM bots AS b"
+                    " WHERE last_run = (SELECT MAX(last_run) FROM bots WHERE name = b.name)"
+                )
+            )
+            run = conn.execute("SELECT COALESCE(MAX(last_run), 0) + 1 FROM bots").fetchone()[0]
+            conn.execute("UPDATE bots SET active = 0 WHERE active = 1")
+            for bot in bots:
+                command = bot.command if isinstance(bot.command, str) else list(bot.command)
+                conn.execute(
+                    "INSERT INTO bots (name, version, command, first_seen, active, last_run)"
+                    " VALUES (?, ?, ?, ?, 1, ?)"
+                    " ON CONFLICT (name, version) DO UPDATE"
+                    " SET command = excluded.command, active = 1, last_run = excluded.last_run",
+                    (bot.name, bot.version, _dumps(command), now, run),
+                )
+                old = last.get(bot.name)
+                if old is not None and old != bot.version:
+                    changes.append(VersionChange(bot.name, old, bot.version))
+        return changes
+
+    def active_bots(self) -> list[BotVersion]:
+        """The bots registered by the last ``register_bots``, by name."""
+        with self._reading("cannot read the bots") as conn:
+            rows = conn.execute(
+                "SELECT name, version, command FROM bots WHERE active = 1 ORDER BY name"
+            ).fetchall()
+        result = []
+        for name, version, command in rows:
+            value = json.loads(command)
+            result.append(
+                BotVersion(name, version, value if isinstance(value, str) else tuple(value))
+            )
+        return result
+
+    def set_aside_count(self, name: str) -> int:
+        """How many stored games involve a version of bot ``name`` that is not active."""
+        with self._reading("cannot count games") as conn:
+            return conn.execute(
+                "SELECT COUNT(*) FROM games WHERE"
+                f" (order_name = :name AND NOT {_active('order')})"
+                f" OR (chaos_name = :name AND NOT {_active('chaos')})",
+                {"name": name},
+            ).fetchone()[0]
+
+    # --- games ---------------------------------------------------------------------------------
+    def add_game(self, record: GameRecord, slot: int) -> bool:
+        """Store a finished game as game ``slot`` of its ordered pairing, in its own transaction.
+
+        The pairing is (order, order_version, chaos, chaos_version), taken from the record. Returns
+        True once the game is committed, False (storing nothing) if that slot is already stored.
+        """
+        if isinstance(slot, bool) or not isinstance(slot, int) or slot < 0:
+            raise ValueError(f"a game slot is an int >= 0, not {slot!r}")
+        if record.seed not in _INT64:
+            raise ValueError(f"seed out of the 64-bit range: {record.seed}")
+        row = (
+            record.order,
+            record.chaos,
+            record.order_version,
+            record.chaos_version,
+            slot,
+            Role(record.winner).value,
+            Reason(record.reason).value,
+            _safe_text(record.detail),
+            _dumps(list(record.moves)),
+            _dumps(list(record.ms)),
+            None if record.cpu_ms is None else _dumps(list(record.cpu_ms)),
+            _safe_text(record.stderr_order),
+            _safe_text(record.stderr_chaos),
+            record.seed,
+            record.started_at,
+            record.finished_at,
+        )
+        with self._writing("cannot record a game") as conn:
+            cursor = conn.execute(
+                f"INSERT INTO games ({_GAME_COLUMNS}) VALUES ({', '.join('?' * len(row))})"
+                " ON CONFLICT (order_name, order_version, chaos_name, chaos_version, slot)"
+                " DO NOTHING",
+                row,
+            )
+            return cursor.rowcount == 1
+
+    def games(self, include_inactive: bool = False) -> Iterator[GameRecord]:
+        """The stored games in play order; only those between active versions unless asked.
+
+        Rows are read in batches, each by a short query, so iterating slowly holds no lock and no
+        snapshot; games committed meanwhile by another connection may appear at the end.
+        """
+        where = "" if include_inactive else f" AND {_BOTH_ACTIVE}"
+        last_id = -1
+        while True:
+            with self._reading("cannot read the games") as conn:
+                rows = conn.execute(
+                    f"SELECT id, {_GAME_COLUMNS} FROM games WHERE id > ?{where}"
+                    " ORDER BY id LIMIT ?",
+                    (last_id, _BATCH),
+                ).fetchall()
+            for row in rows:
+                yield self._record(row)
+            if len(rows) < _BATCH:
+                return
+            last_id = rows[-1][0]
+
+    def _record(self, row: tuple[Any, ...]) -> GameRecord:
+        game_id, order, chaos, order_version, chaos_version, _slot, winner, reason = row[:8]
+        detail, moves, ms, cpu_ms, stderr_order, stderr_chaos = row[8:14]
+        seed, started_at, finished_at = row[14:]
+        try:
+            return GameRecord(
+                order=order,
+                chaos=chaos,
+                winner=Role(winner),
+                reason=Reason(reason),
+                moves=list(json.loads(moves)),
+                ms=[float(x) for x in json.loads(ms)],
+                detail=detail,
+                cpu_ms=None if cpu_ms is None else [float(x) for x in json.loads(cpu_ms)],
+                stderr_order=stderr_order,
+                stderr_chaos=stderr_chaos,
+                seed=seed,
+                started_at=started_at,
+                finished_at=finished_at,
+                order_version=order_version,
+                chaos_version=chaos_version,
+            )
+        except (ValueError, TypeError) as exc:
+            raise self._fail(f"game {game_id} cannot be read: {exc}") from None
+
+    def completed_slots(self) -> set[tuple[str, str, int]]:
+        """(order, chaos, slot) of every stored game between active versions."""
+        with self._reading("cannot read the games") as conn:
+            return {
+                (order, chaos, slot)
+                for order, chaos, slot in conn.execute(
+                    f"SELECT order_name, chaos_name, slot FROM games WHERE {_BOTH_ACTIVE}"
+                )
+            }
+
+    def count_games(self, include_inactive: bool = False) -> int:
+        """The number of stored games (between active versions unless asked)."""
+        where = "" if include_inactive else f" WHERE {_BOTH_ACTIVE}"
+        with self._reading("cannot count games") as conn:
+            return conn.execute(f"SELECT COUNT(*) FROM games{where}").fetchone()[0]
+
+    # --- harness errors --------------------------------------------------------------------------
+    def add_harness_error(self, description: str, error: str) -> None:
+        """Record a fault of the harness (committed at once)."""
+        with self._writing("cannot record a harness error") as conn:
+            conn.execute(
+                "INSERT INTO harness_errors (time, description, error) VALUES (?, ?, ?)",
+                (time.time(), _safe_text(description), _safe_text(error)),
+            )
+
+    def harness_errors(self) -> list[HarnessErrorRow]:
+        """The recorded harness errors, oldest first."""
+        with self._reading("cannot read the harness errors") as conn:
+            rows = conn.execute(
+                "SELECT time, description, error FROM harness_errors ORDER BY id"
+            ).fetchall()
+        return [HarnessErrorRow(*row) for row in rows]
+
+    # --- meta ----------------------------------------------------------------------------------
+    def set_meta(self, key: str, value: str) -> None:
+        """Set a text entry (tournament name, config snapshot, seed, ...)."""
+        if not isinstance(key, str) or not isinstance(value, str):
+            raise TypeError("meta keys and values are str")
+        with self._writing("cannot write meta data") as conn:
+            conn.execute(
+                "INSERT INTO meta (key, value) VALUES (?, ?)"
+                " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (key, _safe_text(value)),
+            )
+
+    def get_meta(self, key: str) -> str | None:
+        """The entry ``key``, or None."""
+        with self._reading("cannot read meta data") as conn:
+            row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else row[0]
+
+    # --- whole store ---------------------------------------------------------------------------
+    def reset(self) -> None:
+        """Delete every game and harness error, in one transaction (for ``--fresh``).
+
+        Bots and meta entries are kept.
+        """
+        with self._writing("cannot reset the store") as conn:
+            conn.execute("DELETE FROM games")
+            conn.execute("DELETE FROM harness_errors")
+            conn.execute("DELETE FROM sqlite_sequence WHERE name IN ('games', 'harness_errors')")
+
+    def close(self) -> None:
+        """Close the store (idempotent).
+
+        A writer that is the last connection to the file checkpoints it and leaves it in rollback
+        journal mode (a single file); if others have it open it stays in WAL mode.
+        """
+        with self._lock:
+            conn, self._conn = self._conn, None
+            if conn is None:
+                return
+            if self._pid != os.getpid():
+                _FORKED_LEFTOVERS.append(conn)  # never close a parent's connection in a child
+                return
+            try:
+                if not self.readonly:
+                    conn.execute("PRAGMA busy_timeout = 0")
+                    conn.execute("PRAGMA journal_mode = DELETE")
+            except sqlite3.Error:
+                pass  # another connection has the file open: it stays in WAL mode, which is fine
+            finally:
+                try:
+                    conn.close()
+                except sqlite3.Error as exc:
+                    raise self._fail(f"cannot close the store: {_problem(exc)}") from exc
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = "closed" if self._conn is None else "read-only" if self.readonly else "open"
+        return f"<Store {str(self.path)!r} {state}>"
+
+
+_FORKED_LEFTOVERS: list[sqlite3.Connection] = []

@@ -1,0 +1,181 @@
+"""Running a tournament: from a config to a store holding every game it owes.
+
+``run_tournament`` registers the bots (their identity hashes) in the store, plans the missing
+games, hands the matches to an executor, and commits every game the moment it arrives. A failure
+of the harness (a worker that died, an internal error) is recorded as a harness error and its
+games are replayed; it never costs a bot a game. Interrupting the run loses at most the games in
+flight: running it again plays exactly what is missing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from arena.affinity import plan_cores, usable_cores
+from arena.botspec import BotSpec
+from arena.config import BotEntry, TournamentConfig
+from arena.executors import GameDone, JobDone, JobFailed, LocalPoolExecutor, MatchExecutor
+from arena.records import GameRecord
+from arena.referee import MatchSettings
+from arena.sandbox import resolve_mode
+from arena.schedule import MatchJob, plan_matches
+from arena.store import BotVersion, Store, VersionChange
+
+__all__ = ["TournamentObserver", "TournamentResult", "bot_specs", "run_tournament"]
+
+MAX_ATTEMPTS = 3
+
+
+class TournamentObserver(Protocol):
+    """What a tournament tells its user interface (all methods optional in spirit: no-ops)."""
+
+    def started(self, total: int, already: int, jobs: int) -> None: ...
+    def game(self, record: GameRecord) -> None: ...
+    def harness_error(self, job: str, error: str) -> None: ...
+
+
+@dataclass
+class TournamentResult:
+    """What a run did."""
+
+    total: int
+    """Games the tournament owes in all."""
+    already: int
+    """Games found in the store at the start (resumed)."""
+    played: int = 0
+    """Games played and stored by this run."""
+    faults: int = 0
+    """Games of this run lost by a fault."""
+    harness_errors: list[str] = field(default_factory=list)
+    """Failures of the harness in this run (their games were replayed)."""
+    changes: list[VersionChange] = field(default_factory=list)
+    """Bots whose program or command changed since the store last saw them."""
+
+    @property
+    def complete(self) -> bool:
+        return self.already + self.played >= self.total
+
+
+def bot_specs(config: TournamentConfig) -> list[BotSpec]:
+    """The runnable bots of a config."""
+    base = config.path.parent if config.path is not None else None
+    return [_spec(entry, base) for entry in config.bots]
+
+
+def _describe_config(config: TournamentConfig) -> dict[str, object]:
+    return {
+        "name": config.name,
+        "format": config.format,
+        "games_per_pairing": config.games_per_pairing,
+        "move_ms": config.time_control.move_ms,
+        "startup_ms": config.time_control.startup_ms,
+        "seed": config.seed,
+        "bots": [entry.name for entry in config.bots],
+    }
+
+
+def _spec(entry: BotEntry, base: Path | None) -> BotSpec:
+    if entry.path is not None:
+        spec = BotSpec.from_path(entry.path, name=entry.name)
+        if entry.dir is not None:
+            spec = BotSpec(spec.name, spec.argv, entry.dir, spec.program)
+        return spec
+    assert entry.command is not None
+    return BotSpec.from_command(list(entry.command), entry.name, entry.dir, base_dir=base)
+
+
+def match_settings(config: TournamentConfig) -> MatchSettings:
+    return MatchSettings(
+        time_control=config.time_control,
+        limits=config.limits,
+        sandbox=resolve_mode(config.sandbox),
+        freeze_idle=config.freeze_idle,
+    )
+
+
+def run_tournament(
+    config: TournamentConfig,
+    store: Store,
+    observer: TournamentObserver | None = None,
+    executor_factory: Callable[[MatchSettings, int], MatchExecutor] | None = None,
+) -> TournamentResult:
+    """Play every game ``config`` owes that ``store`` does not hold yet."""
+    specs = bot_specs(config)
+    store.set_meta("config", json.dumps(_describe_config(config)))
+    changes = store.register_bots([BotVersion(s.name, s.version(), s.argv) for s in specs])
+    store.set_meta("name", config.name)
+    store.set_meta("seed", str(config.seed))
+    done = store.completed_slots()
+    owed = plan_matches(specs, config.games_per_pairing, format=config.format, seed=config.seed)
+    total = sum(len(job.slots) for job in owed)
+    jobs = plan_matches(
+        specs,
+        config.games_per_pairing,
+        format=config.format,
+        seed=config.seed,
+        workers=config.workers,
+        done=done,
+    )
+    missing = sum(len(job.slots) for job in jobs)
+    result = TournamentResult(total=total, already=total - missing, changes=changes)
+    if observer is not None:
+        observer.started(total, result.already, len(jobs))
+    if not jobs:
+        return result
+    settings = match_settings(config)
+    workers = min(config.workers, len(jobs))
+    if executor_factory is None:
+        cores = plan_cores(workers, config.affinity)
+        executor: MatchExecutor = LocalPoolExecutor(workers, settings, cores)
+    else:
+        executor = executor_factory(settings, workers)
+    try:
+        for attempt in range(1, MAX_ATTEMPTS + 1):
+            failed = _run_jobs(executor, jobs, store, observer, result)
+            if not failed:
+                break
+            done = store.completed_slots()
+            jobs = [job.without(done) for job in failed]
+            jobs = [job for job in jobs if job.slots]
+            if attempt == MAX_ATTEMPTS or not jobs:
+                break
+    finally:
+        executor.close()
+    return result
+
+
+def _run_jobs(
+    executor: MatchExecutor,
+    jobs: list[MatchJob],
+    store: Store,
+    observer: TournamentObserver | None,
+    result: TournamentResult,
+) -> list[MatchJob]:
+    by_key = {job.key: job for job in jobs}
+    failed = []
+    for event in executor.execute(jobs):
+        if isinstance(event, GameDone):
+            if store.add_game(event.record, event.slot.index):
+                result.played += 1
+                result.faults += event.record.reason.is_fault
+                if observer is not None:
+                    observer.game(event.record)
+        elif isinstance(event, JobFailed):
+            store.add_harness_error(event.key, event.error)
+            result.harness_errors.append(f"{event.key}: {event.error}")
+            failed.append(by_key[event.key])
+            if observer is not None:
+                observer.harness_error(event.key, event.error)
+        elif isinstance(event, JobDone):
+            pass
+    return failed
+
+
+def oversubscribed(workers: int) -> bool:
+    """More workers than cores: bots then compete for CPU and timing becomes unfair."""
+    return workers > len(usable_cores()) or workers > (os.cpu_count() or 1)
