@@ -255,7 +255,8 @@ class Board:
         """Take back the last move."""
         move = self.history.pop()
         self.bits[move.mark] &= ~(1 << move.cell)
-        self._five = False  # a position with five is terminal: the move before it had none
+        if self._five:  # in play the position before a five had none; from_string may differ
+            self._five = self.has_five()
         return move
 
     def copy(self) -> Board:
