@@ -226,7 +226,12 @@ class Board:
         return [Move(c, m) for c in self.empty_cells() for m in (Mark.X, Mark.O)]
 
     def is_legal(self, move: Move) -> bool:
-        return 0 <= move.cell < CELLS and self.is_empty(move.cell) and not self.is_game_over()
+        return (
+            0 <= move.cell < CELLS
+            and move.mark in (0, 1)
+            and self.is_empty(move.cell)
+            and not self.is_game_over()
+        )
 
     # --- changes ---------------------------------------------------------------------------------
     def push(self, move: Move) -> bool:
@@ -237,6 +242,8 @@ class Board:
         cell, mark = move
         if not 0 <= cell < CELLS:
             raise IllegalMoveError(f"no such cell: {cell}")
+        if mark not in (0, 1):
+            raise IllegalMoveError(f"no such mark: {mark}")
         bit = 1 << cell
         if (self.bits[0] | self.bits[1]) & bit:
             raise IllegalMoveError(f"{cell_name(cell)} is occupied")

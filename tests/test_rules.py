@@ -348,8 +348,8 @@ def test_from_string_rejects_what_is_not_a_board(text: str) -> None:
 
 def test_pop_on_a_board_from_a_string_keeps_a_five_that_still_stands() -> None:
     """``from_string`` invents a history in cell order, so ``pop`` may take back a move that is
-    not the one that made the five; the position must still count as won (found by this suite:
-    ``Board.pop`` resets ``_five`` unconditionally)."""
+    not the one that made the five; the position must still count as won (a regression test:
+    ``Board.pop`` once reset the five flag unconditionally)."""
     board = Board.from_string("XXXXX." + "." * 29 + "O")
     board.pop()  # takes back f6, not part of the five in row 1
     assert board.has_five()
