@@ -102,33 +102,42 @@ class BotSpec:
         dir: str | os.PathLike[str] | None = None,
         base_dir: str | os.PathLike[str] | None = None,
     ) -> BotSpec:
-        """A bot from a full command line; the program is the first argument naming a file.
+        """A bot from a full command line.
 
-        Relative file arguments are taken from ``base_dir`` (the config's folder). ``dir``
-        defaults to the program file's folder.
+        The program is the command itself when it is given as a path (``./mybot``), and
+        otherwise, for an interpreter found on PATH (``python3 bot.py``, ``node bot.js``), the
+        first argument naming a file. ``python``/``python3`` mean the harness's own Python.
+        Arguments naming files are taken from ``base_dir`` (the config's folder) and made
+        absolute, since the bot runs in its own folder. ``dir`` defaults to the program's folder.
         """
         if not command:
             raise BotSpecError(f"bot {name}: empty command")
         base = Path(base_dir) if base_dir is not None else Path.cwd()
-        argv = list(command)
+        argv = [str(arg) for arg in command]
         if argv[0] in _PYTHON_NAMES:
             # The harness's own Python: a known version, visible inside the sandbox.
             argv[0:1] = [sys.executable, "-u"]
         program: Path | None = None
-        for i, arg in enumerate(argv):
-            candidate = (base / arg).expanduser()
-            if candidate.is_file():
-                candidate = candidate.resolve()
-                argv[i] = str(candidate)
-                program = candidate
-                break
-        first = argv[0]
-        if program is None or program != Path(first):
-            found = shutil.which(first)
-            if found is None and not Path(first).is_file():
+        first = Path(argv[0]).expanduser()
+        if os.sep in argv[0] and argv[0] != sys.executable:
+            executable = first if first.is_absolute() else base / first
+            if not executable.is_file():
                 raise BotSpecError(f"bot {name}: program not found: {command[0]}")
-            if found is not None and program is None and os.sep not in first:
-                argv[0] = found
+            if not os.access(executable, os.X_OK):
+                raise BotSpecError(f"bot {name}: program is not executable: {command[0]}")
+            program = executable.resolve()
+            argv[0] = str(program)
+        elif os.sep not in argv[0]:
+            found = shutil.which(argv[0])
+            if found is None:
+                raise BotSpecError(f"bot {name}: program not found on PATH: {command[0]}")
+            argv[0] = found
+        for i in range(1, len(argv)):
+            candidate = (base / argv[i]).expanduser()
+            if not argv[i].startswith("-") and candidate.is_file():
+                argv[i] = str(candidate.resolve())
+                if program is None:
+                    program = candidate.resolve()
         folder = Path(dir).expanduser() if dir is not None else None
         if folder is not None and not folder.is_absolute():
             folder = base / folder

@@ -74,11 +74,20 @@ class MatchExecutor(Protocol):
         ...
 
 
+_ACTIVE: list[Match] = []
+"""The matches being played in this process (their bots are killed by a worker's SIGTERM)."""
+
+
 def play_job(job: MatchJob, settings: MatchSettings, emit: Callable[[Event], None]) -> None:
     """Play one match job, emitting a ``GameDone`` after each game."""
-    with Match(job.bot_a, job.bot_b, settings, job.seed, expected_games=len(job.slots)) as match:
-        for slot in job.slots:
-            emit(GameDone(job.key, slot, match.play(slot.order_seat)))
+    match = Match(job.bot_a, job.bot_b, settings, job.seed, expected_games=len(job.slots))
+    _ACTIVE.append(match)
+    try:
+        with match:
+            for slot in job.slots:
+                emit(GameDone(job.key, slot, match.play(slot.order_seat)))
+    finally:
+        _ACTIVE.remove(match)
     emit(JobDone(job.key))
 
 
@@ -111,16 +120,44 @@ def _die_with_parent() -> None:
         ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
 
 
+def _children() -> set[int]:
+    """The pids of this process's children (its bots), from /proc."""
+    pids: set[int] = set()
+    with contextlib.suppress(OSError):
+        for task in os.listdir("/proc/self/task"):
+            with (
+                contextlib.suppress(OSError, ValueError),
+                open(f"/proc/self/task/{task}/children") as f,
+            ):
+                pids.update(int(pid) for pid in f.read().split())
+    return pids
+
+
 def _terminate(_signum: int, _frame: object) -> None:
-    raise SystemExit(1)  # unwinds through Match.__exit__, which kills the bots
+    """SIGTERM (the pool is closing, or the harness died): kill the bots at once and exit.
+
+    Raising SystemExit here to unwind through ``Match.__exit__`` is not reliable: a signal handler
+    also runs inside at-fork hooks and finalizers (the worker forks a bot after every fault),
+    where an exception is printed and swallowed, and the worker then plays on.
+    """
+    processes = [seat.process for match in _ACTIVE for seat in match.seats if seat.process]
+    for pid in {p.pid for p in processes if p.pid > 0} | _children():
+        with contextlib.suppress(OSError):
+            os.killpg(pid, signal.SIGKILL)  # a bot leads its own process group
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)  # in case it had not got there yet
+    for process in processes:
+        with contextlib.suppress(Exception):
+            process.plan.cleanup()  # its scratch folder
+    os._exit(1)
 
 
-def _worker_main(conn, settings: MatchSettings, core: int | None) -> None:  # noqa: ANN001
+def _worker_main(conn, settings: MatchSettings, core: int | None, parent: int) -> None:  # noqa: ANN001
     """A worker process: receive jobs, play them, send events back; ``None`` ends it."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     signal.signal(signal.SIGTERM, _terminate)
     _die_with_parent()
-    if os.getppid() == 1:  # the parent died before the request took effect
+    if os.getppid() != parent:  # the parent died before the request took effect
         return
     pin_to_core(core)
     while True:
@@ -166,7 +203,9 @@ class LocalPoolExecutor:
     def _spawn(self, core: int | None) -> _Worker:
         parent_conn, child_conn = self._ctx.Pipe()
         process = self._ctx.Process(
-            target=_worker_main, args=(child_conn, self.settings, core), daemon=True
+            target=_worker_main,
+            args=(child_conn, self.settings, core, os.getpid()),
+            daemon=True,
         )
         process.start()
         child_conn.close()
@@ -182,10 +221,17 @@ class LocalPoolExecutor:
     def execute(self, jobs: Sequence[MatchJob]) -> Iterator[Event]:
         queue = deque(jobs)
         while True:
-            for worker in self._workers:
+            for worker in list(self._workers):
                 if worker.job is None and queue:
-                    worker.job = queue.popleft()
-                    worker.conn.send(worker.job)
+                    job = queue.popleft()
+                    try:
+                        worker.conn.send(job)
+                    except OSError:  # the worker died while idle (killed from outside)
+                        self._replace(worker)  # joins the old process: its exit code is known
+                        code = worker.process.exitcode
+                        yield JobFailed(job.key, f"worker process died (exit code {code})")
+                        continue
+                    worker.job = job
             busy = [w for w in self._workers if w.job is not None]
             if not busy:
                 return

@@ -90,12 +90,16 @@ def plan_matches(
     wanted_jobs = max(1, 2 * workers)
     chunk = max(min_chunk, -(-total // wanted_jobs)) if len(pairs) < wanted_jobs else total
     chunk += chunk & 1  # even: each chunk plays both role assignments equally
+    # As many chunks as fit whole, of near-equal sizes (a short remainder would restart the bots
+    # for a handful of games); each a whole number of index pairs, so both roles equally.
+    count = max(1, games_per_pairing // max(1, chunk // 2))
+    bounds = [2 * (games_per_pairing * i // count) for i in range(count + 1)]
     jobs = []
     for a, b in pairs:
         slots = [GameSlot(seat, index) for index in range(games_per_pairing) for seat in (0, 1)]
-        for number, start in enumerate(range(0, len(slots), chunk)):
+        for number in range(count):
             key = f"{a.name}~{b.name}#{number}"
-            job = MatchJob(key, a, b, tuple(slots[start : start + chunk]), 0)
+            job = MatchJob(key, a, b, tuple(slots[bounds[number] : bounds[number + 1]]), 0)
             job = MatchJob(key, a, b, job.without(done).slots, _derived_seed(seed, key))
             if job.slots:
                 jobs.append(job)

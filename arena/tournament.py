@@ -37,6 +37,8 @@ class TournamentObserver(Protocol):
     def started(self, total: int, already: int, jobs: int) -> None: ...
     def game(self, record: GameRecord) -> None: ...
     def harness_error(self, job: str, error: str) -> None: ...
+    def bot_changed(self, change: VersionChange, set_aside: int) -> None:
+        """A bot differs from its last run: ``set_aside`` earlier games no longer count."""
 
 
 @dataclass
@@ -108,6 +110,10 @@ def run_tournament(
     specs = bot_specs(config)
     store.set_meta("config", json.dumps(_describe_config(config)))
     changes = store.register_bots([BotVersion(s.name, s.version(), s.argv) for s in specs])
+    notify = getattr(observer, "bot_changed", None)
+    if notify is not None:  # before the games, so that an interrupted run has said it too
+        for change in changes:
+            notify(change, store.set_aside_count(change.name))
     store.set_meta("name", config.name)
     store.set_meta("seed", str(config.seed))
     done = store.completed_slots()

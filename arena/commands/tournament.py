@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import shlex
+import sys
 import time
 from pathlib import Path
+
+from rich.markup import escape
 
 from arena.affinity import usable_cores
 from arena.config import load_config
@@ -79,10 +83,22 @@ class ProgressDisplay:
             )
             self.last_print = now
 
+    def bot_changed(self, change, set_aside: int) -> None:  # noqa: ANN001 - a VersionChange
+        message = (
+            f"bot {change.name} changed since the last run: its {set_aside} earlier games are "
+            "set aside and its pairings replayed"
+        )
+        if self.quiet:  # still worth saying, but not on stdout
+            print(message, file=sys.stderr, flush=True)
+        else:
+            self.console.print(escape(message))
+
     def harness_error(self, job: str, error: str) -> None:
         if not self.quiet:
             last = error.strip().splitlines()[-1] if error.strip() else error
-            self.console.print(f"[yellow]harness error in {job}[/] (replaying): {last}")
+            self.console.print(
+                f"[yellow]harness error in {escape(job)}[/] (replaying): {escape(last)}"
+            )
 
     def stop(self) -> None:
         if self.progress is not None:
@@ -135,18 +151,22 @@ def run_tournament_command(
             result = run_tournament(config, store, display)
         except KeyboardInterrupt:
             display.stop()
+            options = [f"--{key} {value}" for key, value in overrides.items()]
+            command = shlex.join(["arena", "tournament", str(config_path)])
             console.print(
                 f"\ninterrupted: {display.played} games stored this run. Resume with:\n"
-                f"  arena tournament {config_path}"
+                f"  {escape(' '.join([command, *options]))}"
             )
             return 130
         finally:
             display.stop()
-        for change in result.changes:
-            count = store.set_aside_count(change.name)
-            console.print(
-                f"bot {change.name} changed since the last run: its {count} earlier games are "
-                "set aside and its pairings replayed"
+        if not result.complete:
+            missing = result.total - result.already - result.played
+            print(
+                f"arena: incomplete: {missing} games not played because of repeated harness "
+                "errors; run the same command again to retry them",
+                file=sys.stderr,
+                flush=True,
             )
         if not quiet:
             from arena.commands.standings import print_standings
@@ -154,6 +174,6 @@ def run_tournament_command(
             print_standings(console, store)
             console.print(
                 f"{result.played} games played this run, {result.already} resumed; "
-                f"{len(result.harness_errors)} harness errors. Results: {config.db}"
+                f"{len(result.harness_errors)} harness errors. Results: {escape(str(config.db))}"
             )
     return 0 if result.complete else 1

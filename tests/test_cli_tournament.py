@@ -1,0 +1,556 @@
+"""``arena tournament``, ``arena ratings`` and ``arena export`` end to end, through the real CLI.
+
+Every test runs ``python -m arena`` in a subprocess (with a timeout) on configs written into
+``tmp_path``, with copies of the bots there too, so that a scan of ``/proc`` for ``tmp_path``
+finds every process a tournament started: the harness, its workers and the bots (bwrap's command
+line names the bot as well). Waits poll with a deadline; nothing sleeps for luck.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import pty
+import re
+import select
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from arena.export import CSV_FIELDS
+
+ROOT = Path(__file__).resolve().parent.parent
+TEST_BOTS = ROOT / "tests" / "bots"
+BUNDLED = ROOT / "bots"
+CORES = len(os.sched_getaffinity(0))
+
+
+# --- helpers -----------------------------------------------------------------------------------
+
+
+def arena(*args: object, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "arena", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def copy_bot(tmp_path: Path, source: Path, executable: bool = False) -> Path:
+    """A copy of a bot file in ``tmp_path/bots``; ``executable``: runnable by itself (``#!``)."""
+    folder = tmp_path / "bots"
+    folder.mkdir(exist_ok=True)
+    target = folder / source.name
+    text = source.read_text()
+    if executable:
+        text = f"#!{sys.executable}\n" + text
+    target.write_text(text)
+    if executable:
+        target.chmod(0o755)
+    return target
+
+
+def bot_entries(tmp_path: Path, names: Sequence[str], pace_ms: int = 1) -> list[dict]:
+    """Bots for a config: ``instant`` and ``random`` by path, any other name a paced command."""
+    entries = []
+    for name in names:
+        if name == "instant":
+            entries.append(
+                {"name": name, "path": str(copy_bot(tmp_path, TEST_BOTS / "instant.py"))}
+            )
+        elif name == "random":
+            path = copy_bot(tmp_path, BUNDLED / "random_bot.py")
+            entries.append({"name": name, "path": str(path)})
+        else:
+            paced = copy_bot(tmp_path, TEST_BOTS / "paced.py", executable=True)
+            entries.append({"name": name, "command": [str(paced), str(pace_ms)]})
+    return entries
+
+
+def write_config(tmp_path: Path, bots: list[dict], name: str = "t.yaml", **extra: object) -> Path:
+    """A tournament file (JSON is YAML) with short time controls and its store in tmp_path."""
+    data = {
+        "name": "t",
+        "bots": bots,
+        "games_per_pairing": 2,
+        "time_control": {"move_ms": 200, "startup_ms": 2000},
+        "workers": 2,
+        "db": str(tmp_path / "t.sqlite"),
+    }
+    data.update(extra)
+    path = tmp_path / name
+    path.write_text(json.dumps(data, indent=2) + "\n")
+    return path
+
+
+def owed(names: Sequence[str], games: int) -> Counter[tuple[str, str, int]]:
+    return Counter((a, b, i) for a in names for b in names if a != b for i in range(games))
+
+
+def stored_slots(db: Path) -> Counter[tuple[str, str, int]]:
+    """Every stored game's (order, chaos, slot), from the file (read-only), active or not."""
+    with sqlite3.connect(f"{db.absolute().as_uri()}?mode=ro", uri=True) as conn:
+        rows = conn.execute("SELECT order_name, chaos_name, slot FROM games").fetchall()
+    conn.close()
+    return Counter(tuple(row) for row in rows)
+
+
+def count_games(db: Path) -> int:
+    """Games stored so far, read while the harness writes (0 before the schema exists)."""
+    try:
+        conn = sqlite3.connect(f"{db.absolute().as_uri()}?mode=ro", uri=True, timeout=1)
+    except sqlite3.Error:
+        return 0
+    try:
+        return conn.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+    except sqlite3.Error:
+        return 0
+    finally:
+        conn.close()
+
+
+def integrity(db: Path) -> str:
+    conn = sqlite3.connect(db)
+    try:
+        return conn.execute("PRAGMA integrity_check").fetchone()[0]
+    finally:
+        conn.close()
+
+
+def processes_mentioning(text: str) -> list[str]:
+    """Command lines of live processes (other than this one) that contain ``text``."""
+    needle = text.encode()
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if needle in cmdline:
+            found.append(entry + ": " + cmdline.replace(b"\0", b" ").decode(errors="replace"))
+    return found
+
+
+def wait_until_gone(text: str, timeout: float = 10.0) -> list[str]:
+    """Wait (bounded) until no process mentions ``text``; what is left at the deadline."""
+    deadline = time.monotonic() + timeout
+    while True:
+        left = processes_mentioning(text)
+        if not left or time.monotonic() > deadline:
+            return left
+        time.sleep(0.05)
+
+
+def has_five(board: dict[tuple[int, int], str]) -> bool:
+    for row in range(6):
+        for col in range(6):
+            for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
+                cells = [(row + k * dr, col + k * dc) for k in range(5)]
+                if all(0 <= r < 6 and 0 <= c < 6 for r, c in cells):
+                    marks = {board.get(cell) for cell in cells}
+                    if len(marks) == 1 and None not in marks:
+                        return True
+    return False
+
+
+def check_record(record: dict) -> None:
+    """Replay a game on a naive board: legal moves, and the result the rules give."""
+    board: dict[tuple[int, int], str] = {}
+    moves = record["moves"]
+    assert len(record["ms"]) == len(moves)
+    for ply, token in enumerate(moves):
+        assert re.fullmatch(r"[a-f][1-6][XO]", token), token
+        cell = (int(token[1]) - 1, "abcdef".index(token[0]))
+        assert cell not in board, f"{token}: occupied"
+        board[cell] = token[2]
+        if has_five(board):
+            assert ply == len(moves) - 1, "the game went on after a five"
+    if record["reason"] == "five":
+        assert has_five(board) and record["winner"] == "order"
+    elif record["reason"] == "full":
+        assert len(moves) == 36 and not has_five(board) and record["winner"] == "chaos"
+    else:  # a fault: the game stopped early, before any five
+        assert not has_five(board) and len(moves) < 36
+
+
+def no_traceback(result: subprocess.CompletedProcess[str]) -> None:
+    assert "Traceback" not in result.stdout + result.stderr, result.stderr
+
+
+# --- a finished round-robin, shared by the tests that only read it ------------------------------
+
+NAMES = ("instant", "random", "paced")
+
+
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess]:
+    """A round-robin of 3 bots with 2 workers, 4 games per ordered pairing, run through the CLI."""
+    tmp_path = tmp_path_factory.mktemp("finished")
+    config = write_config(tmp_path, bot_entries(tmp_path, NAMES), games_per_pairing=4)
+    result = arena("tournament", config)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return tmp_path / "t.sqlite", result
+
+
+def test_round_robin_plays_every_slot_once(finished) -> None:  # noqa: ANN001
+    db, result = finished
+    assert stored_slots(db) == owed(NAMES, 4)
+    assert integrity(db) == "ok"
+    assert "24 games played this run, 0 resumed; 0 harness errors" in result.stdout
+    assert "Standings" in result.stdout
+    no_traceback(result)
+
+    exported = arena("export", db, "--format", "jsonl")
+    assert exported.returncode == 0, exported.stderr
+    records = [json.loads(line) for line in exported.stdout.splitlines()]
+    assert len(records) == 24
+    for record in records:
+        check_record(record)
+    as_order = Counter(r["order"] for r in records)
+    as_chaos = Counter(r["chaos"] for r in records)
+    assert as_order == as_chaos == dict.fromkeys(NAMES, 8)  # roles balanced
+
+    ratings = arena("ratings", db, "--json")
+    assert ratings.returncode == 0, ratings.stderr
+    data = json.loads(ratings.stdout)
+    assert sorted(bot["name"] for bot in data["bots"]) == sorted(NAMES)
+    for bot in data["bots"]:
+        assert bot["games"] == 16
+        assert {"wins", "elo", "elo_order", "elo_chaos"} <= bot.keys()
+    wins = sum(bot["wins"] for bot in data["bots"])
+    assert wins == 24
+
+
+def test_output_off_a_terminal_is_plain_progress_lines(finished) -> None:  # noqa: ANN001
+    _db, result = finished
+    assert re.search(r"^games 24/24 .*games/s.*faults \d+", result.stdout, re.MULTILINE)
+    assert "\x1b" not in result.stdout and "\r" not in result.stdout
+
+
+def test_export_formats(finished, tmp_path: Path) -> None:  # noqa: ANN001
+    db, _result = finished
+    bot = copy_bot(tmp_path, TEST_BOTS / "instant.py")
+    record_file = tmp_path / "match.jsonl"
+    match = arena("match", bot, bot, "--games", "2", "--record", record_file, "--quiet")
+    assert match.returncode == 0, match.stderr
+    record_keys = {frozenset(json.loads(line)) for line in record_file.read_text().splitlines()}
+
+    out = tmp_path / "games.jsonl"
+    jsonl = arena("export", db, "--format", "jsonl", "--out", out)
+    assert jsonl.returncode == 0 and jsonl.stdout == "", jsonl.stderr
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(records) == 24
+    assert {frozenset(r) for r in records} == record_keys
+
+    table = arena("export", db, "--format", "csv")
+    assert table.returncode == 0, table.stderr
+    rows = list(csv.reader(io.StringIO(table.stdout)))
+    assert tuple(rows[0]) == CSV_FIELDS
+    assert len(rows) == 25
+    assert [(row[0], row[1], row[2]) for row in rows[1:]] == [
+        (r["order"], r["chaos"], r["winner"]) for r in records
+    ]
+
+    pgn = arena("export", db, "--format", "pgn")
+    assert pgn.returncode == 0, pgn.stderr
+    tags = re.findall(r'^\[(White|Black|Result) "([^"]*)"\]$', pgn.stdout, re.MULTILINE)
+    games = [tags[i : i + 3] for i in range(0, len(tags), 3)]
+    expected = [
+        [("White", r["order"]), ("Black", r["chaos"]),
+         ("Result", "1-0" if r["winner"] == "order" else "0-1")]
+        for r in records
+    ]  # fmt: skip
+    assert games == expected
+
+
+@pytest.mark.parametrize("command", [["export"], ["export", "--format", "pgn"], ["ratings"]])
+def test_missing_store_is_a_clean_error(tmp_path: Path, command: list[str]) -> None:
+    missing = tmp_path / "nope.sqlite"
+    result = arena(*command[:1], missing, *command[1:])
+    assert result.returncode != 0
+    assert str(missing) in result.stderr and "no such store" in result.stderr
+    no_traceback(result)
+    assert not missing.exists()
+
+
+def test_unknown_export_format_is_a_clean_error(finished) -> None:  # noqa: ANN001
+    db, _result = finished
+    result = arena("export", db, "--format", "xml")
+    assert result.returncode != 0 and "jsonl, csv, pgn" in result.stderr
+    no_traceback(result)
+
+
+# --- output modes -------------------------------------------------------------------------------
+
+
+def test_quiet_prints_nothing(tmp_path: Path) -> None:
+    config = write_config(tmp_path, bot_entries(tmp_path, ["instant", "paced"]))
+    result = arena("tournament", config, "--quiet", "--workers", CORES + 1)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == ""
+    assert stored_slots(tmp_path / "t.sqlite") == owed(["instant", "paced"], 2)
+
+
+def test_too_many_workers_is_warned_about(tmp_path: Path) -> None:
+    config = write_config(tmp_path, bot_entries(tmp_path, ["instant", "paced"]))
+    result = arena("tournament", config, "--workers", CORES + 1)
+    assert result.returncode == 0, result.stderr
+    assert f"warning: {CORES + 1} workers on {CORES} cores" in result.stdout
+
+
+def test_progress_bar_on_a_terminal(tmp_path: Path) -> None:
+    config = write_config(tmp_path, bot_entries(tmp_path, ["instant", "paced"]))
+    master, slave = pty.openpty()
+    env = {**os.environ, "TERM": "xterm", "COLUMNS": "120"}
+    with subprocess.Popen(
+        [sys.executable, "-m", "arena", "tournament", str(config)],
+        stdin=subprocess.DEVNULL, stdout=slave, stderr=slave, env=env,
+    ) as process:  # fmt: skip
+        os.close(slave)
+        output = b""
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([master], [], [], 1.0)
+            if ready:
+                try:
+                    data = os.read(master, 65536)
+                except OSError:  # EIO: the other side is closed
+                    break
+                if not data:
+                    break
+                output += data
+            elif process.poll() is not None:
+                break
+        os.close(master)
+        assert process.wait(timeout=30) == 0, output.decode(errors="replace")
+    text = output.decode(errors="replace")
+    assert "━" in text and "4/4" in text  # the bar, games done of owed
+    assert not re.search(r"^games \d+/\d+ ", text, re.MULTILINE)  # no plain progress lines
+
+
+# --- resuming -----------------------------------------------------------------------------------
+
+
+def test_adding_a_bot_plays_only_its_games(tmp_path: Path) -> None:
+    bots = bot_entries(tmp_path, ["instant", "random", "paced"])
+    config = write_config(tmp_path, bots[:2])
+    first = arena("tournament", config)
+    assert first.returncode == 0, first.stderr
+    assert stored_slots(tmp_path / "t.sqlite") == owed(["instant", "random"], 2)
+
+    write_config(tmp_path, bots)
+    second = arena("tournament", config)
+    assert second.returncode == 0, second.stderr
+    assert "resuming: 4 of 12 games already played" in second.stdout
+    assert "8 games played this run, 4 resumed" in second.stdout
+    assert stored_slots(tmp_path / "t.sqlite") == owed(["instant", "random", "paced"], 2)
+
+    third = arena("tournament", config, "--quiet")
+    assert third.returncode == 0 and third.stdout == "", third.stderr
+    assert sum(stored_slots(tmp_path / "t.sqlite").values()) == 12
+
+
+def test_a_changed_bot_is_replayed_and_its_old_games_set_aside(tmp_path: Path) -> None:
+    bots = bot_entries(tmp_path, ["instant", "random", "paced"])
+    config = write_config(tmp_path, bots)
+    db = tmp_path / "t.sqlite"
+    first = arena("tournament", config)
+    assert first.returncode == 0, first.stderr
+
+    with open(bots[0]["path"], "a") as f:
+        f.write("# a comment changes the bot's identity\n")
+    second = arena("tournament", config)
+    assert second.returncode == 0, second.stderr
+    assert "bot instant changed since the last run: its 8 earlier games are set aside" in (
+        second.stdout
+    )
+    assert "8 games played this run, 4 resumed" in second.stdout
+    # Said before the games, so that a run stopped midway has said it too.
+    assert second.stdout.index("since the last run") < second.stdout.index("games 5/12")
+    assert sum(stored_slots(db).values()) == 20  # the old games are kept, not counted
+
+    ratings = json.loads(arena("ratings", db, "--json").stdout)
+    assert {bot["name"]: bot["games"] for bot in ratings["bots"]} == {
+        "instant": 8, "random": 8, "paced": 8,
+    }  # fmt: skip
+    exported = arena("export", db).stdout.splitlines()
+    versions = {
+        json.loads(line)["order_version"] for line in exported if '"order":"instant"' in line
+    }
+    assert len(exported) == 12 and len(versions) == 1
+
+    third = arena("tournament", config)  # said once: the store now knows the new version
+    assert third.returncode == 0 and "since the last run" not in third.stdout
+
+
+def test_fresh_starts_over(tmp_path: Path) -> None:
+    config = write_config(tmp_path, bot_entries(tmp_path, ["instant", "paced"]))
+    assert arena("tournament", config, "--quiet").returncode == 0
+    again = arena("tournament", config, "--fresh")
+    assert again.returncode == 0, again.stderr
+    assert "4 games played this run, 0 resumed" in again.stdout
+    assert stored_slots(tmp_path / "t.sqlite") == owed(["instant", "paced"], 2)
+
+
+def test_paths_are_printed_as_they_are(tmp_path: Path) -> None:
+    """Brackets in a path are not rich markup: neither dropped nor a crash."""
+    db = tmp_path / "[" / "]cup[b].sqlite"
+    config = write_config(tmp_path, bot_entries(tmp_path, ["instant", "paced"]), db=str(db))
+    result = arena("tournament", config)
+    assert result.returncode == 0, result.stderr
+    assert f"Results: {db}" in result.stdout
+    no_traceback(result)
+
+
+INTERRUPTED_BOTS = ("instant", "random", "paced1", "paced2")
+INTERRUPTED_GAMES = 6
+
+
+def start_and_stop(tmp_path: Path, stop: signal.Signals) -> tuple[Path, Path, str]:
+    """Start a tournament, wait until it has stored a game, then send ``stop``.
+
+    SIGINT goes to the harness's process group (as Ctrl-C would); SIGKILL to its main process
+    only. Returns the config, the store and what the harness printed.
+    """
+    config = write_config(
+        tmp_path,
+        bot_entries(tmp_path, INTERRUPTED_BOTS, pace_ms=10),
+        games_per_pairing=INTERRUPTED_GAMES,
+    )
+    db = tmp_path / "t.sqlite"
+    total = sum(owed(INTERRUPTED_BOTS, INTERRUPTED_GAMES).values())
+    process = subprocess.Popen(
+        [sys.executable, "-m", "arena", "tournament", str(config)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while (stored := count_games(db)) < 1:
+            assert process.poll() is None, process.communicate()[0]
+            assert time.monotonic() < deadline, "no game stored in time"
+            time.sleep(0.01)
+        assert stored < total  # still running
+        if stop is signal.SIGINT:
+            os.killpg(process.pid, signal.SIGINT)
+        else:
+            os.kill(process.pid, stop)
+        stopped = time.monotonic()
+        output, _ = process.communicate(timeout=30)
+        assert time.monotonic() - stopped < 4, "slow to stop: a worker ignored its SIGTERM?"
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=10)
+    if stop is signal.SIGINT:
+        assert process.returncode == 130, output
+    else:
+        assert process.returncode == -signal.SIGKILL
+    assert wait_until_gone(str(tmp_path)) == []  # no worker, no bot left
+    assert integrity(db) == "ok"
+    slots = stored_slots(db)
+    assert 0 < sum(slots.values()) < total
+    assert max(slots.values()) == 1 and set(slots) <= set(owed(INTERRUPTED_BOTS, INTERRUPTED_GAMES))
+    return config, db, output
+
+
+def resume_completes(config: Path, db: Path) -> None:
+    already = sum(stored_slots(db).values())
+    total = sum(owed(INTERRUPTED_BOTS, INTERRUPTED_GAMES).values())
+    result = arena("tournament", config)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert f"resuming: {already} of {total} games already played" in result.stdout
+    assert f"{total - already} games played this run, {already} resumed" in result.stdout
+    assert stored_slots(db) == owed(INTERRUPTED_BOTS, INTERRUPTED_GAMES)
+    assert integrity(db) == "ok"
+
+
+def test_ctrl_c_stops_cleanly_and_the_rerun_resumes(tmp_path: Path) -> None:
+    config, db, output = start_and_stop(tmp_path, signal.SIGINT)
+    assert "Resume with:" in output and f"arena tournament {config}" in output
+    assert "Traceback" not in output and "Exception ignored" not in output
+    reported = int(re.search(r"interrupted: (\d+) games stored this run", output).group(1))
+    assert reported <= sum(stored_slots(db).values())
+    resume_completes(config, db)
+
+
+def test_sigkill_of_the_harness_leaves_nothing_running_and_the_rerun_resumes(
+    tmp_path: Path,
+) -> None:
+    config, db, _output = start_and_stop(tmp_path, signal.SIGKILL)
+    resume_completes(config, db)
+
+
+# --- the example and bad configs ----------------------------------------------------------------
+
+
+def test_the_example_tournament_runs_to_completion(tmp_path: Path) -> None:
+    text = (ROOT / "tournaments" / "example.yaml").read_text()
+    assert "../bots/shell_bot.sh" in text
+    config = tmp_path / "example.yaml"
+    config.write_text(text.replace("../bots/shell_bot.sh", str(BUNDLED / "shell_bot.sh")))
+    result = arena("tournament", config, "--workers", min(CORES, 2))
+    assert result.returncode == 0, result.stdout + result.stderr
+    db = tmp_path / "results" / "example.sqlite"
+    assert stored_slots(db) == owed(["random", "greedy", "shell"], 10)
+    assert "60 games played this run, 0 resumed; 0 harness errors" in result.stdout
+    no_traceback(result)
+
+
+BAD_CONFIGS = {
+    "unknown key": ("game_per_pairing: 3\n", "game_per_pairing", 5, "did you mean"),
+    "wrong type": ("games_per_pairing: ten\n", "games_per_pairing", 5, "positive integer"),
+    "bad section value": (
+        "time_control: {move_ms: -5}\n",
+        "time_control.move_ms",
+        5,
+        "positive integer",
+    ),
+    "missing bot file": ("", "bots[1].path", 4, "not found"),
+    "bad yaml": ("workers: [1, 2\n", None, None, "invalid YAML"),
+    "bad format": ("format: swiss\n", "format", 5, "round-robin"),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_CONFIGS))
+def test_a_wrong_config_gets_one_clear_message(tmp_path: Path, case: str) -> None:
+    extra, key, line, expected = BAD_CONFIGS[case]
+    instant = copy_bot(tmp_path, TEST_BOTS / "instant.py")
+    second = "nope.py" if case == "missing bot file" else instant
+    config = tmp_path / "bad.yaml"
+    config.write_text(
+        f"bots:\n  - {{name: a, path: {instant}}}\n  - name: b\n    path: {second}\n{extra}"
+    )
+    result = arena("tournament", config)
+    assert result.returncode != 0
+    no_traceback(result)
+    message = result.stderr.strip()
+    assert len(message.splitlines()) == 1, message
+    assert str(config) in message and expected in message
+    if key is not None:
+        assert f"{key}:" in message
+    if line is not None:
+        assert f"{config}:{line}:" in message
+    assert not (tmp_path / "results").exists()  # nothing created
+
+
+def test_a_missing_config_file_is_a_clean_error(tmp_path: Path) -> None:
+    result = arena("tournament", tmp_path / "missing.yaml")
+    assert result.returncode != 0 and "missing.yaml: file not found" in result.stderr
+    no_traceback(result)

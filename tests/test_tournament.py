@@ -1,0 +1,375 @@
+"""Tournaments through the library: the schedule, ``run_tournament`` and the worker pool.
+
+Real bot processes and real SQLite files in ``tmp_path``. The bots are copied into ``tmp_path``
+so that a scan of ``/proc`` for ``tmp_path`` finds exactly the processes these tests started.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import time
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import pytest
+
+from arena.botspec import BotSpec
+from arena.config import TournamentConfig, config_from_dict
+from arena.executors import Event, GameDone, InlineExecutor, JobFailed, LocalPoolExecutor
+from arena.limits import SandboxMode
+from arena.referee import MatchSettings
+from arena.sandbox import bwrap_path
+from arena.schedule import MatchJob, pairings, plan_matches
+from arena.store import Store
+from arena.tournament import MAX_ATTEMPTS, TournamentResult, run_tournament
+
+ROOT = Path(__file__).resolve().parent.parent
+TEST_BOTS = ROOT / "tests" / "bots"
+FAST = {"move_ms": 200, "startup_ms": 2000}
+
+
+# --- helpers -----------------------------------------------------------------------------------
+
+
+def copy_bot(tmp_path: Path, name: str) -> Path:
+    """A copy of ``tests/bots/<name>`` in ``tmp_path/bots`` (its own folder: what bwrap exposes)."""
+    folder = tmp_path / "bots"
+    folder.mkdir(exist_ok=True)
+    target = folder / name
+    shutil.copyfile(TEST_BOTS / name, target)
+    return target
+
+
+def executable_bot(tmp_path: Path, name: str) -> Path:
+    """A copy of ``tests/bots/<name>`` that runs by itself (a ``#!`` line naming this Python)."""
+    target = copy_bot(tmp_path, name)
+    target.write_text(f"#!{sys.executable}\n" + target.read_text())
+    target.chmod(0o755)
+    return target
+
+
+def make_config(tmp_path: Path, bots: list[dict], **extra: object) -> TournamentConfig:
+    data = {
+        "name": "t",
+        "bots": bots,
+        "games_per_pairing": 2,
+        "time_control": FAST,
+        "workers": 2,
+        "db": str(tmp_path / "t.sqlite"),
+        "sandbox": "none",
+        "affinity": "off",
+    }
+    data.update(extra)
+    return config_from_dict(data, base_dir=tmp_path)
+
+
+def processes_mentioning(text: str) -> list[str]:
+    """Command lines of live processes (other than this one) that contain ``text``."""
+    needle = text.encode()
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if needle in cmdline:
+            found.append(entry + ": " + cmdline.replace(b"\0", b" ").decode(errors="replace"))
+    return found
+
+
+def wait_until_gone(text: str, timeout: float = 10.0) -> list[str]:
+    """Wait (bounded) until no process mentions ``text``; what is left at the deadline."""
+    deadline = time.monotonic() + timeout
+    while True:
+        left = processes_mentioning(text)
+        if not left or time.monotonic() > deadline:
+            return left
+        time.sleep(0.05)
+
+
+def children() -> list[str]:
+    """This process's children (workers and bots not reaped: none must be left)."""
+    found = []
+    for task in os.listdir("/proc/self/task"):
+        try:
+            found += Path(f"/proc/self/task/{task}/children").read_text().split()
+        except OSError:
+            continue
+    return found
+
+
+def slots_of(store: Store) -> Counter[tuple[str, str, int]]:
+    with store._reading("test") as conn:  # every stored row, active or not
+        rows = conn.execute("SELECT order_name, chaos_name, slot FROM games").fetchall()
+    return Counter(tuple(row) for row in rows)
+
+
+def owed_slots(names: Sequence[str], games: int) -> set[tuple[str, str, int]]:
+    return {(a, b, i) for a in names for b in names if a != b for i in range(games)}
+
+
+def spec(name: str) -> BotSpec:
+    return BotSpec(name, ("true",), Path("/"), None)
+
+
+# --- the schedule --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("workers", [1, 2, 8])
+@pytest.mark.parametrize("games", [1, 5, 12])
+def test_plan_covers_every_slot_once_with_alternating_roles(workers: int, games: int) -> None:
+    bots = [spec(n) for n in "abcd"]
+    jobs = plan_matches(bots, games, workers=workers, seed=3)
+    keys = [job.slot_key(slot) for job in jobs for slot in job.slots]
+    assert Counter(keys) == Counter(owed_slots("abcd", games))
+    assert len({job.key for job in jobs}) == len(jobs)
+    for job in jobs:
+        seats = [slot.order_seat for slot in job.slots]
+        assert seats == [i & 1 for i in range(len(seats))]  # alternating, bot A first
+        # Stopped after any game, a match is balanced to within one game.
+        for end in range(len(seats) + 1):
+            assert abs(seats[:end].count(0) - seats[:end].count(1)) <= 1
+
+
+def test_plan_chunks_pairings_for_idle_workers_and_skips_done_slots() -> None:
+    bots = [spec("a"), spec("b")]
+    jobs = plan_matches(bots, 50, workers=4)
+    assert len(jobs) > 1 and all(len(job.slots) % 2 == 0 for job in jobs)
+    assert all(len(job.slots) >= 10 for job in jobs)
+    done = {("a", "b", i) for i in range(50)} | {("b", "a", 0)}
+    left = plan_matches(bots, 50, workers=4, done=done)
+    assert {job.slot_key(s) for job in left for s in job.slots} == {
+        ("b", "a", i) for i in range(1, 50)
+    }
+    assert plan_matches(bots, 50, done=owed_slots("ab", 50)) == []
+
+
+def test_gauntlet_pairs_the_first_bot_with_each_other() -> None:
+    bots = [spec(n) for n in "abcd"]
+    assert [(a.name, b.name) for a, b in pairings(bots, "gauntlet")] == [
+        ("a", "b"), ("a", "c"), ("a", "d"),
+    ]  # fmt: skip
+    with pytest.raises(ValueError, match="unknown format"):
+        pairings(bots, "swiss")
+
+
+# --- run_tournament ----------------------------------------------------------------------------
+
+
+class FlakyExecutor:
+    """Plays jobs in this process, but fails job ``fail_key`` after one game, ``times`` times."""
+
+    def __init__(self, settings: MatchSettings, fail_key: str, times: int) -> None:
+        self.inline = InlineExecutor(settings)
+        self.fail_key = fail_key
+        self.times = times
+        self.failures = 0
+        self.closed = False
+
+    def execute(self, jobs: Sequence[MatchJob]) -> Iterator[Event]:
+        for job in jobs:
+            if job.key == self.fail_key and self.failures < self.times:
+                self.failures += 1
+                first = MatchJob(job.key, job.bot_a, job.bot_b, job.slots[:1], job.seed)
+                for event in self.inline.execute([first]):
+                    if isinstance(event, GameDone):
+                        yield event
+                yield JobFailed(job.key, "simulated harness failure")
+            else:
+                yield from self.inline.execute([job])
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def two_bot_config(tmp_path: Path, games: int = 2) -> TournamentConfig:
+    instant = copy_bot(tmp_path, "instant.py")
+    bots = [{"name": "a", "path": str(instant)}, {"name": "b", "path": str(instant)}]
+    return make_config(tmp_path, bots, games_per_pairing=games)
+
+
+def test_harness_failure_is_recorded_and_its_games_replayed(tmp_path: Path) -> None:
+    config = two_bot_config(tmp_path, games=3)
+    executors: list[FlakyExecutor] = []
+
+    def factory(settings: MatchSettings, workers: int) -> FlakyExecutor:
+        executors.append(FlakyExecutor(settings, "a~b#0", times=1))
+        return executors[0]
+
+    with Store.open(config.db) as store:
+        result = run_tournament(config, store, executor_factory=factory)
+        assert result.complete and result.total == 6 and result.played == 6
+        assert result.faults == 0
+        assert len(result.harness_errors) == 1
+        assert [e.description for e in store.harness_errors()] == ["a~b#0"]
+        assert slots_of(store) == Counter(owed_slots("ab", 3))
+    assert executors[0].closed
+
+
+def test_retries_are_bounded(tmp_path: Path) -> None:
+    config = two_bot_config(tmp_path, games=2)
+
+    def factory(settings: MatchSettings, workers: int) -> FlakyExecutor:
+        return FlakyExecutor(settings, "a~b#0", times=10**6)
+
+    with Store.open(config.db) as store:
+        result = run_tournament(config, store, executor_factory=factory)
+        assert not result.complete
+        assert len(result.harness_errors) == MAX_ATTEMPTS == len(store.harness_errors())
+        # Each attempt played one game before failing: those games are kept, never doubled.
+        assert result.played == MAX_ATTEMPTS
+        assert sum(slots_of(store).values()) == MAX_ATTEMPTS
+        assert max(slots_of(store).values()) == 1
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.calls: list[tuple] = []
+
+    def started(self, total: int, already: int, jobs: int) -> None:
+        self.calls.append(("started", total, already))
+
+    def game(self, record: object) -> None:
+        self.calls.append(("game",))
+
+    def harness_error(self, job: str, error: str) -> None:
+        self.calls.append(("harness_error", job))
+
+
+def test_resume_adding_a_bot_and_changing_one(tmp_path: Path) -> None:
+    instant = copy_bot(tmp_path, "instant.py")
+    paced = copy_bot(tmp_path, "paced.py")
+    a = {"name": "a", "path": str(instant)}
+    b = {"name": "b", "path": str(paced)}
+    c = {"name": "c", "path": str(ROOT / "bots" / "random_bot.py")}
+    with Store.open(tmp_path / "t.sqlite") as store:
+        first = run_tournament(make_config(tmp_path, [a, b]), store)
+        assert (first.total, first.already, first.played) == (4, 0, 4)
+
+        observer = Recorder()
+        again = run_tournament(make_config(tmp_path, [a, b]), store, observer)
+        assert (again.total, again.already, again.played) == (4, 4, 0)
+        assert observer.calls == [("started", 4, 4)]  # an observer without bot_changed is fine
+
+        grown = run_tournament(make_config(tmp_path, [a, b, c]), store)
+        assert (grown.total, grown.already, grown.played) == (12, 4, 8)
+        assert slots_of(store) == Counter(owed_slots("abc", 2))
+
+        with paced.open("a") as f:
+            f.write("# changed\n")
+        changed = run_tournament(make_config(tmp_path, [a, b, c]), store)
+        assert [ch.name for ch in changed.changes] == ["b"]
+        assert (changed.total, changed.already, changed.played) == (12, 4, 8)
+        assert store.set_aside_count("b") == 8
+        assert store.count_games() == 12 and store.count_games(include_inactive=True) == 20
+        names = Counter(n for r in store.games() for n in (r.order, r.chaos))
+        assert names == {"a": 8, "b": 8, "c": 8}
+
+
+# --- the worker pool: workers that die -----------------------------------------------------------
+
+
+def killer_config(tmp_path: Path, marker: Path | None, sandbox: str) -> TournamentConfig:
+    instant = copy_bot(tmp_path, "instant.py")
+    killer = executable_bot(tmp_path, "kill_parent.py")
+    command = [str(killer)] + ([str(marker)] if marker else [])
+    bots = [
+        {"name": "a", "path": str(instant)},
+        {"name": "b", "path": str(instant)},
+        {"name": "killer", "command": command},
+    ]
+    return make_config(tmp_path, bots, sandbox=sandbox)
+
+
+def run_bounded(config: TournamentConfig, store: Store) -> TournamentResult:
+    started = time.monotonic()
+    result = run_tournament(config, store)
+    assert time.monotonic() - started < 30, "the tournament took far too long"
+    return result
+
+
+def test_a_dead_worker_is_replaced_and_its_match_replayed(tmp_path: Path) -> None:
+    config = killer_config(tmp_path, tmp_path / "struck", sandbox="none")
+    with Store.open(config.db) as store:
+        result = run_bounded(config, store)
+        assert (tmp_path / "struck").exists()
+        assert result.complete and result.played == 12
+        errors = store.harness_errors()
+        assert len(errors) == 1 and "worker process died" in errors[0].error
+        assert errors[0].description.startswith(("a~killer", "b~killer"))
+        assert slots_of(store) == Counter(owed_slots(["a", "b", "killer"], 2))
+        assert not any(record.reason.is_fault for record in store.games())
+    assert wait_until_gone(str(tmp_path)) == []
+    assert children() == []
+
+
+def test_a_bot_that_always_kills_its_worker_cannot_hang_the_tournament(tmp_path: Path) -> None:
+    config = killer_config(tmp_path, None, sandbox="none")
+    with Store.open(config.db) as store:
+        result = run_bounded(config, store)
+        assert not result.complete
+        # Both of the killer's matches failed on every attempt; the other pairing was played.
+        assert len(store.harness_errors()) == 2 * MAX_ATTEMPTS == len(result.harness_errors)
+        assert slots_of(store) == Counter(owed_slots("ab", 2))
+        assert store.count_games() == result.played == 4
+    assert wait_until_gone(str(tmp_path)) == []
+    assert children() == []
+
+
+@pytest.mark.sandbox
+@pytest.mark.skipif(bwrap_path() is None, reason="bubblewrap is not usable here")
+def test_inside_bwrap_a_bot_cannot_kill_its_worker(tmp_path: Path) -> None:
+    config = killer_config(tmp_path, None, sandbox="bwrap")
+    with Store.open(config.db) as store:
+        result = run_bounded(config, store)
+        assert result.complete and result.played == 12
+        assert store.harness_errors() == []
+        killer_games = [r for r in store.games() if "killer" in (r.order, r.chaos)]
+        assert len(killer_games) == 8  # it played on (or lost its games by a fault of its own)
+    assert wait_until_gone(str(tmp_path)) == []
+    assert children() == []
+
+
+def test_a_worker_killed_while_idle_is_replaced(tmp_path: Path) -> None:
+    instant = copy_bot(tmp_path, "instant.py")
+    a, b = BotSpec.from_path(instant, "a"), BotSpec.from_path(instant, "b")
+    jobs = plan_matches([a, b], 2)
+    settings = MatchSettings(sandbox=SandboxMode.NONE)
+    pool = LocalPoolExecutor(1, settings)
+    try:
+        worker = pool._workers[0]
+        os.kill(worker.process.pid, 9)
+        worker.process.join(timeout=10)
+        assert worker.process.exitcode == -9
+        events = list(pool.execute(jobs))
+        assert [type(e) for e in events] == [JobFailed]
+        assert "worker process died" in events[0].error
+        events = list(pool.execute(jobs))  # the replacement plays it
+        assert sum(isinstance(e, GameDone) for e in events) == 4
+    finally:
+        pool.close()
+    assert wait_until_gone(str(tmp_path)) == []
+    assert children() == []
+
+
+def test_closing_a_busy_pool_kills_the_bots_at_once(tmp_path: Path) -> None:
+    paced = executable_bot(tmp_path, "paced.py")
+    a = BotSpec.from_command([str(paced), "50"], "a")
+    b = BotSpec.from_command([str(paced), "50"], "b")
+    jobs = plan_matches([a, b], 20, workers=2)
+    pool = LocalPoolExecutor(2, MatchSettings(sandbox=SandboxMode.NONE))
+    try:
+        events = pool.execute(jobs)
+        assert isinstance(next(events), GameDone)  # the matches are under way
+        assert len(processes_mentioning(str(paced))) >= 2
+    finally:
+        started = time.monotonic()
+        pool.close()
+        assert time.monotonic() - started < 3
+    assert wait_until_gone(str(tmp_path), timeout=5) == []
+    assert children() == []
