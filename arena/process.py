@@ -150,6 +150,9 @@ class BotProcess:
             code = self.proc.wait(timeout=5)
         except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL cannot be ignored
             code = None
+        # What it wrote last (a traceback, say) is still in the pipe: keep it for the record. Its
+        # whole group is dead by now, so this reads at most what the pipe holds.
+        self.drain_stderr()
         for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             if stream is not None:
                 with contextlib.suppress(OSError):

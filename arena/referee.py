@@ -145,7 +145,7 @@ class Match:
         self.channels.add(process)
         process.expecting = True
         if not process.send(VERSION_LINE):
-            return "exited before reading `arena 1`"
+            return f"exited before reading `arena 1` ({_exit_detail(process)})"
         return None
 
     def _ensure_ready(self, seats: Iterable[_Seat]) -> None:
@@ -211,7 +211,10 @@ class Match:
             WaitStatus.EXTRA: "wrote more than one line at start-up",
             WaitStatus.OVERLONG: "start-up line too long",
         }
-        faults.append(self._startup_failed(seat, problems[status]))
+        problem = problems[status]
+        if status is WaitStatus.EOF:
+            problem += f" ({_exit_detail(process)})"
+        faults.append(self._startup_failed(seat, problem))
 
     def _fault_outside_turn(
         self, seat: _Seat, status: WaitStatus = WaitStatus.UNSOLICITED
@@ -318,7 +321,7 @@ class Match:
             elapsed = perf_ns() - started
             process.expecting = False
             if status is not WaitStatus.LINE:
-                self._wait_fault(seat, status, culprit, line, move_ms)
+                self._wait_fault(seat, status, culprit, started + budget_ns, move_ms)
             if elapsed > budget_ns:
                 raise _GameOver(
                     seat, Reason.TIMEOUT, f"answered after {elapsed / 1e6:.1f} ms (limit {move_ms})"
@@ -355,10 +358,13 @@ class Match:
         seat: _Seat,
         status: WaitStatus,
         culprit: BotProcess | None,
-        line: bytes,
+        deadline_ns: int,
         move_ms: int,
     ) -> None:
         if status is WaitStatus.TIMEOUT:
+            crashed = _silent_crash(seat.process)
+            if crashed is not None:
+                raise _GameOver(seat, Reason.CRASH, crashed)
             raise _GameOver(seat, Reason.TIMEOUT, f"no move within {move_ms} ms")
         if status is WaitStatus.EOF:
             raise _GameOver(seat, Reason.CRASH, _exit_detail(seat.process))
@@ -367,7 +373,24 @@ class Match:
             raise _GameOver(seat, Reason.MALFORMED, f"line longer than {limit} bytes")
         if status is WaitStatus.EXTRA:
             raise _GameOver(seat, Reason.MALFORMED, "wrote more than one line for one turn")
-        raise self._fault_outside_turn(self._seat_of(culprit), status)
+        # The other bot is at fault, while ``seat`` is on move and owes a reply.
+        over = self._fault_outside_turn(self._seat_of(culprit), status)
+        self._stop(over.culprit, graceful=False)
+        self._drop_owed_reply(seat, deadline_ns)
+        raise over
+
+    def _drop_owed_reply(self, seat: _Seat, deadline_ns: int) -> None:
+        """Wait (until the turn's deadline) for a reply that the other bot's fault made moot, and
+        drop it, so that it is never read in the next game; a bot that does not answer in time is
+        restarted for its next game (it is not at fault: the game is decided)."""
+        process = seat.process
+        if process is None:
+            return
+        process.expecting = True
+        status, _line, _culprit = self.channels.wait_line(process, deadline_ns)
+        process.expecting = False
+        if status is not WaitStatus.LINE:
+            self._stop(seat, graceful=False)
 
 
 _TOKEN_TEXT = tuple(tuple(Move(cell, mark).token for mark in Mark) for cell in range(CELLS))
@@ -395,6 +418,36 @@ def _exit_detail(process: BotProcess | None) -> str:
         except ValueError:
             return f"killed by signal {-code}"
     return f"exited with code {code}"
+
+
+def _silent_crash(process: BotProcess | None) -> str | None:
+    """Why a bot that let its move time run out had in fact crashed (None: it had not).
+
+    End of file cannot show a crash while another process holds the bot's stdout open: a child it
+    forked before exiting, or bubblewrap, which keeps the pipe for as long as the bot runs.
+    """
+    if process is None or process.proc is None:
+        return None
+    if process.proc.poll() is not None:
+        return _exit_detail(process) + " (a child kept its stdout open)"
+    # The process that runs the bot's command: bwrap runs it as the child of its own init.
+    pid = process.pid
+    for _ in range(2 if process.plan.sandboxed else 0):
+        try:
+            with open(f"/proc/{pid}/task/{pid}/children") as f:
+                pid = int(f.read().split()[0])  # the first (oldest) child
+        except (OSError, ValueError, IndexError):
+            return None
+    try:
+        target = os.readlink(f"/proc/{pid}/fd/1")
+    except FileNotFoundError:
+        return "closed its stdout"
+    except OSError:
+        return None
+    with contextlib.suppress(OSError):
+        if target != f"pipe:[{os.fstat(process.stdout_fd).st_ino}]":
+            return "closed its stdout"
+    return None
 
 
 def _tail(seat: _Seat) -> str:

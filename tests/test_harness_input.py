@@ -127,5 +127,5 @@ def test_freeze_idle_stops_the_bot_not_on_move(sandbox: str) -> None:
         spins[freeze] = sum(
             _spins(r.stderr_order if r.order == "ponder" else r.stderr_chaos) for r in records
         )
-    assert spins[False] > 1000
-    assert spins[True] * 10 < spins[False], spins
+    assert spins[False] > 1000, spins
+    assert spins[True] * 5 < spins[False], spins

@@ -1,7 +1,7 @@
 """A correct bot that thinks on its opponent's time: after each move it spins until its next line.
 
-Why: to test ``freeze_idle``. It counts the spins it made while not on move and writes
-``spins=N`` to stderr at the end of each game; a frozen (SIGSTOPped) bot cannot spin.
+Why: to test ``freeze_idle``. On each turn it first writes ``spins=N`` to stderr, the spins it
+made while its opponent was on move; a frozen (SIGSTOPped) bot cannot spin.
 """
 
 import os
@@ -20,11 +20,9 @@ def main() -> None:
             return
         if line.startswith(b"arena"):
             os.write(1, b"ready ponder\n")
-        elif line.startswith(b"game"):
-            spins = 0
-        elif line.startswith(b"end"):
-            os.write(2, b"spins=%d\n" % spins)
         elif line.startswith(b"turn"):
+            os.write(2, b"spins=%d\n" % spins)
+            spins = 0
             board = line.split()[1]
             cell = board.index(b".")
             mark = b"XO"[(cell // 6 + cell % 6 // 2) % 2 : (cell // 6 + cell % 6 // 2) % 2 + 1]

@@ -1,0 +1,100 @@
+"""Shared test helpers: where the bots are, and a check that no bot process outlives a test.
+
+``leftover_processes`` scans ``/proc`` for processes whose command line mentions a marker (by
+default the ``tests/bots`` and ``bots`` folders; tests that copy their bots to a fresh temporary
+folder pass that folder, which no other test run can share). ``child_processes`` lists the
+children of the test process itself (a zombie among them is a child nobody reaped).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+import pytest
+
+TESTS_DIR = Path(__file__).resolve().parent
+TEST_BOTS_DIR = TESTS_DIR / "bots"
+BUNDLED_BOTS_DIR = TESTS_DIR.parent / "bots"
+DEFAULT_MARKERS = (f"{TEST_BOTS_DIR}{os.sep}", f"{BUNDLED_BOTS_DIR}{os.sep}")
+LEFTOVER_WAIT_S = 2.0
+
+
+@pytest.fixture
+def test_bots_dir() -> Path:
+    """``tests/bots``: the fault fixtures and small correct bots."""
+    return TEST_BOTS_DIR
+
+
+@pytest.fixture
+def bundled_bots_dir() -> Path:
+    """``bots/``: the bundled example bots."""
+    return BUNDLED_BOTS_DIR
+
+
+def leftover_processes(markers: Iterable[str] = DEFAULT_MARKERS) -> list[tuple[int, str]]:
+    """``(pid, command line)`` of every other process whose command line contains a marker."""
+    wanted = [m.encode() for m in markers]
+    me = os.getpid()
+    found = []
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit() or int(entry.name) == me:
+            continue
+        try:
+            with open(f"/proc/{entry.name}/cmdline", "rb") as f:
+                cmdline = f.read()
+        except OSError:  # gone meanwhile, or not ours to read
+            continue
+        if any(m in cmdline for m in wanted):
+            found.append((int(entry.name), cmdline.replace(b"\0", b" ").decode(errors="replace")))
+    return found
+
+
+def wait_for_no_leftovers(
+    markers: Iterable[str] = DEFAULT_MARKERS, timeout: float = LEFTOVER_WAIT_S
+) -> list[tuple[int, str]]:
+    """Poll ``leftover_processes`` until there are none or ``timeout`` passes; the survivors.
+
+    A killed process can take a moment to vanish from ``/proc`` (the kernel tears it down
+    asynchronously), so one scan right after a match is not enough, and a sleep would be luck.
+    """
+    markers = tuple(markers)
+    deadline = time.monotonic() + timeout
+    while True:
+        left = leftover_processes(markers)
+        if not left or time.monotonic() >= deadline:
+            return left
+        time.sleep(0.02)
+
+
+def child_processes() -> list[tuple[int, str]]:
+    """``(pid, state)`` of each child of this process (state ``Z``: a zombie nobody reaped)."""
+    children = []
+    for task in Path("/proc/self/task").iterdir():
+        try:
+            pids = (task / "children").read_text().split()
+        except OSError:
+            continue
+        for pid in pids:
+            try:
+                stat = Path(f"/proc/{pid}/stat").read_text()
+            except OSError:
+                continue
+            children.append((int(pid), stat.rsplit(")", 1)[1].split()[0]))
+    return children
+
+
+@pytest.fixture
+def no_leftover_processes(tmp_path: Path) -> Iterator[Path]:
+    """After the test: no process mentions ``tmp_path`` (copy bots there), and no child is left.
+
+    Yields ``tmp_path``. Only the test's own temporary folder is a marker, so that bots run by
+    someone else's tests from ``tests/bots`` at the same time cannot make this test fail.
+    """
+    yield tmp_path
+    left = wait_for_no_leftovers([str(tmp_path)])
+    assert not left, f"bot processes outlived the test: {left}"
+    children = child_processes()
+    assert not children, f"the test process has children left (Z: unreaped zombies): {children}"

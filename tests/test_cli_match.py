@@ -1,0 +1,194 @@
+"""The ``arena match`` command, run for real: ``python -m arena match ...`` in a subprocess.
+
+What a user sees: exit code 0 whenever the match was played (whatever its result), a summary with
+each bot's wins as Order and as Chaos and every fault with its reason, a ``--record`` file with
+one JSON object per game; and for a bot that cannot be used, one line of error and a non-zero
+exit code, never a traceback. Bots are copied into the test's temporary folder, so that the
+leftover-process check (``conftest.py``) can tell this test's bots from anyone else's.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import BUNDLED_BOTS_DIR, TEST_BOTS_DIR
+from test_referee import assert_record_consistent
+
+from arena.records import GameRecord, Reason
+
+pytestmark = pytest.mark.usefixtures("no_leftover_processes")
+
+TIMEOUT_S = 60
+REQUIRED_FIELDS = {"order", "chaos", "winner", "reason", "moves", "ms", "detail", "seed"}
+
+
+def arena(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """Run ``arena`` with this Python; bounded by a timeout."""
+    return subprocess.run(
+        [sys.executable, "-m", "arena", *map(str, args)],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT_S,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def copy(source: Path, folder: Path) -> Path:
+    target = folder / source.name
+    shutil.copyfile(source, target)
+    return target
+
+
+def read_records(path: Path) -> list[GameRecord]:
+    records = []
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        data = json.loads(line)
+        assert isinstance(data, dict), f"line {number} is not a JSON object"
+        missing = REQUIRED_FIELDS - data.keys()
+        assert not missing, f"line {number} lacks {missing}"
+        records.append(GameRecord.from_json(data))
+    return records
+
+
+def test_random_vs_greedy_summary_and_record(tmp_path: Path) -> None:
+    """Default 2 games, default sandbox: exit 0, a readable summary, and a valid JSONL record."""
+    random_bot = copy(BUNDLED_BOTS_DIR / "random_bot.py", tmp_path)
+    greedy_bot = copy(BUNDLED_BOTS_DIR / "greedy_bot.py", tmp_path)
+    record = tmp_path / "out" / "games.jsonl"
+    result = arena(
+        "match",
+        random_bot,
+        greedy_bot,
+        "--move-ms",
+        500,
+        "--seed",
+        3,
+        "--record",
+        record,
+        cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    out = result.stdout
+    assert re.search(r"^2 games$", out, re.M), out
+    for name in ("random_bot", "greedy_bot"):
+        line = re.search(
+            rf"^\s+{name}\s+(\d+) wins\s+as Order (\d)/1\s+as Chaos (\d)/1$", out, re.M
+        )
+        assert line, out
+        assert int(line[1]) == int(line[2]) + int(line[3])
+    assert "no faults" in out
+    records = read_records(record)
+    assert len(records) == 2
+    assert (records[0].order, records[0].chaos) == ("random_bot", "greedy_bot")
+    assert (records[1].order, records[1].chaos) == ("greedy_bot", "random_bot")
+    wins = {"random_bot": 0, "greedy_bot": 0}
+    for game in records:
+        assert not game.reason.is_fault
+        assert game.seed == 3
+        assert_record_consistent(game, 500)
+        wins[game.winner_name] += 1
+    for name, count in wins.items():  # the summary agrees with the record
+        assert re.search(rf"^\s+{name}\s+{count} wins", out, re.M), out
+
+
+def test_three_games_with_faults(tmp_path: Path) -> None:
+    """``--games 3``: roles alternate (A is Order in games 1 and 3), every fault is listed with
+    its reason, and a lost match is still a played match (exit 0)."""
+    bad = copy(TEST_BOTS_DIR / "bad_cell.py", tmp_path)
+    good = copy(TEST_BOTS_DIR / "instant.py", tmp_path)
+    record = tmp_path / "games.jsonl"
+    result = arena(
+        "match",
+        bad,
+        good,
+        "--games",
+        3,
+        "--move-ms",
+        200,
+        "--startup-ms",
+        3000,
+        "--sandbox",
+        "none",
+        "--record",
+        record,
+        cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert re.search(r"^3 games$", out, re.M), out
+    assert re.search(r"^\s+bad_cell\s+0 wins\s+as Order 0/2\s+as Chaos 0/1$", out, re.M), out
+    assert re.search(r"^\s+instant\s+3 wins\s+as Order 1/1\s+as Chaos 2/2$", out, re.M), out
+    assert "faults (3):" in out
+    for number in (1, 2, 3):
+        assert f"game {number}: bad_cell lost by illegal: no such cell: z9X" in out, out
+    records = read_records(record)
+    assert [g.order for g in records] == ["bad_cell", "instant", "bad_cell"]
+    assert [g.chaos for g in records] == ["instant", "bad_cell", "instant"]
+    assert all(g.reason is Reason.ILLEGAL and g.loser_name == "bad_cell" for g in records)
+    for game in records:
+        assert_record_consistent(game, 200)
+
+
+def test_quiet_prints_nothing_and_still_records(tmp_path: Path) -> None:
+    good = copy(TEST_BOTS_DIR / "instant.py", tmp_path)
+    record = tmp_path / "games.jsonl"
+    result = arena(
+        "match",
+        good,
+        good,
+        "--games",
+        2,
+        "--quiet",
+        "--sandbox",
+        "none",
+        "--record",
+        record,
+        cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == ""
+    records = read_records(record)
+    assert [(g.order, g.chaos) for g in records] == [
+        ("instant", "instant-2"),
+        ("instant-2", "instant"),
+    ]
+
+
+def _not_executable(tmp_path: Path) -> Path:
+    path = tmp_path / "bot.sh"
+    path.write_text("#!/bin/sh\necho ready\n")
+    path.chmod(0o644)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("make_bot", "second"),
+    [
+        pytest.param(lambda tmp: tmp / "no" / "such_bot.py", False, id="missing-file-as-A"),
+        pytest.param(lambda tmp: tmp / "no" / "such_bot.py", True, id="missing-file-as-B"),
+        pytest.param(lambda tmp: "no_such_bundled_bot", False, id="unknown-name"),
+        pytest.param(_not_executable, True, id="not-executable"),
+        pytest.param(lambda tmp: tmp, False, id="directory"),
+    ],
+)
+def test_unusable_bot_is_one_line_error(make_bot, second: bool, tmp_path: Path) -> None:
+    """A bot that cannot be used: non-zero exit, one line on stderr naming it, no traceback."""
+    good = copy(TEST_BOTS_DIR / "instant.py", tmp_path)
+    bad = make_bot(tmp_path)
+    for args in [(good, bad) if second else (bad, good)]:
+        result = arena("match", *args, "--sandbox", "none", cwd=tmp_path)
+        assert result.returncode != 0
+        assert "Traceback" not in result.stderr + result.stdout
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1, result.stderr
+        assert lines[0].startswith("arena: error: "), lines[0]
+        assert str(bad) in lines[0] or Path(bad).name in lines[0], lines[0]
+        assert result.stdout == ""

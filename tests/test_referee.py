@@ -1,0 +1,556 @@
+"""End-to-end tests of the referee: real bot processes, every kind of fault, with and without bwrap.
+
+Each fault fixture of ``tests/bots`` plays a short match through ``arena.referee.play_match``
+against a correct, deterministic opponent, so that the test knows the exact turn on which the
+fault must happen and can check the loser, the reason, the detail and the number of moves of
+every game. Every record is also replayed on a naive board written here (no code shared with
+``arena.rules``). After every test, no bot process may be left (see ``conftest.py``): the bots
+are copied into the test's own temporary folder, whose path is the marker looked for in ``/proc``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from conftest import BUNDLED_BOTS_DIR, TEST_BOTS_DIR
+
+from arena.botspec import BotSpec
+from arena.limits import Limits, SandboxMode, TimeControl
+from arena.process import KILL_GRACE_S, QUIT_GRACE_S
+from arena.records import GameRecord, Reason
+from arena.referee import MatchSettings, play_match
+from arena.rules import Role
+from arena.sandbox import bwrap_path
+
+pytestmark = pytest.mark.usefixtures("no_leftover_processes")
+
+MOVE_MS = 200
+STARTUP_MS = 2000
+BWRAP_MISSING = "bubblewrap (bwrap) is not installed or cannot create namespaces here"
+needs_bwrap = pytest.mark.skipif(bwrap_path() is None, reason=BWRAP_MISSING)
+MODES = [
+    pytest.param(SandboxMode.NONE, id="none"),
+    pytest.param(SandboxMode.BWRAP, id="bwrap", marks=[needs_bwrap, pytest.mark.sandbox]),
+]
+
+# A correct opponent with a fixed, long enough game: O in the *last* empty cell. Against the
+# fixtures (X in the *first* empty cell) neither side blocks the other, so Order always makes
+# five on the 9th move: Order gets 5 turns and Chaos 4, enough to reach every fixture's fault.
+LAST_EMPTY = '''"""Test opponent: plays O in the last empty cell."""
+import os
+import sys
+
+for line in iter(sys.stdin.buffer.readline, b""):
+    if line.startswith(b"turn"):
+        cell = line.split()[1].rindex(b".")
+        os.write(1, f"{'abcdef'[cell % 6]}{cell // 6 + 1}O\\n".encode())
+    elif line.startswith(b"arena"):
+        os.write(1, b"ready last_empty\\n")
+    elif line.startswith(b"quit"):
+        break
+'''
+
+
+# --- an independent referee for records ----------------------------------------------------------
+_TOKEN = re.compile(r"([a-f])([1-6])([XO])")
+
+
+def _naive_five(grid: list[list[str | None]]) -> bool:
+    """Whether five equal marks stand in a row, column or diagonal (brute force)."""
+    for row in range(6):
+        for col in range(6):
+            mark = grid[row][col]
+            if mark is None:
+                continue
+            for d_row, d_col in ((0, 1), (1, 0), (1, 1), (1, -1)):
+                cells = [(row + d_row * k, col + d_col * k) for k in range(5)]
+                if all(0 <= r < 6 and 0 <= c < 6 and grid[r][c] == mark for r, c in cells):
+                    return True
+    return False
+
+
+def assert_record_consistent(record: GameRecord, move_ms: int | None = None) -> None:
+    """Replay ``record`` on a plain 6x6 grid: every move legal, the outcome the one the rules give.
+
+    Moves alternate by position (Order plays the even-numbered plies), so a legal sequence and
+    the right count are what "alternating" means for a record. ``five``: a five appears exactly
+    at the last move, Order wins. ``full``: 36 moves without five, Chaos wins. A fault: no five
+    and fewer than 36 moves (the game was not over by the rules).
+    """
+    grid: list[list[str | None]] = [[None] * 6 for _ in range(6)]
+    five_at = None
+    for ply, token in enumerate(record.moves):
+        parsed = _TOKEN.fullmatch(token)
+        assert parsed, f"move {ply + 1} is not a move token: {token!r}"
+        assert five_at is None, f"move {ply + 1} ({token}) played after the game was won"
+        col, row = "abcdef".index(parsed[1]), int(parsed[2]) - 1
+        assert grid[row][col] is None, f"move {ply + 1} ({token}) is on an occupied cell"
+        grid[row][col] = parsed[3]
+        if _naive_five(grid):
+            five_at = ply
+    count = len(record.moves)
+    assert len(record.ms) == count, "one time per move"
+    assert all(t >= 0 for t in record.ms)
+    if move_ms is not None:
+        assert all(t <= move_ms for t in record.ms), f"a move over {move_ms} ms: {record.ms}"
+    assert record.started_at <= record.finished_at
+    if record.reason is Reason.FIVE:
+        assert record.winner is Role.ORDER
+        assert five_at == count - 1, f"five at move {five_at}, game over at move {count}"
+    elif record.reason is Reason.FULL:
+        assert record.winner is Role.CHAOS
+        assert count == 36 and five_at is None
+    else:
+        assert record.reason.is_fault
+        assert five_at is None and count < 36, "a fault recorded after the game was over"
+
+
+def test_naive_referee_is_able_to_fail() -> None:
+    """The checker rejects wrong records (so that its passing means something)."""
+    five = ["a1X", "a2O", "b1X", "b2O", "c1X", "c2O", "d1X", "d2O", "e1X"]
+    good = GameRecord("a", "b", Role.ORDER, Reason.FIVE, moves=five, ms=[1.0] * 9)
+    assert_record_consistent(good)
+    bad = [
+        GameRecord("a", "b", Role.CHAOS, Reason.FIVE, moves=five, ms=[1.0] * 9),  # wrong winner
+        GameRecord("a", "b", Role.ORDER, Reason.FIVE, moves=five[:8], ms=[1.0] * 8),  # no five
+        GameRecord("a", "b", Role.ORDER, Reason.FIVE, moves=[*five, "f6O"], ms=[1.0] * 10),
+        GameRecord("a", "b", Role.CHAOS, Reason.FULL, moves=five[:8], ms=[1.0] * 8),  # not full
+        GameRecord("a", "b", Role.ORDER, Reason.TIMEOUT, moves=["a1X", "a1O"], ms=[1.0] * 2),
+        GameRecord("a", "b", Role.ORDER, Reason.CRASH, moves=five, ms=[1.0] * 9),  # after five
+    ]
+    for record in bad:
+        with pytest.raises(AssertionError):
+            assert_record_consistent(record)
+
+
+# --- helpers -------------------------------------------------------------------------------------
+def copy_bot(folder: Path, name: str, source_dir: Path = TEST_BOTS_DIR) -> BotSpec:
+    """A copy of a bot file in ``folder`` (the test's marker folder), as a runnable spec."""
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / name
+    shutil.copyfile(source_dir / name, target)
+    return BotSpec.from_path(target)
+
+
+def write_bot(folder: Path, name: str, source: str) -> BotSpec:
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / name
+    target.write_text(source)
+    return BotSpec.from_path(target)
+
+
+def settings(mode: SandboxMode, move_ms: int = MOVE_MS, startup_ms: int = STARTUP_MS, **limits):
+    return MatchSettings(
+        time_control=TimeControl(move_ms=move_ms, startup_ms=startup_ms),
+        limits=Limits(**limits),
+        sandbox=mode,
+    )
+
+
+@dataclass(frozen=True)
+class Fault:
+    """What a fixture must do in every game of its match."""
+
+    bot: str
+    reason: Reason
+    detail: str
+    """A regular expression the record's detail must match."""
+    turns: tuple[float, ...] | None
+    """On which of its own turns (1-based) the game may end; None: before any move (start-up)."""
+    opponent: str = "last_empty"
+    games: int = 2
+    move_ms: int = MOVE_MS
+    startup_ms: int = STARTUP_MS
+
+
+FAULTS = [
+    # A second line written right after the first: read with it (more than one line for one
+    # turn, 1st turn) or arriving while the opponent is on move (a line when no reply was due,
+    # after its 1st move). Against a fast opponent the extra line can, under load, reach the
+    # harness only after the bot's next `turn` was sent, and a pipe cannot tell it from an
+    # answer; the opponent (sleepy: 20 ms per move) leaves the line time to arrive.
+    Fault(
+        "ahead_of_turn.py",
+        Reason.MALFORMED,
+        r"more than one line|no reply was due",
+        (1, 1.5),
+        opponent="sleepy.py",
+    ),
+    Fault(
+        "extra_line_later.py",
+        Reason.MALFORMED,
+        r"^wrote a line when no reply was due$",
+        (1.5,),
+        opponent="late.py",
+        move_ms=800,
+    ),
+    Fault("bad_cell.py", Reason.ILLEGAL, r"^no such cell: z9X$", (1,)),
+    Fault("illegal.py", Reason.ILLEGAL, r"^a1X: a1 is occupied$", (2,)),
+    Fault("not_a_move.py", Reason.MALFORMED, r"^not a move: hello$", (1,)),
+    Fault("garbage.py", Reason.MALFORMED, r"^not ASCII text: \\xff\\xfe", (1,)),
+    Fault("endless_line.py", Reason.MALFORMED, r"^line longer than 1024 bytes$", (1,)),
+    Fault("late.py", Reason.TIMEOUT, rf"^no move within {MOVE_MS} ms$", (1,)),
+    Fault("hang_midgame.py", Reason.TIMEOUT, rf"^no move within {MOVE_MS} ms$", (4,)),
+    Fault("crash_midgame.py", Reason.CRASH, r"^exited with code 1$", (3,)),
+    Fault("closes_stdout.py", Reason.CRASH, r"^closed its stdout$", (3,)),
+    Fault("fork_and_exit.py", Reason.CRASH, r"^exited with code 1( \(a child kept .*\))?$", (3,)),
+    Fault(
+        "crash_at_start.py",
+        Reason.STARTUP,
+        r"^exited (during start-up|before reading `arena 1`) \(exited with code 3\)$|"
+        r"^not restarted after 2 failed start-ups$",
+        None,
+        games=3,
+    ),
+    Fault(
+        "never_ready.py",
+        Reason.STARTUP,
+        r"^no `ready` within 500 ms$|^not restarted after 2 failed start-ups$",
+        None,
+        games=3,
+        startup_ms=500,
+    ),
+]
+
+
+def _plies(turns: tuple[float, ...] | None, role: Role) -> set[int]:
+    """Moves recorded when a fault ends a game on the bot's ``turn`` (x.5: just after it)."""
+    if turns is None:
+        return {0}
+    first = 0 if role is Role.ORDER else 1
+    return {first + int(2 * (turn - 1)) for turn in turns}
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("fault", FAULTS, ids=lambda f: f.bot.removesuffix(".py"))
+def test_fault_loses_every_game(fault: Fault, mode: SandboxMode, tmp_path: Path) -> None:
+    """The fixture loses every game, by the right reason on the right turn; the opponent never.
+
+    Roles alternate, and every game after the first is played by a fresh process of the fixture
+    (a fixture that counts its turns per process faults on the same turn again, a late answer
+    or an extra line of the previous game is not read as a move), so each game must look alike.
+    """
+    bot = copy_bot(tmp_path, fault.bot)
+    if fault.opponent == "last_empty":
+        opponent = write_bot(tmp_path, "last_empty.py", LAST_EMPTY)
+    else:
+        opponent = copy_bot(tmp_path, fault.opponent)
+    config = settings(mode, fault.move_ms, fault.startup_ms)
+    records = play_match(bot, opponent, fault.games, config, seed=7)
+
+    assert len(records) == fault.games
+    for number, record in enumerate(records, 1):
+        role = Role.ORDER if number % 2 else Role.CHAOS
+        where = f"game {number} ({role} {bot.name}): {record.to_json()}"
+        assert (record.order if role is Role.ORDER else record.chaos) == bot.name, where
+        assert record.winner is role.other, where
+        assert record.loser_name == bot.name, where
+        assert record.reason is fault.reason, where
+        assert re.search(fault.detail, record.detail), where
+        assert len(record.moves) in _plies(fault.turns, role), where
+        assert_record_consistent(record, fault.move_ms)
+        # Moves alternate: the fixture's (X, first empty cell) and the opponent's (O, last).
+        if fault.opponent == "last_empty":
+            theirs = record.moves[1 if role is Role.ORDER else 0 :: 2]
+            assert all(token.endswith("O") for token in theirs), where
+            mine = record.moves[0 if role is Role.ORDER else 1 :: 2]
+            assert all(token.endswith("X") for token in mine), where
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_owed_reply_does_not_leak_into_next_game(mode: SandboxMode, tmp_path: Path) -> None:
+    """When a game ends by the idle bot's fault, the reply the mover still owes is not read later.
+
+    ``extra_line_later`` writes an unasked line while ``late`` (300 ms per move) is thinking; the
+    game is lost by ``extra_line_later`` at once, and ``late``'s answer to that turn arrives after
+    the game. In the next game ``late`` is Order: its first move must be its real answer to the
+    empty board (about 300 ms), not the stale one (which would arrive instantly), and it must not
+    be charged with a line when no reply was due.
+    """
+    culprit = copy_bot(tmp_path, "extra_line_later.py")
+    slow = copy_bot(tmp_path, "late.py")
+    records = play_match(culprit, slow, 2, settings(mode, move_ms=800), seed=3)
+    assert [r.loser_name for r in records] == ["extra_line_later", "extra_line_later"]
+    game2 = records[1]
+    assert game2.order == "late"
+    assert game2.moves[0] == "a1X", game2.to_json()
+    assert game2.ms[0] >= 250, f"late's first move came too soon to be its own: {game2.ms}"
+
+
+HANG_WITH_HELPER = '''"""Test bot: starts a helper process (own pipes), plays once, then hangs."""
+import os
+import subprocess
+import sys
+import time
+
+helper = subprocess.Popen(
+    [sys.executable, "-c", "import time; time.sleep(60)", __file__],
+    stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+)
+moves = 0
+for line in iter(sys.stdin.buffer.readline, b""):
+    if line.startswith(b"arena"):
+        os.write(1, b"ready helper\\n")
+    elif line.startswith(b"turn"):
+        moves += 1
+        if moves == 2:
+            time.sleep(60)
+        cell = line.split()[1].index(b".")
+        os.write(1, ("abcdef"[cell % 6] + str(cell // 6 + 1) + "X\\n").encode())
+    elif line.startswith(b"quit"):
+        break
+'''
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_timeout_of_bot_with_helper_process_is_not_a_crash(mode: SandboxMode, tmp_path: Path):
+    """A bot whose child process has other pipes and that hangs: ``timeout``, not ``crash`` (the
+    check that tells a silent crash from a timeout looks at the bot's own process), and the
+    helper goes with it."""
+    bot = write_bot(tmp_path, "helper.py", HANG_WITH_HELPER)
+    opponent = write_bot(tmp_path, "last_empty.py", LAST_EMPTY)
+    records = play_match(bot, opponent, 2, settings(mode), seed=1)
+    for record in records:
+        assert record.loser_name == "helper", record.to_json()
+        assert (record.reason, record.detail) == (Reason.TIMEOUT, f"no move within {MOVE_MS} ms")
+        assert len(record.moves) == (2 if record.order == "helper" else 3)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize(
+    "name", ["instant.py", "crlf.py", "sleepy.py", "slow_start.py", "flood_stderr.py"]
+)
+def test_correct_bot_plays_normally(name: str, mode: SandboxMode, tmp_path: Path) -> None:
+    """Correct (if odd) bots: CRLF and lower-case marks, a slow start, a flood of stderr."""
+    bot = copy_bot(tmp_path, name)
+    opponent = write_bot(tmp_path, "last_empty.py", LAST_EMPTY)
+    records = play_match(bot, opponent, 2, settings(mode), seed=5)
+    for number, record in enumerate(records, 1):
+        where = f"game {number}: {record.to_json()}"
+        assert record.reason is Reason.FIVE and record.winner is Role.ORDER, where
+        assert len(record.moves) == 9, where
+        assert_record_consistent(record, MOVE_MS)
+        if name == "sleepy.py":  # 20 ms of sleep per move, timed from sending `turn`
+            mine = record.ms[0 if record.order == bot.name else 1 :: 2]
+            assert all(t >= 20 for t in mine), where
+    assert records[0].order == bot.name and records[1].chaos == bot.name
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_flooded_stderr_is_drained_capped_and_kept(mode: SandboxMode, tmp_path: Path) -> None:
+    """About 1 MiB of stderr per move: the game is normal and its record keeps a capped tail."""
+    bot = copy_bot(tmp_path, "flood_stderr.py")
+    opponent = write_bot(tmp_path, "last_empty.py", LAST_EMPTY)
+    records = play_match(bot, opponent, 2, settings(mode, stderr_kb=8), seed=5)
+    turns = 0
+    tails = (records[0].stderr_order, records[1].stderr_chaos)
+    for record, tail in zip(records, tails, strict=True):
+        assert record.reason is Reason.FIVE
+        turns += 5 if record.order == bot.name else 4
+        assert len(tail.encode()) <= 8 * 1024 + 64, f"stderr tail not capped: {len(tail)} bytes"
+        assert re.match(r"\[\d+ earlier bytes dropped\]\n", tail), tail[:80]
+        # The tail is the end of what the bot wrote in that game (the turn count is per process).
+        assert tail.endswith(f"flood_stderr: end of turn {turns}\n"), tail[-80:]
+    assert records[0].stderr_chaos == records[1].stderr_order == ""
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_bot_ignoring_quit_is_killed(mode: SandboxMode, tmp_path: Path) -> None:
+    """``ignore_quit`` plays normally, then ignores quit, end of input and SIGTERM: it is killed.
+
+    The fixture checks that nothing of it is left; the time shows the harness did not wait on it.
+    """
+    bot = copy_bot(tmp_path, "ignore_quit.py")
+    opponent = write_bot(tmp_path, "last_empty.py", LAST_EMPTY)
+    started = time.monotonic()
+    records = play_match(bot, opponent, 2, settings(mode), seed=5)
+    took = time.monotonic() - started
+    assert [r.reason for r in records] == [Reason.FIVE, Reason.FIVE]
+    assert took < 2 + QUIT_GRACE_S + KILL_GRACE_S, f"closing the match took {took:.1f} s"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", MODES)
+def test_bundled_bots_play_consistent_games(mode: SandboxMode, tmp_path: Path) -> None:
+    """random vs greedy: real games (five and full boards), every record legal, no fault."""
+    random_bot = copy_bot(tmp_path, "random_bot.py", BUNDLED_BOTS_DIR)
+    greedy_bot = copy_bot(tmp_path, "greedy_bot.py", BUNDLED_BOTS_DIR)
+    records = play_match(random_bot, greedy_bot, 4, settings(mode, move_ms=500), seed=11)
+    assert len(records) == 4
+    for number, record in enumerate(records):
+        assert not record.reason.is_fault, record.to_json()
+        assert (record.order, record.chaos) == (
+            ("random_bot", "greedy_bot") if number % 2 == 0 else ("greedy_bot", "random_bot")
+        )
+        assert_record_consistent(record, 500)
+        assert record.seed == 11
+
+
+# --- resources and isolation ---------------------------------------------------------------------
+MEMORY_HOG = '''"""Test bot: answers ready, then allocates 2 GiB on its first turn."""
+import sys
+
+for line in iter(sys.stdin.buffer.readline, b""):
+    if line.startswith(b"arena"):
+        sys.stdout.write("ready hog\\n")
+        sys.stdout.flush()
+    elif line.startswith(b"turn"):
+        hog = bytearray(2 * 1024**3)
+        sys.stdout.write("a1X\\n")
+        sys.stdout.flush()
+    elif line.startswith(b"quit"):
+        break
+'''
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_memory_over_the_limit_is_a_crash(mode: SandboxMode, tmp_path: Path) -> None:
+    """2 GiB with a 256 MiB limit: the bot crashes (every game: a fresh process), the match goes
+    on, and its stderr (the MemoryError) is kept with the game."""
+    hog = write_bot(tmp_path, "hog.py", MEMORY_HOG)
+    opponent = write_bot(tmp_path, "last_empty.py", LAST_EMPTY)
+    records = play_match(hog, opponent, 2, settings(mode, memory_mb=256), seed=2)
+    tails = (records[0].stderr_order, records[1].stderr_chaos)
+    for record, tail in zip(records, tails, strict=True):
+        assert record.loser_name == "hog" and record.reason is Reason.CRASH, record.to_json()
+        assert re.fullmatch(r"exited with code \d+|killed by SIG\w+", record.detail)
+        assert "MemoryError" in tail
+        assert_record_consistent(record)
+
+
+PROBE = '''"""Test bot: tries to reach outside its sandbox at start-up; reports on stderr."""
+import json
+import os
+import signal
+import socket
+import sys
+from pathlib import Path
+
+CONFIG = json.loads(Path(__file__).with_name("probe.json").read_text())
+
+
+def report(what, action):
+    try:
+        result = action()
+    except Exception as exc:
+        result = "denied (" + type(exc).__name__ + ")"
+    sys.stderr.write("probe " + what + ": " + result + "\\n")
+    sys.stderr.flush()
+
+
+def read(path):
+    with open(path) as f:
+        return "read " + f.read(200)
+
+
+def connect():
+    with socket.create_connection(("127.0.0.1", CONFIG["port"]), timeout=1):
+        return "connected"
+
+
+def kill(pid, sig):
+    os.kill(pid, sig)
+    return "sent to " + str(pid)
+
+
+for path in CONFIG["files"]:
+    report("file " + path, lambda path=path: read(path))
+report("env", lambda: "found " + os.environ["ARENA_TEST_SECRET"])
+sys.stderr.write("probe sees variables: " + repr(dict(os.environ)) + "\\n")
+report("connect", connect)
+if CONFIG["kill"]:
+    report("kill parent", lambda: kill(os.getppid(), signal.SIGKILL))
+    report("signal harness", lambda: kill(CONFIG["harness"], signal.SIGUSR1))
+sys.stderr.flush()
+
+for line in iter(sys.stdin.buffer.readline, b""):
+    if line.startswith(b"arena"):
+        os.write(1, b"ready probe\\n")
+    elif line.startswith(b"turn"):
+        cell = line.split()[1].index(b".")
+        os.write(1, ("abcdef"[cell % 6] + str(cell // 6 + 1) + "X\\n").encode())
+    elif line.startswith(b"quit"):
+        break
+'''
+
+
+def _run_probe(tmp_path: Path, tmp_path_factory, mode: SandboxMode, kill: bool):
+    """Play the probe (Order in game 1) against a correct bot; its records, and what leaked."""
+    secret = f"secret-{os.getpid()}-{time.monotonic_ns()}"
+    secret_dir = tmp_path_factory.mktemp("elsewhere")
+    (secret_dir / "secret.txt").write_text(secret)
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.setblocking(False)
+    signals: list[int] = []
+    previous = signal.signal(signal.SIGUSR1, lambda signum, frame: signals.append(signum))
+    os.environ["ARENA_TEST_SECRET"] = secret
+    try:
+        files = [str(secret_dir / "secret.txt"), str(Path(__file__).resolve()), "/etc/shadow"]
+        port = listener.getsockname()[1]
+        config = {"files": files, "port": port, "kill": kill, "harness": os.getpid()}
+        probe = write_bot(tmp_path / "probe", "probe.py", PROBE)
+        (tmp_path / "probe" / "probe.json").write_text(json.dumps(config))
+        opponent = write_bot(tmp_path, "last_empty.py", LAST_EMPTY)
+        records = play_match(probe, opponent, 2, settings(mode), seed=4)
+        try:
+            connection, _ = listener.accept()
+            connection.close()
+            accepted = True
+        except BlockingIOError:
+            accepted = False
+    finally:
+        os.environ.pop("ARENA_TEST_SECRET", None)
+        signal.signal(signal.SIGUSR1, previous)
+        listener.close()
+    stderr = records[0].stderr_order + records[1].stderr_chaos
+    return records, stderr, secret, accepted, signals
+
+
+@needs_bwrap
+@pytest.mark.sandbox
+def test_bwrap_isolates_files_environment_network_and_processes(
+    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """Inside bwrap a bot cannot read files outside its folder, see the harness's environment,
+    connect to a loopback port, or signal the harness; killing its parent does not hurt the match.
+    """
+    records, stderr, secret, accepted, signals = _run_probe(
+        tmp_path, tmp_path_factory, SandboxMode.BWRAP, kill=True
+    )
+    assert "probe connect:" in stderr, stderr  # the probe ran and reported
+    assert secret not in stderr, stderr
+    assert "ARENA_TEST_SECRET" not in stderr
+    for line in stderr.splitlines():
+        if line.startswith(("probe file", "probe env", "probe connect", "probe signal")):
+            assert ": denied (" in line, line
+    assert not accepted, "a sandboxed bot connected to the harness's loopback port"
+    assert not signals, "a sandboxed bot signalled the harness"
+    assert len(records) == 2  # the harness survived and played on
+    for record in records:
+        assert record.reason is Reason.FIVE or (
+            record.loser_name == "probe" and record.reason is Reason.CRASH
+        ), record.to_json()
+
+
+def test_probe_sees_leaks_without_sandbox(
+    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """Control for the test above: without bwrap the same probe reads the secret file and
+    connects (so its reports can show a leak), while the environment is still scrubbed."""
+    records, stderr, secret, accepted, _ = _run_probe(
+        tmp_path, tmp_path_factory, SandboxMode.NONE, kill=False
+    )
+    assert f"read {secret}" in stderr
+    assert accepted
+    assert "ARENA_TEST_SECRET" not in stderr
+    assert "probe env: denied (KeyError)" in stderr
+    assert [r.reason for r in records] == [Reason.FIVE, Reason.FIVE]
