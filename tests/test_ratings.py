@@ -88,8 +88,9 @@ def test_cross_table_and_tallies():
     assert table["z"] == {} and "c" not in table["b"]
 
     t = tallies(games, names=["z"])
-    assert t["a"] == BotTally("a", games=4, wins=2, wins_order=2, games_order=3,
-                              wins_chaos=0, games_chaos=1)
+    assert t["a"] == BotTally(
+        "a", games=4, wins=2, wins_order=2, games_order=3, wins_chaos=0, games_chaos=1
+    )
     assert t["b"] == BotTally("b", 3, 2, 1, 1, 1, 2)
     assert t["z"].games == 0 and t["z"].win_rate is None
     assert order_win_rate(games) == 0.75 and order_win_rate([]) is None
@@ -184,22 +185,28 @@ def test_analytic_gradient_and_hessian():
     cols = np.column_stack([rng.integers(0, n, p), n + rng.integers(0, n, p), np.full(p, 2 * n)])
     games = rng.integers(1, 20, p).astype(float)
     model = _Logistic(
-        cols, np.tile([1.0, -1.0, 1.0], (p, 1)), games, np.floor(games * rng.random(p)),
+        cols,
+        np.tile([1.0, -1.0, 1.0], (p, 1)),
+        games,
+        np.floor(games * rng.random(p)),
         rng.random(2 * n + 1) + 0.1,
     )
     u = rng.normal(size=2 * n + 1)
     num_grad = approx_fprime(u, lambda v: model.fun_grad(v)[0], 1e-6)
     assert model.fun_grad(u)[1] == pytest.approx(num_grad, rel=1e-4, abs=1e-4)
-    num_hess = np.array([approx_fprime(u, lambda v, i=i: model.fun_grad(v)[1][i], 1e-6)
-                         for i in range(u.size)])
+    num_hess = np.array(
+        [approx_fprime(u, lambda v, i=i: model.fun_grad(v)[1][i], 1e-6) for i in range(u.size)]
+    )
     assert model.hess(u) == pytest.approx(num_hess, rel=1e-4, abs=1e-4)
 
 
 def test_aggregate_counts_pairs():
     c = aggregate([G("b", "a", True), G("b", "a", False), G("a", "b", True)], names=["c"])
     assert c.names == ("a", "b", "c")
-    pairs = {(int(o), int(ch)): (g, w) for o, ch, g, w in
-             zip(c.order_idx, c.chaos_idx, c.games, c.order_wins, strict=True)}
+    pairs = {
+        (int(o), int(ch)): (g, w)
+        for o, ch, g, w in zip(c.order_idx, c.chaos_idx, c.games, c.order_wins, strict=True)
+    }
     assert pairs == {(0, 1): (1.0, 1.0), (1, 0): (2.0, 1.0)}
 
 
@@ -397,13 +404,32 @@ def test_compute_all_and_json():
     data = standings.to_json()
     assert _plain(data)
     json.dumps(data, allow_nan=False)
-    assert set(data) >= {"bots", "order_win_rate", "role_advantage", "role_advantage_ci95",
-                         "los", "cross_table"}
+    assert set(data) >= {
+        "bots",
+        "order_win_rate",
+        "role_advantage",
+        "role_advantage_ci95",
+        "los",
+        "cross_table",
+    }
     first = data["bots"][0]
     assert list(first) == [
-        "name", "games", "wins", "wins_order", "games_order", "wins_chaos", "games_chaos",
-        "elo", "elo_ci95", "elo_order", "elo_order_ci95", "elo_chaos", "elo_chaos_ci95",
-        "elo_sequential", "elo_sequential_order", "elo_sequential_chaos",
+        "name",
+        "games",
+        "wins",
+        "wins_order",
+        "games_order",
+        "wins_chaos",
+        "games_chaos",
+        "elo",
+        "elo_ci95",
+        "elo_order",
+        "elo_order_ci95",
+        "elo_chaos",
+        "elo_chaos_ci95",
+        "elo_sequential",
+        "elo_sequential_order",
+        "elo_sequential_chaos",
     ]
     assert first["name"] == "bot0"
     assert first["games"] == first["games_order"] + first["games_chaos"]

@@ -70,8 +70,18 @@ def test_game_round_trip(tmp_path: Path) -> None:
     path = tmp_path / "deep" / "dirs" / "t.sqlite"  # parent directories are created
     record = make_record()
     plain = make_record(
-        "beta", "alpha", winner=Role.ORDER, reason=Reason.FIVE, cpu_ms=None, moves=[], ms=[],
-        detail="", stderr_order="", stderr_chaos="", seed=0, order_version="beta-v1",
+        "beta",
+        "alpha",
+        winner=Role.ORDER,
+        reason=Reason.FIVE,
+        cpu_ms=None,
+        moves=[],
+        ms=[],
+        detail="",
+        stderr_order="",
+        stderr_chaos="",
+        seed=0,
+        order_version="beta-v1",
         chaos_version="alpha-v1",
     )
     with Store.open(path) as store:
@@ -156,12 +166,19 @@ def test_slot_is_stored_once(store: Store) -> None:
     assert next(store.games()).seed == record.seed
     assert store.add_game(record, 4) is True
     # The other direction of the pairing is another pairing.
-    assert store.add_game(make_record("beta", "alpha", order_version="beta-v1",
-                                      chaos_version="alpha-v1"), 3) is True
+    assert (
+        store.add_game(
+            make_record("beta", "alpha", order_version="beta-v1", chaos_version="alpha-v1"), 3
+        )
+        is True
+    )
     # Another version of a bot makes another pairing too.
     assert store.add_game(make_record(order_version="alpha-v2"), 3) is True
-    assert store.completed_slots() == {("alpha", "beta", 3), ("alpha", "beta", 4),
-                                       ("beta", "alpha", 3)}
+    assert store.completed_slots() == {
+        ("alpha", "beta", 3),
+        ("alpha", "beta", 4),
+        ("beta", "alpha", 3),
+    }
     assert store.count_games() == 3
     assert store.count_games(include_inactive=True) == 4
 
@@ -172,10 +189,12 @@ def test_version_change_sets_old_games_aside(tmp_path: Path) -> None:
     with Store.open(path) as store:
         assert store.register_bots(bots("alpha:a1", "beta:b1", "gamma:c1")) == []
         for slot in range(3):
-            store.add_game(make_record("alpha", "beta", order_version="a1", chaos_version="b1"),
-                           slot)
-            store.add_game(make_record("beta", "gamma", order_version="b1", chaos_version="c1"),
-                           slot)
+            store.add_game(
+                make_record("alpha", "beta", order_version="a1", chaos_version="b1"), slot
+            )
+            store.add_game(
+                make_record("beta", "gamma", order_version="b1", chaos_version="c1"), slot
+            )
         store.add_game(make_record("gamma", "alpha", order_version="c1", chaos_version="a1"), 0)
         assert len(store.completed_slots()) == 7
         assert store.set_aside_count("alpha") == 0
@@ -191,13 +210,18 @@ def test_version_change_sets_old_games_aside(tmp_path: Path) -> None:
         assert store.count_games(include_inactive=True) == 7
         assert len(list(store.games(include_inactive=True))) == 7
         assert {b.name: b.version for b in store.active_bots()} == {
-            "alpha": "a2", "beta": "b1", "gamma": "c1", "delta": "d1"}
+            "alpha": "a2",
+            "beta": "b1",
+            "gamma": "c1",
+            "delta": "d1",
+        }
         # Registering the same set again changes nothing.
         assert store.register_bots(bots("alpha:a2", "beta:b1", "gamma:c1", "delta:d1")) == []
 
         # Going back to the old version brings its games back (and is reported as a change).
         assert store.register_bots(bots("alpha:a1", "beta:b1", "gamma:c1")) == [
-            VersionChange("alpha", "a2", "a1")]
+            VersionChange("alpha", "a2", "a1")
+        ]
         assert store.count_games() == 7
         assert store.set_aside_count("alpha") == 0
 
@@ -206,7 +230,8 @@ def test_version_change_sets_old_games_aside(tmp_path: Path) -> None:
         assert store.completed_slots() == {("alpha", "beta", s) for s in range(3)}
         assert store.set_aside_count("gamma") == 4
         assert store.register_bots(bots("alpha:a1", "beta:b1", "gamma:c9")) == [
-            VersionChange("gamma", "c1", "c9")]
+            VersionChange("gamma", "c1", "c9")
+        ]
         assert store.set_aside_count("gamma") == 4
 
 
@@ -222,10 +247,13 @@ def test_unregistered_versions_are_inactive(tmp_path: Path) -> None:
 
 def test_bot_commands_round_trip(tmp_path: Path) -> None:
     with Store.open(tmp_path / "t.sqlite") as store:
-        store.register_bots([BotVersion("a", "1", ("python3", "a b.py")),
-                             BotVersion("b", "2", "./b --fast")])
-        assert store.active_bots() == [BotVersion("a", "1", ("python3", "a b.py")),
-                                       BotVersion("b", "2", "./b --fast")]
+        store.register_bots(
+            [BotVersion("a", "1", ("python3", "a b.py")), BotVersion("b", "2", "./b --fast")]
+        )
+        assert store.active_bots() == [
+            BotVersion("a", "1", ("python3", "a b.py")),
+            BotVersion("b", "2", "./b --fast"),
+        ]
 
 
 # --- meta, harness errors, reset -----------------------------------------------------------------
@@ -249,7 +277,9 @@ def test_meta_harness_errors_and_reset(tmp_path: Path) -> None:
         assert store.get_meta("config") == '{"games": 10}'
         errors = store.harness_errors()
         assert [(e.description, e.error) for e in errors] == [
-            ("alpha vs beta, game 2", "BrokenPipeError: [Errno 32]"), ("worker 3", "Traceback ...")]
+            ("alpha vs beta, game 2", "BrokenPipeError: [Errno 32]"),
+            ("worker 3", "Traceback ..."),
+        ]
         assert isinstance(errors[0], HarnessErrorRow)
         assert before - 1 <= errors[0].time <= time.time() + 1
         store.reset()
