@@ -62,6 +62,7 @@ class _Seat:
     failed_startups: int = 0
     starts: int = 0
     stderr_left: str = ""  # the stderr tail of a process already stopped in this game
+    version: str = ""  # identity of the program as it was when the current process started
     cpu_pid: int = -1  # the process whose CPU time is the bot's (inside bwrap: the innermost)
 
 
@@ -98,7 +99,10 @@ class Match:
         self.settings = settings or MatchSettings()
         self.seed = seed
         self.sandbox = resolve_mode(self.settings.sandbox)
-        self.seats = (_Seat(bot_a, 0), _Seat(bot_b, 1))
+        self.seats = (
+            _Seat(bot_a, 0, version=bot_a.version()),
+            _Seat(bot_b, 1, version=bot_b.version()),
+        )
         self.channels = Channels()
         tc = self.settings.time_control
         # RLIMIT_CPU only stops a runaway: allow every move its full time on every core.
@@ -132,6 +136,7 @@ class Match:
     def _start(self, seat: _Seat) -> str | None:
         """Start a seat's process; the reason it could not start, or None."""
         seed = (self.seed * 1_000_003 + seat.index * 7_919 + seat.starts) % 2**31
+        seat.version = seat.spec.version()  # the code this process runs, even if edited later
         seat.starts += 1
         plan = plan_launch(seat.spec, self.sandbox, self.settings.limits, seed, self._cpu_seconds)
         process = BotProcess(seat.spec, plan, self.settings.limits)
@@ -249,8 +254,6 @@ class Match:
             reason=Reason.FULL,
             seed=self.seed,
             started_at=time.time(),
-            order_version=order.spec.version(),
-            chaos_version=chaos.spec.version(),
         )
         if self.settings.freeze_idle:
             record.cpu_ms = []
@@ -287,6 +290,8 @@ class Match:
                 process.send(end_line(record.winner is role, record.reason))
         record.stderr_order = _tail(order)
         record.stderr_chaos = _tail(chaos)
+        record.order_version = order.version
+        record.chaos_version = chaos.version
         record.finished_at = time.time()
 
     def _play_plies(self, order: _Seat, chaos: _Seat, record: GameRecord) -> tuple[Role, Reason]:

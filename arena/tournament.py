@@ -57,10 +57,12 @@ class TournamentResult:
     """Failures of the harness in this run (their games were replayed)."""
     changes: list[VersionChange] = field(default_factory=list)
     """Bots whose program or command changed since the store last saw them."""
+    missing: int = 0
+    """Games still owed at the end (repeated harness errors, or a bot edited during the run)."""
 
     @property
     def complete(self) -> bool:
-        return self.already + self.played >= self.total
+        return self.missing == 0
 
 
 def bot_specs(config: TournamentConfig) -> list[BotSpec]:
@@ -128,7 +130,7 @@ def run_tournament(
         done=done,
     )
     missing = sum(len(job.slots) for job in jobs)
-    result = TournamentResult(total=total, already=total - missing, changes=changes)
+    result = TournamentResult(total, already=total - missing, changes=changes, missing=missing)
     if observer is not None:
         observer.started(total, result.already, len(jobs))
     if not jobs:
@@ -152,6 +154,8 @@ def run_tournament(
                 break
     finally:
         executor.close()
+    owed_slots = {job.slot_key(slot) for job in owed for slot in job.slots}
+    result.missing = len(owed_slots - store.completed_slots())
     return result
 
 

@@ -161,10 +161,9 @@ def run_tournament_command(
         finally:
             display.stop()
         if not result.complete:
-            missing = result.total - result.already - result.played
             print(
-                f"arena: incomplete: {missing} games not played because of repeated harness "
-                "errors; run the same command again to retry them",
+                f"arena: incomplete: {result.missing} games are still owed (repeated harness "
+                "errors, or a bot changed during the run); run the same command again",
                 file=sys.stderr,
                 flush=True,
             )
