@@ -199,6 +199,8 @@ class Channels:
 
     def __init__(self, bots: Sequence[BotProcess] = ()) -> None:
         self._poll = select.poll()
+        self.poll = self._poll.poll
+        """The raw ``poll`` of every watched pipe, for the referee's fast path."""
         self._owner: dict[int, BotProcess] = {}
         self._is_stderr: dict[int, bool] = {}
         for bot in bots:

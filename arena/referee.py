@@ -295,7 +295,12 @@ class Match:
         record.finished_at = time.time()
 
     def _play_plies(self, order: _Seat, chaos: _Seat, record: GameRecord) -> tuple[Role, Reason]:
-        """The game loop: a `turn` out, a line back, validate, apply, check for five."""
+        """The game loop: a `turn` out, a line back, validate, apply, check for five.
+
+        The common case (one poll event: the mover's stdout, holding exactly one line) is read
+        inline; everything else (stderr, partial lines, other bots, end of file, time-outs)
+        goes through ``Channels.wait_line``, which gives the same answer, only slower.
+        """
         seats = (order, chaos)
         move_ms = self.settings.time_control.move_ms
         budget_ns = move_ms * 1_000_000
@@ -305,58 +310,79 @@ class Match:
         occupied = 0
         last = b"-"
         moves = record.moves
-        times = record.ms
+        elapsed_ns: list[int] = []
         cpu = record.cpu_ms
         freeze = self.settings.freeze_idle
         wait_line = self.channels.wait_line
+        poll = self.channels.poll
         perf_ns = time.perf_counter_ns
-        for ply in range(CELLS):
-            seat = seats[ply & 1]
-            process = seat.process
-            assert process is not None
-            if freeze:
-                self._continue(seat)
-                cpu_before = _cpu_ms(seat.cpu_pid)
-            message = b"turn " + board + b" " + last + suffix
-            process.expecting = True
-            started = perf_ns()
-            if not process.send(message):
-                raise _GameOver(seat, *_send_failure(process))
-            status, line, culprit = wait_line(process, started + budget_ns)
-            elapsed = perf_ns() - started
-            process.expecting = False
-            if status is not WaitStatus.LINE:
-                self._wait_fault(seat, status, culprit, started + budget_ns, move_ms)
-            if elapsed > budget_ns:
-                raise _GameOver(
-                    seat, Reason.TIMEOUT, f"answered after {elapsed / 1e6:.1f} ms (limit {move_ms})"
-                )
-            move = MOVE_BY_TOKEN.get(line)
-            if move is None:
-                reply = parse_reply(line)
-                if reply.move is None:
-                    assert reply.fault is not None
-                    raise _GameOver(seat, reply.fault, reply.detail)
-                move = reply.move
-            cell, mark = move
-            bit = 1 << cell
-            if occupied & bit:
-                token = move.token
-                raise _GameOver(seat, Reason.ILLEGAL, f"{token}: {token[:2]} is occupied")
-            occupied |= bit
-            mine = bits[mark] | bit
-            bits[mark] = mine
-            board[cell] = _MARK_CHAR[mark]
-            last = _TOKENS[cell][mark]
-            moves.append(_TOKEN_TEXT[cell][mark])
-            times.append(round(elapsed / 1e6, 3))
-            if freeze:
-                cpu.append(round(_cpu_ms(seat.cpu_pid) - cpu_before, 3))
-                self._freeze(seat)
-            for window in WINDOWS_THROUGH[cell]:
-                if mine & window == window:
-                    return Role.ORDER, Reason.FIVE
-        return Role.CHAOS, Reason.FULL
+        write, read = os.write, os.read
+        try:
+            for ply in range(CELLS):
+                seat = seats[ply & 1]
+                process = seat.process
+                assert process is not None
+                if freeze:
+                    self._continue(seat)
+                    cpu_before = _cpu_ms(seat.cpu_pid)
+                message = b"turn " + board + b" " + last + suffix
+                out_fd = process.stdout_fd
+                process.expecting = True
+                started = perf_ns()
+                try:
+                    written = write(process.stdin_fd, message)
+                except OSError:
+                    written = -1
+                if written != len(message):
+                    raise _GameOver(seat, *_send_failure(process))
+                line = None
+                events = poll(move_ms)
+                if len(events) == 1 and events[0][0] == out_fd and not process.outbuf:
+                    data = read(out_fd, 65536)
+                    if data and data.find(b"\n") == len(data) - 1:
+                        line = data[:-1]
+                    else:
+                        process.outbuf += data
+                if line is None:
+                    status, line, culprit = wait_line(process, started + budget_ns)
+                    if status is not WaitStatus.LINE:
+                        process.expecting = False
+                        self._wait_fault(seat, status, culprit, started + budget_ns, move_ms)
+                elapsed = perf_ns() - started
+                process.expecting = False
+                if elapsed > budget_ns:
+                    limit = f"(limit {move_ms} ms)"
+                    raise _GameOver(
+                        seat, Reason.TIMEOUT, f"answered after {elapsed / 1e6:.1f} ms {limit}"
+                    )
+                move = MOVE_BY_TOKEN.get(line)
+                if move is None:
+                    reply = parse_reply(line)
+                    if reply.move is None:
+                        assert reply.fault is not None
+                        raise _GameOver(seat, reply.fault, reply.detail)
+                    move = reply.move
+                cell, mark = move
+                bit = 1 << cell
+                if occupied & bit:
+                    token = move.token
+                    raise _GameOver(seat, Reason.ILLEGAL, f"{token}: {token[:2]} is occupied")
+                occupied |= bit
+                mine = bits[mark] | bit
+                bits[mark] = mine
+                board[cell] = _MARK_CHAR[mark]
+                last = _TOKENS[cell][mark]
+                moves.append(_TOKEN_TEXT[cell][mark])
+                elapsed_ns.append(elapsed)
+                if freeze:
+                    cpu.append(round(_cpu_ms(seat.cpu_pid) - cpu_before, 3))
+                    self._freeze(seat)
+                for window in WINDOWS_THROUGH[cell]:
+                    if mine & window == window:
+                        return Role.ORDER, Reason.FIVE
+            return Role.CHAOS, Reason.FULL
+        finally:
+            record.ms = [round(t / 1e6, 3) for t in elapsed_ns]
 
     def _wait_fault(
         self,
