@@ -7,7 +7,7 @@ or an export, so that any of them can be re-checked by an independent referee.
 from __future__ import annotations
 
 import enum
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from arena.rules import Role
@@ -86,7 +86,8 @@ class GameRecord:
         return self.winner.other if self.reason.is_fault else None
 
     def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
+        """The record as JSON-ready data (lists shared, not copied: this runs once per game)."""
+        data = {name: getattr(self, name) for name in _FIELD_NAMES}
         data["winner"] = self.winner.value
         data["reason"] = self.reason.value
         return data
@@ -97,3 +98,6 @@ class GameRecord:
         known["winner"] = Role(known["winner"])
         known["reason"] = Reason(known["reason"])
         return cls(**known)
+
+
+_FIELD_NAMES = tuple(f.name for f in fields(GameRecord))
