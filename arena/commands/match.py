@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -11,11 +12,11 @@ from arena.botspec import BotSpec
 from arena.errors import ArenaError
 from arena.limits import AffinityMode, Limits, SandboxMode, TimeControl
 from arena.records import GameRecord
-from arena.referee import MatchSettings, play_match
+from arena.referee import Match, MatchSettings, alternating_roles
 from arena.rules import Role
 from arena.sandbox import resolve_mode
 
-__all__ = ["run_match", "summarize"]
+__all__ = ["run_match", "summarize", "MatchTally", "describe"]
 
 
 def run_match(
@@ -32,18 +33,17 @@ def run_match(
     memory_mb: int,
     freeze_idle: bool,
     quiet: bool,
-) -> list[GameRecord]:
-    from rich.console import Console
-
-    console = Console(highlight=False, soft_wrap=True)
+) -> MatchTally:
+    """Play the match, streaming records to ``record``; memory does not grow with ``games``."""
     spec_a, spec_b = BotSpec.resolve(bot_a), BotSpec.resolve(bot_b)
     if spec_a.name == spec_b.name:
         spec_b = spec_b.renamed(spec_b.name + "-2")
     mode = resolve_mode(sandbox)
     if mode is SandboxMode.NONE and sandbox is SandboxMode.AUTO and not quiet:
-        console.print(
-            "[yellow]warning:[/] bubblewrap (bwrap) is not usable here: bots run with resource "
-            "limits only, without a sandbox (apt-get install bubblewrap)."
+        print(
+            "warning: bubblewrap (bwrap) is not usable here: bots run with resource limits "
+            "only, without a sandbox (apt-get install bubblewrap)",
+            file=sys.stderr,
         )
     settings = MatchSettings(
         time_control=TimeControl(move_ms=move_ms, startup_ms=startup_ms),
@@ -59,25 +59,24 @@ def run_match(
             sink = record.open("w", encoding="utf-8")
         except OSError as exc:
             raise ArenaError(f"cannot write the record file {record}: {exc.strerror}") from exc
-    played = 0
-
-    def on_game(game: GameRecord) -> None:
-        nonlocal played
-        played += 1
-        if sink is not None:
-            sink.write(json.dumps(game.to_json(), separators=(",", ":")) + "\n")
-            sink.flush()
-        if not quiet and (games <= 20 or played % max(1, games // 10) == 0):
-            console.print(f"game {played}/{games}: {describe(game)}")
-
+    tally = MatchTally(spec_a.name, spec_b.name)
+    every = 1 if games <= 20 else max(1, games // 10)
     try:
-        records = play_match(spec_a, spec_b, games, settings, seed, on_game)
+        with Match(spec_a, spec_b, settings, seed, expected_games=games) as match:
+            for order_seat in alternating_roles(games):
+                game = match.play(order_seat)
+                tally.add(game)
+                if sink is not None:
+                    sink.write(json.dumps(game.to_json(), separators=(",", ":")) + "\n")
+                    sink.flush()
+                if not quiet and tally.games % every == 0:
+                    print(f"game {tally.games}/{games}: {describe(game)}", flush=True)
     finally:
         if sink is not None:
             sink.close()
     if not quiet:
-        console.print(summarize(records, spec_a.name, spec_b.name))
-    return records
+        print(tally.summary())
+    return tally
 
 
 def describe(game: GameRecord) -> str:
@@ -91,29 +90,56 @@ def describe(game: GameRecord) -> str:
     return text
 
 
+class MatchTally:
+    """Each bot's wins and games by role, and the faults, counted as games come in."""
+
+    MAX_LISTED_FAULTS = 50
+
+    def __init__(self, name_a: str, name_b: str) -> None:
+        self.names = (name_a, name_b)
+        self.games = 0
+        self.wins: Counter[tuple[str, Role]] = Counter()
+        self.played: Counter[tuple[str, Role]] = Counter()
+        self.fault_count = 0
+        self.faults: list[str] = []
+
+    def add(self, game: GameRecord) -> None:
+        self.games += 1
+        self.played[(game.order, Role.ORDER)] += 1
+        self.played[(game.chaos, Role.CHAOS)] += 1
+        self.wins[(game.winner_name, game.winner)] += 1
+        if game.reason.is_fault:
+            self.fault_count += 1
+            if len(self.faults) < self.MAX_LISTED_FAULTS:
+                self.faults.append(
+                    f"  game {self.games}: {game.loser_name} lost by {game.reason}: {game.detail}"
+                )
+
+    def summary(self) -> str:
+        """Each bot's wins as Order and as Chaos, and every fault with its reason."""
+        wins, played = self.wins, self.played
+        lines = [f"{self.games} games"]
+        width = max(*(len(n) for n in self.names), 3)
+        for name in self.names:
+            total = sum(wins[(name, r)] for r in Role)
+            lines.append(
+                f"  {name:<{width}}  {total:>4} wins   as Order {wins[(name, Role.ORDER)]}"
+                f"/{played[(name, Role.ORDER)]}   as Chaos {wins[(name, Role.CHAOS)]}"
+                f"/{played[(name, Role.CHAOS)]}"
+            )
+        if self.fault_count:
+            lines.append(f"faults ({self.fault_count}):")
+            lines.extend(self.faults)
+            if self.fault_count > len(self.faults):
+                lines.append(f"  ... and {self.fault_count - len(self.faults)} more")
+        else:
+            lines.append("no faults")
+        return "\n".join(lines)
+
+
 def summarize(records: list[GameRecord], name_a: str, name_b: str) -> str:
-    """Each bot's wins as Order and as Chaos, and every fault with its reason."""
-    wins: Counter[tuple[str, Role]] = Counter()
-    played: Counter[tuple[str, Role]] = Counter()
-    for game in records:
-        played[(game.order, Role.ORDER)] += 1
-        played[(game.chaos, Role.CHAOS)] += 1
-        wins[(game.winner_name, game.winner)] += 1
-    lines = [f"{len(records)} games"]
-    width = max(len(name_a), len(name_b), 3)
-    for name in (name_a, name_b):
-        total = sum(wins[(name, r)] for r in Role)
-        lines.append(
-            f"  {name:<{width}}  {total:>4} wins   as Order {wins[(name, Role.ORDER)]}"
-            f"/{played[(name, Role.ORDER)]}   as Chaos {wins[(name, Role.CHAOS)]}"
-            f"/{played[(name, Role.CHAOS)]}"
-        )
-    faults = [(i, g) for i, g in enumerate(records, 1) if g.reason.is_fault]
-    if faults:
-        lines.append(f"faults ({len(faults)}):")
-        for number, game in faults:
-            culprit = game.loser_name
-            lines.append(f"  game {number}: {culprit} lost by {game.reason}: {game.detail}")
-    else:
-        lines.append("no faults")
-    return "\n".join(lines)
+    """The summary of a list of records (for library use)."""
+    tally = MatchTally(name_a, name_b)
+    for record in records:
+        tally.add(record)
+    return tally.summary()
