@@ -1,8 +1,9 @@
 """Executors: where matches run, behind one interface (local worker processes; a cluster later).
 
-An executor takes ``MatchJob``s and yields events as they happen: a ``GameDone`` for every
-finished game (so that the caller stores it at once), a ``JobDone`` when a match is over, and a
-``JobFailed`` when the harness itself failed (a worker died, an internal error): such a failure is
+An executor takes ``MatchJob``s and yields events as they happen, in batches (the events that
+arrived together, so that the caller can commit their games in one transaction): a ``GameDone``
+for every finished game (so that the caller stores it at once), a ``JobDone`` when a match is
+over, and a ``JobFailed`` when the harness itself failed (a worker died, an internal error): it is
 never charged to a bot; the caller replays the job's missing games.
 """
 
@@ -11,7 +12,9 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
+import pickle
 import signal
+import time
 import traceback
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
@@ -65,8 +68,8 @@ Event = GameDone | JobDone | JobFailed
 class MatchExecutor(Protocol):
     """Runs matches somewhere and reports their games as they finish."""
 
-    def execute(self, jobs: Sequence[MatchJob]) -> Iterator[Event]:
-        """Run every job; yield events until each job is done or failed."""
+    def execute(self, jobs: Sequence[MatchJob]) -> Iterator[list[Event]]:
+        """Run every job; yield batches of events until each job is done or failed."""
         ...
 
     def close(self) -> None:
@@ -97,14 +100,14 @@ class InlineExecutor:
     def __init__(self, settings: MatchSettings) -> None:
         self.settings = settings
 
-    def execute(self, jobs: Sequence[MatchJob]) -> Iterator[Event]:
+    def execute(self, jobs: Sequence[MatchJob]) -> Iterator[list[Event]]:
         for job in jobs:
             events: list[Event] = []
             try:
                 play_job(job, self.settings, events.append)
             except Exception:
                 events.append(JobFailed(job.key, traceback.format_exc(limit=8)))
-            yield from events
+            yield events
 
     def close(self) -> None:
         pass
@@ -152,6 +155,44 @@ def _terminate(_signum: int, _frame: object) -> None:
     os._exit(1)
 
 
+class _Batcher:
+    """Sends a worker's events to the parent, in batches while games are very fast.
+
+    Each send costs both processes a system call and a pickling, more than a game between instant
+    bots; so while games take under ``FAST_S`` each, up to ``SIZE`` of them travel together, for
+    at most ``LATENCY_S``. Slow games, and the end of a job, are sent at once.
+    """
+
+    SIZE = 32
+    FAST_S = 0.002
+    LATENCY_S = 0.02
+
+    def __init__(self, conn) -> None:  # noqa: ANN001 - a multiprocess Connection
+        self.conn = conn
+        self.events: list[Event] = []
+        self.first = self.last = 0.0
+
+    def __call__(self, event: Event) -> None:
+        now = time.monotonic()
+        fast = now - self.last < self.FAST_S
+        self.last = now
+        if not self.events:
+            self.first = now
+        self.events.append(event)
+        if (
+            not fast
+            or not isinstance(event, GameDone)
+            or len(self.events) >= self.SIZE
+            or now - self.first >= self.LATENCY_S
+        ):
+            self.flush()
+
+    def flush(self) -> None:
+        if self.events:
+            self.conn.send_bytes(pickle.dumps(self.events, pickle.HIGHEST_PROTOCOL))
+            self.events = []
+
+
 def _worker_main(conn, settings: MatchSettings, core: int | None, parent: int) -> None:  # noqa: ANN001
     """A worker process: receive jobs, play them, send events back; ``None`` ends it."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
@@ -160,17 +201,19 @@ def _worker_main(conn, settings: MatchSettings, core: int | None, parent: int) -
     if os.getppid() != parent:  # the parent died before the request took effect
         return
     pin_to_core(core)
+    send = _Batcher(conn)
     while True:
         try:
-            job = conn.recv()
+            job = pickle.loads(conn.recv_bytes())
         except (EOFError, OSError):
             return
         if job is None:
             return
         try:
-            play_job(job, settings, conn.send)
+            play_job(job, settings, send)
         except Exception:
-            conn.send(JobFailed(job.key, traceback.format_exc(limit=8)))
+            send(JobFailed(job.key, traceback.format_exc(limit=8)))
+        send.flush()
 
 
 @dataclass
@@ -225,11 +268,11 @@ class LocalPoolExecutor:
                 if worker.job is None and queue:
                     job = queue.popleft()
                     try:
-                        worker.conn.send(job)
+                        worker.conn.send_bytes(pickle.dumps(job, pickle.HIGHEST_PROTOCOL))
                     except OSError:  # the worker died while idle (killed from outside)
                         self._replace(worker)  # joins the old process: its exit code is known
                         code = worker.process.exitcode
-                        yield JobFailed(job.key, f"worker process died (exit code {code})")
+                        yield [JobFailed(job.key, f"worker process died (exit code {code})")]
                         continue
                     worker.job = job
             busy = [w for w in self._workers if w.job is not None]
@@ -239,38 +282,39 @@ class LocalPoolExecutor:
             for worker in busy:
                 handles[worker.conn] = worker
                 handles[worker.process.sentinel] = worker
+            batch: list[Event] = []
             for ready in self._wait(list(handles), timeout=1.0):
                 worker = handles[ready]
-                if worker.job is None:
-                    continue
-                yield from self._collect(worker)
+                if worker.job is not None:
+                    self._collect(worker, batch)
+            if batch:
+                yield batch
 
-    def _collect(self, worker: _Worker) -> Iterator[Event]:
-        """Everything a worker has sent; a failure if it died."""
-        while True:
+    def _collect(self, worker: _Worker, batch: list[Event]) -> None:
+        """Add everything a worker has sent to ``batch``; a failure if it died."""
+        while worker.job is not None:
             try:
                 if not worker.conn.poll():
                     break
-                event = worker.conn.recv()
+                events = pickle.loads(worker.conn.recv_bytes())
             except (EOFError, OSError):
                 break
-            if isinstance(event, JobDone | JobFailed):
-                worker.job = None
-            yield event
-            if worker.job is None:
-                return
+            for event in events:
+                if isinstance(event, JobDone | JobFailed):
+                    worker.job = None
+            batch.extend(events)
         if worker.job is not None and not worker.process.is_alive():
             job, worker.job = worker.job, None
             code = worker.process.exitcode
             self._replace(worker)
-            yield JobFailed(job.key, f"worker process died (exit code {code})")
+            batch.append(JobFailed(job.key, f"worker process died (exit code {code})"))
 
     def close(self) -> None:
         """Stop the workers: ask idle ones to exit, SIGTERM busy ones (they kill their bots)."""
         for worker in self._workers:
             with contextlib.suppress(Exception):
                 if worker.job is None:
-                    worker.conn.send(None)
+                    worker.conn.send_bytes(pickle.dumps(None))
                 else:
                     worker.process.terminate()
         for worker in self._workers:

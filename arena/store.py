@@ -141,6 +141,7 @@ _GAME_COLUMNS = (
     "order_name, chaos_name, order_version, chaos_version, slot, winner, reason, detail, moves,"
     " ms, cpu_ms, stderr_order, stderr_chaos, seed, started_at, finished_at"
 )
+_GAME_COLUMN_COUNT = len(_GAME_COLUMNS.split(","))
 
 _INT64 = range(-(2**63), 2**63)
 
@@ -442,11 +443,32 @@ class Store:
         The pairing is (order, order_version, chaos, chaos_version), taken from the record. Returns
         True once the game is committed, False (storing nothing) if that slot is already stored.
         """
+        return self.add_games([(record, slot)])[0]
+
+    def add_games(self, games: Sequence[tuple[GameRecord, int]]) -> list[bool]:
+        """Store several finished games in one transaction (all or none), as ``add_game`` does.
+
+        For a parallel tournament of fast bots: one commit for the games that arrived together
+        costs the same as one commit per game. Returns, per game, whether it was new.
+        """
+        rows = [self._game_row(record, slot) for record, slot in games]
+        insert = (
+            f"INSERT INTO games ({_GAME_COLUMNS}) VALUES ({', '.join('?' * _GAME_COLUMN_COUNT)})"
+            " ON CONFLICT (order_name, order_version, chaos_name, chaos_version, slot)"
+            " DO NOTHING"
+        )
+        if not rows:
+            return []
+        with self._writing("cannot record a game") as conn:
+            return [conn.execute(insert, row).rowcount == 1 for row in rows]
+
+    @staticmethod
+    def _game_row(record: GameRecord, slot: int) -> tuple[object, ...]:
         if isinstance(slot, bool) or not isinstance(slot, int) or slot < 0:
             raise ValueError(f"a game slot is an int >= 0, not {slot!r}")
         if record.seed not in _INT64:
             raise ValueError(f"seed out of the 64-bit range: {record.seed}")
-        row = (
+        return (
             record.order,
             record.chaos,
             record.order_version,
@@ -464,14 +486,6 @@ class Store:
             record.started_at,
             record.finished_at,
         )
-        with self._writing("cannot record a game") as conn:
-            cursor = conn.execute(
-                f"INSERT INTO games ({_GAME_COLUMNS}) VALUES ({', '.join('?' * len(row))})"
-                " ON CONFLICT (order_name, order_version, chaos_name, chaos_version, slot)"
-                " DO NOTHING",
-                row,
-            )
-            return cursor.rowcount == 1
 
     def games(self, include_inactive: bool = False) -> Iterator[GameRecord]:
         """The stored games in play order; only those between active versions unless asked.

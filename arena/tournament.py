@@ -19,7 +19,7 @@ from typing import Protocol
 from arena.affinity import plan_cores, usable_cores
 from arena.botspec import BotSpec
 from arena.config import BotEntry, TournamentConfig
-from arena.executors import GameDone, JobDone, JobFailed, LocalPoolExecutor, MatchExecutor
+from arena.executors import Event, GameDone, JobFailed, LocalPoolExecutor, MatchExecutor
 from arena.records import GameRecord
 from arena.referee import MatchSettings
 from arena.sandbox import resolve_mode
@@ -168,22 +168,35 @@ def _run_jobs(
 ) -> list[MatchJob]:
     by_key = {job.key: job for job in jobs}
     failed = []
-    for event in executor.execute(jobs):
-        if isinstance(event, GameDone):
-            if store.add_game(event.record, event.slot.index):
+    for batch in executor.execute(jobs):
+        games = [event for event in batch if isinstance(event, GameDone)]
+        stored = store.add_games([(event.record, event.slot.index) for event in games])
+        for event, new in zip(games, stored, strict=True):
+            if new:  # told only once committed
                 result.played += 1
                 result.faults += event.record.reason.is_fault
                 if observer is not None:
                     observer.game(event.record)
-        elif isinstance(event, JobFailed):
-            store.add_harness_error(event.key, event.error)
-            result.harness_errors.append(f"{event.key}: {event.error}")
-            failed.append(by_key[event.key])
-            if observer is not None:
-                observer.harness_error(event.key, event.error)
-        elif isinstance(event, JobDone):
-            pass
+        for event in batch:
+            _handle_job_event(event, store, observer, result, by_key, failed)
     return failed
+
+
+def _handle_job_event(
+    event: Event,
+    store: Store,
+    observer: TournamentObserver | None,
+    result: TournamentResult,
+    by_key: dict[str, MatchJob],
+    failed: list[MatchJob],
+) -> None:
+    """A harness failure is recorded (never charged to a bot) and its job queued for replay."""
+    if isinstance(event, JobFailed):
+        store.add_harness_error(event.key, event.error)
+        result.harness_errors.append(f"{event.key}: {event.error}")
+        failed.append(by_key[event.key])
+        if observer is not None:
+            observer.harness_error(event.key, event.error)
 
 
 def oversubscribed(workers: int) -> bool:

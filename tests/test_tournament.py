@@ -171,15 +171,14 @@ class FlakyExecutor:
         self.failures = 0
         self.closed = False
 
-    def execute(self, jobs: Sequence[MatchJob]) -> Iterator[Event]:
+    def execute(self, jobs: Sequence[MatchJob]) -> Iterator[list[Event]]:
         for job in jobs:
             if job.key == self.fail_key and self.failures < self.times:
                 self.failures += 1
                 first = MatchJob(job.key, job.bot_a, job.bot_b, job.slots[:1], job.seed)
-                for event in self.inline.execute([first]):
-                    if isinstance(event, GameDone):
-                        yield event
-                yield JobFailed(job.key, "simulated harness failure")
+                for batch in self.inline.execute([first]):
+                    yield [event for event in batch if isinstance(event, GameDone)]
+                yield [JobFailed(job.key, "simulated harness failure")]
             else:
                 yield from self.inline.execute([job])
 
@@ -346,10 +345,10 @@ def test_a_worker_killed_while_idle_is_replaced(tmp_path: Path) -> None:
         os.kill(worker.process.pid, 9)
         worker.process.join(timeout=10)
         assert worker.process.exitcode == -9
-        events = list(pool.execute(jobs))
+        events = [event for batch in pool.execute(jobs) for event in batch]
         assert [type(e) for e in events] == [JobFailed]
         assert "worker process died" in events[0].error
-        events = list(pool.execute(jobs))  # the replacement plays it
+        events = [event for batch in pool.execute(jobs) for event in batch]  # the replacement
         assert sum(isinstance(e, GameDone) for e in events) == 4
     finally:
         pool.close()
@@ -364,8 +363,8 @@ def test_closing_a_busy_pool_kills_the_bots_at_once(tmp_path: Path) -> None:
     jobs = plan_matches([a, b], 20, workers=2)
     pool = LocalPoolExecutor(2, MatchSettings(sandbox=SandboxMode.NONE))
     try:
-        events = pool.execute(jobs)
-        assert isinstance(next(events), GameDone)  # the matches are under way
+        batches = pool.execute(jobs)
+        assert isinstance(next(batches)[0], GameDone)  # the matches are under way
         assert len(processes_mentioning(str(paced))) >= 2
     finally:
         started = time.monotonic()
