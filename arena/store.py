@@ -460,6 +460,16 @@ class Store:
         if not rows:
             return []
         with self._writing("cannot record a game") as conn:
+            if len(rows) == 1:
+                return [conn.execute(insert, rows[0]).rowcount == 1]
+            # The usual case, every game new, in one C loop; otherwise (a replayed job whose
+            # slot is stored already) the same transaction finds out which, row by row.
+            conn.execute("SAVEPOINT batch")
+            if conn.executemany(insert, rows).rowcount == len(rows):
+                conn.execute("RELEASE batch")
+                return [True] * len(rows)
+            conn.execute("ROLLBACK TO batch")
+            conn.execute("RELEASE batch")
             return [conn.execute(insert, row).rowcount == 1 for row in rows]
 
     @staticmethod

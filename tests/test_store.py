@@ -561,3 +561,18 @@ def test_sigkill_loses_no_committed_game(tmp_path: Path) -> None:
             assert game.stderr_order == "o" * 8000 and game.stderr_chaos == "c" * 8000
     with Store.open(path) as store:  # and the killed store is writable again
         assert store.count_games() == len(slots)
+
+
+def test_add_games_reports_exactly_which_games_were_new(tmp_path: Path) -> None:
+    """A batch with an already-stored slot stores the others and says which were new."""
+    with Store.open(tmp_path / "batch.sqlite") as store:
+        store.register_bots([BotVersion("a", "v1", ("a",)), BotVersion("b", "v1", ("b",))])
+        record = GameRecord(
+            "a", "b", Role.ORDER, Reason.FIVE, moves=["a1X"], ms=[1.0],
+            order_version="v1", chaos_version="v1",
+        )  # fmt: skip
+        assert store.add_games([(record, 0), (record, 1)]) == [True, True]
+        assert store.add_games([(record, 1), (record, 2), (record, 3)]) == [False, True, True]
+        assert store.add_games([]) == []
+        assert sorted(slot for _, _, slot in store.completed_slots()) == [0, 1, 2, 3]
+        assert store.count_games() == 4
