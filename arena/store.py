@@ -40,6 +40,7 @@ lock). It must not be used in a process forked after it was opened: open it agai
 from __future__ import annotations
 
 import json
+import math
 import os
 import sqlite3
 import threading
@@ -217,6 +218,20 @@ def _safe_text(text: str) -> str:
 
 def _dumps(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"))
+
+
+def _dumps_tokens(tokens: Sequence[str]) -> str:
+    """JSON for a list of move tokens; the same text as ``_dumps``, written directly (hot path)."""
+    if all(type(t) is str and t.isalnum() and t.isascii() for t in tokens):
+        return '["' + '","'.join(tokens) + '"]' if tokens else "[]"
+    return _dumps(list(tokens))
+
+
+def _dumps_floats(values: Sequence[float]) -> str:
+    """JSON for a list of finite floats, as ``_dumps`` writes it (hot path)."""
+    if all(type(v) is float and math.isfinite(v) for v in values):
+        return "[" + ",".join(map(repr, values)) + "]"
+    return _dumps(list(values))
 
 
 class Store:
@@ -487,9 +502,9 @@ class Store:
             Role(record.winner).value,
             Reason(record.reason).value,
             _safe_text(record.detail),
-            _dumps(list(record.moves)),
-            _dumps(list(record.ms)),
-            None if record.cpu_ms is None else _dumps(list(record.cpu_ms)),
+            _dumps_tokens(record.moves),
+            _dumps_floats(record.ms),
+            None if record.cpu_ms is None else _dumps_floats(record.cpu_ms),
             _safe_text(record.stderr_order),
             _safe_text(record.stderr_chaos),
             record.seed,
