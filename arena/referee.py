@@ -321,13 +321,12 @@ class Match:
             for ply in range(CELLS):
                 seat = seats[ply & 1]
                 process = seat.process
-                assert process is not None
+                assert process is not None  # a bot stopped during a game has ended it
                 if freeze:
                     self._continue(seat)
                     cpu_before = _cpu_ms(seat.cpu_pid)
                 message = b"turn " + board + b" " + last + suffix
                 out_fd = process.stdout_fd
-                process.expecting = True
                 started = perf_ns()
                 try:
                     written = write(process.stdin_fd, message)
@@ -346,38 +345,34 @@ class Match:
                 if line is None:
                     status, line, culprit = wait_line(process, started + budget_ns)
                     if status is not WaitStatus.LINE:
-                        process.expecting = False
                         self._wait_fault(seat, status, culprit, started + budget_ns, move_ms)
                 elapsed = perf_ns() - started
-                process.expecting = False
                 if elapsed > budget_ns:
                     limit = f"(limit {move_ms} ms)"
                     raise _GameOver(
                         seat, Reason.TIMEOUT, f"answered after {elapsed / 1e6:.1f} ms {limit}"
                     )
-                move = MOVE_BY_TOKEN.get(line)
-                if move is None:
+                fast = _FAST_MOVES.get(line)
+                if fast is None:
                     reply = parse_reply(line)
                     if reply.move is None:
                         assert reply.fault is not None
                         raise _GameOver(seat, reply.fault, reply.detail)
-                    move = reply.move
-                cell, mark = move
-                bit = 1 << cell
+                    fast = _FAST_MOVES[_TOKENS[reply.move.cell][reply.move.mark]]
+                bit, mark, char, cell, token, text, windows = fast
                 if occupied & bit:
-                    token = move.token
-                    raise _GameOver(seat, Reason.ILLEGAL, f"{token}: {token[:2]} is occupied")
+                    raise _GameOver(seat, Reason.ILLEGAL, f"{text}: {text[:2]} is occupied")
                 occupied |= bit
                 mine = bits[mark] | bit
                 bits[mark] = mine
-                board[cell] = _MARK_CHAR[mark]
-                last = _TOKENS[cell][mark]
-                moves.append(_TOKEN_TEXT[cell][mark])
+                board[cell] = char
+                last = token
+                moves.append(text)
                 elapsed_ns.append(elapsed)
                 if freeze:
                     cpu.append(round(_cpu_ms(seat.cpu_pid) - cpu_before, 3))
                     self._freeze(seat)
-                for window in WINDOWS_THROUGH[cell]:
+                for window in windows:
                     if mine & window == window:
                         return Role.ORDER, Reason.FIVE
             return Role.CHAOS, Reason.FULL
@@ -426,6 +421,20 @@ class Match:
 
 _TOKEN_TEXT = tuple(tuple(Move(cell, mark).token for mark in Mark) for cell in range(CELLS))
 _TOKENS = tuple(tuple(token.encode() for token in pair) for pair in _TOKEN_TEXT)
+# Every accepted spelling of a move -> all the referee needs about it, in one dictionary look-up:
+# (cell bit, mark, board character, cell, canonical token, its text, windows through the cell).
+_FAST_MOVES = {
+    spelling: (
+        1 << move.cell,
+        int(move.mark),
+        _MARK_CHAR[move.mark],
+        move.cell,
+        _TOKENS[move.cell][move.mark],
+        _TOKEN_TEXT[move.cell][move.mark],
+        WINDOWS_THROUGH[move.cell],
+    )
+    for spelling, move in MOVE_BY_TOKEN.items()
+}
 
 
 def _send_failure(process: BotProcess) -> tuple[Reason, str]:
