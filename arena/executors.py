@@ -13,6 +13,7 @@ import contextlib
 import ctypes
 import os
 import pickle
+import select
 import signal
 import time
 import traceback
@@ -235,10 +236,8 @@ class LocalPoolExecutor:
         self, workers: int, settings: MatchSettings, cores: Sequence[int | None] | None = None
     ) -> None:
         import multiprocess
-        import multiprocess.connection
 
         self._ctx = multiprocess.get_context("fork")
-        self._wait = multiprocess.connection.wait
         self.settings = settings
         self.cores = list(cores) if cores is not None else [None] * workers
         self._workers = [self._spawn(self.cores[i]) for i in range(workers)]
@@ -261,7 +260,7 @@ class LocalPoolExecutor:
         index = self._workers.index(worker)
         self._workers[index] = self._spawn(worker.core)
 
-    def execute(self, jobs: Sequence[MatchJob]) -> Iterator[Event]:
+    def execute(self, jobs: Sequence[MatchJob]) -> Iterator[list[Event]]:
         queue = deque(jobs)
         while True:
             for worker in list(self._workers):
@@ -278,13 +277,15 @@ class LocalPoolExecutor:
             busy = [w for w in self._workers if w.job is not None]
             if not busy:
                 return
-            handles = {}
+            poller = select.poll()
+            owners = {}
             for worker in busy:
-                handles[worker.conn] = worker
-                handles[worker.process.sentinel] = worker
+                for fd in (worker.conn.fileno(), worker.process.sentinel):
+                    poller.register(fd, select.POLLIN)
+                    owners[fd] = worker
             batch: list[Event] = []
-            for ready in self._wait(list(handles), timeout=1.0):
-                worker = handles[ready]
+            for fd, _event in poller.poll(1000):
+                worker = owners[fd]
                 if worker.job is not None:
                     self._collect(worker, batch)
             if batch:
@@ -292,10 +293,10 @@ class LocalPoolExecutor:
 
     def _collect(self, worker: _Worker, batch: list[Event]) -> None:
         """Add everything a worker has sent to ``batch``; a failure if it died."""
-        while worker.job is not None:
+        readable = select.poll()
+        readable.register(worker.conn.fileno(), select.POLLIN)
+        while worker.job is not None and readable.poll(0):
             try:
-                if not worker.conn.poll():
-                    break
                 events = pickle.loads(worker.conn.recv_bytes())
             except (EOFError, OSError):
                 break

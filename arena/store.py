@@ -40,8 +40,8 @@ lock). It must not be used in a process forked after it was opened: open it agai
 from __future__ import annotations
 
 import json
-import math
 import os
+import re
 import sqlite3
 import threading
 import time
@@ -220,18 +220,24 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"))
 
 
+_PLAIN_TOKENS = re.compile(r'[A-Za-z0-9]+(?:","[A-Za-z0-9]+)*')
+_PLAIN_NUMBERS = re.compile(r"[0-9eE.+\-]+(?:,[0-9eE.+\-]+)*")
+
+
 def _dumps_tokens(tokens: Sequence[str]) -> str:
     """JSON for a list of move tokens; the same text as ``_dumps``, written directly (hot path)."""
-    if all(type(t) is str and t.isalnum() and t.isascii() for t in tokens):
-        return '["' + '","'.join(tokens) + '"]' if tokens else "[]"
-    return _dumps(list(tokens))
+    if not tokens:
+        return "[]"
+    text = '","'.join(tokens) if all(type(t) is str for t in tokens) else ""
+    return f'["{text}"]' if _PLAIN_TOKENS.fullmatch(text) else _dumps(list(tokens))
 
 
 def _dumps_floats(values: Sequence[float]) -> str:
-    """JSON for a list of finite floats, as ``_dumps`` writes it (hot path)."""
-    if all(type(v) is float and math.isfinite(v) for v in values):
-        return "[" + ",".join(map(repr, values)) + "]"
-    return _dumps(list(values))
+    """JSON for a list of finite numbers, as ``_dumps`` writes it (hot path)."""
+    if not values:
+        return "[]"
+    text = ",".join(map(repr, values))
+    return f"[{text}]" if _PLAIN_NUMBERS.fullmatch(text) else _dumps(list(values))
 
 
 class Store:
