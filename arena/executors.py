@@ -164,9 +164,9 @@ class _Batcher:
     at most ``LATENCY_S``. Slow games, and the end of a job, are sent at once.
     """
 
-    SIZE = 32
+    SIZE = 128
     FAST_S = 0.002
-    LATENCY_S = 0.02
+    LATENCY_S = 0.05
 
     def __init__(self, conn) -> None:  # noqa: ANN001 - a multiprocess Connection
         self.conn = conn
