@@ -146,6 +146,8 @@ class BotProcess:
             self._signal_group(signal.SIGTERM)
             self._exited_within(KILL_GRACE_S)
         self._signal_group(signal.SIGKILL)  # stray children in the group, or the leader itself
+        if not self.plan.sandboxed and self.plan.token:
+            kill_marked(self.plan.token)  # descendants that left the group (setsid)
         try:
             code = self.proc.wait(timeout=5)
         except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL cannot be ignored
@@ -192,6 +194,29 @@ class BotProcess:
         self.errbuf.clear()
         self.err_dropped = 0
         return f"[{dropped} earlier bytes dropped]\n{text}" if dropped else text
+
+
+def kill_marked(token: str) -> list[int]:
+    """SIGKILL every process whose environment carries ``ARENA_BOT_TOKEN=<token>``; their pids.
+
+    A bot's descendants inherit its environment; this finds those that left its process group
+    (``setsid``, double fork) and so escaped ``killpg``. Only processes of this user are readable.
+    """
+    marker = f"ARENA_BOT_TOKEN={token}".encode()
+    killed = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/environ", "rb") as f:
+                environ = f.read()
+        except OSError:
+            continue
+        if marker in environ.split(b"\0"):
+            with contextlib.suppress(OSError):
+                os.kill(int(entry), signal.SIGKILL)
+                killed.append(int(entry))
+    return killed
 
 
 class Channels:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import ctypes
 import os
 import resource
+import secrets
 import shutil
 import signal
 import sys
@@ -71,6 +72,9 @@ class LaunchPlan:
     """The private scratch folder on the host (removed by ``cleanup``)."""
     sandboxed: bool
     """Whether bubblewrap isolates the bot."""
+    token: str = ""
+    """A value of ``ARENA_BOT_TOKEN`` unique to this launch: descendants that left the bot's
+    process group are still found by it (without bubblewrap, whose PID namespace does that)."""
     cleanup_paths: list[str] = field(default_factory=list)
 
     def cleanup(self) -> None:
@@ -148,7 +152,7 @@ def _make_preexec(limits: Limits, cpu_seconds: int) -> Callable[[], None]:
     return preexec
 
 
-def _environment(home: str, seed: int) -> dict[str, str]:
+def _environment(home: str, seed: int, token: str) -> dict[str, str]:
     env = {k: os.environ[k] for k in _KEPT_VARIABLES if k in os.environ}
     env.setdefault("PATH", _DEFAULT_PATH)
     env.update(
@@ -157,6 +161,7 @@ def _environment(home: str, seed: int) -> dict[str, str]:
         PYTHONUNBUFFERED="1",
         PYTHONDONTWRITEBYTECODE="1",
         ARENA_SEED=str(seed),
+        ARENA_BOT_TOKEN=token,
     )
     return env
 
@@ -211,11 +216,12 @@ def plan_launch(
     """How to start ``spec`` under ``mode`` (``auto`` is resolved here)."""
     mode = resolve_mode(mode)
     scratch = tempfile.mkdtemp(prefix=f"arena-{spec.name[:20]}-")
-    env = _environment(scratch, seed)
+    token = secrets.token_hex(8)
+    env = _environment(scratch, seed, token)
     preexec = _make_preexec(limits, cpu_seconds)
     if mode is SandboxMode.BWRAP:
         bwrap = bwrap_path()
         assert bwrap is not None  # resolve_mode checked it
         argv = _bwrap_argv(bwrap, spec) + list(spec.argv)
-        return LaunchPlan(argv, env, str(spec.dir), preexec, scratch, sandboxed=True)
-    return LaunchPlan(list(spec.argv), env, str(spec.dir), preexec, scratch, sandboxed=False)
+        return LaunchPlan(argv, env, str(spec.dir), preexec, scratch, True, token)
+    return LaunchPlan(list(spec.argv), env, str(spec.dir), preexec, scratch, False, token)
