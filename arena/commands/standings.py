@@ -82,3 +82,33 @@ def print_standings(console, store) -> None:  # noqa: ANN001 - rich Console and 
                 )
         cross.add_row(row, *cells)
     console.print(cross)
+    if len(names) <= MAX_LOS_BOTS:
+        los = Table(
+            title="Likelihood of superiority (%): row bot stronger than column bot",
+            title_justify="left",
+        )
+        los.add_column("")
+        for name in names:
+            los.add_column(name, justify="right")
+        for row in names:
+            values = data["los"].get(row, {})
+            los.add_row(
+                row,
+                *("" if col == row else _num(_percent(values.get(col)), 0) for col in names),
+            )
+        console.print(los)
+    errors = store.harness_errors()
+    if errors:
+        from rich.markup import escape
+
+        console.print(
+            f"{len(errors)} harness errors (not counted against any bot; their games were "
+            "replayed). The last: " + escape(errors[-1].error.strip().splitlines()[-1])
+        )
+
+
+MAX_LOS_BOTS = 16
+
+
+def _percent(value: float | None) -> float | None:
+    return None if value is None else value * 100
