@@ -12,7 +12,7 @@ import os
 
 from arena.limits import AffinityMode
 
-__all__ = ["usable_cores", "plan_cores", "pin_to_core"]
+__all__ = ["usable_cores", "plan_cores", "pin_to_core", "current_cpu"]
 
 
 def usable_cores() -> list[int]:
@@ -35,9 +35,22 @@ def plan_cores(workers: int, mode: AffinityMode | str) -> list[int | None]:
         return [None] * workers
     if mode is AffinityMode.AUTO and workers > len(cores):
         return [None] * workers
+    if workers == 1 and (core := current_cpu()) in cores:
+        # A lone match (`arena match`) stays where the scheduler put it, so that two of them
+        # started side by side land on different cores.
+        return [core]
     # The last cores first: core 0 tends to take more of the system's interrupts.
     ordered = cores[::-1]
     return [ordered[i % len(ordered)] for i in range(workers)]
+
+
+def current_cpu() -> int | None:
+    """The core this process is running on now (None where /proc does not say)."""
+    try:
+        with open("/proc/self/stat", "rb") as f:
+            return int(f.read().rsplit(b")", 1)[1].split()[36])
+    except (OSError, IndexError, ValueError):
+        return None
 
 
 def pin_to_core(core: int | None) -> None:

@@ -626,6 +626,20 @@ def scaling_section(arena: str, bot: Path, seconds: float, rounds: int, tmp: Pat
     return Scaling(gpp, best_runs, small)
 
 
+def machine_scaling(argv: Sequence[str], games: int) -> float:
+    """What two cores give two independent floor referees, pinned one to each, against one.
+
+    The ceiling for any harness on this machine: interrupts, the hypervisor and shared caches
+    take their share whatever the harness does.
+    """
+    from concurrent.futures import ProcessPoolExecutor
+
+    alone = measure_floor(argv, games, core=1)
+    with ProcessPoolExecutor(2) as pool:
+        both = list(pool.map(measure_floor, [argv, argv], [games, games], [0, 1]))
+    return sum(1 / us for us in both) / (1 / alone)
+
+
 # --- 3. start-up ----------------------------------------------------------------------------------
 def startup_times(argv: Sequence[str], repeats: int = 5) -> list[float]:
     times = []
@@ -872,6 +886,14 @@ def main() -> None:
                 f"{marginal_speedup:.2f}x",
                 True,
             )
+        )
+        ceiling = machine_scaling([str(built["instant"])], 500 if quick else 2000)
+        say(
+            f"   the machine's own ceiling: two floor referees side by side, one per core, "
+            f"give {ceiling:.2f}x one alone"
+        )
+        targets.append(
+            Target("scaling: the machine's ceiling (two floors)", "(info)", f"{ceiling:.2f}x", True)
         )
         say()
 
