@@ -284,41 +284,35 @@ class Channels:
                         return WaitStatus.EOF, b"", None
                     buf += data
                     continue
-                owner = self._owner.get(fd)
-                if owner is None:
-                    continue
-                if self._is_stderr[fd]:
-                    if not owner.drain_stderr():
-                        self._stderr_closed(fd)
-                    continue
-                data = _read(fd)
-                if data is None:
-                    continue
-                if not data:
-                    return WaitStatus.OTHER_EOF, b"", owner
-                owner.outbuf += data
-                if not owner.expecting:
-                    return WaitStatus.UNSOLICITED, b"", owner
+                fault = self._service(fd)
+                if fault is not None:
+                    return fault[0], b"", fault[1]
 
     def check_idle(self) -> tuple[WaitStatus, BotProcess] | None:
         """Without waiting: drain stderr, and report a bot that wrote when no line was due."""
         for fd, _event in self._poll.poll(0):
-            owner = self._owner.get(fd)
-            if owner is None:
-                continue
-            if self._is_stderr[fd]:
-                if not owner.drain_stderr():
-                    self._stderr_closed(fd)
-                continue
-            data = _read(fd)
-            if data is None:
-                continue
-            if not data:
-                return WaitStatus.OTHER_EOF, owner
-            owner.outbuf += data
-            if not owner.expecting:
-                return WaitStatus.UNSOLICITED, owner
+            fault = self._service(fd)
+            if fault is not None:
+                return fault
         return None
+
+    def _service(self, fd: int) -> tuple[WaitStatus, BotProcess] | None:
+        """Read a ready pipe that is not the awaited stdout: stderr into its tail, another bot's
+        stdout into its buffer; that bot's fault if it wrote when no line was due or exited."""
+        owner = self._owner.get(fd)
+        if owner is None:
+            return None
+        if self._is_stderr[fd]:
+            if not owner.drain_stderr():
+                self._stderr_closed(fd)
+            return None
+        data = _read(fd)
+        if data is None:
+            return None
+        if not data:
+            return WaitStatus.OTHER_EOF, owner
+        owner.outbuf += data
+        return None if owner.expecting else (WaitStatus.UNSOLICITED, owner)
 
     def drain_all_stderr(self) -> None:
         for fd, is_err in list(self._is_stderr.items()):

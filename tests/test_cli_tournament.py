@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
+from conftest import wait_for_no_leftovers
 
 from arena.export import CSV_FIELDS
 
@@ -126,32 +127,6 @@ def integrity(db: Path) -> str:
         return conn.execute("PRAGMA integrity_check").fetchone()[0]
     finally:
         conn.close()
-
-
-def processes_mentioning(text: str) -> list[str]:
-    """Command lines of live processes (other than this one) that contain ``text``."""
-    needle = text.encode()
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit() or int(entry) == os.getpid():
-            continue
-        try:
-            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
-        except OSError:
-            continue
-        if needle in cmdline:
-            found.append(entry + ": " + cmdline.replace(b"\0", b" ").decode(errors="replace"))
-    return found
-
-
-def wait_until_gone(text: str, timeout: float = 10.0) -> list[str]:
-    """Wait (bounded) until no process mentions ``text``; what is left at the deadline."""
-    deadline = time.monotonic() + timeout
-    while True:
-        left = processes_mentioning(text)
-        if not left or time.monotonic() > deadline:
-            return left
-        time.sleep(0.05)
 
 
 def has_five(board: dict[tuple[int, int], str]) -> bool:
@@ -462,7 +437,7 @@ def start_and_stop(tmp_path: Path, stop: signal.Signals) -> tuple[Path, Path, st
         assert process.returncode == 130, output
     else:
         assert process.returncode == -signal.SIGKILL
-    assert wait_until_gone(str(tmp_path)) == []  # no worker, no bot left
+    assert wait_for_no_leftovers([str(tmp_path)], timeout=10) == []  # no worker, no bot left
     assert integrity(db) == "ok"
     slots = stored_slots(db)
     assert 0 < sum(slots.values()) < total

@@ -15,6 +15,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
+from conftest import child_processes, leftover_processes, wait_for_no_leftovers
 
 from arena.botspec import BotSpec
 from arena.config import TournamentConfig, config_from_dict
@@ -64,43 +65,6 @@ def make_config(tmp_path: Path, bots: list[dict], **extra: object) -> Tournament
     }
     data.update(extra)
     return config_from_dict(data, base_dir=tmp_path)
-
-
-def processes_mentioning(text: str) -> list[str]:
-    """Command lines of live processes (other than this one) that contain ``text``."""
-    needle = text.encode()
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit() or int(entry) == os.getpid():
-            continue
-        try:
-            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
-        except OSError:
-            continue
-        if needle in cmdline:
-            found.append(entry + ": " + cmdline.replace(b"\0", b" ").decode(errors="replace"))
-    return found
-
-
-def wait_until_gone(text: str, timeout: float = 10.0) -> list[str]:
-    """Wait (bounded) until no process mentions ``text``; what is left at the deadline."""
-    deadline = time.monotonic() + timeout
-    while True:
-        left = processes_mentioning(text)
-        if not left or time.monotonic() > deadline:
-            return left
-        time.sleep(0.05)
-
-
-def children() -> list[str]:
-    """This process's children (workers and bots not reaped: none must be left)."""
-    found = []
-    for task in os.listdir("/proc/self/task"):
-        try:
-            found += Path(f"/proc/self/task/{task}/children").read_text().split()
-        except OSError:
-            continue
-    return found
 
 
 def slots_of(store: Store) -> Counter[tuple[str, str, int]]:
@@ -303,8 +267,8 @@ def test_a_dead_worker_is_replaced_and_its_match_replayed(tmp_path: Path) -> Non
         assert errors[0].description.startswith(("a~killer", "b~killer"))
         assert slots_of(store) == Counter(owed_slots(["a", "b", "killer"], 2))
         assert not any(record.reason.is_fault for record in store.games())
-    assert wait_until_gone(str(tmp_path)) == []
-    assert children() == []
+    assert wait_for_no_leftovers([str(tmp_path)], timeout=10) == []
+    assert child_processes() == []
 
 
 def test_a_bot_that_always_kills_its_worker_cannot_hang_the_tournament(tmp_path: Path) -> None:
@@ -316,8 +280,8 @@ def test_a_bot_that_always_kills_its_worker_cannot_hang_the_tournament(tmp_path:
         assert len(store.harness_errors()) == 2 * MAX_ATTEMPTS == len(result.harness_errors)
         assert slots_of(store) == Counter(owed_slots("ab", 2))
         assert store.count_games() == result.played == 4
-    assert wait_until_gone(str(tmp_path)) == []
-    assert children() == []
+    assert wait_for_no_leftovers([str(tmp_path)], timeout=10) == []
+    assert child_processes() == []
 
 
 @pytest.mark.sandbox
@@ -330,8 +294,8 @@ def test_inside_bwrap_a_bot_cannot_kill_its_worker(tmp_path: Path) -> None:
         assert store.harness_errors() == []
         killer_games = [r for r in store.games() if "killer" in (r.order, r.chaos)]
         assert len(killer_games) == 8  # it played on (or lost its games by a fault of its own)
-    assert wait_until_gone(str(tmp_path)) == []
-    assert children() == []
+    assert wait_for_no_leftovers([str(tmp_path)], timeout=10) == []
+    assert child_processes() == []
 
 
 def test_a_worker_killed_while_idle_is_replaced(tmp_path: Path) -> None:
@@ -352,8 +316,8 @@ def test_a_worker_killed_while_idle_is_replaced(tmp_path: Path) -> None:
         assert sum(isinstance(e, GameDone) for e in events) == 4
     finally:
         pool.close()
-    assert wait_until_gone(str(tmp_path)) == []
-    assert children() == []
+    assert wait_for_no_leftovers([str(tmp_path)], timeout=10) == []
+    assert child_processes() == []
 
 
 def test_closing_a_busy_pool_kills_the_bots_at_once(tmp_path: Path) -> None:
@@ -365,10 +329,10 @@ def test_closing_a_busy_pool_kills_the_bots_at_once(tmp_path: Path) -> None:
     try:
         batches = pool.execute(jobs)
         assert isinstance(next(batches)[0], GameDone)  # the matches are under way
-        assert len(processes_mentioning(str(paced))) >= 2
+        assert len(leftover_processes([str(paced)])) >= 2
     finally:
         started = time.monotonic()
         pool.close()
         assert time.monotonic() - started < 3
-    assert wait_until_gone(str(tmp_path), timeout=5) == []
-    assert children() == []
+    assert wait_for_no_leftovers([str(tmp_path)], timeout=5) == []
+    assert child_processes() == []
