@@ -70,8 +70,9 @@ class ProgressDisplay:
         now = time.monotonic()
         rate = self.played / max(now - self.start, 1e-9)
         if self.progress is not None:
-            self.progress.update(self.task, completed=self.done, rate=rate, faults=self.faults)
+            # Ten redraws a second at most: with fast bots, games come in by the thousand.
             if now - self.last_print > 0.1 or self.done == self.total:
+                self.progress.update(self.task, completed=self.done, rate=rate, faults=self.faults)
                 self.progress.refresh()
                 self.last_print = now
         elif not self.quiet and (now - self.last_print > 2 or self.done == self.total):
