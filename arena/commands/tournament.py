@@ -103,6 +103,7 @@ class ProgressDisplay:
 
     def stop(self) -> None:
         if self.progress is not None:
+            self.progress.update(self.task, completed=self.done, faults=self.faults)
             self.progress.refresh()
             self.progress.stop()
             self.progress = None
