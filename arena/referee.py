@@ -267,6 +267,10 @@ class Match:
             record.reason = over.reason
             record.detail = over.detail
             self._stop(over.culprit, graceful=False)
+            if over.reason in (Reason.CRASH, Reason.STARTUP):
+                last_words = _last_line(over.culprit.stderr_left)
+                if last_words:  # e.g. the exception, or why bwrap could not start it
+                    record.detail += f"; last on stderr: {last_words}"
         self._finish(order, chaos, record)
         return record
 
@@ -488,6 +492,15 @@ def _silent_crash(process: BotProcess | None) -> str | None:
         if target != f"pipe:[{os.fstat(process.stdout_fd).st_ino}]":
             return "closed its stdout"
     return None
+
+
+def _last_line(text: str, limit: int = 200) -> str:
+    """The last non-blank line of ``text``, shortened to ``limit`` characters."""
+    for line in reversed(text.splitlines()):
+        if line.strip():
+            line = line.strip()
+            return line if len(line) <= limit else line[: limit - 3] + "..."
+    return ""
 
 
 def _tail(seat: _Seat) -> str:
