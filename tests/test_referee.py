@@ -200,13 +200,30 @@ FAULTS = [
     Fault("endless_line.py", Reason.MALFORMED, r"^line longer than 1024 bytes$", (1,)),
     Fault("late.py", Reason.TIMEOUT, rf"^no move within {MOVE_MS} ms$", (1,)),
     Fault("hang_midgame.py", Reason.TIMEOUT, rf"^no move within {MOVE_MS} ms$", (4,)),
-    Fault("crash_midgame.py", Reason.CRASH, r"^exited with code 1$", (3,)),
-    Fault("closes_stdout.py", Reason.CRASH, r"^closed its stdout$", (3,)),
-    Fault("fork_and_exit.py", Reason.CRASH, r"^exited with code 1( \(a child kept .*\))?$", (3,)),
+    Fault(
+        "crash_midgame.py",
+        Reason.CRASH,
+        r"^exited with code 1; last on stderr: crash_midgame: exiting on my 3rd turn$",
+        (3,),
+    ),
+    Fault(
+        "closes_stdout.py",
+        Reason.CRASH,
+        r"^closed its stdout; last on stderr: closes_stdout: stdout closed, still running$",
+        (3,),
+    ),
+    Fault(
+        "fork_and_exit.py",
+        Reason.CRASH,
+        r"^exited with code 1( \(a child kept .*\))?"
+        r"; last on stderr: fork_and_exit: child \d+ keeps the pipes$",
+        (3,),
+    ),
     Fault(
         "crash_at_start.py",
         Reason.STARTUP,
-        r"^exited (during start-up|before reading `arena 1`) \(exited with code 3\)$|"
+        r"^exited (during start-up|before reading `arena 1`) \(exited with code 3\)"
+        r"(; last on stderr: .*)?$|"
         r"^not restarted after 2 failed start-ups$",
         None,
         games=3,
@@ -422,7 +439,9 @@ def test_memory_over_the_limit_is_a_crash(mode: SandboxMode, tmp_path: Path) -> 
     tails = (records[0].stderr_order, records[1].stderr_chaos)
     for record, tail in zip(records, tails, strict=True):
         assert record.loser_name == "hog" and record.reason is Reason.CRASH, record.to_json()
-        assert re.fullmatch(r"exited with code \d+|killed by SIG\w+", record.detail)
+        assert re.fullmatch(
+            r"(exited with code \d+|killed by SIG\w+)(; last on stderr: .+)?", record.detail
+        )
         assert "MemoryError" in tail
         assert_record_consistent(record)
 
