@@ -192,3 +192,38 @@ def test_unusable_bot_is_one_line_error(make_bot, second: bool, tmp_path: Path) 
         assert lines[0].startswith("arena: error: "), lines[0]
         assert str(bad) in lines[0] or Path(bad).name in lines[0], lines[0]
         assert result.stdout == ""
+
+
+def test_ctrl_c_stops_the_match_with_a_summary_and_no_bot_left(
+    tmp_path: Path, no_leftover_processes: Path
+) -> None:
+    """SIGINT (Ctrl-C) mid-match: exit 130, the games so far summed up, the bots gone."""
+    import os
+    import signal
+    import time
+
+    sleepy = copy(TEST_BOTS_DIR / "sleepy.py", tmp_path)
+    instant = copy(TEST_BOTS_DIR / "instant.py", tmp_path)
+    record = tmp_path / "games.jsonl"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "arena", "match", str(sleepy), str(instant), "--games", "1000",
+         "--record", str(record), "--sandbox", "none"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+        stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 30
+        while not (record.exists() and len(record.read_text().splitlines()) >= 2):
+            assert process.poll() is None and time.monotonic() < deadline, "no games recorded"
+            time.sleep(0.05)
+        os.killpg(process.pid, signal.SIGINT)
+        out, err = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert process.returncode == 130, err
+    assert "Traceback" not in out + err
+    played = len(record.read_text().splitlines())
+    assert re.search(rf"interrupted after {played} of 1000 games", err), err
+    assert f"{played} games" in out

@@ -61,21 +61,28 @@ def run_match(
             raise ArenaError(f"cannot write the record file {record}: {exc.strerror}") from exc
     tally = MatchTally(spec_a.name, spec_b.name)
     every = 1 if games <= 20 else max(1, games // 10)
+    interrupted = False
     try:
         with Match(spec_a, spec_b, settings, seed, expected_games=games) as match:
             for order_seat in alternating_roles(games):
                 game = match.play(order_seat)
-                tally.add(game)
                 if sink is not None:
                     sink.write(json.dumps(game.to_json(), separators=(",", ":")) + "\n")
                     sink.flush()
+                tally.add(game)
                 if not quiet and tally.games % every == 0:
                     print(f"game {tally.games}/{games}: {describe(game)}", flush=True)
+    except KeyboardInterrupt:  # the bots are stopped by now (Match.__exit__)
+        interrupted = True
     finally:
         if sink is not None:
             sink.close()
+    if interrupted:
+        print(f"\ninterrupted after {tally.games} of {games} games", file=sys.stderr)
     if not quiet:
         print(tally.summary())
+    if interrupted:
+        raise SystemExit(130)
     return tally
 
 
