@@ -23,7 +23,7 @@ import signal
 import sys
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
@@ -75,7 +75,6 @@ class LaunchPlan:
     token: str = ""
     """A value of ``ARENA_BOT_TOKEN`` unique to this launch: descendants that left the bot's
     process group are still found by it (without bubblewrap, whose PID namespace does that)."""
-    cleanup_paths: list[str] = field(default_factory=list)
 
     def cleanup(self) -> None:
         shutil.rmtree(self.scratch, ignore_errors=True)

@@ -10,7 +10,6 @@ flight: running it again plays exactly what is missing.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -201,4 +200,4 @@ def _handle_job_event(
 
 def oversubscribed(workers: int) -> bool:
     """More workers than cores: bots then compete for CPU and timing becomes unfair."""
-    return workers > len(usable_cores()) or workers > (os.cpu_count() or 1)
+    return workers > len(usable_cores())

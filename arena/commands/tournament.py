@@ -123,7 +123,7 @@ def run_tournament_command(
     from rich.console import Console
 
     from arena.store import Store
-    from arena.tournament import run_tournament
+    from arena.tournament import oversubscribed, run_tournament
 
     console = Console(highlight=False, soft_wrap=True)
     config = load_config(config_path)
@@ -133,11 +133,10 @@ def run_tournament_command(
         if value is not None
     }
     config = dataclasses.replace(config, **overrides)
-    cores = len(usable_cores())
-    if config.workers > cores and not quiet:
+    if oversubscribed(config.workers) and not quiet:
         console.print(
-            f"[yellow]warning:[/] {config.workers} workers on {cores} cores: bots will compete "
-            "for CPU and move times become unfair"
+            f"[yellow]warning:[/] {config.workers} workers on {len(usable_cores())} cores: bots "
+            "will compete for CPU and move times become unfair"
         )
     unsandboxed = resolve_mode(config.sandbox) is SandboxMode.NONE
     if unsandboxed and config.sandbox is SandboxMode.AUTO and not quiet:
