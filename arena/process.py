@@ -67,6 +67,7 @@ class BotProcess:
         self.expecting = False
         """Whether a line from this bot is due (so output from it is not unsolicited)."""
         self.display_name = ""
+        self.quit_sent = False
         self.started_at = 0.0
 
     # --- life cycle --------------------------------------------------------------------------
@@ -112,6 +113,12 @@ class BotProcess:
             return False
         return written == len(data)
 
+    def send_quit(self) -> None:
+        """Ask the bot to exit (once; stopping it later does not ask again)."""
+        if not self.quit_sent:
+            self.quit_sent = True
+            self.send(b"quit\n")
+
     def _signal_group(self, sig: int) -> None:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.pid, sig)
@@ -140,7 +147,7 @@ class BotProcess:
         if self.proc is None:
             return None
         if graceful and self.proc.poll() is None:
-            self.send(b"quit\n")
+            self.send_quit()
             self._exited_within(QUIT_GRACE_S)
         if not self._exited_within(0):
             self._signal_group(signal.SIGTERM)

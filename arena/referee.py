@@ -120,6 +120,10 @@ class Match:
 
     def close(self) -> None:
         """Send ``quit`` to both bots and make sure nothing of theirs is left running."""
+        for seat in self.seats:  # both at once: they exit in parallel, not one after the other
+            if seat.process is not None:
+                self._continue(seat)
+                seat.process.send_quit()
         for seat in self.seats:
             self._stop(seat, graceful=True)
 
