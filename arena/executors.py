@@ -46,6 +46,9 @@ class GameDone:
     key: str
     slot: GameSlot
     record: GameRecord
+    recorded: bool | None = None
+    """Whether the worker's ``GameSink`` stored it as a new game (None: no sink; the caller
+    stores it)."""
 
 
 @dataclass(frozen=True)
@@ -64,6 +67,9 @@ class JobFailed:
 
 
 Event = GameDone | JobDone | JobFailed
+GameSink = Callable[[list[GameDone]], list[bool]]
+"""Records finished games where they were played (e.g. commits them to a store) and says, for
+each, whether it was new. A factory of sinks is called once in each worker process."""
 
 
 class MatchExecutor(Protocol):
@@ -168,8 +174,9 @@ class _Batcher:
     FAST_S = 0.002
     LATENCY_S = 0.05
 
-    def __init__(self, conn) -> None:  # noqa: ANN001 - a multiprocess Connection
+    def __init__(self, conn, sink: GameSink | None) -> None:  # noqa: ANN001 - a Connection
         self.conn = conn
+        self.sink = sink
         self.events: list[Event] = []
         self.first = self.last = 0.0
 
@@ -189,12 +196,30 @@ class _Batcher:
             self.flush()
 
     def flush(self) -> None:
-        if self.events:
-            self.conn.send_bytes(pickle.dumps(self.events, pickle.HIGHEST_PROTOCOL))
-            self.events = []
+        """Record the games (when there is a sink), then tell the parent."""
+        if not self.events:
+            return
+        games = [e for e in self.events if isinstance(e, GameDone)]
+        if self.sink is not None and games:
+            try:
+                recorded: Iterator[bool | None] = iter(self.sink(games))
+            except Exception:  # e.g. a full disk: the parent records them, and says what failed
+                recorded = iter([None] * len(games))
+            self.events = [
+                GameDone(e.key, e.slot, e.record, next(recorded)) if isinstance(e, GameDone) else e
+                for e in self.events
+            ]
+        self.conn.send_bytes(pickle.dumps(self.events, pickle.HIGHEST_PROTOCOL))
+        self.events = []
 
 
-def _worker_main(conn, settings: MatchSettings, core: int | None, parent: int) -> None:  # noqa: ANN001
+def _worker_main(
+    conn,  # noqa: ANN001 - a multiprocess Connection
+    settings: MatchSettings,
+    core: int | None,
+    parent: int,
+    sink_factory: Callable[[], GameSink] | None,
+) -> None:
     """A worker process: receive jobs, play them, send events back; ``None`` ends it."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     signal.signal(signal.SIGTERM, _terminate)
@@ -202,7 +227,7 @@ def _worker_main(conn, settings: MatchSettings, core: int | None, parent: int) -
     if os.getppid() != parent:  # the parent died before the request took effect
         return
     pin_to_core(core)
-    send = _Batcher(conn)
+    send = _Batcher(conn, sink_factory() if sink_factory is not None else None)
     while True:
         try:
             job = pickle.loads(conn.recv_bytes())
@@ -233,12 +258,19 @@ class LocalPoolExecutor:
     """
 
     def __init__(
-        self, workers: int, settings: MatchSettings, cores: Sequence[int | None] | None = None
+        self,
+        workers: int,
+        settings: MatchSettings,
+        cores: Sequence[int | None] | None = None,
+        sink_factory: Callable[[], GameSink] | None = None,
     ) -> None:
+        """``sink_factory``: when given, each worker records its games itself (in parallel)
+        through the sink it makes, and the events say so; otherwise the caller records them."""
         import multiprocess
 
         self._ctx = multiprocess.get_context("fork")
         self.settings = settings
+        self.sink_factory = sink_factory
         self.cores = list(cores) if cores is not None else [None] * workers
         self._workers = [self._spawn(self.cores[i]) for i in range(workers)]
 
@@ -246,7 +278,7 @@ class LocalPoolExecutor:
         parent_conn, child_conn = self._ctx.Pipe()
         process = self._ctx.Process(
             target=_worker_main,
-            args=(child_conn, self.settings, core, os.getpid()),
+            args=(child_conn, self.settings, core, os.getpid(), self.sink_factory),
             daemon=True,
         )
         process.start()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Protocol
 
@@ -138,7 +139,9 @@ def run_tournament(
     workers = min(config.workers, len(jobs))
     if executor_factory is None:
         cores = plan_cores(workers, config.affinity)
-        executor: MatchExecutor = LocalPoolExecutor(workers, settings, cores)
+        executor: MatchExecutor = LocalPoolExecutor(
+            workers, settings, cores, sink_factory=partial(_store_sink, config.db)
+        )
     else:
         executor = executor_factory(settings, workers)
     try:
@@ -169,8 +172,10 @@ def _run_jobs(
     failed = []
     for batch in executor.execute(jobs):
         games = [event for event in batch if isinstance(event, GameDone)]
-        stored = store.add_games([(event.record, event.slot.index) for event in games])
-        for event, new in zip(games, stored, strict=True):
+        unrecorded = [event for event in games if event.recorded is None]
+        stored = iter(store.add_games([(e.record, e.slot.index) for e in unrecorded]))
+        for event in games:
+            new = next(stored) if event.recorded is None else event.recorded
             if new:  # told only once committed
                 result.played += 1
                 result.faults += event.record.reason.is_fault
@@ -179,6 +184,20 @@ def _run_jobs(
         for event in batch:
             _handle_job_event(event, store, observer, result, by_key, failed)
     return failed
+
+
+def _store_sink(db: Path) -> Callable[[list[GameDone]], list[bool]]:
+    """In a worker process: its own connection to the store, committing each batch of its games.
+
+    Workers commit in parallel (SQLite serialises the short write transactions), so the parent,
+    which shares the cores with them, does next to nothing per game.
+    """
+    store = Store.open(db)
+
+    def record(games: list[GameDone]) -> list[bool]:
+        return store.add_games([(game.record, game.slot.index) for game in games])
+
+    return record
 
 
 def _handle_job_event(

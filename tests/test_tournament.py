@@ -11,7 +11,7 @@ import shutil
 import sys
 import time
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -336,3 +336,29 @@ def test_closing_a_busy_pool_kills_the_bots_at_once(tmp_path: Path) -> None:
         assert time.monotonic() - started < 3
     assert wait_for_no_leftovers([str(tmp_path)], timeout=5) == []
     assert child_processes() == []
+
+
+def test_workers_record_their_games_and_fall_back_to_the_parent(tmp_path: Path) -> None:
+    """With a sink, each game comes back recorded by its worker; if the sink fails, unrecorded."""
+    instant = copy_bot(tmp_path, "instant.py")
+    a, b = BotSpec.from_path(instant, "a"), BotSpec.from_path(instant, "b")
+    jobs = plan_matches([a, b], 3)
+    settings = MatchSettings(sandbox=SandboxMode.NONE)
+
+    def recording() -> Callable[[list[GameDone]], list[bool]]:
+        return lambda games: [True] * len(games)
+
+    def failing() -> Callable[[list[GameDone]], list[bool]]:
+        def sink(games: list[GameDone]) -> list[bool]:
+            raise OSError("disk full")
+
+        return sink
+
+    for factory, expected in ((recording, True), (failing, None)):
+        pool = LocalPoolExecutor(1, settings, sink_factory=factory)
+        try:
+            games = [e for batch in pool.execute(jobs) for e in batch if isinstance(e, GameDone)]
+        finally:
+            pool.close()
+        assert len(games) == 6
+        assert {game.recorded for game in games} == {expected}
