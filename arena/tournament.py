@@ -1,7 +1,8 @@
 """Running a tournament: from a config to a store holding every game it owes.
 
 ``run_tournament`` registers the bots (their identity hashes) in the store, plans the missing
-games, hands the matches to an executor, and commits every game the moment it arrives. A failure
+games, hands the matches to an executor, and has every game committed the moment it is played
+(by the worker that played it, or here when an executor does not record games itself). A failure
 of the harness (a worker that died, an internal error) is recorded as a harness error and its
 games are replayed; it never costs a bot a game. Interrupting the run loses at most the games in
 flight: running it again plays exactly what is missing.
