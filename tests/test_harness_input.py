@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -106,26 +108,56 @@ def test_freeze_idle_records_cpu_time_for_every_move() -> None:
         assert all(0 <= t <= ms + 50 for t, ms in zip(record.cpu_ms, record.ms, strict=True))
 
 
-def _spins(stderr: str) -> int:
-    return sum(int(line[6:]) for line in stderr.splitlines() if line.startswith("spins="))
+def _states_of(marker: str) -> list[str]:
+    """The scheduler states (R, S, T, ...) of the processes whose command line has ``marker``."""
+    states = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                if marker.encode() not in f.read():
+                    continue
+            with open(f"/proc/{entry}/stat") as f:
+                states.append(f.read().rsplit(")", 1)[1].split()[0])
+        except OSError:
+            continue
+    return states
+
+
+def _sample(marker: str, samples: list[str], done: threading.Event) -> None:
+    while not done.wait(0.003):
+        samples.extend(_states_of(marker))
 
 
 @pytest.mark.parametrize("sandbox", ["none", "bwrap"])
-def test_freeze_idle_stops_the_bot_not_on_move(sandbox: str) -> None:
-    """A bot that spins on its opponent's time spins far less when frozen while idle."""
+def test_freeze_idle_stops_the_bot_not_on_move(sandbox: str, tmp_path: Path) -> None:
+    """With freeze_idle the idle bot is seen stopped (T) while its opponent thinks; else never."""
+    import shutil
+
     from arena.sandbox import bwrap_path
 
     if sandbox == "bwrap" and bwrap_path() is None:
         pytest.skip("bubblewrap is not installed")
-    ponder = BotSpec.from_path(ROOT / "tests" / "bots" / "ponder.py")
-    sleepy = BotSpec.from_path(ROOT / "tests" / "bots" / "sleepy.py")  # 20 ms per move
-    spins = {}
+    ponder_file = tmp_path / "ponder.py"  # a path of its own, to find its processes by
+    shutil.copy(ROOT / "tests" / "bots" / "ponder.py", ponder_file)
+    ponder = BotSpec.from_path(ponder_file)
+    paced = ROOT / "tests" / "bots" / "paced.py"
+    thinker = BotSpec.from_command([sys.executable, str(paced), "40"], "thinker")
+    stopped = {}
     for freeze in (False, True):
-        settings = MatchSettings(sandbox=sandbox, freeze_idle=freeze)
-        records = play_match(ponder, sleepy, 2, settings)
+        samples: list[str] = []
+        done = threading.Event()
+        sampler = threading.Thread(target=_sample, args=(str(ponder_file), samples, done))
+        sampler.start()
+        try:
+            settings = MatchSettings(sandbox=sandbox, freeze_idle=freeze)
+            records = play_match(ponder, thinker, [0, 1], settings)
+        finally:
+            done.set()
+            sampler.join(timeout=10)
         assert all(not r.reason.is_fault for r in records), [r.detail for r in records]
-        spins[freeze] = sum(
-            _spins(r.stderr_order if r.order == "ponder" else r.stderr_chaos) for r in records
-        )
-    assert spins[False] > 1000, spins
-    assert spins[True] * 5 < spins[False], spins
+        assert samples, "the sampler saw no ponder process"
+        stopped[freeze] = samples.count("T") / len(samples)
+    assert stopped[False] == 0, stopped
+    assert stopped[True] > 0.2, stopped

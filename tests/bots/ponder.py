@@ -1,7 +1,7 @@
 """A correct bot that thinks on its opponent's time: after each move it spins until its next line.
 
-Why: to test ``freeze_idle``. On each turn it first writes ``spins=N`` to stderr, the spins it
-made while its opponent was on move; a frozen (SIGSTOPped) bot cannot spin.
+Why: to test ``freeze_idle``: such a bot is always running between its turns unless the harness
+stops it. On each turn it first writes ``spins=N`` to stderr, the spins it made meanwhile.
 """
 
 import os
