@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 
+from arena import procfs
 from arena.limits import AffinityMode
 
 __all__ = ["usable_cores", "plan_cores", "pin_to_core", "current_cpu"]
@@ -46,10 +47,10 @@ def plan_cores(workers: int, mode: AffinityMode | str) -> list[int | None]:
 
 def current_cpu() -> int | None:
     """The core this process is running on now (None where /proc does not say)."""
+    fields = procfs.stat_fields()
     try:
-        with open("/proc/self/stat", "rb") as f:
-            return int(f.read().rsplit(b")", 1)[1].split()[36])
-    except (OSError, IndexError, ValueError):
+        return int(fields[36])  # "processor", field 39 in proc(5)
+    except (TypeError, IndexError, ValueError):
         return None
 
 

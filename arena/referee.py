@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
+from arena import procfs
 from arena.botspec import BotSpec
 from arena.limits import Limits, SandboxMode, TimeControl
 from arena.process import BotProcess, Channels, WaitStatus
@@ -481,11 +482,10 @@ def _silent_crash(process: BotProcess | None) -> str | None:
     # The process that runs the bot's command: bwrap runs it as the child of its own init.
     pid = process.pid
     for _ in range(2 if process.plan.sandboxed else 0):
-        try:
-            with open(f"/proc/{pid}/task/{pid}/children") as f:
-                pid = int(f.read().split()[0])  # the first (oldest) child
-        except (OSError, ValueError, IndexError):
+        family = procfs.children(pid)
+        if not family:
             return None
+        pid = family[0]  # the first (oldest) child
     try:
         target = os.readlink(f"/proc/{pid}/fd/1")
     except FileNotFoundError:
@@ -524,25 +524,20 @@ _TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 def _cpu_ms(pid: int) -> float:
     """CPU time (user + system) of a process in ms, from /proc (0 when unreadable)."""
+    fields = procfs.stat_fields(pid)
     try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            fields = f.read().rsplit(b")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) * 1000 / _TICKS
-    except (OSError, IndexError, ValueError):
+        return (int(fields[11]) + int(fields[12])) * 1000 / _TICKS  # utime + stime
+    except (TypeError, IndexError, ValueError):
         return 0.0
 
 
 def _innermost_pid(pid: int) -> int:
     """Follow single children (bwrap -> its init -> the bot) to the process that does the work."""
     for _ in range(4):
-        try:
-            with open(f"/proc/{pid}/task/{pid}/children") as f:
-                children = f.read().split()
-        except OSError:
+        family = procfs.children(pid)
+        if family is None or len(family) != 1:
             return pid
-        if len(children) != 1:
-            return pid
-        pid = int(children[0])
+        pid = family[0]
     return pid
 
 
