@@ -68,8 +68,9 @@ class LaunchPlan:
     """The working directory (the bot's folder)."""
     preexec: Callable[[], None]
     """Run in the child before exec: rlimits and the parent-death signal."""
-    scratch: str
-    """The private scratch folder on the host (removed by ``cleanup``)."""
+    scratch: str | None
+    """The private scratch folder on the host (removed by ``cleanup``); None under bubblewrap,
+    whose private ``/tmp`` serves instead."""
     sandboxed: bool
     """Whether bubblewrap isolates the bot."""
     token: str = ""
@@ -77,7 +78,8 @@ class LaunchPlan:
     process group are still found by it (without bubblewrap, whose PID namespace does that)."""
 
     def cleanup(self) -> None:
-        shutil.rmtree(self.scratch, ignore_errors=True)
+        if self.scratch is not None:
+            shutil.rmtree(self.scratch, ignore_errors=True)
 
 
 @cache
@@ -198,8 +200,6 @@ def _bwrap_argv(bwrap: str, spec: BotSpec) -> list[str]:
         argv += ["--ro-bind", str(folder), str(folder)]
     argv += [
         "--chdir", str(spec.dir),
-        "--setenv", "HOME", "/tmp",
-        "--setenv", "TMPDIR", "/tmp",
         "--",
     ]  # fmt: skip
     return argv
@@ -214,13 +214,14 @@ def plan_launch(
 ) -> LaunchPlan:
     """How to start ``spec`` under ``mode`` (``auto`` is resolved here)."""
     mode = resolve_mode(mode)
-    scratch = tempfile.mkdtemp(prefix=f"arena-{spec.name[:20]}-")
     token = secrets.token_hex(8)
-    env = _environment(scratch, seed, token)
     preexec = _make_preexec(limits, cpu_seconds)
     if mode is SandboxMode.BWRAP:
         bwrap = bwrap_path()
         assert bwrap is not None  # resolve_mode checked it
         argv = _bwrap_argv(bwrap, spec) + list(spec.argv)
-        return LaunchPlan(argv, env, str(spec.dir), preexec, scratch, True, token)
+        env = _environment("/tmp", seed, token)  # the sandbox's own private /tmp
+        return LaunchPlan(argv, env, str(spec.dir), preexec, None, True, token)
+    scratch = tempfile.mkdtemp(prefix=f"arena-{spec.name[:20]}-")
+    env = _environment(scratch, seed, token)
     return LaunchPlan(list(spec.argv), env, str(spec.dir), preexec, scratch, False, token)
