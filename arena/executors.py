@@ -14,7 +14,9 @@ import ctypes
 import os
 import pickle
 import select
+import shutil
 import signal
+import tempfile
 import time
 import traceback
 from collections import deque
@@ -22,6 +24,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from arena import procfs
 from arena.affinity import pin_to_core
 from arena.records import GameRecord
 from arena.referee import Match, MatchSettings
@@ -130,19 +133,6 @@ def _die_with_parent() -> None:
         ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
 
 
-def _children() -> set[int]:
-    """The pids of this process's children (its bots), from /proc."""
-    pids: set[int] = set()
-    with contextlib.suppress(OSError):
-        for task in os.listdir("/proc/self/task"):
-            with (
-                contextlib.suppress(OSError, ValueError),
-                open(f"/proc/self/task/{task}/children") as f,
-            ):
-                pids.update(int(pid) for pid in f.read().split())
-    return pids
-
-
 def _terminate(_signum: int, _frame: object) -> None:
     """SIGTERM (the pool is closing, or the harness died): kill the bots at once and exit.
 
@@ -151,7 +141,7 @@ def _terminate(_signum: int, _frame: object) -> None:
     where an exception is printed and swallowed, and the worker then plays on.
     """
     processes = [seat.process for match in _ACTIVE for seat in match.seats if seat.process]
-    for pid in {p.pid for p in processes if p.pid > 0} | _children():
+    for pid in {p.pid for p in processes if p.pid > 0} | procfs.all_children():
         with contextlib.suppress(OSError):
             os.killpg(pid, signal.SIGKILL)  # a bot leads its own process group
         with contextlib.suppress(OSError):
@@ -219,6 +209,7 @@ def _worker_main(
     core: int | None,
     parent: int,
     sink_factory: Callable[[], GameSink] | None,
+    scratch: str,
 ) -> None:
     """A worker process: receive jobs, play them, send events back; ``None`` ends it."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
@@ -227,6 +218,8 @@ def _worker_main(
     if os.getppid() != parent:  # the parent died before the request took effect
         return
     pin_to_core(core)
+    # The bots' scratch folders go here, which the parent removes even if this process is killed.
+    tempfile.tempdir = scratch
     send = _Batcher(conn, sink_factory() if sink_factory is not None else None)
     while True:
         try:
@@ -247,7 +240,12 @@ class _Worker:
     process: object
     conn: object
     core: int | None
+    scratch: str
+    """A folder of the worker's own, holding its bots' scratch folders; removed with it."""
     job: MatchJob | None = None
+
+    def remove_scratch(self) -> None:
+        shutil.rmtree(self.scratch, ignore_errors=True)
 
 
 class LocalPoolExecutor:
@@ -276,19 +274,21 @@ class LocalPoolExecutor:
 
     def _spawn(self, core: int | None) -> _Worker:
         parent_conn, child_conn = self._ctx.Pipe()
+        scratch = tempfile.mkdtemp(prefix="arena-worker-")
         process = self._ctx.Process(
             target=_worker_main,
-            args=(child_conn, self.settings, core, os.getpid(), self.sink_factory),
+            args=(child_conn, self.settings, core, os.getpid(), self.sink_factory, scratch),
             daemon=True,
         )
         process.start()
         child_conn.close()
-        return _Worker(process, parent_conn, core)
+        return _Worker(process, parent_conn, core, scratch)
 
     def _replace(self, worker: _Worker) -> None:
         with contextlib.suppress(Exception):
             worker.conn.close()
         worker.process.join(timeout=5)
+        worker.remove_scratch()  # a killed worker could not remove its bots' folders
         index = self._workers.index(worker)
         self._workers[index] = self._spawn(worker.core)
 
@@ -357,4 +357,5 @@ class LocalPoolExecutor:
                 worker.process.join(timeout=5)
             with contextlib.suppress(Exception):
                 worker.conn.close()
+            worker.remove_scratch()
         self._workers = []

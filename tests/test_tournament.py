@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
@@ -271,8 +272,13 @@ def test_a_dead_worker_is_replaced_and_its_match_replayed(tmp_path: Path) -> Non
     assert child_processes() == []
 
 
-def test_a_bot_that_always_kills_its_worker_cannot_hang_the_tournament(tmp_path: Path) -> None:
+def test_a_bot_that_always_kills_its_worker_cannot_hang_the_tournament(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     config = killer_config(tmp_path, None, sandbox="none")
+    scratch = tmp_path / "tmp"  # where the workers' and so the bots' scratch folders go
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
     with Store.open(config.db) as store:
         result = run_bounded(config, store)
         assert not result.complete
@@ -282,6 +288,7 @@ def test_a_bot_that_always_kills_its_worker_cannot_hang_the_tournament(tmp_path:
         assert store.count_games() == result.played == 4
     assert wait_for_no_leftovers([str(tmp_path)], timeout=10) == []
     assert child_processes() == []
+    assert list(scratch.iterdir()) == []  # not even the killed workers' bots' folders are left
 
 
 @pytest.mark.sandbox
