@@ -120,16 +120,15 @@ def run_tournament(
     store.set_meta("name", config.name)
     store.set_meta("seed", str(config.seed))
     done = store.completed_slots()
-    owed = plan_matches(specs, config.games_per_pairing, format=config.format, seed=config.seed)
-    total = sum(len(job.slots) for job in owed)
-    jobs = plan_matches(
+    owed = plan_matches(
         specs,
         config.games_per_pairing,
         format=config.format,
         seed=config.seed,
         workers=config.workers,
-        done=done,
     )
+    total = sum(len(job.slots) for job in owed)
+    jobs = [job for job in (job.without(done) for job in owed) if job.slots]
     missing = sum(len(job.slots) for job in jobs)
     result = TournamentResult(total, already=total - missing, changes=changes, missing=missing)
     if observer is not None:
