@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from arena.records import GameRecord
@@ -62,41 +63,34 @@ def print_standings(console, store) -> None:  # noqa: ANN001 - rich Console and 
         f"role advantage (Order) {advantage} Elo"
     )
     names = [bot["name"] for bot in data["bots"]]
-    cross = Table(
-        title="Cross-table: row bot's wins vs column bot (as Order | as Chaos)",
-        title_justify="left",
-    )
-    cross.add_column("")
-    for name in names:
-        cross.add_column(name, justify="center")
-    for row in names:
-        cells = []
-        for col in names:
-            cell = data["cross_table"].get(row, {}).get(col)
-            if row == col or cell is None:
-                cells.append("")
-            else:
-                cells.append(
-                    f"{cell['order_wins']}/{cell['order_games']} | "
-                    f"{cell['chaos_wins']}/{cell['chaos_games']}"
-                )
-        cross.add_row(row, *cells)
-    console.print(cross)
-    if len(names) <= MAX_LOS_BOTS:
-        los = Table(
-            title="Likelihood of superiority (%): row bot stronger than column bot",
-            title_justify="left",
+
+    def results(row: str, col: str) -> str:
+        cell = data["cross_table"].get(row, {}).get(col)
+        if cell is None:
+            return ""
+        return (
+            f"{cell['order_wins']}/{cell['order_games']} | "
+            f"{cell['chaos_wins']}/{cell['chaos_games']}"
         )
-        los.add_column("")
-        for name in names:
-            los.add_column(name, justify="right")
-        for row in names:
-            values = data["los"].get(row, {})
-            los.add_row(
-                row,
-                *("" if col == row else _num(_percent(values.get(col)), 0) for col in names),
+
+    def superiority(row: str, col: str) -> str:
+        return _num(_percent(data["los"].get(row, {}).get(col)), 0)
+
+    console.print(
+        _bot_matrix(
+            "Cross-table: row bot's wins vs column bot (as Order | as Chaos)", names, results,
+            "center",
+        )
+    )  # fmt: skip
+    if len(names) <= MAX_LOS_BOTS:
+        console.print(
+            _bot_matrix(
+                "Likelihood of superiority (%): row bot stronger than column bot",
+                names,
+                superiority,
+                "right",
             )
-        console.print(los)
+        )
     errors = store.harness_errors()
     if errors:
         from rich.markup import escape
@@ -108,6 +102,19 @@ def print_standings(console, store) -> None:  # noqa: ANN001 - rich Console and 
 
 
 MAX_LOS_BOTS = 16
+
+
+def _bot_matrix(title: str, names: list[str], cell: Callable[[str, str], str], justify: str):
+    """A bot-by-bot table: ``cell(row, col)`` for each pair, blank on the diagonal."""
+    from rich.table import Table
+
+    table = Table(title=title, title_justify="left")
+    table.add_column("")
+    for name in names:
+        table.add_column(name, justify=justify)
+    for row in names:
+        table.add_row(row, *("" if col == row else cell(row, col) for col in names))
+    return table
 
 
 def _percent(value: float | None) -> float | None:
