@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena.records import GameRecord
+
+if TYPE_CHECKING:
+    from rich.table import Table
 
 __all__ = ["standings_json", "print_standings"]
 
@@ -104,7 +107,9 @@ def print_standings(console, store) -> None:  # noqa: ANN001 - rich Console and 
 MAX_LOS_BOTS = 16
 
 
-def _bot_matrix(title: str, names: list[str], cell: Callable[[str, str], str], justify: str):
+def _bot_matrix(
+    title: str, names: list[str], cell: Callable[[str, str], str], justify: str
+) -> Table:
     """A bot-by-bot table: ``cell(row, col)`` for each pair, blank on the diagonal."""
     from rich.table import Table
 
