@@ -10,7 +10,6 @@ never charged to a bot; the caller replays the job's missing games.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import os
 import pickle
 import select
@@ -124,15 +123,6 @@ class InlineExecutor:
 
 
 # --- local worker processes --------------------------------------------------------------------
-_PR_SET_PDEATHSIG = 1
-
-
-def _die_with_parent() -> None:
-    """Ask the kernel for SIGTERM when the harness dies, so the worker can kill its bots."""
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
-
-
 def _terminate(_signum: int, _frame: object) -> None:
     """SIGTERM (the pool is closing, or the harness died): kill the bots at once and exit.
 
@@ -214,7 +204,7 @@ def _worker_main(
     """A worker process: receive jobs, play them, send events back; ``None`` ends it."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     signal.signal(signal.SIGTERM, _terminate)
-    _die_with_parent()
+    procfs.die_with_parent(signal.SIGTERM)  # so that the worker can kill its bots
     if os.getppid() != parent:  # the parent died before the request took effect
         return
     pin_to_core(core)

@@ -1,15 +1,39 @@
-"""The few facts arena reads from Linux's /proc: a process's stat fields and its children.
+"""Linux process facts and controls: /proc's stat fields and children, and ``prctl``.
 
-One place for the parsing, so that the referee (CPU time, a bot's real process), the workers
-(their bots) and the affinity code (the current core) read /proc the same way.
+One place for the parsing and the system calls, so that the referee (CPU time, a bot's real
+process), the workers (their bots), the sandbox (bots that die with their harness) and the affinity
+code (the current core) read /proc and control processes the same way.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 
-__all__ = ["stat_fields", "children", "all_children"]
+__all__ = ["stat_fields", "children", "all_children", "die_with_parent"]
+
+_PR_SET_PDEATHSIG = 1
+
+
+def _load_libc() -> ctypes.CDLL | None:
+    try:
+        return ctypes.CDLL(None, use_errno=True)
+    except OSError:
+        return None
+
+
+_LIBC = _load_libc()
+
+
+def die_with_parent(signum: int) -> None:
+    """Ask the kernel to send ``signum`` to this process when its parent dies.
+
+    Safe between fork and exec (no allocation beyond the call itself); does nothing where
+    ``prctl`` is unavailable.
+    """
+    if _LIBC is not None:
+        _LIBC.prctl(_PR_SET_PDEATHSIG, signum, 0, 0, 0)
 
 
 def stat_fields(pid: int | str = "self") -> list[bytes] | None:

@@ -1,4 +1,4 @@
-"""What a played game leaves behind: the ``GameRecord`` and the reasons a game can end.
+"""What a played game leaves behind: the ``GameRecord`` (why a game ends is ``rules.Reason``).
 
 A record is plain data, the same whether it comes from ``arena match --record``, the SQLite store
 or an export, so that any of them can be re-checked by an independent referee.
@@ -6,32 +6,12 @@ or an export, so that any of them can be re-checked by an independent referee.
 
 from __future__ import annotations
 
-import enum
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from arena.rules import Role
+from arena.rules import FAULT_REASONS, Reason, Role
 
 __all__ = ["Reason", "GameRecord", "FAULT_REASONS"]
-
-
-class Reason(enum.StrEnum):
-    """Why a game ended. ``five`` and ``full`` are the rules; the others are a bot's fault."""
-
-    FIVE = "five"  # Order made five in a line
-    FULL = "full"  # the board filled without one
-    TIMEOUT = "timeout"  # no move within the time for the move, measured from sending `turn`
-    ILLEGAL = "illegal"  # a move to an occupied or non-existent cell
-    MALFORMED = "malformed"  # not a move, not text, over-long, or a line when no reply was due
-    CRASH = "crash"  # the process exited or closed its stdout
-    STARTUP = "startup"  # no `ready` within the start-up allowance
-
-    @property
-    def is_fault(self) -> bool:
-        return self not in (Reason.FIVE, Reason.FULL)
-
-
-FAULT_REASONS = frozenset(r for r in Reason if r.is_fault)
 
 
 @dataclass

@@ -31,6 +31,8 @@ __all__ = [
     "Mark",
     "Move",
     "Outcome",
+    "Reason",
+    "FAULT_REASONS",
     "Board",
     "IllegalMoveError",
     "cell_name",
@@ -147,12 +149,35 @@ MOVE_BY_TOKEN: dict[bytes, Move] = {
 assert len(WINDOWS) == 32
 
 
+class Reason(enum.StrEnum):
+    """Why a game ended: ``five`` and ``full`` are the rules; the others are a bot's fault.
+
+    The one word for how a game ends, used by the board (``Outcome``), the protocol's ``end``
+    line, records, the store and the ratings alike.
+    """
+
+    FIVE = "five"  # Order made five in a line
+    FULL = "full"  # the board filled without one
+    TIMEOUT = "timeout"  # no move within the time for the move, measured from sending `turn`
+    ILLEGAL = "illegal"  # a move to an occupied or non-existent cell
+    MALFORMED = "malformed"  # not a move, not text, over-long, or a line when no reply was due
+    CRASH = "crash"  # the process exited or closed its stdout
+    STARTUP = "startup"  # no `ready` within the start-up allowance
+
+    @property
+    def is_fault(self) -> bool:
+        return self not in (Reason.FIVE, Reason.FULL)
+
+
+FAULT_REASONS = frozenset(r for r in Reason if r.is_fault)
+
+
 @dataclass(frozen=True)
 class Outcome:
-    """How a game ended under the rules: the winning role and ``"five"`` or ``"full"``."""
+    """How a game ended under the rules: the winning role and ``Reason.FIVE`` or ``Reason.FULL``."""
 
     winner: Role
-    reason: str
+    reason: Reason
 
 
 class Board:
@@ -204,9 +229,9 @@ class Board:
     def outcome(self) -> Outcome | None:
         """The result if the game is over, else None."""
         if self._five:
-            return Outcome(Role.ORDER, "five")
+            return Outcome(Role.ORDER, Reason.FIVE)
         if self.occupied == FULL_MASK:
-            return Outcome(Role.CHAOS, "full")
+            return Outcome(Role.CHAOS, Reason.FULL)
         return None
 
     def is_game_over(self) -> bool:

@@ -14,7 +14,6 @@ the results store or anyone's home.
 
 from __future__ import annotations
 
-import ctypes
 import os
 import resource
 import secrets
@@ -30,11 +29,11 @@ from pathlib import Path
 from arena.botspec import BotSpec
 from arena.errors import SandboxError
 from arena.limits import Limits, SandboxMode
+from arena.procfs import die_with_parent
 
 __all__ = ["LaunchPlan", "plan_launch", "bwrap_path", "resolve_mode", "SANDBOX_UID"]
 
 SANDBOX_UID = 65534  # nobody
-_PR_SET_PDEATHSIG = 1
 _KEPT_VARIABLES = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ")
 _DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"
 # What of /etc a program may need (dynamic linker, locale, users, certificates), and no more.
@@ -116,16 +115,6 @@ def resolve_mode(mode: SandboxMode | str) -> SandboxMode:
     return mode
 
 
-def _libc() -> ctypes.CDLL | None:
-    try:
-        return ctypes.CDLL(None, use_errno=True)
-    except OSError:
-        return None
-
-
-_LIBC = _libc()
-
-
 def _make_preexec(limits: Limits, cpu_seconds: int) -> Callable[[], None]:
     memory = limits.memory_mb * 1024 * 1024
     file_size = limits.file_size_mb * 1024 * 1024
@@ -140,8 +129,7 @@ def _make_preexec(limits: Limits, cpu_seconds: int) -> Callable[[], None]:
         settings.append((resource.RLIMIT_NPROC, limits.processes))
 
     def preexec() -> None:  # runs in the child between fork and exec: keep it allocation-light
-        if _LIBC is not None:
-            _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        die_with_parent(signal.SIGKILL)
         for which, value in settings:
             try:
                 hard = resource.getrlimit(which)[1]
