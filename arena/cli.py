@@ -116,20 +116,12 @@ def tournament(
 def ratings(
     db: Annotated[Path, typer.Argument(help="A tournament's SQLite store.")],
     json_output: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    wide: Annotated[bool, typer.Option(help="Every column; matrices at any width.")] = False,
 ) -> None:
     """Standings of a stored tournament: Elo overall and per role, with intervals."""
-    import json
+    from arena.commands.standings import ratings_command
 
-    from arena.commands.standings import print_standings, standings_json
-    from arena.store import Store
-
-    with Store.open(db, readonly=True) as store:
-        if json_output:
-            typer.echo(json.dumps(standings_json(list(store.games())), indent=2))
-        else:
-            from rich.console import Console
-
-            print_standings(Console(highlight=False, soft_wrap=True), store)
+    ratings_command(db, json_output=json_output, wide=wide)
 
 
 @app.command()

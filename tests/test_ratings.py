@@ -67,11 +67,17 @@ def test_import_is_light():
 
 
 def test_game_result_from_record():
+    from arena.records import GameRecord, Reason
     from arena.rules import Role
 
-    rec = SimpleNamespace(order="a", chaos="b", winner=Role.CHAOS)
-    g = G.from_record(rec)
-    assert g == G("a", "b", False) and g.winner == "b" and g.loser == "a"
+    record = GameRecord("a", "b", Role.CHAOS, Reason.TIMEOUT, moves=["a1X", "b2O", "c3X"])
+    g = G.from_record(record)
+    assert g[:5] == ("a", "b", False, "timeout", 3) and g.winner == "b" and g.loser == "a"
+    assert len(g.key) == 16
+    # The key is the game's content: equal for the same game, different for another one.
+    again = GameRecord("a", "b", Role.CHAOS, Reason.TIMEOUT, moves=["a1X", "b2O", "c3X"], seed=9)
+    other = GameRecord("a", "b", Role.CHAOS, Reason.TIMEOUT, moves=["a1X", "b2O", "c4X"])
+    assert G.from_record(again).key == g.key != G.from_record(other).key
     assert G.from_record(SimpleNamespace(order="a", chaos="b", winner="order")).order_won
     with pytest.raises(ValueError):
         G.from_record(SimpleNamespace(order="a", chaos="b", winner="draw"))
@@ -397,9 +403,10 @@ def test_compute_all_and_json():
     games.append(G("bot0", "bot0", True))
     standings = compute_all(iter(games), names=["newbie"])
     assert standings.games == len(games)
-    ratings = [standings.mle.rating[n] for n in standings.bots]
-    assert ratings == sorted(ratings, reverse=True) and set(standings.bots) >= {"newbie"}
-    assert standings.bots[0] == "bot0"
+    played = [b for b in standings.bots if b.tally.games]
+    ratings = [b.rating.value for b in played]
+    assert ratings == sorted(ratings, reverse=True) and standings.bots[-1].name == "newbie"
+    assert standings.bots[0].name == "bot0" and [b.rank for b in standings.bots] == [1, 2, 3, 4]
 
     data = standings.to_json()
     assert _plain(data)
@@ -413,7 +420,7 @@ def test_compute_all_and_json():
         "cross_table",
     }
     first = data["bots"][0]
-    assert list(first) == [
+    assert {
         "name",
         "games",
         "wins",
@@ -430,12 +437,14 @@ def test_compute_all_and_json():
         "elo_sequential",
         "elo_sequential_order",
         "elo_sequential_chaos",
-    ]
+        "faults",
+        "survival",
+    } <= set(first)
     assert first["name"] == "bot0"
     assert first["games"] == first["games_order"] + first["games_chaos"]
-    assert first["elo_sequential"] == standings.elo.overall["bot0"]
+    assert first["elo_sequential"] == standings.bot("bot0").sequential
     newbie = next(b for b in data["bots"] if b["name"] == "newbie")
-    assert newbie["games"] == 0 and newbie["elo_sequential"] == 1500.0
+    assert newbie["games"] == 0 and newbie["elo_sequential"] is None and newbie["elo"] is None
     assert data["cross_table"]["bot0"]["bot1"] == table_cell(games, "bot0", "bot1")
     assert data["los"]["bot0"]["bot1"] + data["los"]["bot1"]["bot0"] == pytest.approx(1.0)
 

@@ -16,7 +16,7 @@ from arena.referee import Match, MatchSettings, alternating_roles
 from arena.rules import Role
 from arena.sandbox import resolve_mode
 
-__all__ = ["run_match", "summarize", "MatchTally", "describe"]
+__all__ = ["run_match", "MatchTally", "describe"]
 
 
 def run_match(
@@ -142,11 +142,3 @@ class MatchTally:
         else:
             lines.append("no faults")
         return "\n".join(lines)
-
-
-def summarize(records: list[GameRecord], name_a: str, name_b: str) -> str:
-    """The summary of a list of records (for library use)."""
-    tally = MatchTally(name_a, name_b)
-    for record in records:
-        tally.add(record)
-    return tally.summary()

@@ -15,10 +15,15 @@ own mean rather than towards each other.
 
 Ratings are reported relative to the average bot (the likelihood only sees differences, so the
 zero is a choice): the mean overall rating of the bots that played is ``offset`` (default 1500,
-where sequential Elo starts), and their mean of ``(order + chaos) / 2`` is ``offset`` too, so that
-per-role ratings sit around the overall ones, about ``h/2`` above (Order) and below (Chaos). A bot
-without games does not count in that mean, so adding one changes nobody else. Intervals are
-``1.96`` standard errors from the inverse Hessian of the negative log-posterior (Laplace), for
+where sequential Elo starts), and so is their mean of ``(order + chaos) / 2`` in the per-role model.
+That is all the two scales share: a bot's per-role ratings do *not* sit about ``h/2`` above and
+below its overall rating. The per-role model has its own Order advantage (its mean Order rating
+minus its mean Chaos rating), which differs from the overall ``h`` whenever bots differ between
+roles; and a role a bot won or lost every game in has no maximum-likelihood value, so the prior
+alone holds it (tens to hundreds of points from where the data point). Read Order ratings against
+Chaos ratings (their difference predicts a game between them), not against the overall column.
+A bot without games does not count in the means, so adding one changes nobody else. Intervals
+are ``1.96`` standard errors from the inverse Hessian of the negative log-posterior (Laplace), for
 those relative ratings: a lone bot's rating is exactly the average, with zero width.
 
 Games are first aggregated into counts per (Order bot, Chaos bot) pair, so the cost depends on
@@ -107,11 +112,12 @@ class _Logistic:
         self._outer = (coefs[:, :, None] * coefs[:, None, :]).reshape(len(cols), k * k)
 
     def _x(self, u: np.ndarray) -> np.ndarray:
-        return (self.coefs * u[self.cols]).sum(axis=1)
+        x: np.ndarray = (self.coefs * u[self.cols]).sum(axis=1)
+        return x
 
     def fun_grad(self, u: np.ndarray) -> tuple[float, np.ndarray]:
         """Objective and gradient: ``sum n*log(1+e^x) - w*x + u'Pu/2``."""
-        from scipy.special import expit
+        from scipy.special import expit  # type: ignore[import-untyped]
 
         x = self._x(u)
         f = float(np.sum(self.games * np.logaddexp(0.0, x) - self.wins * x))
@@ -134,7 +140,7 @@ class _Logistic:
 
     def solve(self, method: str) -> tuple[np.ndarray, np.ndarray, bool]:
         """Posterior mode and covariance (inverse Hessian), both in natural-log units."""
-        from scipy.optimize import minimize
+        from scipy.optimize import minimize  # type: ignore[import-untyped]
 
         u0 = np.zeros(self.dim)
         if self.cols.size == 0:  # no games: the prior alone, its mode is 0
@@ -228,12 +234,12 @@ class MLEFit:
     def expected(self, order_bot: str, chaos_bot: str) -> float:
         """Overall model: probability that ``order_bot`` as Order beats ``chaos_bot`` as Chaos."""
         d = self.rating[order_bot] - self.rating[chaos_bot] + self.role_advantage
-        return 1.0 / (1.0 + 10.0 ** (-d / 400.0))
+        return 1.0 / (1.0 + math.pow(10.0, -d / 400.0))
 
     def expected_by_role(self, order_bot: str, chaos_bot: str) -> float:
         """Per-role model: probability that ``order_bot`` as Order beats ``chaos_bot``."""
         d = self.order_rating[order_bot] - self.chaos_rating[chaos_bot]
-        return 1.0 / (1.0 + 10.0 ** (-d / 400.0))
+        return 1.0 / (1.0 + math.pow(10.0, -d / 400.0))
 
 
 def fit_mle(
