@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
     from arena.ratings.standings import BotStanding, Standings
 
 __all__ = [
+    "ELO_PER_LOGIT",
     "BotStanding",
     "BotTally",
     "CrossCell",
@@ -45,6 +47,9 @@ __all__ = [
     "sequential_elo",
     "tallies",
 ]
+
+ELO_PER_LOGIT = 400.0 / math.log(10.0)
+"""Elo points per unit of natural log-odds (about 173.7): 400 points are odds of 10 to 1."""
 
 # Names re-exported from the submodules, loaded lazily by ``__getattr__`` below.
 _LAZY = {

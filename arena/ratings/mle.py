@@ -39,13 +39,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from arena.ratings import ELO_PER_LOGIT
+
 if TYPE_CHECKING:
     from arena.ratings import GameLike
 
-__all__ = ["ELO_PER_LOGIT", "MLEFit", "PairCounts", "aggregate", "fit_mle"]
+__all__ = ["ELO_PER_LOGIT", "LogisticPosterior", "MLEFit", "PairCounts", "aggregate", "fit_mle"]
 
-ELO_PER_LOGIT = 400.0 / math.log(10.0)
-"""Elo points per unit of natural log-odds (about 173.7)."""
 
 _Z95 = 1.959963984540054  # two-sided 95% normal quantile
 
@@ -88,7 +88,7 @@ def aggregate(games: Iterable[GameLike], names: Iterable[str] = ()) -> PairCount
     return PairCounts(all_names, played // n, played % n, total[played], won[played])
 
 
-class _Logistic:
+class LogisticPosterior:
     """Negative log-posterior of a logistic model in which each pair's log-odds is a signed sum
     of a few parameters: ``x[p] = sum_k coefs[p, k] * u[cols[p, k]]`` (natural-log units).
 
@@ -277,7 +277,7 @@ def fit_mle(
     centre = np.eye(n) - weights[None, :]
 
     # Overall: u = [s_0 .. s_{n-1}, h].
-    overall = _Logistic(
+    overall = LogisticPosterior(
         np.column_stack([counts.order_idx, counts.chaos_idx, np.full(p, n)]).astype(np.int64),
         coefs,
         counts.games,
@@ -293,7 +293,7 @@ def fit_mle(
     h, h_se = float(vals[n]), float(se[n])
 
     # Per role: u = [a_0 .. a_{n-1}, b_0 .. b_{n-1}, h] with s_order = a + h/2, s_chaos = b - h/2.
-    per_role = _Logistic(
+    per_role = LogisticPosterior(
         np.column_stack([counts.order_idx, n + counts.chaos_idx, np.full(p, 2 * n)]).astype(
             np.int64
         ),
