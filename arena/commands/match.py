@@ -6,15 +6,20 @@ import json
 import sys
 from collections import Counter
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from arena.affinity import pin_to_core, plan_cores
 from arena.botspec import BotSpec
+from arena.commands.textsafe import escape_bot_text
 from arena.errors import ArenaError
 from arena.limits import AffinityMode, Limits, SandboxMode, TimeControl
 from arena.records import GameRecord
 from arena.referee import Match, MatchSettings, alternating_roles
 from arena.rules import Role
 from arena.sandbox import resolve_mode
+
+if TYPE_CHECKING:
+    from arena.ratings.headtohead import HeadToHead
 
 __all__ = ["run_match", "MatchTally", "describe"]
 
@@ -79,8 +84,7 @@ def run_match(
             sink.close()
     if interrupted:
         print(f"\ninterrupted after {tally.games} of {games} games", file=sys.stderr)
-    if not quiet:
-        print(tally.summary())
+    print(tally.summary())  # --quiet hides the progress, never the result
     if interrupted:
         raise SystemExit(130)
     return tally
@@ -93,7 +97,7 @@ def describe(game: GameRecord) -> str:
     text = f"{game.order} (Order) vs {game.chaos} (Chaos): {winner} wins as {role} by {game.reason}"
     text += f" after {len(game.moves)} moves"
     if game.detail:
-        text += f" ({game.detail})"
+        text += f" ({escape_bot_text(game.detail, 300)})"
     return text
 
 
@@ -118,22 +122,50 @@ class MatchTally:
         if game.reason.is_fault:
             self.fault_count += 1
             if len(self.faults) < self.MAX_LISTED_FAULTS:
+                detail = escape_bot_text(game.detail, 300)
                 self.faults.append(
-                    f"  game {self.games}: {game.loser_name} lost by {game.reason}: {game.detail}"
+                    f"  game {self.games}: {game.loser_name} lost by {game.reason}: {detail}"
                 )
+
+    def head_to_head(self) -> HeadToHead:
+        """The first bot against the second: Elo difference, interval, superiority."""
+        from arena.ratings.headtohead import head_to_head
+
+        a, b = self.names
+        a_as_order = (self.wins[(a, Role.ORDER)], self.played[(a, Role.ORDER)])
+        b_as_order = (self.wins[(b, Role.ORDER)], self.played[(b, Role.ORDER)])
+        return head_to_head(*a_as_order, *b_as_order)
+
+    def elo_line(self) -> str:
+        """What a bot author asks after a match: how much stronger, and how sure."""
+        a, b = self.names
+        h2h = self.head_to_head()
+        if h2h.diff is None or h2h.los is None:
+            return f"Elo difference {a} - {b}: - (it needs games with each bot as Order)"
+        if h2h.bound:
+            how = "won" if h2h.bound == ">" else "lost"
+            estimate = f"{h2h.text()} ({a} {how} every game: a bound, not an estimate)"
+        else:
+            estimate = f"{h2h.text()} (95%)"
+        return (
+            f"Elo difference {a} - {b}: {estimate}, Order's advantage "
+            f"{h2h.order_advantage:+.0f} taken out; likelihood of superiority "
+            f"{100 * h2h.los:.1f}%"
+        )
 
     def summary(self) -> str:
         """Each bot's wins as Order and as Chaos, and every fault with its reason."""
         wins, played = self.wins, self.played
-        lines = [f"{self.games} games"]
+        lines = [f"{self.games} game{'s' * (self.games != 1)}"]
         width = max(*(len(n) for n in self.names), 3)
         for name in self.names:
             total = sum(wins[(name, r)] for r in Role)
             lines.append(
-                f"  {name:<{width}}  {total:>4} wins   as Order {wins[(name, Role.ORDER)]}"
+                f"  {name:<{width}}  won {total:>4}   as Order {wins[(name, Role.ORDER)]}"
                 f"/{played[(name, Role.ORDER)]}   as Chaos {wins[(name, Role.CHAOS)]}"
                 f"/{played[(name, Role.CHAOS)]}"
             )
+        lines.append(self.elo_line())
         if self.fault_count:
             lines.append(f"faults ({self.fault_count}):")
             lines.extend(self.faults)

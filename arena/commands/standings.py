@@ -105,6 +105,10 @@ def _percent(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.0f}%"
 
 
+def _survival(b: BotStanding) -> str:
+    return "-" if b.survival is None else _plies(b.survival.mean_plies_lost)
+
+
 def _columns(wide: bool) -> list[Column]:
     """The compact columns, or all of them (``wide``)."""
     from arena.ratings.standings import FAULT_NAMES
@@ -122,6 +126,7 @@ def _columns(wide: bool) -> list[Column]:
             Column("Order", ">", lambda b: b.order.text(interval=False)),
             Column("Chaos", ">", lambda b: b.chaos.text(interval=False)),
             Column("seq", ">", lambda b: _seq(b.sequential)),
+            Column("surv", ">", _survival),
             Column("faults", ">", lambda b: str(b.fault_total)),
         ]
     columns = [
@@ -136,11 +141,7 @@ def _columns(wide: bool) -> list[Column]:
         Column("seq", ">", lambda b: _seq(b.sequential)),
         Column("seq O", ">", lambda b: _seq(b.sequential_order)),
         Column("seq C", ">", lambda b: _seq(b.sequential_chaos)),
-        Column(
-            "survival",
-            ">",
-            lambda b: "-" if b.survival is None else _plies(b.survival.mean_plies_lost),
-        ),
+        Column("survival", ">", _survival),
     ]
     return columns + [Column(reason, ">", _fault_count(reason)) for reason in FAULT_NAMES]
 
@@ -154,7 +155,7 @@ def _main_table(standings: Standings, width: int, wide: bool) -> list[Line]:
     lines = _table(columns, standings.bots)
     if not wide:
         # Over-long names: drop what is repeated or summarised elsewhere, never the names.
-        for header in ("seq", "faults"):
+        for header in ("seq", "surv", "faults"):
             if _width(lines) <= width:
                 break
             columns = [c for c in columns if c.header != header]
@@ -178,23 +179,6 @@ def _fault_lines(standings: Standings, width: int, db: str) -> list[Line]:
         f"Faults ({standings.fault_total} games lost by the bot's own fault): "
         + "; ".join(parts)
         + f". Details: arena faults {db}"
-    )
-    return _wrapped(text, width)
-
-
-def _survival_lines(standings: Standings, width: int) -> list[Line]:
-    chaos = [b for b in standings.bots if b.survival is not None]
-    if not chaos:
-        return []
-    chaos.sort(key=lambda b: (-(b.survival.mean_plies_lost or 99.0) if b.survival else 0, b.name))
-    parts = []
-    for b in chaos:
-        s = b.survival
-        assert s is not None
-        parts.append(f"{b.name} {_plies(s.mean_plies_lost)} ({_percent(s.win_rate)} won)")
-    text = (
-        "Chaos survival (mean marks on the board when it lost as Chaos, of 36; its win rate as "
-        "Chaos; per Order opponent in --wide and --json): " + ", ".join(parts)
     )
     return _wrapped(text, width)
 
@@ -298,7 +282,9 @@ def _footer(standings: Standings, width: int) -> list[Line]:
         f"seq: sequential Elo, K={e.k:g}, start {e.initial:.0f}, games in a fixed interleaving "
         "of rounds (the same games give the same numbers). "
         ">R / <R: the bot won / lost every game (in that role): the data give no value, only a "
-        "bound; R is where the prior stops it. -: no games (in that role)."
+        "bound; R is where the prior stops it. -: no games (in that role). surv: Chaos "
+        "survival, the mean number of marks on the board when the bot lost as Chaos (36: a full "
+        "board; per Order opponent in --json)."
     )
     return _wrapped(text, width)
 
@@ -332,7 +318,6 @@ def render_standings(
             width,
         )
     lines += _fault_lines(standings, width, db)
-    lines += _survival_lines(standings, width)
     for section in (_cross_lines(standings, width, wide), _los_lines(standings, width, wide)):
         if section:
             lines.append(Line(""))
