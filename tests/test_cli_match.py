@@ -245,8 +245,8 @@ def test_summary_gives_the_elo_difference_with_interval_and_superiority(tmp_path
     assert result.returncode == 0, result.stderr
     line = next(x for x in result.stdout.splitlines() if x.startswith("Elo difference"))
     assert re.fullmatch(
-        r"Elo difference random_bot - random_bot-2: (?:[+-]\d+ ±\d+ \(95%\)|[<>][+-]\d+ .*), "
-        r"Order's advantage [+-]\d+ taken out; likelihood of superiority \d+\.\d%",
+        r"Elo difference random_bot - random_bot-2: (?:[+-]\d+ ±\d+ \(95%, Order's advantage "
+        r"[+-]\d+ taken out\)|[<>][+-]\d+ \(.*\)); likelihood of superiority \d+\.\d%",
         line,
     ), line
 

@@ -146,11 +146,9 @@ class MatchTally:
             how = "won" if h2h.bound == ">" else "lost"
             estimate = f"{h2h.text()} ({a} {how} every game: a bound, not an estimate)"
         else:
-            estimate = f"{h2h.text()} (95%)"
+            estimate = f"{h2h.text()} (95%, Order's advantage {h2h.order_advantage:+.0f} taken out)"
         return (
-            f"Elo difference {a} - {b}: {estimate}, Order's advantage "
-            f"{h2h.order_advantage:+.0f} taken out; likelihood of superiority "
-            f"{100 * h2h.los:.1f}%"
+            f"Elo difference {a} - {b}: {estimate}; likelihood of superiority {100 * h2h.los:.1f}%"
         )
 
     def summary(self) -> str:

@@ -227,13 +227,12 @@ def _cross_lines(standings: Standings, width: int, wide: bool) -> list[Line]:
 
     limit = None if wide else width
     found = _matrix(
-        "Cross-table: the row bot's wins/games against the column bot, as Order then as Chaos",
+        "Cross-table: row bot's wins/games vs column bot, as Order and as Chaos",
         names,
         by_role,
         limit,
     ) or _matrix(
-        "Cross-table: the row bot's % of games won against the column bot (both roles; by role "
-        "in --wide and --json)",
+        "Cross-table: row bot's % of games won vs column bot (by role: --wide, --json)",
         names,
         overall,
         limit,
@@ -257,7 +256,7 @@ def _los_lines(standings: Standings, width: int, wide: bool) -> list[Line]:
         return f"{100 * los[row][col]:.0f}"
 
     found = _matrix(
-        "Likelihood of superiority (%): the row bot's overall strength exceeds the column bot's",
+        "Likelihood of superiority (%): row bot stronger than column bot",
         names,
         cell,
         None if wide else width,
@@ -284,7 +283,7 @@ def _footer(standings: Standings, width: int) -> list[Line]:
         ">R / <R: the bot won / lost every game (in that role): the data give no value, only a "
         "bound; R is where the prior stops it. -: no games (in that role). surv: Chaos "
         "survival, the mean number of marks on the board when the bot lost as Chaos (36: a full "
-        "board; per Order opponent in --json)."
+        "board; - if it never lost; per Order opponent in --json)."
     )
     return _wrapped(text, width)
 
