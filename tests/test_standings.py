@@ -254,3 +254,25 @@ def test_escape_bot_text() -> None:
     assert escape_bot_text("plain text: ünïcode ok") == "plain text: ünïcode ok"
     assert escape_bot_text("x" * 50, 10) == "xxxxxxx..."
     assert last_lines("one\r\ntwo\n\n\x1b]0;t\x07\n", 2) == ["two", "\\x1b]0;t\\x07"]
+
+
+def test_readme_command_table_lists_every_option() -> None:
+    """The README's command table names every option of every command (and each choice)."""
+    import typer
+
+    from arena.cli import app
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    rows = {m.group(1): m.group(0) for m in re.finditer(r"^\| `arena (\w+) .*$", readme, re.M)}
+    group = typer.main.get_command(app)
+    commands = group.commands  # type: ignore[attr-defined]
+    assert set(commands) >= {"match", "tournament", "ratings", "faults", "export"}
+    for name, command in commands.items():
+        assert name in rows, f"the README's command table lacks `arena {name}`"
+        for param in command.params:
+            if param.param_type_name != "option" or param.name == "help":
+                continue
+            flag = max(param.opts, key=len)
+            assert flag in rows[name], f"README: `arena {name}` lacks {flag}"
+            for choice in getattr(param.type, "choices", None) or ():
+                assert str(choice) in rows[name], f"README: {flag} lacks the choice {choice}"
