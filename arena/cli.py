@@ -85,6 +85,9 @@ def match(
     freeze_idle: Annotated[
         bool, typer.Option(help="Stop the bot that is not on move; record CPU times.")
     ] = False,
+    openings: Annotated[
+        int, typer.Option(min=0, max=30, help="Start each pair of games from N random plies.")
+    ] = 0,
     quiet: QuietOption = False,
 ) -> None:
     """Play BOT_A against BOT_B, game 1 with BOT_A as Order, and print who won and why.
@@ -109,6 +112,7 @@ def match(
         memory_mb=memory_mb,
         freeze_idle=freeze_idle,
         quiet=quiet,
+        openings=openings,
     )
 
 

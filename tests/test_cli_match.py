@@ -77,7 +77,7 @@ def test_random_vs_greedy_summary_and_record(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert "Traceback" not in result.stderr
     out = result.stdout
-    assert re.search(r"^2 games$", out, re.M), out
+    assert re.search(r"^2 games \(\d distinct\)$", out, re.M), out
     for name in ("random_bot", "greedy_bot"):
         line = re.search(
             rf"^\s+{name}\s+won\s+(\d+)\s+as Order (\d)/1\s+as Chaos (\d)/1$", out, re.M
@@ -123,7 +123,7 @@ def test_three_games_with_faults(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     out = result.stdout
-    assert re.search(r"^3 games$", out, re.M), out
+    assert re.search(r"^3 games \(\d distinct\)$", out, re.M), out
     assert re.search(r"^\s+bad_cell\s+won\s+0\s+as Order 0/2\s+as Chaos 0/1$", out, re.M), out
     assert re.search(r"^\s+instant\s+won\s+3\s+as Order 1/1\s+as Chaos 2/2$", out, re.M), out
     # bad_cell lost every game: its Elo difference is a bound, with no made-up interval.
@@ -159,7 +159,7 @@ def test_quiet_hides_progress_but_prints_the_summary(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     assert "game 1/2" not in result.stdout  # no progress
-    assert re.search(r"^2 games$", result.stdout, re.M), result.stdout
+    assert re.search(r"^2 games \(\d distinct\)$", result.stdout, re.M), result.stdout
     assert "no faults" in result.stdout
     records = read_records(record)
     assert [(g.order, g.chaos) for g in records] == [
@@ -268,3 +268,41 @@ def test_bot_text_is_escaped_in_the_summary(tmp_path: Path) -> None:
     for raw in ("\x1b", "\x07"):
         assert raw not in result.stdout
     assert "oops \\x1b[2J\\x1b]0;pwned\\x07 end" in result.stdout, result.stdout
+
+
+def test_deterministic_bots_replay_few_distinct_games(tmp_path: Path) -> None:
+    """Two deterministic bots: 6 games but only 2 distinct ones (one per role assignment)."""
+    good = copy(TEST_BOTS_DIR / "instant.py", tmp_path)
+    result = arena("match", good, good, "--games", 6, "--quiet", "--sandbox", "none", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert re.search(r"^6 games \(2 distinct\)$", result.stdout, re.M), result.stdout
+
+
+def _openings_available() -> bool:
+    import inspect
+
+    import arena.schedule
+    from arena.referee import Match
+
+    return hasattr(arena.schedule, "random_opening") and (
+        "opening" in inspect.signature(Match.play).parameters
+    )
+
+
+@pytest.mark.skipif(
+    not _openings_available(),
+    reason="needs arena.schedule.random_opening and Match.play(opening=...) (other helpers')",
+)
+def test_openings_start_each_pair_from_the_same_position(tmp_path: Path) -> None:
+    good = copy(TEST_BOTS_DIR / "instant.py", tmp_path)
+    record = tmp_path / "games.jsonl"
+    result = arena(
+        "match", good, good, "--games", 6, "--openings", 4, "--record", record,
+        "--quiet", "--sandbox", "none", cwd=tmp_path,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    openings = [json.loads(line)["opening"] for line in record.read_text().splitlines()]
+    assert all(len(o) == 4 for o in openings)
+    assert openings[0] == openings[1] and openings[2] == openings[3] and openings[4] == openings[5]
+    assert len({tuple(o) for o in openings}) == 3
+    assert re.search(r"^6 games \([3-6] distinct\)$", result.stdout, re.M), result.stdout

@@ -662,3 +662,13 @@ def test_survival_per_chaos_bot():
     assert s.by_order["a"].games == 3 and s.by_order["a"].mean_plies_lost == pytest.approx(15.0)
     assert s.by_order["b"].wins == 0 and s.by_order["b"].mean_plies_lost == 30.0
     assert compute_all(games).bot("a").survival is None  # never played Chaos
+
+
+def test_distinct_games_are_counted():
+    games = [record_like("a", "b", True, "five", 9, 0)] * 5 + [
+        record_like("b", "a", True, "five", 9, 0)
+    ]
+    games += [record_like("a", "b", True, "five", 9, 1)]
+    s = compute_all(games)
+    assert s.games == 7 and s.distinct_games == 3 and s.to_json()["distinct_games"] == 3
+    assert compute_all([G("a", "b", True)]).distinct_games is None  # no content known

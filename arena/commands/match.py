@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -38,8 +39,14 @@ def run_match(
     memory_mb: int,
     freeze_idle: bool,
     quiet: bool,
+    openings: int = 0,
 ) -> MatchTally:
-    """Play the match, streaming records to ``record``; memory does not grow with ``games``."""
+    """Play the match, streaming records to ``record``; memory does not grow with ``games``.
+
+    ``openings``: each pair of games (both role assignments) starts from the same seeded random
+    position of that many plies, so that deterministic bots do not replay one game over and over.
+    """
+    opening_for = _openings(seed, openings)
     spec_a, spec_b = BotSpec.resolve(bot_a), BotSpec.resolve(bot_b)
     if spec_a.name == spec_b.name:
         spec_b = spec_b.renamed(spec_b.name + "-2")
@@ -69,8 +76,12 @@ def run_match(
     interrupted = False
     try:
         with Match(spec_a, spec_b, settings, seed, expected_games=games) as match:
-            for order_seat in alternating_roles(games):
-                game = match.play(order_seat)
+            for index, order_seat in enumerate(alternating_roles(games)):
+                if opening_for is None:
+                    game = match.play(order_seat)
+                else:
+                    opening = opening_for(index // 2)
+                    game = match.play(order_seat, opening=opening)  # type: ignore[call-arg,unused-ignore]
                 if sink is not None:
                     sink.write(json.dumps(game.to_json(), separators=(",", ":")) + "\n")
                     sink.flush()
@@ -88,6 +99,23 @@ def run_match(
     if interrupted:
         raise SystemExit(130)
     return tally
+
+
+def _openings(seed: int, plies: int) -> Callable[[int], tuple[str, ...]] | None:
+    """The opening of each pair of games, or None without openings."""
+    if plies <= 0:
+        return None
+    try:
+        from arena.schedule import random_opening  # type: ignore[attr-defined,unused-ignore]
+    except ImportError:
+        raise ArenaError(
+            "--openings needs arena.schedule.random_opening, which this build lacks"
+        ) from None
+
+    def opening_for(pair: int) -> tuple[str, ...]:
+        return tuple(random_opening(seed * 1_000_003 + pair, plies))
+
+    return opening_for
 
 
 def describe(game: GameRecord) -> str:
@@ -113,9 +141,12 @@ class MatchTally:
         self.played: Counter[tuple[str, Role]] = Counter()
         self.fault_count = 0
         self.faults: list[str] = []
+        self.distinct: set[int] = set()  # hashes of the games' openings and moves
 
     def add(self, game: GameRecord) -> None:
         self.games += 1
+        opening = tuple(getattr(game, "opening", None) or ())
+        self.distinct.add(hash((game.order, game.chaos, opening, tuple(game.moves))))
         self.played[(game.order, Role.ORDER)] += 1
         self.played[(game.chaos, Role.CHAOS)] += 1
         self.wins[(game.winner_name, game.winner)] += 1
@@ -154,7 +185,7 @@ class MatchTally:
     def summary(self) -> str:
         """Each bot's wins as Order and as Chaos, and every fault with its reason."""
         wins, played = self.wins, self.played
-        lines = [f"{self.games} game{'s' * (self.games != 1)}"]
+        lines = [f"{self.games} game{'s' * (self.games != 1)} ({len(self.distinct)} distinct)"]
         width = max(*(len(n) for n in self.names), 3)
         for name in self.names:
             total = sum(wins[(name, r)] for r in Role)

@@ -294,7 +294,11 @@ def render_standings(
     """Every line of the standings: table, summary, faults, survival, matrices, footer."""
     if not standings.bots:
         return [Line("No games stored yet.")]
-    lines = [Line(f"Standings: {standings.games} games", heading=True)]
+    distinct = standings.distinct_games
+    title = f"Standings: {standings.games} games"
+    if distinct is not None:
+        title += f" ({distinct} distinct)"
+    lines = [Line(title, heading=True)]
     lines += _main_table(standings, width, wide)
     lines.append(Line(""))
     h = standings.role_advantage

@@ -257,6 +257,10 @@ class Standings:
     """One entry per bot, best first by the overall fitted rating (ties by name)."""
     games: int
     """Number of games rated."""
+    distinct_games: int | None
+    """How many of them differ (in players, opening, moves or result): deterministic bots
+    replay the same few games, and the intervals then claim more than the games hold. None
+    when the games carry no content digest (``GameResult.key``)."""
     order_win_rate: float | None
     """Fraction of all games Order won, None without games."""
     role_advantage: Rating
@@ -301,6 +305,7 @@ class Standings:
         ``json.dumps(..., allow_nan=False)``."""
         return {
             "games": self.games,
+            "distinct_games": self.distinct_games,
             "order_win_rate": self.order_win_rate,
             "role_advantage": self.role_advantage.value,
             "role_advantage_ci95": self.role_advantage.ci95,
@@ -460,6 +465,7 @@ def compute_all(
     return Standings(
         bots=bots,
         games=len(results),
+        distinct_games=len({g.key for g in results}) if all(g.key for g in results) else None,
         order_win_rate=fit.order_win_rate,
         role_advantage=Rating(
             fit.role_advantage if results else None,
