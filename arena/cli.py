@@ -46,6 +46,9 @@ AffinityOption = Annotated[
     AffinityMode,
     typer.Option(help="Pin each match to a core (auto: when cores >= workers)."),
 ]
+AllVersionsOption = typer.Option(
+    help="Also the games of older versions of the bots, each version named NAME@VERSION."
+)
 QuietOption = Annotated[
     bool, typer.Option("--quiet", "-q", help="No progress output (the results still print).")
 ]
@@ -148,6 +151,7 @@ def ratings(
     db: Annotated[Path, typer.Argument(help="A tournament's SQLite store.")],
     json_output: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     wide: Annotated[bool, typer.Option(help="Every column; matrices at any width.")] = False,
+    all_versions: Annotated[bool, AllVersionsOption] = False,
 ) -> None:
     """Standings of a stored tournament: Elo overall and per role, with intervals.
 
@@ -159,7 +163,7 @@ def ratings(
     """
     from arena.commands.standings import ratings_command
 
-    ratings_command(db, json_output=json_output, wide=wide)
+    ratings_command(db, json_output=json_output, wide=wide, all_versions=all_versions)
 
 
 @app.command()
@@ -186,6 +190,7 @@ def faults(
     reason: Annotated[FaultReason | None, typer.Option(help="Only faults of this kind.")] = None,
     lines: Annotated[int, typer.Option(min=0, help="Lines of the bot's stderr to show.")] = 5,
     json_output: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    all_versions: Annotated[bool, AllVersionsOption] = False,
 ) -> None:
     """The games bots lost by their own fault: why, and the end of their stderr (escaped).
 
@@ -199,6 +204,7 @@ def faults(
         reason=None if reason is None else reason.value,
         json_output=json_output,
         stderr_lines=lines,
+        all_versions=all_versions,
     )
 
 

@@ -276,3 +276,36 @@ def test_readme_command_table_lists_every_option() -> None:
             assert flag in rows[name], f"README: `arena {name}` lacks {flag}"
             for choice in getattr(param.type, "choices", None) or ():
                 assert str(choice) in rows[name], f"README: {flag} lacks the choice {choice}"
+
+
+def test_all_versions_rates_older_versions_apart(tmp_path: Path) -> None:
+    """A bot that changed: by default only its current version's games count; with
+    --all-versions its old games come back under NAME@VERSION, rated apart."""
+    from arena.records import GameRecord, Reason
+    from arena.rules import Role
+    from arena.store import BotVersion, Store
+
+    db = tmp_path / "versions.sqlite"
+
+    def game(order: str, chaos: str, versions: tuple[str, str], won: bool) -> GameRecord:
+        return GameRecord(
+            order, chaos, Role.ORDER if won else Role.CHAOS, Reason.FIVE if won else Reason.FULL,
+            moves=["a1X"] * 9, order_version=versions[0], chaos_version=versions[1],
+        )  # fmt: skip
+
+    with Store.open(db) as store:
+        store.register_bots(
+            [BotVersion("a", "old00000aaaa", "a.py"), BotVersion("b", "bbb", "b.py")]
+        )
+        for slot in range(4):
+            store.add_game(game("a", "b", ("old00000aaaa", "bbb"), True), slot)
+        store.register_bots(
+            [BotVersion("a", "new11111aaaa", "a.py"), BotVersion("b", "bbb", "b.py")]
+        )
+        for slot in range(2):
+            store.add_game(game("b", "a", ("bbb", "new11111aaaa"), True), slot)
+
+    current = json.loads(arena("ratings", db, "--json").stdout)
+    assert {b["name"]: b["games"] for b in current["bots"]} == {"a": 2, "b": 2}
+    every = json.loads(arena("ratings", db, "--json", "--all-versions").stdout)
+    assert {b["name"]: b["games"] for b in every["bots"]} == {"a": 2, "a@old00000": 4, "b": 6}

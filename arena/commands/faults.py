@@ -121,13 +121,20 @@ def render_faults(rows: Sequence[FaultRow]) -> list[str]:
 
 
 def faults_command(
-    db: Path, *, bot: str | None, reason: str | None, json_output: bool, stderr_lines: int
+    db: Path,
+    *,
+    bot: str | None,
+    reason: str | None,
+    json_output: bool,
+    stderr_lines: int,
+    all_versions: bool = False,
 ) -> None:
     """``arena faults DB``: print the faulted games of a stored tournament."""
+    from arena.commands.standings import stored_games
     from arena.store import Store
 
     with Store.open(db, readonly=True) as store:
-        records = list(store.games())
+        records = list(stored_games(store, all_versions))
     if bot is not None:
         names = sorted({r.order for r in records} | {r.chaos for r in records})
         if bot not in names:
