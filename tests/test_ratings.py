@@ -672,3 +672,27 @@ def test_distinct_games_are_counted():
     s = compute_all(games)
     assert s.games == 7 and s.distinct_games == 3 and s.to_json()["distinct_games"] == 3
     assert compute_all([G("a", "b", True)]).distinct_games is None  # no content known
+
+
+def test_a_gauntlet_splits_the_per_role_model():
+    """A gauntlet connects everyone overall, but the first bot's Order play meets only the
+    others' Chaos play: two role groups, said in the JSON and under the table."""
+    from arena.commands.standings import render_standings
+
+    games = []
+    for other in "bcd":
+        games += [
+            G("a", other, True),
+            G("a", other, False),
+            G(other, "a", True),
+            G(other, "a", False),
+        ]
+    s = compute_all(games)
+    assert s.groups == [["a", "b", "c", "d"]]
+    assert s.role_groups == [
+        ["a as Chaos", "b as Order", "c as Order", "d as Order"],
+        ["a as Order", "b as Chaos", "c as Chaos", "d as Chaos"],
+    ]
+    text = " ".join(line.text for line in render_standings(s))
+    assert "per-role ratings form 2 groups that never met" in text
+    assert len(compute_all(tournament_games(5)).role_groups) == 1

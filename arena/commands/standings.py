@@ -344,6 +344,15 @@ def render_standings(
             "Ratings compare only within a group; across groups only the prior relates them.",
             width,
         )
+    if len(standings.groups) == 1 and len(standings.role_groups) > 1:
+        described = "; ".join(
+            f"{i}: {', '.join(g)}" for i, g in enumerate(standings.role_groups, 1)
+        )
+        lines += _wrapped(
+            f"Note: the per-role ratings form {len(standings.role_groups)} groups that never "
+            f"met ({described}); Order and Chaos ratings compare only within a group.",
+            width,
+        )
     lines += _fault_lines(standings, width, db)
     for section in (_cross_lines(standings, width, wide), _los_lines(standings, width, wide)):
         if section:

@@ -37,6 +37,7 @@ __all__ = [
     "SurvivalCell",
     "compute_all",
     "groups",
+    "role_groups",
 ]
 
 FAULT_NAMES: tuple[str, ...] = tuple(r.value for r in Reason if r.is_fault)
@@ -274,6 +275,9 @@ class Standings:
     """The bots with games, split into groups that are connected by games (sorted names; the
     largest group first). More than one group means ratings of bots in different groups are
     not comparable: nothing in the data relates them, only the prior does."""
+    role_groups: list[list[str]]
+    """The same for the per-role model, whose players are each bot's Order play and its Chaos
+    play (``"NAME as Order"``): ratings in different role groups are not comparable."""
     elo: EloSettings
     """What the sequential Elo columns are."""
     fit: FitSettings
@@ -313,6 +317,7 @@ class Standings:
             "fit": self.fit.to_json(),
             "sequential_elo": self.elo.to_json(),
             "groups": [list(g) for g in self.groups],
+            "role_groups": [list(g) for g in self.role_groups],
             "bots": [b.to_json() for b in self.bots],
             "los": {a: dict(row) for a, row in self.los.items()},
             "cross_table": {
@@ -327,6 +332,18 @@ def groups(games: Iterable[GameLike]) -> list[list[str]]:
 
     Largest group first, then by first name; names sorted within a group.
     """
+    return _components((g.order, g.chaos) for g in games)
+
+
+def role_groups(games: Iterable[GameLike]) -> list[list[str]]:
+    """The per-role model's groups: ``"NAME as Order"`` and ``"NAME as Chaos"`` are connected
+    when they met. A gauntlet (one bot against all the others) makes two: the first bot's
+    Order play with the others' Chaos play, and the reverse, so its Order rating does not
+    compare with the others' Order ratings."""
+    return _components((f"{g.order} as Order", f"{g.chaos} as Chaos") for g in games)
+
+
+def _components(edges: Iterable[tuple[str, str]]) -> list[list[str]]:
     parent: dict[str, str] = {}
 
     def find(x: str) -> str:
@@ -335,10 +352,10 @@ def groups(games: Iterable[GameLike]) -> list[list[str]]:
             x = parent[x]
         return x
 
-    for g in games:
-        for name in (g.order, g.chaos):
+    for x, y in edges:
+        for name in (x, y):
             parent.setdefault(name, name)
-        a, b = find(g.order), find(g.chaos)
+        a, b = find(x), find(y)
         if a != b:
             parent[max(a, b)] = min(a, b)
     found: dict[str, list[str]] = {}
@@ -474,6 +491,7 @@ def compute_all(
         los=fit.los,
         cross=cross_table(results, fit.names),
         groups=found,
+        role_groups=role_groups(results),
         elo=EloSettings(
             k=float(k), initial=float(offset), order=CANONICAL_ORDER, backend=seq.backend
         ),
