@@ -1,0 +1,154 @@
+"""The layering of the package, enforced: no module imports one of a layer above its own.
+
+``docs/architecture.md`` describes the layers; this test is what keeps them. Every import counts,
+lazy ones inside functions included (the CLI imports lazily for a fast start, but a lazy import
+upwards is still a dependency upwards). A new module must be given its layer here, on purpose.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "arena"
+
+# From the bottom up. A module is placed by the longest prefix of its dotted name listed here.
+LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("game model", ("arena.rules", "arena.errors", "arena.botlib")),
+    (
+        "protocol and processes",
+        (
+            "arena.protocol",
+            "arena.records",
+            "arena.limits",
+            "arena.procfs",
+            "arena.botspec",
+            "arena.sandbox",
+            "arena.process",
+            "arena.reaper",
+            "arena.bot",
+        ),
+    ),
+    ("referee", ("arena.referee",)),
+    ("scheduling and executors", ("arena.schedule", "arena.executors", "arena.affinity")),
+    ("store and ratings", ("arena.store", "arena.ratings", "arena.export", "arena.tournament")),
+    ("interface", ("arena.config", "arena.cli", "arena.commands", "arena.report", "arena.__main__")),
+)
+
+# Narrower rules inside a layer: these may import nothing of arena but what is listed.
+ONLY: dict[str, tuple[str, ...]] = {
+    "arena.rules": (),
+    "arena.botlib": ("arena.rules", "arena.botlib"),
+    "arena.bot": ("arena.rules", "arena.protocol", "arena.botlib"),
+}
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _matches(name: str, prefix: str) -> bool:
+    return name == prefix or name.startswith(prefix + ".")
+
+
+def _layer_of(name: str) -> int | None:
+    best: tuple[int, int] | None = None  # (prefix length, layer)
+    for index, (_title, prefixes) in enumerate(LAYERS):
+        for prefix in prefixes:
+            if _matches(name, prefix) and (best is None or len(prefix) > best[0]):
+                best = (len(prefix), index)
+    return None if best is None else best[1]
+
+
+def _imports(path: Path, module: str) -> set[str]:
+    """Every arena module named by an import statement anywhere in the file."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            found.add(target)
+            # `from arena import procfs` names the module arena.procfs
+            found.update(f"{target}.{alias.name}" for alias in node.names)
+    known = {m for m in found if m == "arena" or m.startswith("arena.")}
+    # Keep only names that are modules or packages (not `from arena.rules import Board`).
+    return {m for m in known if _is_module(m)}
+
+
+def _is_module(name: str) -> bool:
+    relative = Path(*name.split(".")[1:]) if "." in name else Path()
+    return (PACKAGE / relative).with_suffix(".py").is_file() or (
+        PACKAGE / relative / "__init__.py"
+    ).is_file()
+
+
+MODULES = sorted(
+    (p for p in PACKAGE.rglob("*.py") if "_bundled_bots" not in p.parts),
+    key=lambda p: str(p),
+)
+
+
+def test_every_module_has_a_layer() -> None:
+    unplaced = [
+        _module_name(p)
+        for p in MODULES
+        if _module_name(p) != "arena" and _layer_of(_module_name(p)) is None
+    ]
+    assert not unplaced, f"give these modules a layer in tests/test_layers.py: {unplaced}"
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: _module_name(p))
+def test_no_import_from_a_layer_above(path: Path) -> None:
+    module = _module_name(path)
+    if module == "arena":
+        return  # the package's own __init__ only documents the layers
+    own = _layer_of(module)
+    assert own is not None
+    upward = []
+    for target in sorted(_imports(path, module)):
+        if target == "arena":
+            continue
+        layer = _layer_of(target)
+        if layer is not None and layer > own:
+            upward.append(f"{target} ({LAYERS[layer][0]})")
+    assert not upward, f"{module} ({LAYERS[own][0]}) imports from above: {upward}"
+
+
+@pytest.mark.parametrize("prefix", sorted(ONLY))
+def test_narrow_modules_import_only_what_they_may(prefix: str) -> None:
+    allowed = ONLY[prefix]
+    for path in MODULES:
+        module = _module_name(path)
+        if not _matches(module, prefix) or any(
+            _matches(module, other) and len(other) > len(prefix) for other in ONLY
+        ):
+            continue
+        extra = [
+            t
+            for t in _imports(path, module)
+            if t != "arena" and not any(_matches(t, a) for a in allowed)
+        ]
+        assert not extra, f"{module} may import only {allowed} of arena, not {extra}"
+
+
+def test_the_checker_sees_an_upward_import(tmp_path: Path) -> None:
+    """The walk itself works: a lazy import inside a function is found and placed."""
+    source = tmp_path / "probe.py"
+    source.write_text("def f():\n    from arena.cli import main\n    from arena import store\n")
+    found = _imports(source, "arena.probe")
+    assert {"arena.cli", "arena.store"} <= found
+    assert _layer_of("arena.cli") == len(LAYERS) - 1
+    assert _layer_of("arena.rules") == 0
