@@ -87,7 +87,7 @@ def canonical_order(games: Iterable[G]) -> list[G]:
 def package_available() -> bool:
     """Whether the ``elo`` package can be imported (it cannot on Python >= 3.12)."""
     try:
-        import elo  # type: ignore[import-untyped]  # noqa: F401
+        import elo  # noqa: F401
     except ImportError:
         return False
     return True

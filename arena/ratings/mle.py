@@ -117,7 +117,7 @@ class LogisticPosterior:
 
     def fun_grad(self, u: np.ndarray) -> tuple[float, np.ndarray]:
         """Objective and gradient: ``sum n*log(1+e^x) - w*x + u'Pu/2``."""
-        from scipy.special import expit  # type: ignore[import-untyped]
+        from scipy.special import expit
 
         x = self._x(u)
         f = float(np.sum(self.games * np.logaddexp(0.0, x) - self.wins * x))
@@ -140,7 +140,7 @@ class LogisticPosterior:
 
     def solve(self, method: str) -> tuple[np.ndarray, np.ndarray, bool]:
         """Posterior mode and covariance (inverse Hessian), both in natural-log units."""
-        from scipy.optimize import minimize  # type: ignore[import-untyped]
+        from scipy.optimize import minimize
 
         u0 = np.zeros(self.dim)
         if self.cols.size == 0:  # no games: the prior alone, its mode is 0
