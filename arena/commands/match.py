@@ -177,7 +177,8 @@ class MatchTally:
             how = "won" if h2h.bound == ">" else "lost"
             estimate = f"{h2h.text()} ({a} {how} every game: a bound, not an estimate)"
         else:
-            estimate = f"{h2h.text()} (95%, Order's advantage {h2h.order_advantage:+.0f} taken out)"
+            h = round(h2h.order_advantage or 0.0)
+            estimate = f"{h2h.text()} (95%, Order's advantage {h:+d} taken out)"
         return (
             f"Elo difference {a} - {b}: {estimate}; likelihood of superiority {100 * h2h.los:.1f}%"
         )

@@ -202,9 +202,9 @@ def _fault_lines(standings: Standings, width: int, db: str) -> list[Line]:
     text = (
         f"Faults ({standings.fault_total} games lost by the bot's own fault): "
         + "; ".join(parts)
-        + f". Details: arena faults {db}"
+        + "."
     )
-    return _wrapped(text, width)
+    return [*_wrapped(text, width), Line(f"Details: arena faults {db}")]
 
 
 def _matrix(

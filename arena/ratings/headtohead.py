@@ -54,9 +54,10 @@ class HeadToHead:
         """``+120 ±80``, ``>+350`` or ``-``."""
         if self.diff is None:
             return "-"
-        if self.bound:
-            return f"{self.bound}{self.diff:+.0f}"
-        return f"{self.diff:+.0f} ±{self.ci95:.0f}"
+        diff = round(self.diff)  # an int: never "-0"
+        if self.bound or self.ci95 is None:
+            return f"{self.bound}{diff:+d}"
+        return f"{diff:+d} ±{round(self.ci95)}"
 
 
 def _logit(wins: int, games: int) -> tuple[float, float]:

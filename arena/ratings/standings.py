@@ -65,11 +65,12 @@ class Rating:
         """``1523 ±12``, ``>1850``, ``<1200`` or ``-``."""
         if self.value is None:
             return "-"
+        value = int(round(self.value))  # never "-0"
         if self.bound:
-            return f"{self.bound}{self.value:.0f}"
+            return f"{self.bound}{value}"
         if interval and self.ci95 is not None:
-            return f"{self.value:.0f} ±{self.ci95:.0f}"
-        return f"{self.value:.0f}"
+            return f"{value} ±{round(self.ci95)}"
+        return f"{value}"
 
     def to_json(self) -> dict[str, Any]:
         """``{"value", "ci95", "bound"}`` with None for what is not known (``bound`` null for an
