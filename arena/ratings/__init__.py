@@ -18,7 +18,6 @@ the ``elo`` package are imported only by the submodules, which load on first use
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 import math
 from collections.abc import Iterable
@@ -114,6 +113,8 @@ class GameResult(NamedTuple):
     def from_record(cls, record: Any) -> GameResult:
         """Reduce an ``arena.records.GameRecord`` (or anything with ``order``, ``chaos`` and a
         ``winner`` role or ``"order"``/``"chaos"`` string) to what the ratings use."""
+        import hashlib  # here, not at the top: `arena match` imports this package, never this
+
         winner = getattr(record.winner, "value", record.winner)
         if winner not in ("order", "chaos"):
             raise ValueError(f"unknown winner {record.winner!r}")
