@@ -170,8 +170,12 @@ def no_traceback(result: subprocess.CompletedProcess[str]) -> None:
 NAMES = ("instant", "random", "paced")
 
 
+Finished = tuple[Path, subprocess.CompletedProcess[str]]
+"""The store of a finished round-robin, and the output of the command that ran it."""
+
+
 @pytest.fixture(scope="module")
-def finished(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess]:
+def finished(tmp_path_factory: pytest.TempPathFactory) -> Finished:
     """A round-robin of 3 bots with 2 workers, 4 games per ordered pairing, run through the CLI."""
     tmp_path = tmp_path_factory.mktemp("finished")
     config = write_config(tmp_path, bot_entries(tmp_path, NAMES), games_per_pairing=4)
@@ -180,7 +184,7 @@ def finished(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess
     return tmp_path / "t.sqlite", result
 
 
-def test_round_robin_plays_every_slot_once(finished) -> None:  # noqa: ANN001
+def test_round_robin_plays_every_slot_once(finished: Finished) -> None:
     db, result = finished
     assert stored_slots(db) == owed(NAMES, 4)
     assert integrity(db) == "ok"
@@ -209,13 +213,13 @@ def test_round_robin_plays_every_slot_once(finished) -> None:  # noqa: ANN001
     assert wins == 24
 
 
-def test_output_off_a_terminal_is_plain_progress_lines(finished) -> None:  # noqa: ANN001
+def test_output_off_a_terminal_is_plain_progress_lines(finished: Finished) -> None:
     _db, result = finished
     assert re.search(r"^games 24/24 .*games/s.*faults \d+", result.stdout, re.MULTILINE)
     assert "\x1b" not in result.stdout and "\r" not in result.stdout
 
 
-def test_export_formats(finished, tmp_path: Path) -> None:  # noqa: ANN001
+def test_export_formats(finished: Finished, tmp_path: Path) -> None:
     db, _result = finished
     bot = copy_bot(tmp_path, TEST_BOTS / "instant.py")
     record_file = tmp_path / "match.jsonl"
@@ -261,7 +265,7 @@ def test_missing_store_is_a_clean_error(tmp_path: Path, command: list[str]) -> N
     assert not missing.exists()
 
 
-def test_unknown_export_format_is_a_clean_error(finished) -> None:  # noqa: ANN001
+def test_unknown_export_format_is_a_clean_error(finished: Finished) -> None:
     db, _result = finished
     result = arena("export", db, "--format", "xml")
     assert result.returncode != 0 and "jsonl, csv, pgn" in result.stderr
