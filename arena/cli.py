@@ -101,13 +101,27 @@ def tournament(
     affinity: Annotated[
         AffinityMode | None, typer.Option(help="Override the config's affinity.")
     ] = None,
+    executor: Annotated[
+        str | None,
+        typer.Option(
+            metavar="NAME",
+            help="Where matches run: local (worker processes) or inline (one by one, in this"
+            " process); overrides the config's executor.",
+        ),
+    ] = None,
     quiet: QuietOption = False,
 ) -> None:
     """Run a tournament, or resume it: only the games missing from its store are played."""
     from arena.commands.tournament import run_tournament_command
 
     code = run_tournament_command(
-        config, fresh=fresh, quiet=quiet, workers=workers, sandbox=sandbox, affinity=affinity
+        config,
+        fresh=fresh,
+        quiet=quiet,
+        workers=workers,
+        sandbox=sandbox,
+        affinity=affinity,
+        executor=executor,
     )
     raise typer.Exit(code)
 

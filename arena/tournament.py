@@ -1,4 +1,4 @@
-"""Running a tournament: from a config to a store holding every game it owes.
+"""Running a tournament: from a plan to a store holding every game it owes.
 
 ``run_tournament`` registers the bots (their identity hashes) in the store, plans the missing
 games, hands the matches to an executor, and has every game committed the moment it is played
@@ -17,19 +17,74 @@ from functools import partial
 from pathlib import Path
 from typing import Protocol
 
-from arena.affinity import plan_cores, usable_cores
+from arena.affinity import core_count
 from arena.botspec import BotSpec
-from arena.config import BotEntry, TournamentConfig
-from arena.executors import Event, GameDone, JobFailed, LocalPoolExecutor, MatchExecutor
+from arena.executors import (
+    DEFAULT_EXECUTOR,
+    ExecutorSetup,
+    GameDone,
+    JobFailed,
+    MatchExecutor,
+    make_executor,
+)
+from arena.limits import AffinityMode
 from arena.records import GameRecord
 from arena.referee import MatchSettings
-from arena.sandbox import resolve_mode
 from arena.schedule import MatchJob, plan_matches
 from arena.store import BotVersion, Store, VersionChange
 
-__all__ = ["TournamentObserver", "TournamentResult", "bot_specs", "run_tournament"]
+__all__ = [
+    "TournamentObserver",
+    "TournamentPlan",
+    "TournamentResult",
+    "run_tournament",
+    "oversubscribed",
+]
 
 MAX_ATTEMPTS = 3
+
+ExecutorFactory = Callable[[ExecutorSetup], MatchExecutor]
+"""Makes the executor of a run (default: the registry's executor named by the plan)."""
+
+
+@dataclass(frozen=True)
+class TournamentPlan:
+    """Everything a run needs, in the library's own terms (the config builds one from a file)."""
+
+    name: str
+    """The tournament's name, kept in the store."""
+    bots: tuple[BotSpec, ...]
+    """Two or more bots with distinct names, in order (a gauntlet's first bot is the challenger)."""
+    format: str = "round-robin"
+    """One of ``arena.schedule.FORMATS``."""
+    games_per_pairing: int = 10
+    """Games per *ordered* pair: A as Order against B as Chaos (and as many the other way round)."""
+    seed: int = 1
+    """Seed of the schedule and of every match's bots."""
+    workers: int = 1
+    """Matches played at once (never more than there are matches)."""
+    settings: MatchSettings = field(default_factory=MatchSettings)
+    """Time control, limits, sandbox mode (resolved where the bots run) and freeze_idle."""
+    db: Path | None = None
+    """The store's file, for workers that record their own games (None: the parent records
+    every game)."""
+    affinity: AffinityMode = AffinityMode.AUTO
+    """Whether local workers are pinned to cores."""
+    executor: str = DEFAULT_EXECUTOR
+    """The name of the executor in ``arena.executors.EXECUTORS``."""
+
+    def describe(self) -> dict[str, object]:
+        """What the store keeps of the run's definition (shown by ``arena ratings``)."""
+        tc = self.settings.time_control
+        return {
+            "name": self.name,
+            "format": self.format,
+            "games_per_pairing": self.games_per_pairing,
+            "move_ms": tc.move_ms,
+            "startup_ms": tc.startup_ms,
+            "seed": self.seed,
+            "bots": [bot.name for bot in self.bots],
+        }
 
 
 class TournamentObserver(Protocol):
@@ -66,66 +121,29 @@ class TournamentResult:
         return self.missing == 0
 
 
-def bot_specs(config: TournamentConfig) -> list[BotSpec]:
-    """The runnable bots of a config."""
-    base = config.path.parent if config.path is not None else None
-    return [_spec(entry, base) for entry in config.bots]
-
-
-def _describe_config(config: TournamentConfig) -> dict[str, object]:
-    return {
-        "name": config.name,
-        "format": config.format,
-        "games_per_pairing": config.games_per_pairing,
-        "move_ms": config.time_control.move_ms,
-        "startup_ms": config.time_control.startup_ms,
-        "seed": config.seed,
-        "bots": [entry.name for entry in config.bots],
-    }
-
-
-def _spec(entry: BotEntry, base: Path | None) -> BotSpec:
-    if entry.path is not None:
-        spec = BotSpec.from_path(entry.path, name=entry.name)
-        if entry.dir is not None:
-            spec = BotSpec(spec.name, spec.argv, entry.dir, spec.program)
-        return spec
-    assert entry.command is not None
-    return BotSpec.from_command(list(entry.command), entry.name, entry.dir, base_dir=base)
-
-
-def match_settings(config: TournamentConfig) -> MatchSettings:
-    return MatchSettings(
-        time_control=config.time_control,
-        limits=config.limits,
-        sandbox=resolve_mode(config.sandbox),
-        freeze_idle=config.freeze_idle,
-    )
-
-
 def run_tournament(
-    config: TournamentConfig,
+    plan: TournamentPlan,
     store: Store,
     observer: TournamentObserver | None = None,
-    executor_factory: Callable[[MatchSettings, int], MatchExecutor] | None = None,
+    executor_factory: ExecutorFactory | None = None,
 ) -> TournamentResult:
-    """Play every game ``config`` owes that ``store`` does not hold yet."""
-    specs = bot_specs(config)
-    store.set_meta("config", json.dumps(_describe_config(config)))
-    changes = store.register_bots([BotVersion(s.name, s.version(), s.argv) for s in specs])
+    """Play every game ``plan`` owes that ``store`` does not hold yet."""
+    specs = list(plan.bots)
+    store.set_meta("config", json.dumps(plan.describe()))
+    changes = store.register_bots([BotVersion(s.name, s.version(), s.command) for s in specs])
     notify = getattr(observer, "bot_changed", None)
     if notify is not None:  # before the games, so that an interrupted run has said it too
         for change in changes:
             notify(change, store.set_aside_count(change.name))
-    store.set_meta("name", config.name)
-    store.set_meta("seed", str(config.seed))
+    store.set_meta("name", plan.name)
+    store.set_meta("seed", str(plan.seed))
     done = store.completed_slots()
     owed = plan_matches(
         specs,
-        config.games_per_pairing,
-        format=config.format,
-        seed=config.seed,
-        workers=config.workers,
+        plan.games_per_pairing,
+        format=plan.format,
+        seed=plan.seed,
+        workers=plan.workers,
     )
     total = sum(len(job.slots) for job in owed)
     jobs = [job for job in (job.without(done) for job in owed) if job.slots]
@@ -135,15 +153,16 @@ def run_tournament(
         observer.started(total, result.already, len(jobs))
     if not jobs:
         return result
-    settings = match_settings(config)
-    workers = min(config.workers, len(jobs))
+    setup = ExecutorSetup(
+        settings=plan.settings,
+        workers=min(plan.workers, len(jobs)),
+        affinity=plan.affinity,
+        sink_factory=None if plan.db is None else partial(_store_sink, plan.db),
+    )
     if executor_factory is None:
-        cores = plan_cores(workers, config.affinity)
-        executor: MatchExecutor = LocalPoolExecutor(
-            workers, settings, cores, sink_factory=partial(_store_sink, config.db)
-        )
+        executor = make_executor(plan.executor, setup)
     else:
-        executor = executor_factory(settings, workers)
+        executor = executor_factory(setup)
     try:
         for attempt in range(1, MAX_ATTEMPTS + 1):
             failed = _run_jobs(executor, jobs, store, observer, result)
@@ -169,7 +188,7 @@ def _run_jobs(
     result: TournamentResult,
 ) -> list[MatchJob]:
     by_key = {job.key: job for job in jobs}
-    failed = []
+    failed: list[MatchJob] = []
     for batch in executor.execute(jobs):
         games = [event for event in batch if isinstance(event, GameDone)]
         unrecorded = [event for event in games if event.recorded is None]
@@ -181,8 +200,10 @@ def _run_jobs(
                 result.faults += event.record.reason.is_fault
                 if observer is not None:
                     observer.game(event.record)
-        for event in batch:
-            _handle_job_event(event, store, observer, result, by_key, failed)
+        for failure in batch:
+            if isinstance(failure, JobFailed):
+                _record_failure(failure, store, observer, result)
+                failed.append(by_key[failure.key])
     return failed
 
 
@@ -200,23 +221,19 @@ def _store_sink(db: Path) -> Callable[[list[GameDone]], list[bool]]:
     return record
 
 
-def _handle_job_event(
-    event: Event,
+def _record_failure(
+    event: JobFailed,
     store: Store,
     observer: TournamentObserver | None,
     result: TournamentResult,
-    by_key: dict[str, MatchJob],
-    failed: list[MatchJob],
 ) -> None:
-    """A harness failure is recorded (never charged to a bot) and its job queued for replay."""
-    if isinstance(event, JobFailed):
-        store.add_harness_error(event.key, event.error)
-        result.harness_errors.append(f"{event.key}: {event.error}")
-        failed.append(by_key[event.key])
-        if observer is not None:
-            observer.harness_error(event.key, event.error)
+    """A harness failure is recorded and told, never charged to a bot (the caller replays it)."""
+    store.add_harness_error(event.key, event.error)
+    result.harness_errors.append(f"{event.key}: {event.error}")
+    if observer is not None:
+        observer.harness_error(event.key, event.error)
 
 
 def oversubscribed(workers: int) -> bool:
     """More workers than cores: bots then compete for CPU and timing becomes unfair."""
-    return workers > len(usable_cores())
+    return workers > core_count()

@@ -12,16 +12,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import arena
-from arena import botspec, config
-from arena.config import (
-    BotEntry,
-    TournamentConfig,
-    bundled_bot_names,
-    bundled_bot_path,
-    config_from_dict,
-    load_config,
-)
+from arena.affinity import core_count
+from arena.botspec import HARNESS_PYTHON, BotSpec
+from arena.config import TournamentConfig, config_from_dict, load_config
+from arena.config.build import TOP_KEYS
 from arena.errors import ConfigError
 from arena.limits import AffinityMode, Limits, SandboxMode, TimeControl
 
@@ -41,19 +35,6 @@ def project(tmp_path: Path) -> Path:
     (bots / "data.bin").write_text("not a program\n")
     (tmp_path / "conf").mkdir()
     return tmp_path
-
-
-@pytest.fixture
-def bundled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
-    """Bundled-bot folders under tmp_path: random in the checkout folder, greedy in the wheel's."""
-    checkout, wheel = tmp_path / "repo_bots", tmp_path / "_bundled_bots"
-    checkout.mkdir()
-    wheel.mkdir()
-    (checkout / "random_bot.py").write_text("print('random')\n")
-    (wheel / "greedy_bot.py").write_text("print('greedy')\n")
-    (wheel / "random_bot.py").write_text("print('shadowed')\n")
-    monkeypatch.setattr(botspec, "_bundled_dirs", lambda: (checkout, wheel))
-    return checkout, wheel
 
 
 def write(folder: Path, text: str, name: str = "tour.yaml") -> Path:
@@ -119,17 +100,16 @@ def test_full_config(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     cfg = load_config(path)
     assert isinstance(cfg, TournamentConfig)
     bots = project / "bots"
+    # python/python3 mean the harness's Python; another name is a program found on PATH.
+    is_harness = python.name in ("python", "python3")
+    interpreter = (HARNESS_PYTHON, "-u") if is_harness else (python.name,)
     assert cfg.name == "ladder"
     assert cfg.path == path.resolve()
     assert cfg.bots == (
-        BotEntry("a", path=bots / "a.py"),
-        BotEntry("script+1.0", path=bots / "run.sh"),
-        BotEntry(
-            "greedy-v2",
-            command=(python.name, "../bots/b.py", "--depth", "2", "3"),
-            dir=bots,
-        ),
-        BotEntry("sh_bot", command=(str(bots / "run.sh"), "--name", "two words")),
+        BotSpec("a", (HARNESS_PYTHON, "-u", "./a.py"), bots, "./a.py"),
+        BotSpec("script+1.0", ("./run.sh",), bots, "./run.sh"),
+        BotSpec("greedy-v2", (*interpreter, "./b.py", "--depth", "2", "3"), bots, "./b.py"),
+        BotSpec("sh_bot", ("./run.sh", "--name", "two words"), bots, "./run.sh"),
     )
     assert cfg.format == "gauntlet"
     assert cfg.games_per_pairing == 4
@@ -160,7 +140,7 @@ def test_defaults(project: Path) -> None:
     assert cfg.games_per_pairing == 10
     assert cfg.time_control == TimeControl()
     assert cfg.limits == Limits()
-    assert cfg.workers == config._usable_cores() >= 1
+    assert cfg.workers == core_count() >= 1
     if hasattr(os, "sched_getaffinity"):
         assert cfg.workers == len(os.sched_getaffinity(0))
     assert cfg.seed == 1
@@ -168,7 +148,8 @@ def test_defaults(project: Path) -> None:
     assert cfg.sandbox is SandboxMode.AUTO
     assert cfg.affinity is AffinityMode.AUTO
     assert cfg.freeze_idle is False
-    assert all(b.command is None and b.dir is None for b in cfg.bots)
+    assert cfg.executor == "local"
+    assert [b.dir for b in cfg.bots] == [project / "bots"] * 2
 
 
 @pytest.mark.parametrize(
@@ -204,13 +185,16 @@ def test_relative_paths_follow_the_config_not_the_cwd(
     monkeypatch.chdir(elsewhere)
     cfg = load_config(Path("..") / "conf" / "tour.yaml")
     assert cfg.path == project / "conf" / "tour.yaml"
-    assert cfg.bots[0].path == project / "bots" / "a.py"
+    assert cfg.bots[0].program_path == project / "bots" / "a.py"
     assert cfg.bots[0].dir == project / "conf" / "mine"
-    assert cfg.bots[1].path == project / "conf" / "mine" / "bot.py"
-    # The program is resolved; later arguments are left to the bot's working folder.
-    assert cfg.bots[2].command == (str(project / "bots" / "run.sh"), "mine/bot.py")
+    assert cfg.bots[1].program_path == project / "conf" / "mine" / "bot.py"
+    # Files named by the command are found from the config's folder, not the current one.
+    assert cfg.bots[2].launch_argv() == [
+        str(project / "bots" / "run.sh"),
+        str(project / "conf" / "mine" / "bot.py"),
+    ]
     assert cfg.db == project / "store" / "x.sqlite"
-    assert all(p.is_absolute() for b in cfg.bots for p in (b.path, b.dir) if p is not None)
+    assert all(b.dir.is_absolute() for b in cfg.bots)
 
 
 def test_yaml_anchors_and_merge_keys(project: Path) -> None:
@@ -218,50 +202,6 @@ def test_yaml_anchors_and_merge_keys(project: Path) -> None:
     cfg = load_config(write(project / "conf", text + "memory_mb: 2}\n"))
     assert cfg.time_control.move_ms == 50
     assert cfg.limits.memory_mb == 2 and cfg.limits.open_files == 9
-
-
-# --------------------------------------------------------------------------------------------
-# Bundled bots
-
-
-def test_bundled_shorthand(project: Path, bundled: tuple[Path, Path]) -> None:
-    checkout, wheel = bundled
-    cfg = load_config(write(project / "conf", "bots: [random, greedy]\n"))
-    assert cfg.bots == (
-        BotEntry("random", path=(checkout / "random_bot.py").resolve()),
-        BotEntry("greedy", path=(wheel / "greedy_bot.py").resolve()),
-    )
-
-
-def test_bundled_bot_path(bundled: tuple[Path, Path]) -> None:
-    checkout, wheel = bundled
-    assert bundled_bot_path("random") == (checkout / "random_bot.py").resolve()  # checkout first
-    assert bundled_bot_path("greedy") == (wheel / "greedy_bot.py").resolve()
-    assert bundled_bot_path("nope") is None
-    assert bundled_bot_path("../repo_bots/random") is None
-    assert bundled_bot_names() == ["greedy", "random"]
-
-
-def test_bundled_dirs_default() -> None:
-    package = Path(arena.__file__).parent
-    assert botspec._bundled_dirs() == (package.parent / "bots", package / "_bundled_bots")
-
-
-def test_unknown_bundled_bot(project: Path, bundled: tuple[Path, Path]) -> None:
-    text = """
-    bots:
-      - random
-      - randon  # <-
-    """
-    err = load_error(write(project / "conf", text))
-    assert_error(err, "tour.yaml", "bots[1]", marked_line(text), "unknown bundled bot 'randon'")
-    assert "did you mean 'random'?" in str(err)
-
-
-def test_bundled_name_hint_when_path_is_missing(project: Path, bundled: tuple[Path, Path]) -> None:
-    err = load_error(write(project / "conf", "bots:\n  - name: random\n  - greedy\n"))
-    assert_error(err, "tour.yaml", "bots[0]", 2, "expected exactly one of 'path' or 'command'")
-    assert "'- random'" in str(err)
 
 
 # --------------------------------------------------------------------------------------------
@@ -353,6 +293,11 @@ ERROR_CASES = {
         BOTS + "sandbox: docker  # <-\n",
         "sandbox",
         "expected one of 'auto', 'bwrap', 'none', got 'docker'",
+    ),
+    "executor": (
+        BOTS + "executor: dask  # <-\n",
+        "executor",
+        "expected one of 'inline', 'local', got 'dask'",
     ),
     "affinity": (
         BOTS + "affinity: 2  # <-\n",
@@ -590,7 +535,7 @@ def test_config_from_dict(project: Path) -> None:
             "bots": [
                 {"name": "a", "path": "bots/a.py"},
                 {"name": "b", "path": bots / "b.py", "dir": Path("bots")},
-                BotEntry("c", command=("sh", "-c", "true")),
+                BotSpec.from_command(("sh", "-c", "true"), "c"),
             ],
             "time_control": TimeControl(move_ms=5),
             "limits": {"memory_mb": 64},
@@ -601,7 +546,7 @@ def test_config_from_dict(project: Path) -> None:
     )
     assert cfg.path is None
     assert cfg.name == "tournament"
-    assert [b.path for b in cfg.bots] == [bots / "a.py", bots / "b.py", None]
+    assert [b.program_path for b in cfg.bots] == [bots / "a.py", bots / "b.py", None]
     assert cfg.bots[1].dir == bots
     assert cfg.time_control == TimeControl(move_ms=5)
     assert cfg.limits == Limits(memory_mb=64)
@@ -612,7 +557,7 @@ def test_config_from_dict(project: Path) -> None:
 def test_config_from_dict_errors(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(project)  # the default base folder
     good = [{"name": "a", "path": "bots/a.py"}, {"name": "b", "path": "bots/b.py"}]
-    assert config_from_dict({"bots": good}).bots[0].path == project / "bots" / "a.py"
+    assert config_from_dict({"bots": good}).bots[0].program_path == project / "bots" / "a.py"
     err = _dict_error({"bots": good, "workers": "many"})
     assert_error(err, "<dict>", "workers", None, "expected a positive integer, got 'many'")
     err = _dict_error({"bots": good, "limits": {"memory": 1}}, source="api")
@@ -665,7 +610,7 @@ _TOKENS = [
     "../bots/a.py",
     "\\",
 ]
-_keys = st.sampled_from(list(config._TOP_KEYS) + ["other"])
+_keys = st.sampled_from(list(TOP_KEYS) + ["other"])
 
 
 @settings(

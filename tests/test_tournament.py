@@ -6,8 +6,10 @@ so that a scan of ``/proc`` for ``tmp_path`` finds exactly the processes these t
 
 from __future__ import annotations
 
-import os
+import contextlib
 import shutil
+import sqlite3
+import subprocess
 import sys
 import tempfile
 import time
@@ -20,13 +22,20 @@ from conftest import child_processes, leftover_processes, wait_for_no_leftovers
 
 from arena.botspec import BotSpec
 from arena.config import TournamentConfig, config_from_dict
-from arena.executors import Event, GameDone, InlineExecutor, JobFailed, LocalPoolExecutor
-from arena.limits import SandboxMode
+from arena.executors import (
+    Event,
+    ExecutorSetup,
+    GameDone,
+    InlineExecutor,
+    JobFailed,
+    LocalPoolExecutor,
+)
+from arena.limits import SandboxMode, TimeControl
 from arena.referee import MatchSettings
 from arena.sandbox import bwrap_path
 from arena.schedule import MatchJob, pairings, plan_matches
 from arena.store import Store
-from arena.tournament import MAX_ATTEMPTS, TournamentResult, run_tournament
+from arena.tournament import MAX_ATTEMPTS, TournamentPlan, TournamentResult, run_tournament
 
 ROOT = Path(__file__).resolve().parent.parent
 TEST_BOTS = ROOT / "tests" / "bots"
@@ -69,9 +78,10 @@ def make_config(tmp_path: Path, bots: list[dict], **extra: object) -> Tournament
 
 
 def slots_of(store: Store) -> Counter[tuple[str, str, int]]:
-    with store._reading("test") as conn:  # every stored row, active or not
+    """Every stored game's slot, active or set aside, read from the SQLite file itself."""
+    with contextlib.closing(sqlite3.connect(f"file:{store.path}?mode=ro", uri=True)) as conn:
         rows = conn.execute("SELECT order_name, chaos_name, slot FROM games").fetchall()
-    return Counter(tuple(row) for row in rows)
+    return Counter((str(order), str(chaos), int(slot)) for order, chaos, slot in rows)
 
 
 def owed_slots(names: Sequence[str], games: int) -> set[tuple[str, str, int]]:
@@ -161,12 +171,12 @@ def test_harness_failure_is_recorded_and_its_games_replayed(tmp_path: Path) -> N
     config = two_bot_config(tmp_path, games=3)
     executors: list[FlakyExecutor] = []
 
-    def factory(settings: MatchSettings, workers: int) -> FlakyExecutor:
-        executors.append(FlakyExecutor(settings, "a~b#0", times=1))
+    def factory(setup: ExecutorSetup) -> FlakyExecutor:
+        executors.append(FlakyExecutor(setup.settings, "a~b#0", times=1))
         return executors[0]
 
     with Store.open(config.db) as store:
-        result = run_tournament(config, store, executor_factory=factory)
+        result = run_tournament(config.plan(), store, executor_factory=factory)
         assert result.complete and result.total == 6 and result.played == 6
         assert result.faults == 0
         assert len(result.harness_errors) == 1
@@ -178,11 +188,11 @@ def test_harness_failure_is_recorded_and_its_games_replayed(tmp_path: Path) -> N
 def test_retries_are_bounded(tmp_path: Path) -> None:
     config = two_bot_config(tmp_path, games=2)
 
-    def factory(settings: MatchSettings, workers: int) -> FlakyExecutor:
-        return FlakyExecutor(settings, "a~b#0", times=10**6)
+    def factory(setup: ExecutorSetup) -> FlakyExecutor:
+        return FlakyExecutor(setup.settings, "a~b#0", times=10**6)
 
     with Store.open(config.db) as store:
-        result = run_tournament(config, store, executor_factory=factory)
+        result = run_tournament(config.plan(), store, executor_factory=factory)
         assert not result.complete
         assert len(result.harness_errors) == MAX_ATTEMPTS == len(store.harness_errors())
         # Each attempt played one game before failing: those games are kept, never doubled.
@@ -212,21 +222,21 @@ def test_resume_adding_a_bot_and_changing_one(tmp_path: Path) -> None:
     b = {"name": "b", "path": str(paced)}
     c = {"name": "c", "path": str(ROOT / "bots" / "random_bot.py")}
     with Store.open(tmp_path / "t.sqlite") as store:
-        first = run_tournament(make_config(tmp_path, [a, b]), store)
+        first = run_tournament(make_config(tmp_path, [a, b]).plan(), store)
         assert (first.total, first.already, first.played) == (4, 0, 4)
 
         observer = Recorder()
-        again = run_tournament(make_config(tmp_path, [a, b]), store, observer)
+        again = run_tournament(make_config(tmp_path, [a, b]).plan(), store, observer)
         assert (again.total, again.already, again.played) == (4, 4, 0)
         assert observer.calls == [("started", 4, 4)]  # an observer without bot_changed is fine
 
-        grown = run_tournament(make_config(tmp_path, [a, b, c]), store)
+        grown = run_tournament(make_config(tmp_path, [a, b, c]).plan(), store)
         assert (grown.total, grown.already, grown.played) == (12, 4, 8)
         assert slots_of(store) == Counter(owed_slots("abc", 2))
 
         with paced.open("a") as f:
             f.write("# changed\n")
-        changed = run_tournament(make_config(tmp_path, [a, b, c]), store)
+        changed = run_tournament(make_config(tmp_path, [a, b, c]).plan(), store)
         assert [ch.name for ch in changed.changes] == ["b"]
         assert (changed.total, changed.already, changed.played) == (12, 4, 8)
         assert store.set_aside_count("b") == 8
@@ -252,7 +262,7 @@ def killer_config(tmp_path: Path, marker: Path | None, sandbox: str) -> Tourname
 
 def run_bounded(config: TournamentConfig, store: Store) -> TournamentResult:
     started = time.monotonic()
-    result = run_tournament(config, store)
+    result = run_tournament(config.plan(), store)
     assert time.monotonic() - started < 30, "the tournament took far too long"
     return result
 
@@ -305,28 +315,6 @@ def test_inside_bwrap_a_bot_cannot_kill_its_worker(tmp_path: Path) -> None:
     assert child_processes() == []
 
 
-def test_a_worker_killed_while_idle_is_replaced(tmp_path: Path) -> None:
-    instant = copy_bot(tmp_path, "instant.py")
-    a, b = BotSpec.from_path(instant, "a"), BotSpec.from_path(instant, "b")
-    jobs = plan_matches([a, b], 2)
-    settings = MatchSettings(sandbox=SandboxMode.NONE)
-    pool = LocalPoolExecutor(1, settings)
-    try:
-        worker = pool._workers[0]
-        os.kill(worker.process.pid, 9)
-        worker.process.join(timeout=10)
-        assert worker.process.exitcode == -9
-        events = [event for batch in pool.execute(jobs) for event in batch]
-        assert [type(e) for e in events] == [JobFailed]
-        assert "worker process died" in events[0].error
-        events = [event for batch in pool.execute(jobs) for event in batch]  # the replacement
-        assert sum(isinstance(e, GameDone) for e in events) == 4
-    finally:
-        pool.close()
-    assert wait_for_no_leftovers([str(tmp_path)], timeout=10) == []
-    assert child_processes() == []
-
-
 def test_closing_a_busy_pool_kills_the_bots_at_once(tmp_path: Path) -> None:
     paced = executable_bot(tmp_path, "paced.py")
     a = BotSpec.from_command([str(paced), "50"], "a")
@@ -369,3 +357,30 @@ def test_workers_record_their_games_and_fall_back_to_the_parent(tmp_path: Path) 
             pool.close()
         assert len(games) == 6
         assert {game.recorded for game in games} == {expected}
+
+
+# --- the library without the config ------------------------------------------------------------
+
+
+def test_a_plan_runs_without_a_config_on_the_executor_it_names(tmp_path: Path) -> None:
+    instant = copy_bot(tmp_path, "instant.py")
+    plan = TournamentPlan(
+        name="lib",
+        bots=(BotSpec.from_path(instant, "a"), BotSpec.from_path(instant, "b")),
+        games_per_pairing=2,
+        settings=MatchSettings(time_control=TimeControl(200, 2000), sandbox=SandboxMode.NONE),
+        executor="inline",
+    )
+    with Store.open(tmp_path / "lib.sqlite") as store:
+        result = run_tournament(plan, store)
+        assert result.complete and result.played == 4
+        assert store.get_meta("name") == "lib"
+    assert child_processes() == []  # inline: no worker was started
+
+
+def test_the_tournament_layer_does_not_import_the_config_layer() -> None:
+    code = "import sys, arena.tournament; print(sorted(m for m in sys.modules if 'config' in m))"
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert result.stdout.strip() == "[]"

@@ -2,18 +2,27 @@
 
 from __future__ import annotations
 
+import dataclasses
 import shlex
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.markup import escape
 
-from arena.affinity import usable_cores
-from arena.config import load_config
+from arena.affinity import core_count
+from arena.config import TournamentConfig, load_config
+from arena.errors import ArenaError
+from arena.executors import executor_names
 from arena.limits import AffinityMode, SandboxMode
 from arena.records import GameRecord
 from arena.sandbox import resolve_mode
+from arena.store import VersionChange
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.progress import Progress, TaskID
 
 __all__ = ["run_tournament_command", "ProgressDisplay"]
 
@@ -21,15 +30,15 @@ __all__ = ["run_tournament_command", "ProgressDisplay"]
 class ProgressDisplay:
     """Games done/total, games/s, ETA and faults: a bar on a terminal, plain lines elsewhere."""
 
-    def __init__(self, console, quiet: bool) -> None:  # noqa: ANN001 - rich Console, lazily imported
+    def __init__(self, console: Console, quiet: bool) -> None:
         self.console = console
         self.quiet = quiet
         self.live = console.is_terminal and not quiet
         self.total = self.done = self.faults = self.played = 0
         self.start = time.monotonic()
         self.last_print = 0.0
-        self.progress = None
-        self.task = None
+        self.progress: Progress | None = None
+        self.task: TaskID | None = None
 
     def started(self, total: int, already: int, jobs: int) -> None:
         self.total, self.done = total, already
@@ -47,7 +56,7 @@ class ProgressDisplay:
             )
 
             # No refresh thread (auto_refresh=False): workers are forked from this process.
-            self.progress = Progress(
+            progress = Progress(
                 TextColumn("[bold]games"),
                 BarColumn(),
                 MofNCompleteColumn(),
@@ -58,10 +67,11 @@ class ProgressDisplay:
                 auto_refresh=False,
                 transient=False,
             )
-            self.task = self.progress.add_task(
+            self.task = progress.add_task(
                 "games", total=total, completed=already, rate=0.0, faults=0
             )
-            self.progress.start()
+            progress.start()
+            self.progress = progress
 
     def game(self, record: GameRecord) -> None:
         self.done += 1
@@ -69,7 +79,7 @@ class ProgressDisplay:
         self.faults += record.reason.is_fault
         now = time.monotonic()
         rate = self.played / max(now - self.start, 1e-9)
-        if self.progress is not None:
+        if self.progress is not None and self.task is not None:
             # Ten redraws a second at most: with fast bots, games come in by the thousand.
             if now - self.last_print > 0.1 or self.done == self.total:
                 self.progress.update(self.task, completed=self.done, rate=rate, faults=self.faults)
@@ -84,7 +94,7 @@ class ProgressDisplay:
             )
             self.last_print = now
 
-    def bot_changed(self, change, set_aside: int) -> None:  # noqa: ANN001 - a VersionChange
+    def bot_changed(self, change: VersionChange, set_aside: int) -> None:
         message = (
             f"bot {change.name} changed since the last run: its {set_aside} earlier games are "
             "set aside and its pairings replayed"
@@ -103,10 +113,32 @@ class ProgressDisplay:
 
     def stop(self) -> None:
         if self.progress is not None:
-            self.progress.update(self.task, completed=self.done, faults=self.faults)
+            if self.task is not None:
+                self.progress.update(self.task, completed=self.done, faults=self.faults)
             self.progress.refresh()
             self.progress.stop()
             self.progress = None
+
+
+def with_overrides(
+    config: TournamentConfig,
+    *,
+    workers: int | None = None,
+    sandbox: SandboxMode | None = None,
+    affinity: AffinityMode | None = None,
+    executor: str | None = None,
+) -> TournamentConfig:
+    """The config with the command line's options in place of its own (None: keep the file's)."""
+    if executor is not None and executor not in executor_names():
+        known = ", ".join(repr(name) for name in executor_names())
+        raise ArenaError(f"--executor: expected one of {known}, got {executor!r}")
+    return dataclasses.replace(
+        config,
+        workers=config.workers if workers is None else workers,
+        sandbox=config.sandbox if sandbox is None else sandbox,
+        affinity=config.affinity if affinity is None else affinity,
+        executor=config.executor if executor is None else executor,
+    )
 
 
 def run_tournament_command(
@@ -117,27 +149,38 @@ def run_tournament_command(
     workers: int | None,
     sandbox: SandboxMode | None,
     affinity: AffinityMode | None,
+    executor: str | None = None,
 ) -> int:
-    import dataclasses
-
     from rich.console import Console
 
     from arena.store import Store
     from arena.tournament import oversubscribed, run_tournament
 
     console = Console(highlight=False, soft_wrap=True)
-    config = load_config(config_path)
     overrides = {
         key: value
-        for key, value in (("workers", workers), ("sandbox", sandbox), ("affinity", affinity))
+        for key, value in (
+            ("workers", workers),
+            ("sandbox", sandbox),
+            ("affinity", affinity),
+            ("executor", executor),
+        )
         if value is not None
     }
-    config = dataclasses.replace(config, **overrides)
+    config = with_overrides(
+        load_config(config_path),
+        workers=workers,
+        sandbox=sandbox,
+        affinity=affinity,
+        executor=executor,
+    )
     if oversubscribed(config.workers) and not quiet:
         console.print(
-            f"[yellow]warning:[/] {config.workers} workers on {len(usable_cores())} cores: bots "
+            f"[yellow]warning:[/] {config.workers} workers on {core_count()} cores: bots "
             "will compete for CPU and move times become unfair"
         )
+    # Only to tell the user (and to stop at once when bwrap is required but missing): the mode
+    # shipped with the matches is the config's, resolved where the bots run.
     unsandboxed = resolve_mode(config.sandbox) is SandboxMode.NONE
     if unsandboxed and config.sandbox is SandboxMode.AUTO and not quiet:
         console.print(
@@ -149,7 +192,7 @@ def run_tournament_command(
         if fresh:
             store.reset()
         try:
-            result = run_tournament(config, store, display)
+            result = run_tournament(config.plan(), store, display)
         except KeyboardInterrupt:
             display.stop()
             options = [f"--{key} {value}" for key, value in overrides.items()]

@@ -1,10 +1,9 @@
-"""Executors: where matches run, behind one interface (local worker processes; a cluster later).
+"""The local pool: matches in forked worker processes on this machine, one match per worker.
 
-An executor takes ``MatchJob``s and yields events as they happen, in batches (the events that
-arrived together, so that the caller can commit their games in one transaction): a ``GameDone``
-for every finished game (so that the caller stores it at once), a ``JobDone`` when a match is
-over, and a ``JobFailed`` when the harness itself failed (a worker died, an internal error): it is
-never charged to a bot; the caller replays the job's missing games.
+Workers are forked (``multiprocess``, fork context), pinned to cores when there are enough, die
+with the parent, and keep their bots' scratch folders in a folder of their own that the parent
+removes even when a worker was killed. A worker batches the events of fast games, records them
+through its own game sink when it has one, and sends them with the standard pickle.
 """
 
 from __future__ import annotations
@@ -21,116 +20,59 @@ import traceback
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from types import FrameType
 from typing import Protocol
 
 from arena import procfs
-from arena.affinity import pin_to_core
-from arena.records import GameRecord
-from arena.referee import Match, MatchSettings
-from arena.schedule import GameSlot, MatchJob
+from arena.affinity import pin_to_core, plan_cores
+from arena.executors.base import (
+    Event,
+    ExecutorSetup,
+    GameDone,
+    GameSink,
+    JobDone,
+    JobFailed,
+    active_matches,
+    play_job,
+)
+from arena.referee import MatchSettings
+from arena.schedule import MatchJob
 
-__all__ = [
-    "GameDone",
-    "JobDone",
-    "JobFailed",
-    "Event",
-    "MatchExecutor",
-    "play_job",
-    "InlineExecutor",
-    "LocalPoolExecutor",
-]
-
-
-@dataclass(frozen=True)
-class GameDone:
-    """A game of job ``key`` finished."""
-
-    key: str
-    slot: GameSlot
-    record: GameRecord
-    recorded: bool | None = None
-    """Whether the worker's ``GameSink`` stored it as a new game (None: no sink; the caller
-    stores it)."""
+__all__ = ["LocalPoolExecutor", "make_local"]
 
 
-@dataclass(frozen=True)
-class JobDone:
-    """Every game of job ``key`` was played."""
+class Connection(Protocol):
+    """The part of a ``multiprocess`` connection the pool uses."""
 
-    key: str
-
-
-@dataclass(frozen=True)
-class JobFailed:
-    """Job ``key`` stopped because of the harness (not a bot): replay what it did not play."""
-
-    key: str
-    error: str
+    def send_bytes(self, data: bytes) -> None: ...
+    def recv_bytes(self) -> bytes: ...
+    def fileno(self) -> int: ...
+    def close(self) -> None: ...
 
 
-Event = GameDone | JobDone | JobFailed
-GameSink = Callable[[list[GameDone]], list[bool]]
-"""Records finished games where they were played (e.g. commits them to a store) and says, for
-each, whether it was new. A factory of sinks is called once in each worker process."""
+class WorkerProcess(Protocol):
+    """The part of a ``multiprocess`` process the pool uses."""
+
+    pid: int | None
+    exitcode: int | None
+    sentinel: int
+
+    def start(self) -> None: ...
+    def join(self, timeout: float | None = None) -> None: ...
+    def is_alive(self) -> bool: ...
+    def terminate(self) -> None: ...
+    def kill(self) -> None: ...
 
 
-class MatchExecutor(Protocol):
-    """Runs matches somewhere and reports their games as they finish."""
-
-    def execute(self, jobs: Sequence[MatchJob]) -> Iterator[list[Event]]:
-        """Run every job; yield batches of events until each job is done or failed."""
-        ...
-
-    def close(self) -> None:
-        """Stop everything still running (bots included)."""
-        ...
-
-
-_ACTIVE: list[Match] = []
-"""The matches being played in this process (their bots are killed by a worker's SIGTERM)."""
-
-
-def play_job(job: MatchJob, settings: MatchSettings, emit: Callable[[Event], None]) -> None:
-    """Play one match job, emitting a ``GameDone`` after each game."""
-    match = Match(job.bot_a, job.bot_b, settings, job.seed, expected_games=len(job.slots))
-    _ACTIVE.append(match)
-    try:
-        with match:
-            for slot in job.slots:
-                emit(GameDone(job.key, slot, match.play(slot.order_seat)))
-    finally:
-        _ACTIVE.remove(match)
-    emit(JobDone(job.key))
-
-
-class InlineExecutor:
-    """Plays jobs one after another in this process (for library use and debugging)."""
-
-    def __init__(self, settings: MatchSettings) -> None:
-        self.settings = settings
-
-    def execute(self, jobs: Sequence[MatchJob]) -> Iterator[list[Event]]:
-        for job in jobs:
-            events: list[Event] = []
-            try:
-                play_job(job, self.settings, events.append)
-            except Exception:
-                events.append(JobFailed(job.key, traceback.format_exc(limit=8)))
-            yield events
-
-    def close(self) -> None:
-        pass
-
-
-# --- local worker processes --------------------------------------------------------------------
-def _terminate(_signum: int, _frame: object) -> None:
+# --- in the worker process ----------------------------------------------------------------------
+def _terminate(_signum: int, _frame: FrameType | None) -> None:
     """SIGTERM (the pool is closing, or the harness died): kill the bots at once and exit.
 
     Raising SystemExit here to unwind through ``Match.__exit__`` is not reliable: a signal handler
     also runs inside at-fork hooks and finalizers (the worker forks a bot after every fault),
     where an exception is printed and swallowed, and the worker then plays on.
     """
-    processes = [seat.process for match in _ACTIVE for seat in match.seats if seat.process]
+    processes = [seat.process for match in active_matches() for seat in match.seats if seat.process]
     for pid in {p.pid for p in processes if p.pid > 0} | procfs.all_children():
         with contextlib.suppress(OSError):
             os.killpg(pid, signal.SIGKILL)  # a bot leads its own process group
@@ -154,7 +96,7 @@ class _Batcher:
     FAST_S = 0.002
     LATENCY_S = 0.05
 
-    def __init__(self, conn, sink: GameSink | None) -> None:  # noqa: ANN001 - a Connection
+    def __init__(self, conn: Connection, sink: GameSink | None) -> None:
         self.conn = conn
         self.sink = sink
         self.events: list[Event] = []
@@ -194,7 +136,7 @@ class _Batcher:
 
 
 def _worker_main(
-    conn,  # noqa: ANN001 - a multiprocess Connection
+    conn: Connection,
     settings: MatchSettings,
     core: int | None,
     parent: int,
@@ -225,10 +167,11 @@ def _worker_main(
         send.flush()
 
 
+# --- in the parent ------------------------------------------------------------------------------
 @dataclass
 class _Worker:
-    process: object
-    conn: object
+    process: WorkerProcess
+    conn: Connection
     core: int | None
     scratch: str
     """A folder of the worker's own, holding its bots' scratch folders; removed with it."""
@@ -254,7 +197,7 @@ class LocalPoolExecutor:
     ) -> None:
         """``sink_factory``: when given, each worker records its games itself (in parallel)
         through the sink it makes, and the events say so; otherwise the caller records them."""
-        import multiprocess
+        import multiprocess  # type: ignore[import-untyped]
 
         self._ctx = multiprocess.get_context("fork")
         self.settings = settings
@@ -262,10 +205,15 @@ class LocalPoolExecutor:
         self.cores = list(cores) if cores is not None else [None] * workers
         self._workers = [self._spawn(self.cores[i]) for i in range(workers)]
 
+    @property
+    def worker_pids(self) -> list[int]:
+        """The process ids of the current workers (a dead one is replaced by a new one)."""
+        return [w.process.pid for w in self._workers if w.process.pid is not None]
+
     def _spawn(self, core: int | None) -> _Worker:
         parent_conn, child_conn = self._ctx.Pipe()
         scratch = tempfile.mkdtemp(prefix="arena-worker-")
-        process = self._ctx.Process(
+        process: WorkerProcess = self._ctx.Process(
             target=_worker_main,
             args=(child_conn, self.settings, core, os.getpid(), self.sink_factory, scratch),
             daemon=True,
@@ -300,7 +248,7 @@ class LocalPoolExecutor:
             if not busy:
                 return
             poller = select.poll()
-            owners = {}
+            owners: dict[int, _Worker] = {}
             for worker in busy:
                 for fd in (worker.conn.fileno(), worker.process.sentinel):
                     poller.register(fd, select.POLLIN)
@@ -319,7 +267,7 @@ class LocalPoolExecutor:
         readable.register(worker.conn.fileno(), select.POLLIN)
         while worker.job is not None and readable.poll(0):
             try:
-                events = pickle.loads(worker.conn.recv_bytes())
+                events: list[Event] = pickle.loads(worker.conn.recv_bytes())
             except (EOFError, OSError):
                 break
             for event in events:
@@ -349,3 +297,9 @@ class LocalPoolExecutor:
                 worker.conn.close()
             worker.remove_scratch()
         self._workers = []
+
+
+def make_local(setup: ExecutorSetup) -> LocalPoolExecutor:
+    """The registry's factory: ``workers`` processes, pinned to cores as ``affinity`` says."""
+    cores = plan_cores(setup.workers, setup.affinity)
+    return LocalPoolExecutor(setup.workers, setup.settings, cores, setup.sink_factory)
