@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from arena.limits import AffinityMode, SandboxMode
+from arena.limits import AffinityMode, Limits, SandboxMode, TimeControl, least
 
 app = typer.Typer(
     name="arena",
@@ -56,14 +56,18 @@ def match(
     bot_b: Annotated[str, typer.Argument(help="The other bot.")],
     games: Annotated[int, typer.Option(min=1, help="Games to play; roles alternate.")] = 2,
     move_ms: Annotated[int, typer.Option(min=1, help="Time per move in ms.")] = 100,
-    startup_ms: Annotated[int, typer.Option(min=1, help="Start-up allowance in ms.")] = 5000,
+    startup_ms: Annotated[
+        int, typer.Option(min=least(TimeControl, "startup_ms"), help="Start-up allowance in ms.")
+    ] = 5000,
     seed: Annotated[int, typer.Option(help="Seed given to the bots (ARENA_SEED).")] = 1,
     record: Annotated[
         Path | None, typer.Option(help="Write one JSON line per game to this file.")
     ] = None,
     sandbox: SandboxOption = SandboxMode.AUTO,
     affinity: AffinityOption = AffinityMode.AUTO,
-    memory_mb: Annotated[int, typer.Option(min=16, help="Memory limit per bot.")] = 1024,
+    memory_mb: Annotated[
+        int, typer.Option(min=least(Limits, "memory_mb"), help="Memory limit per bot.")
+    ] = 1024,
     freeze_idle: Annotated[
         bool, typer.Option(help="Stop the bot that is not on move; record CPU times.")
     ] = False,

@@ -15,9 +15,13 @@ from dataclasses import dataclass
 
 from arena.botspec import BotSpec
 
-__all__ = ["GameSlot", "MatchJob", "pairings", "plan_matches", "FORMATS"]
+__all__ = ["GameSlot", "MatchJob", "pairings", "pairing_count", "plan_matches", "FORMATS"]
 
 FORMATS = ("round-robin", "gauntlet")
+"""Every pair of bots, or the first bot against each of the others."""
+
+MAX_GAMES = 10_000_000
+"""The most games a tournament may owe: its plan lists them all (about 100 bytes each)."""
 
 
 @dataclass(frozen=True)
@@ -62,6 +66,13 @@ def pairings(bots: Sequence[BotSpec], format: str = "round-robin") -> list[tuple
     if format == "gauntlet":
         return [(bots[0], other) for other in bots[1:]]
     return [(a, b) for i, a in enumerate(bots) for b in bots[i + 1 :]]
+
+
+def pairing_count(bots: int, format: str = "round-robin") -> int:
+    """How many pairs ``pairings`` makes of ``bots`` bots."""
+    if format == "gauntlet":
+        return max(0, bots - 1)
+    return bots * (bots - 1) // 2
 
 
 def _derived_seed(seed: int, *names: str) -> int:

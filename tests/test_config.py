@@ -198,10 +198,10 @@ def test_relative_paths_follow_the_config_not_the_cwd(
 
 
 def test_yaml_anchors_and_merge_keys(project: Path) -> None:
-    text = BOTS + "time_control: &tc {move_ms: 50}\nlimits: {<<: {memory_mb: 1, open_files: 9}, "
-    cfg = load_config(write(project / "conf", text + "memory_mb: 2}\n"))
+    text = BOTS + "time_control: &tc {move_ms: 50}\nlimits: {<<: {memory_mb: 100, open_files: 90}, "
+    cfg = load_config(write(project / "conf", text + "memory_mb: 200}\n"))
     assert cfg.time_control.move_ms == 50
-    assert cfg.limits.memory_mb == 2 and cfg.limits.open_files == 9
+    assert cfg.limits.memory_mb == 200 and cfg.limits.open_files == 90
 
 
 # --------------------------------------------------------------------------------------------
@@ -233,9 +233,40 @@ ERROR_CASES = {
         "expected a positive integer, got 'fast'",
     ),
     "zero": (
-        BOTS + "time_control: {startup_ms: 0}  # <-\n",
-        "time_control.startup_ms",
+        BOTS + "time_control: {move_ms: 0}  # <-\n",
+        "time_control.move_ms",
         "expected a positive integer, got 0",
+    ),
+    "start-up below the minimum": (
+        BOTS + "time_control: {startup_ms: 50}  # <-\n",
+        "time_control.startup_ms",
+        "expected an integer >= 100 (no bot process starts in less), got 50",
+    ),
+    "memory below the minimum": (
+        BOTS + "limits: {memory_mb: 1}  # <-\n",
+        "limits.memory_mb",
+        "expected an integer >= 64 (a Python bot cannot start with less), got 1",
+    ),
+    "open files below the minimum": (
+        BOTS + "limits:\n  open_files: 1  # <-\n",
+        "limits.open_files",
+        "expected an integer >= 16 (a Python bot cannot start with fewer), got 1",
+    ),
+    "line length below the minimum": (
+        BOTS + "limits:\n  line_bytes: 10  # <-\n",
+        "limits.line_bytes",
+        "expected an integer >= 64",
+    ),
+    "games_per_pairing beyond what can be planned": (
+        BOTS + "games_per_pairing: 2147483647  # <-\n",
+        "games_per_pairing",
+        "expected a positive integer no larger than 5000000 (at most 10,000,000 games in all;"
+        " 2 bots in a round-robin make 1 pairs), got 2147483647",
+    ),
+    "too many workers": (
+        BOTS + "workers: 5000  # <-\n",
+        "workers",
+        "expected a positive integer no larger than 1024",
     ),
     "float": (
         BOTS + "games_per_pairing: 2.5  # <-\n",
@@ -243,13 +274,13 @@ ERROR_CASES = {
         "expected a positive integer, got 2.5",
     ),
     "bool is not an integer": (
-        BOTS + "limits:\n  memory_mb: true  # <-\n",
-        "limits.memory_mb",
+        BOTS + "limits:\n  file_size_mb: true  # <-\n",
+        "limits.file_size_mb",
         "expected a positive integer, got true",
     ),
     "null where not allowed": (
-        BOTS + "limits:\n  open_files: null  # <-\n",
-        "limits.open_files",
+        BOTS + "limits:\n  stderr_kb: null  # <-\n",
+        "limits.stderr_kb",
         "expected a positive integer, got null",
     ),
     "nullable limit": (
@@ -258,9 +289,9 @@ ERROR_CASES = {
         "expected a positive integer or null, got -3",
     ),
     "huge": (
-        BOTS + "workers: 99999999999  # <-\n",
-        "workers",
-        "expected a positive integer no larger than 2147483647",
+        BOTS + "seed: 99999999999999999999999  # <-\n",
+        "seed",
+        "expected a non-negative integer no larger than 9223372036854775807",
     ),
     "workers": (BOTS + "workers: 0  # <-\n", "workers", "expected a positive integer"),
     "seed": (BOTS + "seed: -1  # <-\n", "seed", "expected a non-negative integer, got -1"),
@@ -631,3 +662,13 @@ def test_any_text_gives_config_or_config_error(project: Path, text: str) -> None
     path.write_text(text)
     with contextlib.suppress(ConfigError):
         load_config(path)
+
+
+def test_too_many_bots_for_the_default_games_is_refused_before_anything_exists(
+    project: Path,
+) -> None:
+    bots = [f"  - {{name: b{i}, path: ../bots/a.py}}" for i in range(1500)]
+    path = write(project / "conf", "bots:  # <-\n" + "\n".join(bots) + "\n")
+    err = load_error(path)
+    assert_error(err, "tour.yaml", "bots", 1, "expected fewer bots (at most 10,000,000 games")
+    assert not (project / "conf" / "results").exists()

@@ -31,8 +31,8 @@ from arena.config.context import (
 from arena.config.model import TournamentConfig
 from arena.errors import BotSpecError
 from arena.executors import DEFAULT_EXECUTOR, executor_names
-from arena.limits import AffinityMode, Limits, SandboxMode, TimeControl
-from arena.schedule import FORMATS
+from arena.limits import AffinityMode, Limits, SandboxMode, TimeControl, minimum_of
+from arena.schedule import FORMATS, MAX_GAMES, pairing_count
 
 __all__ = ["TOP_KEYS", "BOT_KEYS", "build", "section_hint"]
 
@@ -52,6 +52,9 @@ TOP_KEYS = (
     "executor",
 )
 BOT_KEYS = ("name", "path", "command", "dir")
+
+MAX_WORKERS = 1024
+"""More worker processes than any machine runs fairly (the run caps them further)."""
 
 _BOT_NAME_RULE = "1 to 64 letters, digits or '_.+-', starting with a letter or a digit"
 _MAX_SEED = 2**63 - 1
@@ -76,12 +79,12 @@ def build(
     name = _tournament_name(ctx, top, default_name)
     bots = _bots(ctx, top)
     fmt = ctx.choice(top, "format", "format", FORMATS) if "format" in top else "round-robin"
-    games = 10
-    if "games_per_pairing" in top:
-        games = ctx.integer(top, "games_per_pairing", "games_per_pairing")
+    games = _games_per_pairing(ctx, top, len(bots), fmt)
     time_control = _section(ctx, top, "time_control", TimeControl)
     limits = _section(ctx, top, "limits", Limits)
-    workers = ctx.integer(top, "workers", "workers") if "workers" in top else core_count()
+    workers = core_count()
+    if "workers" in top:
+        workers = ctx.integer(top, "workers", "workers", maximum=MAX_WORKERS)
     seed = ctx.integer(top, "seed", "seed", minimum=0, maximum=_MAX_SEED) if "seed" in top else 1
     db = _db(ctx, top, name)
 
@@ -129,6 +132,19 @@ def build(
         freeze_idle=freeze_idle,
         executor=executor,
     )
+
+
+def _games_per_pairing(ctx: Context, top: Mapping[str, Any], bots: int, fmt: str) -> int:
+    """Bounded before anything is planned or created: the schedule lists every game it owes."""
+    pairs = max(1, pairing_count(bots, fmt))
+    most = MAX_GAMES // (2 * pairs)
+    why = f"at most {MAX_GAMES:,} games in all; {bots} bots in a {fmt} make {pairs:,} pairs"
+    if "games_per_pairing" in top:
+        return ctx.integer(top, "games_per_pairing", "games_per_pairing", maximum=most, why=why)
+    if most < 10:
+        line = key_line(top, "bots") or value_line(top, "bots")
+        raise ctx.error("bots", f"expected fewer bots ({why})", line)
+    return 10
 
 
 def _tournament_name(ctx: Context, top: Mapping[str, Any], default: str) -> str:
@@ -181,7 +197,8 @@ def _section(ctx: Context, top: Mapping[str, Any], key: str, cls: type[_Section]
         kind, nullable = field_kind(fields[name])
         path = join(key, name)
         if kind == "int" and not (nullable and item is None):
-            values[name] = ctx.integer(value, name, path, nullable=nullable)
+            least, why = minimum_of(fields[name])
+            values[name] = ctx.integer(value, name, path, minimum=least, nullable=nullable, why=why)
         elif kind == "bool" and not isinstance(item, bool) and not (nullable and item is None):
             raise ctx.error(
                 path, f"expected true or false, got {describe(item)}", value_line(value, name)

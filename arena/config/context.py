@@ -137,8 +137,11 @@ class Context:
         minimum: int = 1,
         maximum: int = MAX_INT,
         nullable: bool = False,
+        why: str = "",
     ) -> int:
-        """The integer at ``mapping[key]`` (the caller handles a null that is allowed)."""
+        """The integer at ``mapping[key]`` (the caller handles a null that is allowed).
+
+        ``why``: the reason for the bounds, told with the error."""
         value = mapping[key]
         if isinstance(value, int) and not isinstance(value, bool) and minimum <= value <= maximum:
             return value
@@ -149,6 +152,9 @@ class Context:
             what += f" no larger than {maximum}"
         if nullable:
             what += " or null"
+        beyond = isinstance(value, int) and not isinstance(value, bool)
+        if why and beyond and not minimum <= value <= maximum:
+            what += f" ({why})"
         raise self.error(path, f"expected {what}, got {describe(value)}", value_line(mapping, key))
 
     def choice(
