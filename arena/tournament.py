@@ -11,7 +11,7 @@ flight: running it again plays exactly what is missing.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -39,6 +39,7 @@ __all__ = [
     "TournamentResult",
     "run_tournament",
     "oversubscribed",
+    "distinct_games",
 ]
 
 MAX_ATTEMPTS = 3
@@ -72,6 +73,9 @@ class TournamentPlan:
     """Whether local workers are pinned to cores."""
     executor: str = DEFAULT_EXECUTOR
     """The name of the executor in ``arena.executors.EXECUTORS``."""
+    opening_plies: int = 0
+    """Random plies played before the bots' first turn, the same for both role assignments of
+    each game index (``arena.schedule.opening_for``); 0: every game starts on the empty board."""
 
     def describe(self) -> dict[str, object]:
         """What the store keeps of the run's definition (shown by ``arena ratings``)."""
@@ -83,6 +87,7 @@ class TournamentPlan:
             "move_ms": tc.move_ms,
             "startup_ms": tc.startup_ms,
             "seed": self.seed,
+            "opening_plies": self.opening_plies,
             "bots": [bot.name for bot in self.bots],
         }
 
@@ -115,6 +120,9 @@ class TournamentResult:
     """Bots whose program or command changed since the store last saw them."""
     missing: int = 0
     """Games still owed at the end (repeated harness errors, or a bot edited during the run)."""
+    distinct: int = 0
+    """Distinct games among the tournament's stored games (same players, opening and moves
+    count once): deterministic bots replay the same games, which measure nothing new."""
 
     @property
     def complete(self) -> bool:
@@ -144,6 +152,7 @@ def run_tournament(
         format=plan.format,
         seed=plan.seed,
         workers=plan.workers,
+        opening_plies=plan.opening_plies,
     )
     total = sum(len(job.slots) for job in owed)
     jobs = [job for job in (job.without(done) for job in owed) if job.slots]
@@ -152,6 +161,7 @@ def run_tournament(
     if observer is not None:
         observer.started(total, result.already, len(jobs))
     if not jobs:
+        result.distinct = distinct_games(store.games())
         return result
     setup = ExecutorSetup(
         settings=plan.settings,
@@ -177,7 +187,18 @@ def run_tournament(
         executor.close()
     owed_slots = {job.slot_key(slot) for job in owed for slot in job.slots}
     result.missing = len(owed_slots - store.completed_slots())
+    result.distinct = distinct_games(store.games())
     return result
+
+
+def distinct_games(records: Iterable[GameRecord]) -> int:
+    """How many of ``records`` differ (in players, opening or moves)."""
+    return len(
+        {
+            hash((r.order, r.chaos, tuple(getattr(r, "opening", ())), tuple(r.moves)))
+            for r in records  # hashes: a million games' moves need not be held at once
+        }
+    )
 
 
 def _run_jobs(

@@ -198,6 +198,8 @@ def test_round_robin_plays_every_slot_once(finished: Finished) -> None:
     assert len(records) == 24
     for record in records:
         check_record(record)
+    distinct = {(r["order"], r["chaos"], tuple(r["moves"])) for r in records}
+    assert f"{len(distinct)} distinct games of 24" in result.stdout
     as_order = Counter(r["order"] for r in records)
     as_chaos = Counter(r["chaos"] for r in records)
     assert as_order == as_chaos == dict.fromkeys(NAMES, 8)  # roles balanced

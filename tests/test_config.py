@@ -149,6 +149,7 @@ def test_defaults(project: Path) -> None:
     assert cfg.affinity is AffinityMode.AUTO
     assert cfg.freeze_idle is False
     assert cfg.executor == "local"
+    assert cfg.opening_plies == cfg.plan().opening_plies == 0
     assert [b.dir for b in cfg.bots] == [project / "bots"] * 2
 
 
@@ -195,6 +196,12 @@ def test_relative_paths_follow_the_config_not_the_cwd(
     ]
     assert cfg.db == project / "store" / "x.sqlite"
     assert all(b.dir.is_absolute() for b in cfg.bots)
+
+
+def test_openings(project: Path) -> None:
+    cfg = load_config(write(project / "conf", BOTS + "openings: {random_plies: 6}\n"))
+    assert cfg.opening_plies == cfg.plan().opening_plies == 6
+    assert load_config(write(project / "conf", BOTS + "openings: {}\n")).opening_plies == 0
 
 
 def test_yaml_anchors_and_merge_keys(project: Path) -> None:
@@ -262,6 +269,21 @@ ERROR_CASES = {
         "games_per_pairing",
         "expected a positive integer no larger than 5000000 (at most 10,000,000 games in all;"
         " 2 bots in a round-robin make 1 pairs), got 2147483647",
+    ),
+    "openings not a mapping": (
+        BOTS + "openings: 4  # <-\n",
+        "openings",
+        "expected a mapping such as {random_plies: 4}, got 4",
+    ),
+    "unknown openings key": (
+        BOTS + "openings: {random_ply: 4}  # <-\n",
+        "openings.random_ply",
+        "unknown key 'random_ply' (did you mean 'random_plies'?)",
+    ),
+    "too long an opening": (
+        BOTS + "openings:\n  random_plies: 30  # <-\n",
+        "openings.random_plies",
+        "expected a non-negative integer no larger than 24 (random moves before the bots play",
     ),
     "too many workers": (
         BOTS + "workers: 5000  # <-\n",

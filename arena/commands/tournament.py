@@ -219,4 +219,12 @@ def run_tournament_command(
                 f"{result.played} games played this run, {result.already} resumed; "
                 f"{len(result.harness_errors)} harness errors. Results: {escape(str(config.db))}"
             )
+            console.print(
+                f"{result.distinct} distinct games of {result.total}"
+                + (
+                    " (deterministic bots repeat their games: try openings: {random_plies: 4})"
+                    if result.distinct * 2 < result.total and not config.opening_plies
+                    else ""
+                )
+            )
     return 0 if result.complete else 1

@@ -32,7 +32,7 @@ from arena.config.model import TournamentConfig
 from arena.errors import BotSpecError
 from arena.executors import DEFAULT_EXECUTOR, executor_names
 from arena.limits import AffinityMode, Limits, SandboxMode, TimeControl, minimum_of
-from arena.schedule import FORMATS, MAX_GAMES, pairing_count
+from arena.schedule import FORMATS, MAX_GAMES, MAX_OPENING_PLIES, pairing_count
 
 __all__ = ["TOP_KEYS", "BOT_KEYS", "build", "section_hint"]
 
@@ -50,7 +50,9 @@ TOP_KEYS = (
     "affinity",
     "freeze_idle",
     "executor",
+    "openings",
 )
+OPENING_KEYS = ("random_plies",)
 BOT_KEYS = ("name", "path", "command", "dir")
 
 MAX_WORKERS = 1024
@@ -116,6 +118,8 @@ def build(
     if "executor" in top:
         executor = ctx.choice(top, "executor", "executor", executor_names())
 
+    opening_plies = _opening_plies(ctx, top)
+
     return TournamentConfig(
         name=name,
         path=config_path,
@@ -131,6 +135,30 @@ def build(
         affinity=affinity,
         freeze_idle=freeze_idle,
         executor=executor,
+        opening_plies=opening_plies,
+    )
+
+
+def _opening_plies(ctx: Context, top: Mapping[str, Any]) -> int:
+    if "openings" not in top:
+        return 0
+    value = top["openings"]
+    if not isinstance(value, Mapping):
+        raise ctx.error(
+            "openings",
+            f"expected a mapping such as {{random_plies: 4}}, got {describe(value)}",
+            value_line(top, "openings"),
+        )
+    ctx.check_keys(value, OPENING_KEYS, "openings")
+    if "random_plies" not in value:
+        return 0
+    return ctx.integer(
+        value,
+        "random_plies",
+        "openings.random_plies",
+        minimum=0,
+        maximum=MAX_OPENING_PLIES,
+        why="random moves before the bots play; the rest of the board is theirs",
     )
 
 

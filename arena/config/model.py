@@ -52,6 +52,9 @@ class TournamentConfig:
     """SIGSTOP the bot that is not on move."""
     executor: str = DEFAULT_EXECUTOR
     """Where matches run: a name of :data:`arena.executors.EXECUTORS`."""
+    opening_plies: int = 0
+    """``openings: {random_plies: N}``: each pair of games (both role assignments) starts from
+    the same seeded random position of N plies (0: the empty board)."""
 
     def settings(self) -> MatchSettings:
         """How each match is played."""
@@ -75,4 +78,5 @@ class TournamentConfig:
             db=self.db,
             affinity=self.affinity,
             executor=self.executor,
+            opening_plies=self.opening_plies,
         )

@@ -105,6 +105,12 @@ def active_matches() -> list[Match]:
     return list(_ACTIVE)
 
 
+def _play(match: Match, slot: GameSlot) -> GameRecord:
+    if slot.opening:  # the referee plays the opening's moves before the first turn
+        return match.play(slot.order_seat, slot.opening)  # type: ignore[call-arg,unused-ignore]
+    return match.play(slot.order_seat)
+
+
 def play_job(job: MatchJob, settings: MatchSettings, emit: Callable[[Event], None]) -> None:
     """Play one match job, emitting a ``GameDone`` after each game and a ``JobDone`` at the end."""
     match = Match(job.bot_a, job.bot_b, settings, job.seed, expected_games=len(job.slots))
@@ -112,7 +118,7 @@ def play_job(job: MatchJob, settings: MatchSettings, emit: Callable[[Event], Non
     try:
         with match:
             for slot in job.slots:
-                emit(GameDone(job.key, slot, match.play(slot.order_seat)))
+                emit(GameDone(job.key, slot, _play(match, slot)))
     finally:
         _ACTIVE.remove(match)
     emit(JobDone(job.key))
