@@ -7,6 +7,7 @@ what these tests started) and real worker processes.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -33,6 +34,7 @@ from arena.executors import (
     executor_names,
     make_executor,
 )
+from arena.executors.local import STALL_MARGIN_S, slowest_game_seconds
 from arena.limits import SandboxMode, TimeControl
 from arena.referee import MatchSettings
 from arena.schedule import MatchJob, plan_matches
@@ -219,3 +221,37 @@ def test_the_config_and_the_command_line_name_the_executor(tmp_path: Path) -> No
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "results" / "t.sqlite").exists()
+
+
+# --- the watchdog ---------------------------------------------------------------------------------
+
+
+def test_the_slowest_game_follows_the_time_control() -> None:
+    slow = MatchSettings(time_control=TimeControl(move_ms=1000, startup_ms=5000))
+    fast = MatchSettings(time_control=TimeControl(move_ms=10, startup_ms=100))
+    assert slowest_game_seconds(slow) == pytest.approx(2 * 5 + 36 * 1 + STALL_MARGIN_S)
+    assert slowest_game_seconds(fast) == pytest.approx(0.2 + 0.36 + STALL_MARGIN_S)
+
+
+def test_a_stopped_worker_is_killed_and_its_job_failed(
+    tmp_path: Path, pools: list[LocalPoolExecutor]
+) -> None:
+    a, b = bot(tmp_path, "paced.py", "20"), bot(tmp_path, "paced.py", "21")
+    c = bot(tmp_path, "instant.py")
+    stopped, then = plan_matches([a, b], 20)[0], plan_matches([a, c], 1)[0]
+    pool = LocalPoolExecutor(1, SETTINGS, stall_seconds=1.5)
+    pools.append(pool)
+    (worker,) = pool.worker_pids
+    batches = pool.execute([stopped, then])
+    assert isinstance(next(batches)[0], GameDone)  # under way
+    os.kill(worker, signal.SIGSTOP)
+    started = time.monotonic()
+    rest = [event for batch in batches for event in batch]
+    assert time.monotonic() - started < 1.5 + 8  # noticed and dealt with in bounded time
+    failures = [e for e in rest if isinstance(e, JobFailed)]
+    assert [e.key for e in failures] == [stopped.key]
+    assert re.search(r"worker made no progress for \d+ s", failures[0].error)
+    assert "its match is replayed" in failures[0].error
+    check_job_events([e for e in rest if e.key == then.key], [then])  # the replacement plays
+    assert worker not in pool.worker_pids
+    assert wait_for_no_leftovers([str(tmp_path)]) == []  # its bots were killed with it

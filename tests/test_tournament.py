@@ -9,7 +9,9 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import inspect
+import os
 import shutil
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -451,3 +453,36 @@ def test_openings_make_deterministic_bots_play_different_games(tmp_path: Path) -
     with Store.open(config.db) as store:
         result = run_tournament(config.plan(), store)
         assert result.complete and result.distinct == 6
+
+
+def test_a_stopped_worker_is_replaced_and_its_match_replayed_without_a_fault(
+    tmp_path: Path,
+) -> None:
+    paced = copy_bot(tmp_path, "paced.py")
+    config = make_config(
+        tmp_path,
+        [{"name": "a", "path": str(paced)}, {"name": "b", "path": str(paced)}],
+        games_per_pairing=4,
+        workers=1,
+    )
+    pools: list[LocalPoolExecutor] = []
+
+    def factory(setup: ExecutorSetup) -> LocalPoolExecutor:
+        pools.append(LocalPoolExecutor(1, setup.settings, stall_seconds=1.5))
+        return pools[0]
+
+    class StopTheWorkerOnce(Recorder):
+        def game(self, record: object) -> None:
+            super().game(record)
+            if len(self.calls) == 2:  # started, then the first game
+                os.kill(pools[0].worker_pids[0], signal.SIGSTOP)
+
+    with Store.open(config.db) as store:
+        started = time.monotonic()
+        result = run_tournament(config.plan(), store, StopTheWorkerOnce(), executor_factory=factory)
+        assert time.monotonic() - started < 30
+        assert result.complete and result.played == 8
+        assert len(result.harness_errors) == 1 and "no progress" in result.harness_errors[0]
+        assert not any(record.reason.is_fault for record in store.games())
+    assert wait_for_no_leftovers([str(tmp_path)], timeout=10) == []
+    assert child_processes() == []

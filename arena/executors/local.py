@@ -36,9 +36,22 @@ from arena.executors.base import (
     play_job,
 )
 from arena.referee import MatchSettings
+from arena.rules import CELLS
 from arena.schedule import MatchJob
 
-__all__ = ["LocalPoolExecutor", "make_local"]
+__all__ = ["LocalPoolExecutor", "make_local", "slowest_game_seconds"]
+
+STALL_MARGIN_S = 15.0
+"""Beyond the slowest possible game: stopping bots, a busy store, a loaded machine."""
+
+
+def slowest_game_seconds(settings: MatchSettings) -> float:
+    """The longest one game can take when nothing is wrong with the harness.
+
+    Both bots may (re)start in a game (each within its start-up allowance), and every ply may
+    use its whole move time; beyond that come the stopping of bots and the recording."""
+    tc = settings.time_control
+    return (2 * tc.startup_ms + CELLS * tc.move_ms) / 1000 + STALL_MARGIN_S
 
 
 class Connection(Protocol):
@@ -176,6 +189,8 @@ class _Worker:
     scratch: str
     """A folder of the worker's own, holding its bots' scratch folders; removed with it."""
     job: MatchJob | None = None
+    progress_at: float = 0.0
+    """When the worker was last heard of (given its job, or sent events)."""
 
     def remove_scratch(self) -> None:
         shutil.rmtree(self.scratch, ignore_errors=True)
@@ -185,7 +200,10 @@ class LocalPoolExecutor:
     """Matches in ``workers`` local processes (``multiprocess``), one match per worker at a time.
 
     Each worker is pinned to its core from ``cores`` (None: it floats). A worker that dies is
-    replaced and its job reported as failed, so the tournament never stalls on it.
+    replaced and its job reported as failed, so the tournament never stalls on it; so is a
+    worker that is heard of no more for longer than the slowest possible game (stopped,
+    stalled): it is killed with its bots, and its job fails (the caller replays it, never
+    charging a bot).
     """
 
     def __init__(
@@ -194,14 +212,20 @@ class LocalPoolExecutor:
         settings: MatchSettings,
         cores: Sequence[int | None] | None = None,
         sink_factory: Callable[[], GameSink] | None = None,
+        stall_seconds: float | None = None,
     ) -> None:
         """``sink_factory``: when given, each worker records its games itself (in parallel)
-        through the sink it makes, and the events say so; otherwise the caller records them."""
+        through the sink it makes, and the events say so; otherwise the caller records them.
+        ``stall_seconds``: silence after which a busy worker is killed (default: the slowest
+        possible game, :func:`slowest_game_seconds`)."""
         import multiprocess  # type: ignore[import-untyped]
 
         self._ctx = multiprocess.get_context("fork")
         self.settings = settings
         self.sink_factory = sink_factory
+        self.stall_seconds = (
+            slowest_game_seconds(settings) if stall_seconds is None else stall_seconds
+        )
         self.cores = list(cores) if cores is not None else [None] * workers
         self._workers = [self._spawn(self.cores[i]) for i in range(workers)]
 
@@ -244,6 +268,7 @@ class LocalPoolExecutor:
                         yield [JobFailed(job.key, f"worker process died (exit code {code})")]
                         continue
                     worker.job = job
+                    worker.progress_at = time.monotonic()
             busy = [w for w in self._workers if w.job is not None]
             if not busy:
                 return
@@ -254,10 +279,15 @@ class LocalPoolExecutor:
                     poller.register(fd, select.POLLIN)
                     owners[fd] = worker
             batch: list[Event] = []
-            for fd, _event in poller.poll(1000):
+            wait_ms = min(1000, max(10, int(self.stall_seconds * 1000 / 4)))
+            for fd, _event in poller.poll(wait_ms):
                 worker = owners[fd]
                 if worker.job is not None:
                     self._collect(worker, batch)
+            now = time.monotonic()
+            for worker in busy:
+                if worker.job is not None and now - worker.progress_at > self.stall_seconds:
+                    self._kill_stalled(worker, batch, now - worker.progress_at)
             if batch:
                 yield batch
 
@@ -273,12 +303,34 @@ class LocalPoolExecutor:
             for event in events:
                 if isinstance(event, JobDone | JobFailed):
                     worker.job = None
+            worker.progress_at = time.monotonic()
             batch.extend(events)
         if worker.job is not None and not worker.process.is_alive():
             job, worker.job = worker.job, None
             code = worker.process.exitcode
             self._replace(worker)
             batch.append(JobFailed(job.key, f"worker process died (exit code {code})"))
+
+    def _kill_stalled(self, worker: _Worker, batch: list[Event], silent_s: float) -> None:
+        """Kill a worker that made no progress (its bots first: they may be stopped with it)."""
+        job, worker.job = worker.job, None
+        assert job is not None
+        pid = worker.process.pid
+        if pid is not None:
+            for child in procfs.all_children(pid):
+                with contextlib.suppress(OSError):
+                    os.killpg(child, signal.SIGKILL)  # a bot leads its own process group
+                with contextlib.suppress(OSError):
+                    os.kill(child, signal.SIGKILL)
+        worker.process.kill()  # SIGKILL ends a stopped process too
+        self._replace(worker)
+        batch.append(
+            JobFailed(
+                job.key,
+                f"worker made no progress for {silent_s:.0f} s (a game takes at most"
+                f" {self.stall_seconds:.0f} s): killed; its match is replayed",
+            )
+        )
 
     def close(self) -> None:
         """Stop the workers: ask idle ones to exit, SIGTERM busy ones (they kill their bots)."""
