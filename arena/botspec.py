@@ -21,7 +21,8 @@ import os
 import re
 import shutil
 import sys
-from collections.abc import Sequence
+import tempfile
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,6 +37,10 @@ __all__ = [
     "bundled_bot_path",
     "bundled_bot_names",
     "folder_program",
+    "claim_folders",
+    "empty_folder",
+    "MAX_BOT_FILES",
+    "MAX_BOT_BYTES",
 ]
 
 BOT_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}")
@@ -48,6 +53,15 @@ _LOCAL = "./"
 """Prefix of a portable command's arguments that name a file inside the bot's folder."""
 
 _PYTHON_NAMES = ("python", "python3")
+
+MAX_BOT_FILES = 2000
+"""The most files a bot's own folder may hold (caches skipped): its version reads them all."""
+MAX_BOT_BYTES = 512 * 1024 * 1024
+"""The most bytes a bot's own folder may hold."""
+_CACHE_DIRS = frozenset(
+    {"__pycache__", ".git", ".hg", ".svn", ".mypy_cache", ".pytest_cache", ".ruff_cache"}
+)
+_CACHE_SUFFIXES = (".pyc", ".pyo", ".swp")
 
 
 class BotPartError(BotSpecError):
@@ -175,8 +189,16 @@ class BotSpec:
     """Its folder on this machine: the working directory, and the only folder of the user's
     that it may read."""
     program: str | None = None
-    """The file whose contents identify the bot, portable like the command's files (None: the
-    command alone does)."""
+    """The program file, portable like the command's files (None: a program found on PATH)."""
+    files: tuple[str, ...] = ()
+    """The command's arguments that named files when the bot was described (portable): part of
+    its identity. (An argument naming a file made later, such as an output, is not.)"""
+    own_dir: bool | None = None
+    """Whether every file of ``dir`` is part of the bot (its version covers them all): True for
+    a folder given as the bot's (``dir``, a folder bot); False for a folder that is not its own
+    (shared with other bots, the config or the store; an empty default): only the files its
+    command names count. None: its program's folder, not yet looked at (``claim_folders``
+    decides; until then, as False). A sandbox should expose no more than the bot's own."""
 
     # --- building --------------------------------------------------------------------------------
     @classmethod
@@ -196,7 +218,8 @@ class BotSpec:
         shown = name or Path(given).stem or given
         base = _base(base_dir)
         program = _existing(given, base, shown, "path")
-        if program.is_dir():
+        is_folder_bot = program.is_dir()
+        if is_folder_bot:
             main = folder_program(program)
             if main is None:
                 raise BotPartError(
@@ -220,7 +243,8 @@ class BotSpec:
         folder = program.parent if dir is None else cls._folder(dir, base, shown)
         local = _portable(program, folder)
         command = (HARNESS_PYTHON, "-u", local) if program.suffix == ".py" else (local,)
-        return cls(name or default_name, command, folder, local)
+        own = True if dir is not None or is_folder_bot else None
+        return cls(name or default_name, command, folder, local, (local,), own)
 
     @classmethod
     def from_command(
@@ -287,16 +311,18 @@ class BotSpec:
                 files[i] = candidate
                 if program is None:
                     program = candidate
+        own: bool | None
         if dir is not None:
-            folder = cls._folder(dir, base, name)
+            folder, own = cls._folder(dir, base, name), True
         elif program is not None:
-            folder = program.parent
-        else:
-            folder = base.resolve()
+            folder, own = program.parent, None
+        else:  # nothing of the user's to read: not the config's folder, an empty one
+            folder, own = empty_folder(), False
         for i, file in files.items():
             argv[i] = _portable(file, folder)
         local = _portable(program, folder) if program is not None else None
-        return cls(name, tuple(argv), folder, local)
+        named = tuple(argv[i] for i in sorted(files))
+        return cls(name, tuple(argv), folder, local, named, own)
 
     @staticmethod
     def _folder(dir: str | os.PathLike[str], base: Path, bot: str) -> Path:
@@ -316,11 +342,21 @@ class BotSpec:
         path = Path(arg).expanduser()
         if path.exists() or os.sep in arg or "/" in arg or arg.endswith(".py"):
             return cls.from_path(path)
-        found = bundled_bot_path(arg, bundled)
-        if found is None:
+        spec = cls.bundled(arg, bundled)
+        if spec is None:
             known = ", ".join(bundled_bot_names(bundled)) or "none"
             raise BotSpecError(f"no bot file {arg!r} and no bundled bot of that name ({known})")
-        return cls.from_path(found, name=arg)
+        return spec
+
+    @classmethod
+    def bundled(cls, name: str, folders: Sequence[Path] | None = None) -> BotSpec | None:
+        """Bundled bot ``name`` (None if there is none): a folder bot owns its folder; a single
+        file shares ``bots/`` with the others, and only its file identifies it."""
+        found = bundled_bot_path(name, folders)
+        if found is None:
+            return None
+        is_folder = found.name in ("main", "main.py") and found.parent.name == name
+        return dataclasses.replace(cls.from_path(found, name=name), own_dir=is_folder)
 
     # --- using -----------------------------------------------------------------------------------
     def renamed(self, name: str) -> BotSpec:
@@ -359,11 +395,33 @@ class BotSpec:
                 argv.append(arg)
         return argv
 
+    def named_files(self) -> list[Path]:
+        """The files the command names (the program among them), as paths on this machine."""
+        found: list[Path] = []
+        for arg in self.files:
+            path = self.local_path(arg)
+            if path not in found:
+                found.append(path)
+        program = self.program_path
+        if program is not None and program not in found:
+            found.insert(0, program)
+        return found
+
+    def identity_files(self) -> list[Path]:
+        """The files the version covers: those the command names, and every file of the
+        bot's own folder (caches skipped), bounded by ``MAX_BOT_FILES``/``MAX_BOT_BYTES``."""
+        files = self.named_files()
+        if self.own_dir:
+            files += [f for f in folder_files(self.dir, self.name) if f not in files]
+        return files
+
     def version(self) -> str:
-        """A short hash of the program's contents and the command (stable across runs).
+        """A short hash of the bot's files and command (stable across runs and machines).
 
         Which Python runs it and where the bot lies are not part of its identity: the command is
-        hashed in its portable form, without the Python, the program by its file name."""
+        hashed in its portable form, without the Python, the program by its file name, and the
+        other files by their paths within the folder. A bot identified by its program alone
+        keeps the hash it had before other files were covered."""
         digest = hashlib.sha256()
         argv = [
             Path(arg).name if arg == self.program else arg
@@ -372,9 +430,95 @@ class BotSpec:
         ]
         digest.update(json.dumps(argv).encode())
         program = self.program_path
-        if program is not None:
+        for path in self.identity_files():
+            if path != program:  # the program comes without a name (the hash it always had)
+                digest.update(b"\0" + _portable(path, self.dir).encode() + b"\0")
             try:
-                digest.update(program.read_bytes())
+                with path.open("rb") as f:
+                    while chunk := f.read(1 << 20):
+                        digest.update(chunk)
             except OSError as exc:
-                raise BotSpecError(f"bot {self.name}: cannot read {program}: {exc}") from exc
+                raise BotSpecError(f"bot {self.name}: cannot read {path}: {exc}") from exc
         return digest.hexdigest()[:16]
+
+
+def folder_files(folder: Path, bot: str = "?") -> list[Path]:
+    """Every file under ``folder`` but caches, sorted; a ``BotSpecError`` beyond the bounds."""
+    files: list[Path] = []
+    size = 0
+    for root, dirs, names in os.walk(folder, onerror=None, followlinks=False):
+        dirs[:] = sorted(d for d in dirs if d not in _CACHE_DIRS)
+        for name in sorted(names):
+            if name.endswith(_CACHE_SUFFIXES):
+                continue
+            path = Path(root) / name
+            try:
+                if not path.is_file():
+                    continue
+                size += path.stat().st_size
+            except OSError:
+                continue
+            files.append(path)
+            if len(files) > MAX_BOT_FILES or size > MAX_BOT_BYTES:
+                raise BotSpecError(
+                    f"bot {bot}: its folder {folder} holds more than"
+                    f" {MAX_BOT_FILES} files or {MAX_BOT_BYTES >> 20} MiB (caches skipped),"
+                    " all of which would identify it: give the bot a folder with only its files"
+                )
+    return files
+
+
+def empty_folder() -> Path:
+    """An empty folder: the working folder of a command bot that names no file of its own.
+
+    Never the config's folder (a bot may read its folder). Made on first use, read-only."""
+    for parent in (Path(__file__).resolve().parent, Path(tempfile.gettempdir())):
+        # In the package (exposed to sandboxed bots anyway), else a hidden folder in the tmp.
+        name = "_empty_bot_dir" if parent.name == "arena" else f".arena-empty-{os.getuid()}"
+        folder = parent / name
+        try:
+            folder.mkdir(mode=0o555, exist_ok=True)
+        except OSError:
+            continue
+        if folder.is_dir() and not any(folder.iterdir()):
+            return folder
+    raise BotSpecError("no empty folder could be made for a bot that names no file")
+
+
+def _within(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+def claim_folders(
+    specs: Sequence[BotSpec], reserved: Iterable[Path] = ()
+) -> tuple[list[BotSpec], list[str]]:
+    """Decide, for each bot still in its program's folder, whether that folder is its own.
+
+    It is not when it holds (at any depth) another bot's program or folder, or one of
+    ``reserved`` (the config, the store); nor when it is too large to hash. Returns the bots
+    with ``own_dir`` decided, and the names of those whose folder is not their own."""
+    reserved = [p.resolve() for p in reserved]
+    result: list[BotSpec] = []
+    shared: list[str] = []
+    for spec in specs:
+        if spec.own_dir is not None:
+            result.append(spec)
+            continue
+        others: list[Path] = []
+        for other in specs:
+            if other is spec:
+                continue
+            if other.program_path is not None and other.program_path != spec.program_path:
+                others.append(other.program_path)
+            if other.own_dir and other.dir != spec.dir:
+                others.append(other.dir)
+        own = not any(_within(p, spec.dir) for p in [*others, *reserved])
+        if own:
+            try:
+                folder_files(spec.dir, spec.name)
+            except BotSpecError:
+                own = False
+        if not own:
+            shared.append(spec.name)
+        result.append(dataclasses.replace(spec, own_dir=own))
+    return result, shared

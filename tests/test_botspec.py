@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.botspec import HARNESS_PYTHON, BotPartError, BotSpec
+from arena.botspec import HARNESS_PYTHON, MAX_BOT_FILES, BotPartError, BotSpec, claim_folders
 from arena.errors import BotSpecError
 
 
@@ -138,3 +138,104 @@ def test_identity_follows_the_program_and_the_command_not_the_location(tmp_path:
         command.version()
         != BotSpec.from_command(["python3", "bot.py"], "b", base_dir=two).version()
     )
+
+
+# --- a bot is all of its files ------------------------------------------------------------------
+
+
+def test_a_folder_bot_is_all_of_its_files_but_caches(tmp_path: Path) -> None:
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "main.py").write_text("import helper\n")
+    (folder / "helper.py").write_text("DEPTH = 2\n")
+    (folder / "data").mkdir()
+    (folder / "data" / "book.txt").write_text("c4X\n")
+    spec = BotSpec.from_path(folder)
+    assert spec.own_dir is True
+    first = spec.version()
+    (folder / "__pycache__").mkdir()
+    (folder / "__pycache__" / "helper.cpython-311.pyc").write_bytes(b"\0" * 10)
+    (folder / ".git").mkdir()
+    (folder / ".git" / "HEAD").write_text("ref")
+    assert spec.version() == first  # caches are not the bot
+    (folder / "helper.py").write_text("DEPTH = 3\n")
+    second = spec.version()
+    assert second != first
+    (folder / "data" / "book.txt").write_text("d4O\n")
+    assert spec.version() != second
+    moved = tmp_path / "elsewhere"
+    shutil.copytree(folder, moved)
+    assert BotSpec.from_path(moved).version() == spec.version()  # not where it lies
+
+
+def test_every_file_the_command_names_counts_even_in_a_shared_folder(tmp_path: Path) -> None:
+    (tmp_path / "adapter.py").write_text("import sys\n")
+    engine = executable(tmp_path / "engine", "#!/bin/sh\necho v1\n")
+    spec = BotSpec.from_command(["python3", "adapter.py", "./engine"], "a", base_dir=tmp_path)
+    assert spec.own_dir is None  # its program's folder, not yet claimed: only named files
+    first = spec.version()
+    engine.write_text("#!/bin/sh\necho v2\n")  # a rebuilt engine is another bot
+    assert spec.version() != first
+    (tmp_path / "unrelated.txt").write_text("x")
+    assert (
+        spec.version()
+        == BotSpec.from_command(
+            ["python3", "adapter.py", "./engine"], "a", base_dir=tmp_path
+        ).version()
+    )
+
+
+def test_a_single_file_keeps_the_version_it_always_had(tmp_path: Path) -> None:
+    import hashlib
+    import json
+
+    (tmp_path / "bot.py").write_text("pass\n")
+    expected = hashlib.sha256(json.dumps(["-u", "bot.py"]).encode() + b"pass\n").hexdigest()
+    assert BotSpec.from_path(tmp_path / "bot.py").version() == expected[:16]
+
+
+def test_a_folder_too_large_to_hash_is_a_clear_error(tmp_path: Path) -> None:
+    folder = tmp_path / "big"
+    (folder / "many").mkdir(parents=True)
+    (folder / "main.py").write_text("pass\n")
+    for i in range(MAX_BOT_FILES + 1):
+        (folder / "many" / f"{i}.txt").write_bytes(b"")
+    spec = BotSpec.from_path(folder)
+    with pytest.raises(BotSpecError, match=f"holds more than {MAX_BOT_FILES} files"):
+        spec.version()
+
+
+def test_a_program_folder_is_the_bots_own_only_when_nothing_else_lives_there(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "alone").mkdir()
+    (tmp_path / "alone" / "bot.py").write_text("pass\n")
+    (tmp_path / "alone" / "helper.py").write_text("pass\n")
+    (tmp_path / "pair").mkdir()
+    for name in ("a.py", "b.py"):
+        (tmp_path / "pair" / name).write_text("pass\n")
+    (tmp_path / "store").mkdir()
+    (tmp_path / "store" / "bot.py").write_text("pass\n")
+    alone = BotSpec.from_path(tmp_path / "alone" / "bot.py")
+    a, b = (BotSpec.from_path(tmp_path / "pair" / n) for n in ("a.py", "b.py"))
+    near_store = BotSpec.from_path(tmp_path / "store" / "bot.py")
+    claimed, shared = claim_folders(
+        [alone, a, b, near_store], reserved=[tmp_path / "store" / "t.sqlite"]
+    )
+    assert [spec.own_dir for spec in claimed] == [True, False, False, False]
+    assert shared == ["a", "b", "bot"]
+    assert claimed[0].identity_files() == [
+        tmp_path / "alone" / "bot.py",
+        tmp_path / "alone" / "helper.py",
+    ]
+    assert claimed[1].identity_files() == [tmp_path / "pair" / "a.py"]
+
+
+def test_a_command_without_files_gets_an_empty_folder_not_the_current_one(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "secret.txt").write_text("results")
+    spec = BotSpec.from_command(["sh", "-c", "echo ready"], "s", base_dir=tmp_path)
+    assert spec.dir != tmp_path and spec.dir.is_dir()
+    assert list(spec.dir.iterdir()) == [] and spec.own_dir is False
+    assert spec.identity_files() == []

@@ -59,6 +59,10 @@ def test_a_folder_bot_has_its_folder(bundled: tuple[Path, Path]) -> None:
     assert native.launch_argv() == [str(wheel / "native" / "main")]
     single = BotSpec.resolve("random", bundled)
     assert single.dir == checkout
+    assert (mcts.own_dir, native.own_dir, single.own_dir) == (True, True, False)
+    before = mcts.version()
+    (checkout / "mcts" / "book.txt").write_text("other data\n")
+    assert mcts.version() != before  # all of its files
 
 
 def test_the_default_folders_and_the_shipped_bots() -> None:
@@ -76,8 +80,9 @@ def test_the_config_finds_bundled_bots_by_bare_name(
     config = tmp_path / "t.yaml"
     config.write_text("bots: [random, mcts]\n")
     random, mcts = load_config(config).bots
-    assert random == BotSpec.from_path(checkout / "random_bot.py", "random")
-    assert mcts.dir == checkout / "mcts"
+    assert random == BotSpec.bundled("random", bundled)
+    assert random.own_dir is False  # bots/ holds the other bundled bots: only its file counts
+    assert (mcts.dir, mcts.own_dir) == (checkout / "mcts", True)
     config.write_text("bots:\n  - random\n  - randon\n")
     with pytest.raises(ConfigError) as info:
         load_config(config)

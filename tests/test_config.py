@@ -105,12 +105,24 @@ def test_full_config(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     interpreter = (HARNESS_PYTHON, "-u") if is_harness else (python.name,)
     assert cfg.name == "ladder"
     assert cfg.path == path.resolve()
+    py = (HARNESS_PYTHON, "-u")
     assert cfg.bots == (
-        BotSpec("a", (HARNESS_PYTHON, "-u", "./a.py"), bots, "./a.py"),
-        BotSpec("script+1.0", ("./run.sh",), bots, "./run.sh"),
-        BotSpec("greedy-v2", (*interpreter, "./b.py", "--depth", "2", "3"), bots, "./b.py"),
-        BotSpec("sh_bot", ("./run.sh", "--name", "two words"), bots, "./run.sh"),
+        BotSpec("a", (*py, "./a.py"), bots, "./a.py", ("./a.py",), False),
+        BotSpec("script+1.0", ("./run.sh",), bots, "./run.sh", ("./run.sh",), False),
+        BotSpec(
+            "greedy-v2",
+            (*interpreter, "./b.py", "--depth", "2", "3"),
+            bots,
+            "./b.py",
+            ("./b.py",),
+            True,
+        ),
+        BotSpec(
+            "sh_bot", ("./run.sh", "--name", "two words"), bots, "./run.sh", ("./run.sh",), False
+        ),
     )
+    assert len(cfg.notices) == 2  # bots sharing a folder; a bot's folder holding others
+    assert cfg.notices[1].startswith("bots greedy-v2: their folder holds other bots' programs")
     assert cfg.format == "gauntlet"
     assert cfg.games_per_pairing == 4
     assert cfg.time_control == TimeControl(move_ms=250, startup_ms=3000)
@@ -284,6 +296,11 @@ ERROR_CASES = {
         BOTS + "openings:\n  random_plies: 30  # <-\n",
         "openings.random_plies",
         "expected a non-negative integer no larger than 24 (random moves before the bots play",
+    ),
+    "a bot folder holding the store": (
+        BOTS + "  - name: c\n    path: ../bots/a.py\n    dir: .  # <-\n",
+        "bots[2].dir",
+        "expected a folder of the bot's own, got ",
     ),
     "too many workers": (
         BOTS + "workers: 5000  # <-\n",
@@ -694,3 +711,22 @@ def test_too_many_bots_for_the_default_games_is_refused_before_anything_exists(
     err = load_error(path)
     assert_error(err, "tour.yaml", "bots", 1, "expected fewer bots (at most 10,000,000 games")
     assert not (project / "conf" / "results").exists()
+
+
+def test_folders_shared_with_other_bots_are_said_once(project: Path) -> None:
+    (project / "conf" / "mine").mkdir()
+    (project / "conf" / "mine" / "bot.py").write_text("import helper\n")
+    (project / "conf" / "mine" / "helper.py").write_text("\n")
+    text = BOTS + "  - name: c\n    path: mine/bot.py\n"
+    cfg = load_config(write(project / "conf", text))
+    assert [b.own_dir for b in cfg.bots] == [False, False, True]
+    (notice,) = cfg.notices
+    assert notice.startswith("bots a, b: their folder is not their own")
+    assert load_config(write(project / "conf", text.replace("a.py", "run.sh", 1))).notices
+
+
+def test_a_bot_beside_the_config_does_not_own_its_folder(project: Path) -> None:
+    (project / "conf" / "near.py").write_text("pass\n")
+    cfg = load_config(write(project / "conf", BOTS + "  - name: near\n    path: near.py\n"))
+    assert cfg.bots[2].own_dir is False  # the config and the store live there
+    assert cfg.bots[2].identity_files() == [project / "conf" / "near.py"]

@@ -486,3 +486,20 @@ def test_a_stopped_worker_is_replaced_and_its_match_replayed_without_a_fault(
         assert not any(record.reason.is_fault for record in store.games())
     assert wait_for_no_leftovers([str(tmp_path)], timeout=10) == []
     assert child_processes() == []
+
+
+def test_a_bot_whose_helper_changed_is_replayed(tmp_path: Path) -> None:
+    """Issue 9: a program importing a helper from its own folder is all of its files."""
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    shutil.copyfile(TEST_BOTS / "instant.py", mine / "bot.py")
+    (mine / "helper.py").write_text("DEPTH = 1\n")
+    instant = copy_bot(tmp_path, "instant.py")
+    bots = [{"name": "mine", "path": str(mine / "bot.py")}, {"name": "b", "path": str(instant)}]
+    with Store.open(tmp_path / "t.sqlite") as store:
+        first = run_tournament(make_config(tmp_path, bots).plan(), store)
+        assert first.played == 4
+        (mine / "helper.py").write_text("DEPTH = 2\n")
+        again = run_tournament(make_config(tmp_path, bots).plan(), store)
+        assert [change.name for change in again.changes] == ["mine"]
+        assert (again.already, again.played) == (0, 4)

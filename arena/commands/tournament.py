@@ -174,6 +174,11 @@ def run_tournament_command(
         affinity=affinity,
         executor=executor,
     )
+    for notice in config.notices:  # once a run; on stderr when quiet, as it may matter
+        if quiet:
+            print(f"arena: note: {notice}", file=sys.stderr, flush=True)
+        else:
+            console.print(f"[yellow]note:[/] {escape(notice)}")
     if oversubscribed(config.workers) and not quiet:
         console.print(
             f"[yellow]warning:[/] {config.workers} workers on {core_count()} cores: bots "

@@ -15,7 +15,14 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from arena.affinity import core_count
-from arena.botspec import BOT_NAME_RE, BotPartError, BotSpec, bundled_bot_names, bundled_bot_path
+from arena.botspec import (
+    BOT_NAME_RE,
+    BotPartError,
+    BotSpec,
+    bundled_bot_names,
+    bundled_bot_path,
+    claim_folders,
+)
 from arena.config.context import (
     Context,
     describe,
@@ -79,16 +86,23 @@ def build(
     ctx.check_keys(top, TOP_KEYS, "")
 
     name = _tournament_name(ctx, top, default_name)
-    bots = _bots(ctx, top)
+    db = _db(ctx, top, name)
+    reserved = {db: "the results store"}
+    if config_path is not None:
+        reserved[config_path] = "the config"
     fmt = ctx.choice(top, "format", "format", FORMATS) if "format" in top else "round-robin"
-    games = _games_per_pairing(ctx, top, len(bots), fmt)
+    listed = top.get("bots")
+    games = 10
+    if isinstance(listed, list | tuple) and len(listed) >= 2:  # else _bots says what is wrong
+        # Before any bot is looked at: a pool too large to plan is refused at once.
+        games = _games_per_pairing(ctx, top, len(listed), fmt)
+    bots, notices = _bots(ctx, top, reserved)
     time_control = _section(ctx, top, "time_control", TimeControl)
     limits = _section(ctx, top, "limits", Limits)
     workers = core_count()
     if "workers" in top:
         workers = ctx.integer(top, "workers", "workers", maximum=MAX_WORKERS)
     seed = ctx.integer(top, "seed", "seed", minimum=0, maximum=_MAX_SEED) if "seed" in top else 1
-    db = _db(ctx, top, name)
 
     sandbox = SandboxMode.AUTO
     if "sandbox" in top:
@@ -135,6 +149,7 @@ def build(
         affinity=affinity,
         freeze_idle=freeze_idle,
         executor=executor,
+        notices=tuple(notices),
         opening_plies=opening_plies,
     )
 
@@ -239,7 +254,10 @@ def _section(ctx: Context, top: Mapping[str, Any], key: str, cls: type[_Section]
 # --- bots --------------------------------------------------------------------------------------
 
 
-def _bots(ctx: Context, top: Mapping[str, Any]) -> tuple[BotSpec, ...]:
+def _bots(
+    ctx: Context, top: Mapping[str, Any], reserved: dict[Path, str]
+) -> tuple[tuple[BotSpec, ...], list[str]]:
+    """The bots, each folder decided (its own or shared), and what to tell about folders."""
     if "bots" not in top:
         raise ctx.error("bots", "missing (expected a list of at least 2 bots)", start_line(top))
     seq = top["bots"]
@@ -257,6 +275,8 @@ def _bots(ctx: Context, top: Mapping[str, Any]) -> tuple[BotSpec, ...]:
         item_at = item_line(seq, i)
         raw = getattr(seq, "raw", None)
         spec = _bot(ctx, item, path, item_at, raw[i] if raw else None)
+        if spec.own_dir and isinstance(item, Mapping) and "dir" in item:
+            _check_own_folder(ctx, spec, reserved, f"{path}.dir", value_line(item, "dir"))
         if spec.name in seen:
             where = path if not isinstance(item, Mapping) else f"{path}.name"
             name_line = value_line(item, "name") if isinstance(item, Mapping) else item_at
@@ -267,7 +287,45 @@ def _bots(ctx: Context, top: Mapping[str, Any]) -> tuple[BotSpec, ...]:
             )
         seen[spec.name] = i
         specs.append(spec)
-    return tuple(specs)
+    claimed, shared = claim_folders(specs, reserved)
+    notices = []
+    if shared:
+        notices.append(
+            f"bots {', '.join(shared)}: their folder is not their own (it holds other bots,"
+            " the config or the store, or too many files): only the files their commands name"
+            " identify them; give each a folder of its own (or dir:) to cover helpers and data"
+        )
+    crowded = [
+        spec.name
+        for spec in claimed
+        if spec.own_dir
+        and any(
+            other.program_path is not None
+            and other.program_path != spec.program_path
+            and spec.dir in other.program_path.parents
+            for other in claimed
+        )
+    ]
+    if crowded:
+        notices.append(
+            f"bots {', '.join(crowded)}: their folder holds other bots' programs, which they"
+            " may read and which are part of their version"
+        )
+    return tuple(claimed), notices
+
+
+def _check_own_folder(
+    ctx: Context, spec: BotSpec, reserved: dict[Path, str], path: str, line: int | None
+) -> None:
+    """A folder given as a bot's is exposed to it and hashed: it must not hold the results."""
+    for held, what in reserved.items():
+        if spec.dir == held or spec.dir in held.parents:
+            raise ctx.error(
+                path,
+                f"expected a folder of the bot's own, got {spec.dir} (it holds {what}, {held},"
+                " which the bot could then read)",
+                line,
+            )
 
 
 def _check_bot_name(ctx: Context, name: str | None, got: Any, path: str, line: int | None) -> str:
@@ -302,9 +360,11 @@ def _bot(ctx: Context, item: Any, path: str, line: int | None, raw: str | None) 
             line,
         )
     try:
-        return BotSpec.from_path(bundled, name=name)
+        spec = BotSpec.bundled(name)
     except BotSpecError as exc:  # e.g. a bundled bot that lost its executable bit
         raise ctx.error(path, f"expected a usable bundled bot ({exc})", line) from None
+    assert spec is not None  # found just above
+    return spec
 
 
 def _bot_mapping(ctx: Context, item: Mapping[str, Any], path: str, line: int | None) -> BotSpec:

@@ -52,6 +52,8 @@ class TournamentConfig:
     """SIGSTOP the bot that is not on move."""
     executor: str = DEFAULT_EXECUTOR
     """Where matches run: a name of :data:`arena.executors.EXECUTORS`."""
+    notices: tuple[str, ...] = ()
+    """What the user should know about the file that is not an error (printed once a run)."""
     opening_plies: int = 0
     """``openings: {random_plies: N}``: each pair of games (both role assignments) starts from
     the same seeded random position of N plies (0: the empty board)."""
