@@ -113,6 +113,13 @@ def tournament(
             " process); overrides the config's executor.",
         ),
     ] = None,
+    force_workers: Annotated[
+        bool,
+        typer.Option(
+            help="Use --workers/workers: even beyond what the machine runs fairly (its cores"
+            " and memory); move times then become unfair."
+        ),
+    ] = False,
     quiet: QuietOption = False,
 ) -> None:
     """Run a tournament, or resume it: only the games missing from its store are played."""
@@ -126,6 +133,7 @@ def tournament(
         sandbox=sandbox,
         affinity=affinity,
         executor=executor,
+        force_workers=force_workers,
     )
     raise typer.Exit(code)
 

@@ -19,6 +19,7 @@ from typing import Protocol
 
 from arena.affinity import core_count
 from arena.botspec import BotSpec
+from arena.capacity import fair_workers
 from arena.executors import (
     DEFAULT_EXECUTOR,
     ExecutorSetup,
@@ -73,6 +74,9 @@ class TournamentPlan:
     """Whether local workers are pinned to cores."""
     executor: str = DEFAULT_EXECUTOR
     """The name of the executor in ``arena.executors.EXECUTORS``."""
+    force_workers: bool = False
+    """Use ``workers`` even beyond what the machine runs fairly (``arena.capacity``); by
+    default a run uses no more, so that the harness's overload is never charged to bots."""
     opening_plies: int = 0
     """Random plies played before the bots' first turn, the same for both role assignments of
     each game index (``arena.schedule.opening_for``); 0: every game starts on the empty board."""
@@ -101,6 +105,9 @@ class TournamentObserver(Protocol):
     def bot_changed(self, change: VersionChange, set_aside: int) -> None:
         """A bot differs from its last run: ``set_aside`` earlier games no longer count."""
 
+    def workers_capped(self, asked: int, used: int, reason: str) -> None:
+        """Fewer workers than asked are used: the machine runs no more fairly (``reason``)."""
+
 
 @dataclass
 class TournamentResult:
@@ -120,6 +127,8 @@ class TournamentResult:
     """Bots whose program or command changed since the store last saw them."""
     missing: int = 0
     """Games still owed at the end (repeated harness errors, or a bot edited during the run)."""
+    workers: int = 0
+    """Workers the run used (0: it played nothing)."""
     distinct: int = 0
     """Distinct games among the tournament's stored games (same players, opening and moves
     count once): deterministic bots replay the same games, which measure nothing new."""
@@ -163,9 +172,10 @@ def run_tournament(
     if not jobs:
         result.distinct = distinct_games(store.games())
         return result
+    result.workers = _workers(plan, len(jobs), observer)
     setup = ExecutorSetup(
         settings=plan.settings,
-        workers=min(plan.workers, len(jobs)),
+        workers=result.workers,
         affinity=plan.affinity,
         sink_factory=None if plan.db is None else partial(_store_sink, plan.db),
     )
@@ -189,6 +199,20 @@ def run_tournament(
     result.missing = len(owed_slots - store.completed_slots())
     result.distinct = distinct_games(store.games())
     return result
+
+
+def _workers(plan: TournamentPlan, jobs: int, observer: TournamentObserver | None) -> int:
+    """The workers to use: never more than jobs, nor than is fair unless forced."""
+    workers = min(plan.workers, jobs)
+    if plan.force_workers:
+        return workers
+    fair = fair_workers(plan.settings.limits.memory_mb)
+    if workers <= fair.workers:
+        return workers
+    notify = getattr(observer, "workers_capped", None)
+    if notify is not None:
+        notify(workers, fair.workers, fair.reason)
+    return fair.workers
 
 
 def distinct_games(records: Iterable[GameRecord]) -> int:

@@ -285,11 +285,22 @@ def test_quiet_prints_nothing(tmp_path: Path) -> None:
     assert stored_slots(tmp_path / "t.sqlite") == owed(["instant", "paced"], 2)
 
 
-def test_too_many_workers_is_warned_about(tmp_path: Path) -> None:
-    config = write_config(tmp_path, bot_entries(tmp_path, ["instant", "paced"]))
-    result = arena("tournament", config, "--workers", CORES + 1)
+def test_too_many_workers_are_capped_unless_forced(tmp_path: Path) -> None:
+    # A pairing of that many games is split into more jobs than the machine has cores.
+    games = 10 * (CORES + 1)
+    config = write_config(
+        tmp_path, bot_entries(tmp_path, ["instant", "paced"]), games_per_pairing=games
+    )
+    asked = 2 * CORES + 2
+    result = arena("tournament", config, "--workers", asked, "--fresh")
     assert result.returncode == 0, result.stderr
-    assert f"warning: {CORES + 1} workers on {CORES} cores" in result.stdout
+    assert f"workers asked are used: the machine has {CORES} core" in result.stdout
+    assert f"of the {asked} workers" in result.stdout
+    assert "warning" not in result.stdout
+    forced = arena("tournament", config, "--workers", asked, "--force-workers", "--fresh")
+    assert forced.returncode == 0, forced.stderr
+    assert f"warning: {asked} workers on {CORES} cores" in forced.stdout
+    assert "workers asked are used" not in forced.stdout
 
 
 def test_progress_bar_on_a_terminal(tmp_path: Path) -> None:

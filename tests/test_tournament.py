@@ -26,7 +26,9 @@ from conftest import child_processes, leftover_processes, wait_for_no_leftovers
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from arena.affinity import core_count
 from arena.botspec import BotSpec
+from arena.capacity import TYPICAL_BOT_MB, WORKER_MB, Capacity, fair_workers
 from arena.config import TournamentConfig, config_from_dict
 from arena.executors import (
     Event,
@@ -503,3 +505,39 @@ def test_a_bot_whose_helper_changed_is_replayed(tmp_path: Path) -> None:
         again = run_tournament(make_config(tmp_path, bots).plan(), store)
         assert [change.name for change in again.changes] == ["mine"]
         assert (again.already, again.played) == (0, 4)
+
+
+def test_workers_are_capped_at_what_the_machine_runs_fairly() -> None:
+    cores = core_count()
+    assert fair_workers(1024, memory_mb=10**6) == Capacity(
+        cores, f"the machine has {cores} core{'s' if cores != 1 else ''}"
+    )
+    tight = fair_workers(1024, memory_mb=WORKER_MB + 2 * TYPICAL_BOT_MB)
+    assert tight.workers == 1 and "MiB of memory free" in tight.reason
+    assert fair_workers(64, memory_mb=0).workers == 1  # never none
+
+
+def test_a_run_uses_no_more_workers_than_is_fair_unless_forced(tmp_path: Path) -> None:
+    instant = copy_bot(tmp_path, "instant.py")
+    bots = [{"name": n, "path": str(instant)} for n in "abcd"]  # 6 pairings: 6 jobs or more
+    asked = core_count() + 3
+    observer = CapRecorder()
+    with Store.open(tmp_path / "t.sqlite") as store:
+        plan = make_config(tmp_path, bots, workers=asked, games_per_pairing=1).plan()
+        result = run_tournament(plan, store, observer)
+        fair = fair_workers(plan.settings.limits.memory_mb)
+        assert result.workers == fair.workers <= core_count()
+        assert observer.capped == [(asked, fair.workers, fair.reason)]
+        store.reset()
+        forced = run_tournament(dataclasses.replace(plan, force_workers=True), store, observer)
+        assert forced.workers == asked and len(observer.capped) == 1
+    assert child_processes() == []
+
+
+class CapRecorder(Recorder):
+    def __init__(self) -> None:
+        super().__init__()
+        self.capped: list[tuple[int, int, str]] = []
+
+    def workers_capped(self, asked: int, used: int, reason: str) -> None:
+        self.capped.append((asked, used, reason))

@@ -104,6 +104,16 @@ class ProgressDisplay:
         else:
             self.console.print(escape(message))
 
+    def workers_capped(self, asked: int, used: int, reason: str) -> None:
+        message = (
+            f"note: {used} of the {asked} workers asked are used: {reason}; more would make"
+            " bots time out for the harness's sake (--force-workers to use them anyway)"
+        )
+        if self.quiet:
+            print(f"arena: {message}", file=sys.stderr, flush=True)
+        else:
+            self.console.print(escape(message))
+
     def harness_error(self, job: str, error: str) -> None:
         if not self.quiet:
             last = error.strip().splitlines()[-1] if error.strip() else error
@@ -127,6 +137,7 @@ def with_overrides(
     sandbox: SandboxMode | None = None,
     affinity: AffinityMode | None = None,
     executor: str | None = None,
+    force_workers: bool = False,
 ) -> TournamentConfig:
     """The config with the command line's options in place of its own (None: keep the file's)."""
     if executor is not None and executor not in executor_names():
@@ -138,6 +149,7 @@ def with_overrides(
         sandbox=config.sandbox if sandbox is None else sandbox,
         affinity=config.affinity if affinity is None else affinity,
         executor=config.executor if executor is None else executor,
+        force_workers=force_workers or config.force_workers,
     )
 
 
@@ -150,6 +162,7 @@ def run_tournament_command(
     sandbox: SandboxMode | None,
     affinity: AffinityMode | None,
     executor: str | None = None,
+    force_workers: bool = False,
 ) -> int:
     from rich.console import Console
 
@@ -173,13 +186,14 @@ def run_tournament_command(
         sandbox=sandbox,
         affinity=affinity,
         executor=executor,
+        force_workers=force_workers,
     )
     for notice in config.notices:  # once a run; on stderr when quiet, as it may matter
         if quiet:
             print(f"arena: note: {notice}", file=sys.stderr, flush=True)
         else:
             console.print(f"[yellow]note:[/] {escape(notice)}")
-    if oversubscribed(config.workers) and not quiet:
+    if oversubscribed(config.workers) and config.force_workers and not quiet:
         console.print(
             f"[yellow]warning:[/] {config.workers} workers on {core_count()} cores: bots "
             "will compete for CPU and move times become unfair"
@@ -201,6 +215,7 @@ def run_tournament_command(
         except KeyboardInterrupt:
             display.stop()
             options = [f"--{key} {value}" for key, value in overrides.items()]
+            options += ["--force-workers"] if force_workers else []
             command = shlex.join(["arena", "tournament", str(config_path)])
             console.print(
                 f"\ninterrupted: {display.played} games stored this run. Resume with:\n"

@@ -52,6 +52,8 @@ class TournamentConfig:
     """SIGSTOP the bot that is not on move."""
     executor: str = DEFAULT_EXECUTOR
     """Where matches run: a name of :data:`arena.executors.EXECUTORS`."""
+    force_workers: bool = False
+    """Use ``workers`` even beyond what the machine runs fairly (``--force-workers``)."""
     notices: tuple[str, ...] = ()
     """What the user should know about the file that is not an error (printed once a run)."""
     opening_plies: int = 0
@@ -81,4 +83,5 @@ class TournamentConfig:
             affinity=self.affinity,
             executor=self.executor,
             opening_plies=self.opening_plies,
+            force_workers=self.force_workers,
         )
