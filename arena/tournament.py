@@ -11,6 +11,7 @@ flight: running it again plays exactly what is missing.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import partial
@@ -31,6 +32,7 @@ from arena.executors import (
 from arena.limits import AffinityMode
 from arena.records import GameRecord
 from arena.referee import MatchSettings
+from arena.rules import Reason
 from arena.schedule import MatchJob, plan_matches
 from arena.store import BotVersion, Store, VersionChange
 
@@ -183,9 +185,10 @@ def run_tournament(
         executor = make_executor(plan.executor, setup)
     else:
         executor = executor_factory(setup)
+    burst = StartupBurst()
     try:
         for attempt in range(1, MAX_ATTEMPTS + 1):
-            failed = _run_jobs(executor, jobs, store, observer, result)
+            failed = _run_jobs(executor, jobs, store, observer, result, burst)
             if not failed:
                 break
             done = store.completed_slots()
@@ -225,31 +228,106 @@ def distinct_games(records: Iterable[GameRecord]) -> int:
     )
 
 
+class StartupBurst:
+    """Tells the harness's trouble from a bot's among start-up faults.
+
+    A bot that never starts is broken, and loses its games. But when bots that had started in
+    this run fail to start (``BOTS`` different ones within ``WINDOW_S``), the machine is
+    overloaded (too many workers, memory exhausted, a stalled disk): the start-up faults of
+    that round of jobs are the harness's trouble, not stored but replayed, and the run says
+    why. Start-up faults are therefore kept aside until the end of each round.
+    """
+
+    BOTS = 2
+    WINDOW_S = 30.0
+
+    def __init__(self) -> None:
+        self.started: set[str] = set()
+        self.faults: list[tuple[float, str]] = []
+        """(when, bot) of the round's start-up faults of bots that had started before."""
+
+    def seen(self, record: GameRecord) -> None:
+        """A game was stored: both bots started unless it ended by ``startup``."""
+        if record.reason is not Reason.STARTUP:
+            self.started.update((record.order, record.chaos))
+
+    def set_aside(self, record: GameRecord, now: float) -> bool:
+        """Whether to keep this game aside until the round ends: a start-up fault."""
+        if record.reason is not Reason.STARTUP:
+            return False
+        if record.loser_name in self.started:
+            self.faults.append((now, record.loser_name))
+        return True
+
+    def burst(self) -> list[str]:
+        """The bots of the round's largest burst (empty: none); then starts a new round."""
+        best: set[str] = set()
+        for start, _bot in self.faults:
+            bots = {bot for t, bot in self.faults if 0 <= t - start <= self.WINDOW_S}
+            best = max(best, bots, key=len)
+        self.faults = []
+        return sorted(best) if len(best) >= self.BOTS else []
+
+
 def _run_jobs(
     executor: MatchExecutor,
     jobs: list[MatchJob],
     store: Store,
     observer: TournamentObserver | None,
     result: TournamentResult,
+    burst: StartupBurst,
 ) -> list[MatchJob]:
+    """Play ``jobs``; the jobs to replay (failed, or with games that were the harness's)."""
     by_key = {job.key: job for job in jobs}
-    failed: list[MatchJob] = []
+    failed: dict[str, MatchJob] = {}
+    aside: list[GameDone] = []
     for batch in executor.execute(jobs):
         games = [event for event in batch if isinstance(event, GameDone)]
-        unrecorded = [event for event in games if event.recorded is None]
-        stored = iter(store.add_games([(e.record, e.slot.index) for e in unrecorded]))
+        now = time.monotonic()
+        kept: list[GameDone] = []
         for event in games:
-            new = next(stored) if event.recorded is None else event.recorded
-            if new:  # told only once committed
-                result.played += 1
-                result.faults += event.record.reason.is_fault
-                if observer is not None:
-                    observer.game(event.record)
+            if event.recorded is None and burst.set_aside(event.record, now):
+                aside.append(event)
+            else:
+                kept.append(event)
+        _store_games(kept, store, observer, result, burst)
         for failure in batch:
             if isinstance(failure, JobFailed):
                 _record_failure(failure, store, observer, result)
-                failed.append(by_key[failure.key])
-    return failed
+                failed[failure.key] = by_key[failure.key]
+    if aside:
+        bots = burst.burst()
+        if bots:
+            error = (
+                f"start-up failures of {', '.join(bots)}, which had started before, within"
+                f" {burst.WINDOW_S:.0f} s: the machine is overloaded (too many workers, too"
+                f" little memory?); {len(aside)} games are replayed, not charged"
+            )
+            _record_failure(JobFailed(aside[0].key, error), store, observer, result)
+            failed.update((event.key, by_key[event.key]) for event in aside)
+        else:  # a bot that failed alone: its own fault after all
+            _store_games(aside, store, observer, result, burst)
+    return list(failed.values())
+
+
+def _store_games(
+    games: list[GameDone],
+    store: Store,
+    observer: TournamentObserver | None,
+    result: TournamentResult,
+    burst: StartupBurst,
+) -> None:
+    """Store the games a worker did not, and tell the new ones."""
+    unrecorded = [event for event in games if event.recorded is None]
+    stored = iter(store.add_games([(e.record, e.slot.index) for e in unrecorded]))
+    for event in games:
+        new = next(stored) if event.recorded is None else event.recorded
+        burst.seen(event.record)
+        if new:  # told only once committed
+            result.played += 1
+            result.faults += event.record.reason.is_fault
+            if observer is not None:
+                observer.game(event.record)
 
 
 def _store_sink(db: Path) -> Callable[[list[GameDone]], list[bool]]:

@@ -13,7 +13,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -37,6 +37,7 @@ from arena.executors import (
 from arena.executors.local import STALL_MARGIN_S, slowest_game_seconds
 from arena.limits import SandboxMode, TimeControl
 from arena.referee import MatchSettings
+from arena.rules import Reason
 from arena.schedule import MatchJob, plan_matches
 
 SETTINGS = MatchSettings(time_control=TimeControl(200, 2000), sandbox=SandboxMode.NONE)
@@ -255,3 +256,19 @@ def test_a_stopped_worker_is_killed_and_its_job_failed(
     check_job_events([e for e in rest if e.key == then.key], [then])  # the replacement plays
     assert worker not in pool.worker_pids
     assert wait_for_no_leftovers([str(tmp_path)]) == []  # its bots were killed with it
+
+
+def test_workers_leave_start_up_faults_for_the_parent_to_judge(
+    tmp_path: Path, pools: list[LocalPoolExecutor]
+) -> None:
+    a, broken = bot(tmp_path, "instant.py"), bot(tmp_path, "crash_at_start.py")
+    jobs = plan_matches([a, broken], 2)
+
+    def sink_factory() -> Callable[[list[GameDone]], list[bool]]:
+        return lambda games: [True] * len(games)  # as if stored by the worker
+
+    pools.append(LocalPoolExecutor(1, SETTINGS, sink_factory=sink_factory))
+    games = [e for e in events_of(pools[0], jobs) if isinstance(e, GameDone)]
+    startup = [g for g in games if g.record.reason is Reason.STARTUP]
+    assert startup and all(g.recorded is None for g in startup)
+    assert all(g.recorded is True for g in games if g not in startup)

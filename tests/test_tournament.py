@@ -39,8 +39,9 @@ from arena.executors import (
     LocalPoolExecutor,
 )
 from arena.limits import SandboxMode, TimeControl
+from arena.records import GameRecord
 from arena.referee import Match, MatchSettings
-from arena.rules import Board, Move
+from arena.rules import Board, Move, Reason, Role
 from arena.sandbox import bwrap_path
 from arena.schedule import (
     MAX_OPENING_PLIES,
@@ -541,3 +542,79 @@ class CapRecorder(Recorder):
 
     def workers_capped(self, asked: int, used: int, reason: str) -> None:
         self.capped.append((asked, used, reason))
+
+
+# --- start-up failures: a bot's, or the harness's -------------------------------------------------
+
+
+class OverloadedExecutor:
+    """Plays inline, but on its first round every game after the first job fails to start
+    (as on an overloaded machine), blaming each game's Order bot; later rounds play normally."""
+
+    def __init__(self, settings: MatchSettings, blamed: set[str] | None = None) -> None:
+        self.inline = InlineExecutor(settings)
+        self.rounds = 0
+        self.blamed = blamed  # None: everyone; else only these bots fail to start
+
+    def execute(self, jobs: Sequence[MatchJob]) -> Iterator[list[Event]]:
+        self.rounds += 1
+        for number, job in enumerate(jobs):
+            if self.rounds > 1 or number == 0:
+                yield from self.inline.execute([job])
+                continue
+            events: list[Event] = []
+            for slot in job.slots:
+                order, chaos = job.slot_key(slot)[:2]
+                if self.blamed is None or order in self.blamed:
+                    versions = {bot.name: bot.version() for bot in (job.bot_a, job.bot_b)}
+                    record = GameRecord(
+                        order,
+                        chaos,
+                        Role.CHAOS,
+                        Reason.STARTUP,
+                        detail="no ready in time",
+                        order_version=versions[order],
+                        chaos_version=versions[chaos],
+                    )
+                    events.append(GameDone(job.key, slot, record))
+                else:
+                    single = dataclasses.replace(job, slots=(slot,))
+                    events += [e for b in self.inline.execute([single]) for e in b]
+            yield events
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_burst_of_start_up_failures_is_replayed_not_charged(tmp_path: Path) -> None:
+    instant = copy_bot(tmp_path, "instant.py")
+    bots = [{"name": n, "path": str(instant)} for n in "abc"]
+    config = make_config(tmp_path, bots, games_per_pairing=1)
+    executors: list[OverloadedExecutor] = []
+
+    def factory(setup: ExecutorSetup) -> OverloadedExecutor:
+        executors.append(OverloadedExecutor(setup.settings))
+        return executors[-1]
+
+    with Store.open(config.db) as store:
+        result = run_tournament(config.plan(), store, executor_factory=factory)
+        assert result.complete and result.faults == 0 and executors[0].rounds == 2
+        (error,) = result.harness_errors
+        assert "start-up failures of a, b, which had started before" in error
+        assert "4 games are replayed, not charged" in error
+        assert not any(record.reason.is_fault for record in store.games())
+
+
+def test_one_bot_failing_to_start_is_its_own_fault(tmp_path: Path) -> None:
+    instant = copy_bot(tmp_path, "instant.py")
+    bots = [{"name": n, "path": str(instant)} for n in "abc"]
+    config = make_config(tmp_path, bots, games_per_pairing=1)
+
+    def factory(setup: ExecutorSetup) -> OverloadedExecutor:
+        return OverloadedExecutor(setup.settings, blamed={"a"})
+
+    with Store.open(config.db) as store:
+        result = run_tournament(config.plan(), store, executor_factory=factory)
+        assert result.complete and result.harness_errors == []
+        faults = [r for r in store.games() if r.reason is Reason.STARTUP]
+        assert [(r.order, r.loser_name) for r in faults] == [("a", "a")]

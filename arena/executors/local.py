@@ -36,7 +36,7 @@ from arena.executors.base import (
     play_job,
 )
 from arena.referee import MatchSettings
-from arena.rules import CELLS
+from arena.rules import CELLS, Reason
 from arena.schedule import MatchJob
 
 __all__ = ["LocalPoolExecutor", "make_local", "slowest_game_seconds"]
@@ -134,14 +134,21 @@ class _Batcher:
         """Record the games (when there is a sink), then tell the parent."""
         if not self.events:
             return
-        games = [e for e in self.events if isinstance(e, GameDone)]
+        # A start-up fault is left to the parent, which alone sees whether bots fail to start
+        # all over the machine (the harness's trouble: replayed) or one bot does (its fault).
+        games = [
+            e for e in self.events if isinstance(e, GameDone) and e.record.reason != Reason.STARTUP
+        ]
         if self.sink is not None and games:
             try:
                 recorded: Iterator[bool | None] = iter(self.sink(games))
             except Exception:  # e.g. a full disk: the parent records them, and says what failed
                 recorded = iter([None] * len(games))
+            sunk = {id(e) for e in games}
             self.events = [
-                GameDone(e.key, e.slot, e.record, next(recorded)) if isinstance(e, GameDone) else e
+                GameDone(e.key, e.slot, e.record, next(recorded))
+                if isinstance(e, GameDone) and id(e) in sunk
+                else e
                 for e in self.events
             ]
         self.conn.send_bytes(pickle.dumps(self.events, pickle.HIGHEST_PROTOCOL))
