@@ -424,6 +424,8 @@ def start_and_stop(tmp_path: Path, stop: signal.Signals) -> tuple[Path, Path, st
     )
     db = tmp_path / "t.sqlite"
     total = sum(owed(INTERRUPTED_BOTS, INTERRUPTED_GAMES).values())
+    scratch = tmp_path / "tmp"  # the harness's temporary folders: none may be left behind
+    scratch.mkdir()
     process = subprocess.Popen(
         [sys.executable, "-m", "arena", "tournament", str(config)],
         stdin=subprocess.DEVNULL,
@@ -431,6 +433,7 @@ def start_and_stop(tmp_path: Path, stop: signal.Signals) -> tuple[Path, Path, st
         stderr=subprocess.STDOUT,
         text=True,
         start_new_session=True,
+        env={**os.environ, "TMPDIR": str(scratch)},
     )
     try:
         deadline = time.monotonic() + 30
@@ -455,6 +458,7 @@ def start_and_stop(tmp_path: Path, stop: signal.Signals) -> tuple[Path, Path, st
     else:
         assert process.returncode == -signal.SIGKILL
     assert wait_for_no_leftovers([str(tmp_path)], timeout=10) == []  # no worker, no bot left
+    assert sorted(p.name for p in scratch.iterdir()) == []  # nor their temporary folders
     assert integrity(db) == "ok"
     slots = stored_slots(db)
     assert 0 < sum(slots.values()) < total

@@ -78,6 +78,10 @@ class WorkerProcess(Protocol):
 
 
 # --- in the worker process ----------------------------------------------------------------------
+_SCRATCH: list[str] = []
+"""This worker's scratch folder (set in the worker process only)."""
+
+
 def _terminate(_signum: int, _frame: FrameType | None) -> None:
     """SIGTERM (the pool is closing, or the harness died): kill the bots at once and exit.
 
@@ -94,6 +98,8 @@ def _terminate(_signum: int, _frame: FrameType | None) -> None:
     for process in processes:
         with contextlib.suppress(Exception):
             process.plan.cleanup()  # its scratch folder
+    if _SCRATCH:  # the parent removes it too, unless it was killed itself (that is why we are here)
+        shutil.rmtree(_SCRATCH[0], ignore_errors=True)
     os._exit(1)
 
 
@@ -172,6 +178,7 @@ def _worker_main(
     pin_to_core(core)
     # The bots' scratch folders go here, which the parent removes even if this process is killed.
     tempfile.tempdir = scratch
+    _SCRATCH[:] = [scratch]
     send = _Batcher(conn, sink_factory() if sink_factory is not None else None)
     while True:
         try:
