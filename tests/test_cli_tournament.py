@@ -453,10 +453,10 @@ def start_and_stop(tmp_path: Path, stop: signal.Signals) -> tuple[Path, Path, st
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait(timeout=10)
-    if stop is signal.SIGINT:
-        assert process.returncode == 130, output
-    else:
+    if stop is signal.SIGKILL:
         assert process.returncode == -signal.SIGKILL
+    else:
+        assert process.returncode == 128 + stop, output
     assert wait_for_no_leftovers([str(tmp_path)], timeout=10) == []  # no worker, no bot left
     assert sorted(p.name for p in scratch.iterdir()) == []  # nor their temporary folders
     assert integrity(db) == "ok"
@@ -481,8 +481,16 @@ def test_ctrl_c_stops_cleanly_and_the_rerun_resumes(tmp_path: Path) -> None:
     config, db, output = start_and_stop(tmp_path, signal.SIGINT)
     assert "Resume with:" in output and f"arena tournament {config}" in output
     assert "Traceback" not in output and "Exception ignored" not in output
-    reported = int(re.search(r"interrupted: (\d+) games stored this run", output).group(1))
+    reported = int(re.search(r"interrupted \(SIGINT\): (\d+) games stored", output).group(1))
     assert reported <= sum(stored_slots(db).values())
+    resume_completes(config, db)
+
+
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGHUP])
+def test_sigterm_and_sighup_stop_like_ctrl_c(tmp_path: Path, stop: signal.Signals) -> None:
+    config, db, output = start_and_stop(tmp_path, stop)
+    assert f"interrupted ({stop.name})" in output and "Resume with:" in output
+    assert "Traceback" not in output and "Exception ignored" not in output
     resume_completes(config, db)
 
 

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import shlex
+import signal
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from types import FrameType
 from typing import TYPE_CHECKING
 
 from rich.markup import escape
@@ -130,6 +134,29 @@ class ProgressDisplay:
             self.progress = None
 
 
+class Stopped(KeyboardInterrupt):
+    """SIGTERM or SIGHUP during a run: stopped as Ctrl-C stops it (bots killed, games kept)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+@contextlib.contextmanager
+def stopped_like_ctrl_c() -> Iterator[None]:
+    """While the block runs, SIGTERM and SIGHUP raise ``Stopped`` (a ``KeyboardInterrupt``)."""
+
+    def stop(signum: int, _frame: FrameType | None) -> None:
+        raise Stopped(signum)
+
+    previous = {signum: signal.signal(signum, stop) for signum in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
 def with_overrides(
     config: TournamentConfig,
     *,
@@ -211,17 +238,19 @@ def run_tournament_command(
         if fresh:
             store.reset()
         try:
-            result = run_tournament(config.plan(), store, display)
-        except KeyboardInterrupt:
+            with stopped_like_ctrl_c():
+                result = run_tournament(config.plan(), store, display)
+        except KeyboardInterrupt as stop:
             display.stop()
             options = [f"--{key} {value}" for key, value in overrides.items()]
             options += ["--force-workers"] if force_workers else []
             command = shlex.join(["arena", "tournament", str(config_path)])
+            signum = stop.signum if isinstance(stop, Stopped) else signal.SIGINT
             console.print(
-                f"\ninterrupted: {display.played} games stored this run. Resume with:\n"
-                f"  {escape(' '.join([command, *options]))}"
+                f"\ninterrupted ({signal.Signals(signum).name}): {display.played} games stored"
+                f" this run. Resume with:\n  {escape(' '.join([command, *options]))}"
             )
-            return 130
+            return 128 + signum
         finally:
             display.stop()
         if not result.complete:

@@ -171,6 +171,7 @@ def _worker_main(
 ) -> None:
     """A worker process: receive jobs, play them, send events back; ``None`` ends it."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)  # and so is a hang-up (it closes the pool)
     signal.signal(signal.SIGTERM, _terminate)
     procfs.die_with_parent(signal.SIGTERM)  # so that the worker can kill its bots
     if os.getppid() != parent:  # the parent died before the request took effect
