@@ -189,7 +189,8 @@ class BotSpec:
     """Its folder on this machine: the working directory, and the only folder of the user's
     that it may read."""
     program: str | None = None
-    """The program file, portable like the command's files (None: a program found on PATH)."""
+    """The program file, portable like the command's files (None: the command names no file,
+    e.g. a program found on PATH with plain arguments)."""
     files: tuple[str, ...] = ()
     """The command's arguments that named files when the bot was described (portable): part of
     its identity. (An argument naming a file made later, such as an output, is not.)"""
