@@ -188,9 +188,9 @@ class BotSpec:
     dir: Path
     """Its folder on this machine: the working directory, and the only folder of the user's
     that it may read."""
-    program: str | None = None
+    portable_program: str | None = None
     """The program file, portable like the command's files (None: the command names no file,
-    e.g. a program found on PATH with plain arguments)."""
+    e.g. a program found on PATH with plain arguments); ``program`` is its path here."""
     files: tuple[str, ...] = ()
     """The command's arguments that named files when the bot was described (portable): part of
     its identity. (An argument naming a file made later, such as an output, is not.)"""
@@ -375,9 +375,16 @@ class BotSpec:
         return Path(portable)
 
     @property
-    def program_path(self) -> Path | None:
-        """The identifying file on this machine (None: the command alone identifies the bot)."""
-        return None if self.program is None else self.local_path(self.program)
+    def program(self) -> Path | None:
+        """The program file on this machine (None: the command names no file)."""
+        if self.portable_program is None:
+            return None
+        return self.local_path(self.portable_program)
+
+    @property
+    def argv(self) -> tuple[str, ...]:
+        """The command with this machine's paths (what ``launch_argv`` makes, as a tuple)."""
+        return tuple(self.launch_argv())
 
     def launch_argv(self) -> list[str]:
         """The command with this machine's paths: what is executed (the only place they are made).
@@ -403,7 +410,7 @@ class BotSpec:
             path = self.local_path(arg)
             if path not in found:
                 found.append(path)
-        program = self.program_path
+        program = self.program
         if program is not None and program not in found:
             found.insert(0, program)
         return found
@@ -425,12 +432,12 @@ class BotSpec:
         keeps the hash it had before other files were covered."""
         digest = hashlib.sha256()
         argv = [
-            Path(arg).name if arg == self.program else arg
+            Path(arg).name if arg == self.portable_program else arg
             for arg in self.command
             if arg != HARNESS_PYTHON
         ]
         digest.update(json.dumps(argv).encode())
-        program = self.program_path
+        program = self.program
         for path in self.identity_files():
             if path != program:  # the program comes without a name (the hash it always had)
                 digest.update(b"\0" + _portable(path, self.dir).encode() + b"\0")
@@ -509,8 +516,8 @@ def claim_folders(
         for other in specs:
             if other is spec:
                 continue
-            if other.program_path is not None and other.program_path != spec.program_path:
-                others.append(other.program_path)
+            if other.program is not None and other.program != spec.program:
+                others.append(other.program)
             if other.own_dir and other.dir != spec.dir:
                 others.append(other.dir)
         own = not any(_within(p, spec.dir) for p in [*others, *reserved])

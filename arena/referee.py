@@ -149,7 +149,7 @@ class Match:
             process.start()
         except OSError as exc:
             plan.cleanup()
-            return f"could not start {' '.join(seat.spec.launch_argv())}: {exc.strerror or exc}"
+            return f"could not start {' '.join(seat.spec.argv)}: {exc.strerror or exc}"
         seat.process = process
         seat.cpu_pid = process.pid
         self.channels.add(process)

@@ -207,9 +207,9 @@ def plan_launch(
     if mode is SandboxMode.BWRAP:
         bwrap = bwrap_path()
         assert bwrap is not None  # resolve_mode checked it
-        argv = _bwrap_argv(bwrap, spec) + spec.launch_argv()
+        argv = _bwrap_argv(bwrap, spec) + list(spec.argv)
         env = _environment("/tmp", seed, token)  # the sandbox's own private /tmp
         return LaunchPlan(argv, env, str(spec.dir), preexec, None, True, token)
     scratch = tempfile.mkdtemp(prefix=f"arena-{spec.name[:20]}-")
     env = _environment(scratch, seed, token)
-    return LaunchPlan(spec.launch_argv(), env, str(spec.dir), preexec, scratch, False, token)
+    return LaunchPlan(list(spec.argv), env, str(spec.dir), preexec, scratch, False, token)

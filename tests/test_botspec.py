@@ -26,7 +26,7 @@ def test_python_file_runs_under_the_harness_python_and_others_must_be_executable
     spec = BotSpec.from_path(script)
     assert spec.command == (HARNESS_PYTHON, "-u", "./mine.py")
     assert spec.launch_argv() == [sys.executable, "-u", str(script)]
-    assert (spec.name, spec.dir, spec.program_path) == ("mine", tmp_path, script)
+    assert (spec.name, spec.dir, spec.program) == ("mine", tmp_path, script)
     plain = tmp_path / "plain"
     plain.write_text("#!/bin/sh\n")
     with pytest.raises(BotSpecError, match="not executable"):
@@ -43,7 +43,7 @@ def test_relative_paths_are_taken_from_the_base_folder(tmp_path: Path) -> None:
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "bot.py").write_text("pass\n")
     spec = BotSpec.from_path("sub/bot.py", "b", base_dir=tmp_path)
-    assert spec.program_path == tmp_path / "sub" / "bot.py"
+    assert spec.program == tmp_path / "sub" / "bot.py"
     with pytest.raises(BotPartError) as info:
         BotSpec.from_path("sub/bot.py", "b", dir="nowhere", base_dir=tmp_path)
     assert info.value.part == "dir" and "expected an existing path" in info.value.problem
@@ -73,7 +73,7 @@ def test_command_with_an_interpreter_finds_the_program_among_its_arguments(
     spec = BotSpec.from_command(
         ["python3", "mybots/bot.py", "--depth", "2"], "b", base_dir=tmp_path
     )
-    assert spec.program_path == folder / "bot.py"
+    assert spec.program == folder / "bot.py"
     assert spec.dir == folder
     assert spec.command == (HARNESS_PYTHON, "-u", "./bot.py", "--depth", "2")
     assert spec.launch_argv() == [sys.executable, "-u", str(folder / "bot.py"), "--depth", "2"]
@@ -83,7 +83,7 @@ def test_command_given_as_a_path_is_the_program(tmp_path: Path) -> None:
     program = executable(tmp_path / "run.sh")
     (tmp_path / "data.txt").write_text("x")
     spec = BotSpec.from_command(["./run.sh", "data.txt"], "r", base_dir=tmp_path)
-    assert spec.program_path == program
+    assert spec.program == program
     assert spec.command == ("./run.sh", "./data.txt")
     assert spec.launch_argv() == [str(program), str(tmp_path / "data.txt")]
 

@@ -54,7 +54,7 @@ def test_a_folder_bot_has_its_folder(bundled: tuple[Path, Path]) -> None:
     checkout, wheel = bundled
     mcts = BotSpec.resolve("mcts", bundled)
     assert (mcts.name, mcts.dir) == ("mcts", checkout / "mcts")
-    assert mcts.program_path == checkout / "mcts" / "main.py"
+    assert mcts.program == checkout / "mcts" / "main.py"
     native = BotSpec.resolve("native", bundled)
     assert native.launch_argv() == [str(wheel / "native" / "main")]
     single = BotSpec.resolve("random", bundled)

@@ -198,9 +198,9 @@ def test_relative_paths_follow_the_config_not_the_cwd(
     monkeypatch.chdir(elsewhere)
     cfg = load_config(Path("..") / "conf" / "tour.yaml")
     assert cfg.path == project / "conf" / "tour.yaml"
-    assert cfg.bots[0].program_path == project / "bots" / "a.py"
+    assert cfg.bots[0].program == project / "bots" / "a.py"
     assert cfg.bots[0].dir == project / "conf" / "mine"
-    assert cfg.bots[1].program_path == project / "conf" / "mine" / "bot.py"
+    assert cfg.bots[1].program == project / "conf" / "mine" / "bot.py"
     # Files named by the command are found from the config's folder, not the current one.
     assert cfg.bots[2].launch_argv() == [
         str(project / "bots" / "run.sh"),
@@ -616,7 +616,7 @@ def test_config_from_dict(project: Path) -> None:
     )
     assert cfg.path is None
     assert cfg.name == "tournament"
-    assert [b.program_path for b in cfg.bots] == [bots / "a.py", bots / "b.py", None]
+    assert [b.program for b in cfg.bots] == [bots / "a.py", bots / "b.py", None]
     assert cfg.bots[1].dir == bots
     assert cfg.time_control == TimeControl(move_ms=5)
     assert cfg.limits == Limits(memory_mb=64)
@@ -627,7 +627,7 @@ def test_config_from_dict(project: Path) -> None:
 def test_config_from_dict_errors(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(project)  # the default base folder
     good = [{"name": "a", "path": "bots/a.py"}, {"name": "b", "path": "bots/b.py"}]
-    assert config_from_dict({"bots": good}).bots[0].program_path == project / "bots" / "a.py"
+    assert config_from_dict({"bots": good}).bots[0].program == project / "bots" / "a.py"
     err = _dict_error({"bots": good, "workers": "many"})
     assert_error(err, "<dict>", "workers", None, "expected a positive integer, got 'many'")
     err = _dict_error({"bots": good, "limits": {"memory": 1}}, source="api")

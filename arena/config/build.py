@@ -300,9 +300,9 @@ def _bots(
         for spec in claimed
         if spec.own_dir
         and any(
-            other.program_path is not None
-            and other.program_path != spec.program_path
-            and spec.dir in other.program_path.parents
+            other.program is not None
+            and other.program != spec.program
+            and spec.dir in other.program.parents
             for other in claimed
         )
     ]
