@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from arena.limits import AffinityMode, SandboxMode
+from arena.limits import AffinityMode, Limits, SandboxMode, TimeControl, least
 
 app = typer.Typer(
     name="arena",
@@ -56,14 +56,18 @@ def match(
     bot_b: Annotated[str, typer.Argument(help="The other bot.")],
     games: Annotated[int, typer.Option(min=1, help="Games to play; roles alternate.")] = 2,
     move_ms: Annotated[int, typer.Option(min=1, help="Time per move in ms.")] = 100,
-    startup_ms: Annotated[int, typer.Option(min=1, help="Start-up allowance in ms.")] = 5000,
+    startup_ms: Annotated[
+        int, typer.Option(min=least(TimeControl, "startup_ms"), help="Start-up allowance in ms.")
+    ] = 5000,
     seed: Annotated[int, typer.Option(help="Seed given to the bots (ARENA_SEED).")] = 1,
     record: Annotated[
         Path | None, typer.Option(help="Write one JSON line per game to this file.")
     ] = None,
     sandbox: SandboxOption = SandboxMode.AUTO,
     affinity: AffinityOption = AffinityMode.AUTO,
-    memory_mb: Annotated[int, typer.Option(min=16, help="Memory limit per bot.")] = 1024,
+    memory_mb: Annotated[
+        int, typer.Option(min=least(Limits, "memory_mb"), help="Memory limit per bot.")
+    ] = 1024,
     freeze_idle: Annotated[
         bool, typer.Option(help="Stop the bot that is not on move; record CPU times.")
     ] = False,
@@ -101,13 +105,35 @@ def tournament(
     affinity: Annotated[
         AffinityMode | None, typer.Option(help="Override the config's affinity.")
     ] = None,
+    executor: Annotated[
+        str | None,
+        typer.Option(
+            metavar="NAME",
+            help="Where matches run: local (worker processes) or inline (one by one, in this"
+            " process); overrides the config's executor.",
+        ),
+    ] = None,
+    force_workers: Annotated[
+        bool,
+        typer.Option(
+            help="Use --workers/workers: even beyond what the machine runs fairly (its cores"
+            " and memory); move times then become unfair."
+        ),
+    ] = False,
     quiet: QuietOption = False,
 ) -> None:
     """Run a tournament, or resume it: only the games missing from its store are played."""
     from arena.commands.tournament import run_tournament_command
 
     code = run_tournament_command(
-        config, fresh=fresh, quiet=quiet, workers=workers, sandbox=sandbox, affinity=affinity
+        config,
+        fresh=fresh,
+        quiet=quiet,
+        workers=workers,
+        sandbox=sandbox,
+        affinity=affinity,
+        executor=executor,
+        force_workers=force_workers,
     )
     raise typer.Exit(code)
 
