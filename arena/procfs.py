@@ -1,19 +1,39 @@
-"""Linux process facts and controls: /proc's stat fields and children, and ``prctl``.
+"""Linux process facts and controls: /proc's stat fields, children and open files, CPU clocks,
+pipe levels, and ``prctl``.
 
-One place for the parsing and the system calls, so that the referee (CPU time, a bot's real
-process), the workers (their bots), the sandbox (bots that die with their harness) and the affinity
-code (the current core) read /proc and control processes the same way.
+One place for the parsing and the system calls, so that the referee (CPU time of a bot's process
+tree, whether a bot still holds its stdout, whether it has read its input), the workers (their
+bots), the sandbox (bots that die with their harness) and the affinity code (the current core)
+read /proc and control processes the same way.
 """
 
 from __future__ import annotations
 
+import array
 import contextlib
 import ctypes
+import fcntl
 import os
+import termios
+import time
 
-__all__ = ["stat_fields", "children", "all_children", "die_with_parent"]
+__all__ = [
+    "stat_fields",
+    "children",
+    "all_children",
+    "descendants",
+    "first_descendant",
+    "innermost",
+    "holds_pipe",
+    "process_cpu_ns",
+    "tree_cpu_ns",
+    "unread_bytes",
+    "die_with_parent",
+]
 
 _PR_SET_PDEATHSIG = 1
+_CPUCLOCK_SCHED = 2  # MAKE_PROCESS_CPUCLOCK(pid, CPUCLOCK_SCHED) in the kernel's posix-timers.h
+_MAX_TREE = 4096  # a fork bomb's tree is not walked to the end on every move
 
 
 def _load_libc() -> ctypes.CDLL | None:
@@ -67,3 +87,83 @@ def all_children(pid: int | str = "self") -> set[int]:
             ):
                 pids.update(int(child) for child in f.read().split())
     return pids
+
+
+def descendants(pid: int) -> list[int]:
+    """Every descendant of ``pid`` that can be read (children first, then theirs)."""
+    found: list[int] = []
+    frontier = [pid]
+    while frontier and len(found) < _MAX_TREE:
+        frontier = [child for parent in frontier for child in all_children(parent)]
+        found.extend(frontier)
+    return found
+
+
+def innermost(pid: int) -> int:
+    """Follow only children (bwrap -> its init -> the bot) to the process that does the work."""
+    for _ in range(4):
+        family = children(pid)
+        if family is None or len(family) != 1:
+            return pid
+        pid = family[0]
+    return pid
+
+
+def first_descendant(pid: int, generations: int) -> int | None:
+    """The process reached by following the oldest child ``generations`` times (bubblewrap runs a
+    bot's command as the child of its own init); None when a generation has no child."""
+    for _ in range(generations):
+        family = children(pid)
+        if not family:
+            return None
+        pid = family[0]
+    return pid
+
+
+def holds_pipe(pid: int, fd: int, ours: int) -> bool | None:
+    """Whether ``pid``'s file descriptor ``fd`` is still the pipe we hold as ``ours``.
+
+    False when that descriptor is closed (or the process is gone) or is another file; None when
+    it cannot be told (not ours to read). This is how a bot that closed its stdout is told from a
+    slow one while a child of it keeps the pipe open, so that end of file never comes.
+    """
+    try:
+        target = os.readlink(f"/proc/{pid}/fd/{fd}")
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return None
+    try:
+        return target == f"pipe:[{os.fstat(ours).st_ino}]"
+    except OSError:
+        return None
+
+
+def process_cpu_ns(pid: int) -> int:
+    """CPU time (user + system) of process ``pid``, all its threads, in nanoseconds; 0 when it
+    cannot be read (gone).
+
+    The process's CPU-time clock (``clock_getcpuclockid``): one system call, the scheduler's own
+    nanoseconds, where ``/proc/<pid>/stat`` rounds to clock ticks (10 ms).
+    """
+    try:
+        return time.clock_gettime_ns((~pid << 3) | _CPUCLOCK_SCHED)
+    except OSError:
+        return 0
+
+
+def tree_cpu_ns(pid: int) -> int:
+    """CPU time of ``pid`` and every descendant it has now, in nanoseconds.
+
+    A bot may be an adapter that runs its engine as a child, or a sandbox around the bot: the
+    time of the whole tree is the bot's. (A descendant that exited and was reaped meanwhile takes
+    its time with it: count deltas over short spans, such as one move.)
+    """
+    return sum(process_cpu_ns(p) for p in (pid, *descendants(pid)))
+
+
+def unread_bytes(fd: int) -> int:
+    """Bytes waiting in the pipe ``fd`` belongs to (either end), not yet read by its reader."""
+    level = array.array("i", [0])
+    fcntl.ioctl(fd, termios.FIONREAD, level)
+    return level[0]

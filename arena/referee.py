@@ -19,17 +19,28 @@ import signal
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from arena import procfs
 from arena.botspec import BotSpec
 from arena.limits import Limits, SandboxMode, TimeControl
 from arena.process import BotProcess, Channels, WaitStatus
-from arena.protocol import VERSION_LINE, end_line, game_line, parse_ready, parse_reply
-from arena.records import GameRecord, Reason
-from arena.rules import CELLS, MOVE_BY_TOKEN, WINDOWS_THROUGH, Mark, Move, Role
+from arena.protocol import (
+    NO_LAST_MOVE,
+    VERSION_LINE,
+    end_line,
+    escape,
+    game_line,
+    parse_ready,
+    parse_reply,
+    quote,
+    turn_suffix,
+)
+from arena.records import GameRecord
+from arena.rules import CELLS, MOVE_BY_TOKEN, WINDOWS_THROUGH, Mark, Move, Reason, Role
 from arena.sandbox import plan_launch, resolve_mode
 
-__all__ = ["MatchSettings", "Match", "play_match", "alternating_roles"]
+__all__ = ["MatchSettings", "Match", "play_match", "alternating_order_seats"]
 
 _MARK_CHAR = (ord("X"), ord("O"))
 
@@ -67,7 +78,7 @@ class _Seat:
     cpu_pid: int = -1  # the process whose CPU time is the bot's (inside bwrap: the innermost)
 
 
-def alternating_roles(games: int) -> list[int]:
+def alternating_order_seats(games: int) -> list[int]:
     """Seat of the Order bot for each game: 0, 1, 0, 1, ... (game 1 has bot A as Order)."""
     return [i & 1 for i in range(games)]
 
@@ -186,7 +197,7 @@ class Match:
             raise faults[0]
         if self.settings.freeze_idle:
             for seat in pending:
-                seat.cpu_pid = _innermost_pid(seat.process.pid) if seat.process else -1
+                seat.cpu_pid = procfs.innermost(seat.process.pid) if seat.process else -1
 
     def _startup_failed(self, seat: _Seat, detail: str) -> _GameOver:
         seat.failed_startups += 1
@@ -215,7 +226,7 @@ class Match:
             seat.failed_startups = 0
             return
         problems = {
-            WaitStatus.LINE: f"expected `ready`, got {_show(line)}",
+            WaitStatus.LINE: f"expected `ready`, got {quote(line)}",
             WaitStatus.TIMEOUT: f"no `ready` within {allowance} ms",
             WaitStatus.EOF: "exited during start-up",
             WaitStatus.EXTRA: "wrote more than one line at start-up",
@@ -313,14 +324,14 @@ class Match:
         seats = (order, chaos)
         move_ms = self.settings.time_control.move_ms
         budget_ns = move_ms * 1_000_000
-        suffix = b" %d\n" % move_ms
+        suffix = turn_suffix(move_ms)
         board = bytearray(b"." * CELLS)
         bits = [0, 0]
         occupied = 0
-        last = b"-"
+        last = NO_LAST_MOVE
         moves = record.moves
         elapsed_ns: list[int] = []
-        cpu = record.cpu_ms
+        cpu: list[float] = []  # record.cpu_ms when freeze_idle
         freeze = self.settings.freeze_idle
         wait_line = self.channels.wait_line
         poll = self.channels.poll
@@ -333,7 +344,7 @@ class Match:
                 assert process is not None  # a bot stopped during a game has ended it
                 if freeze:
                     self._continue(seat)
-                    cpu_before = _cpu_ms(seat.cpu_pid)
+                    cpu_before = procfs.process_cpu_ns(seat.cpu_pid)
                 message = b"turn " + board + b" " + last + suffix
                 out_fd = process.stdout_fd
                 started = perf_ns()
@@ -361,32 +372,37 @@ class Match:
                     raise _GameOver(
                         seat, Reason.TIMEOUT, f"answered after {elapsed / 1e6:.1f} ms {limit}"
                     )
-                fast = _FAST_MOVES.get(line)
-                if fast is None:
+                move = _PLY_MOVES.get(line)
+                if move is None:
                     reply = parse_reply(line)
                     if reply.move is None:
                         assert reply.fault is not None
                         raise _GameOver(seat, reply.fault, reply.detail)
-                    fast = _FAST_MOVES[_TOKENS[reply.move.cell][reply.move.mark]]
-                bit, mark, char, cell, token, text, windows = fast
+                    move = _PLY_MOVES[_TOKENS[reply.move.cell][reply.move.mark]]
+                bit = move.bit
                 if occupied & bit:
+                    text = move.text
                     raise _GameOver(seat, Reason.ILLEGAL, f"{text}: {text[:2]} is occupied")
                 occupied |= bit
+                mark = move.mark
                 mine = bits[mark] | bit
                 bits[mark] = mine
-                board[cell] = char
-                last = token
-                moves.append(text)
+                board[move.cell] = move.char
+                last = move.token
+                moves.append(move.text)
                 elapsed_ns.append(elapsed)
                 if freeze:
-                    cpu.append(round(_cpu_ms(seat.cpu_pid) - cpu_before, 3))
+                    cpu_ns = procfs.process_cpu_ns(seat.cpu_pid) - cpu_before
+                    cpu.append(round(cpu_ns / 1e6, 3))
                     self._freeze(seat)
-                for window in windows:
+                for window in move.windows:
                     if mine & window == window:
                         return Role.ORDER, Reason.FIVE
             return Role.CHAOS, Reason.FULL
         finally:
             record.ms = [round(t / 1e6, 3) for t in elapsed_ns]
+            if freeze:
+                record.cpu_ms = cpu
 
     def _wait_fault(
         self,
@@ -428,19 +444,36 @@ class Match:
             self._stop(seat, graceful=False)
 
 
+class _PlyMove(NamedTuple):
+    """All the referee's hot loop needs about one move, found with one dictionary look-up."""
+
+    bit: int
+    """The cell's bit in the bitboards."""
+    mark: int
+    """Index of the mark's bitboard (``Mark``)."""
+    char: int
+    """The mark's character on the protocol's board (``X``/``O``)."""
+    cell: int
+    """The cell's index, which is also its place on the protocol's board."""
+    token: bytes
+    """The canonical token, the ``<last>`` of the next turn."""
+    text: str
+    """The same token as text, as records keep it."""
+    windows: tuple[int, ...]
+    """The five-cell windows through the cell: the only ones this move can complete."""
+
+
 _TOKEN_TEXT = tuple(tuple(Move(cell, mark).token for mark in Mark) for cell in range(CELLS))
 _TOKENS = tuple(tuple(token.encode() for token in pair) for pair in _TOKEN_TEXT)
-# Every accepted spelling of a move -> all the referee needs about it, in one dictionary look-up:
-# (cell bit, mark, board character, cell, canonical token, its text, windows through the cell).
-_FAST_MOVES = {
-    spelling: (
-        1 << move.cell,
-        int(move.mark),
-        _MARK_CHAR[move.mark],
-        move.cell,
-        _TOKENS[move.cell][move.mark],
-        _TOKEN_TEXT[move.cell][move.mark],
-        WINDOWS_THROUGH[move.cell],
+_PLY_MOVES = {  # every accepted spelling of a move (c4X, c4x)
+    spelling: _PlyMove(
+        bit=1 << move.cell,
+        mark=int(move.mark),
+        char=_MARK_CHAR[move.mark],
+        cell=move.cell,
+        token=_TOKENS[move.cell][move.mark],
+        text=_TOKEN_TEXT[move.cell][move.mark],
+        windows=WINDOWS_THROUGH[move.cell],
     )
     for spelling, move in MOVE_BY_TOKEN.items()
 }
@@ -480,30 +513,17 @@ def _silent_crash(process: BotProcess | None) -> str | None:
     if process.proc.poll() is not None:
         return _exit_detail(process) + " (a child kept its stdout open)"
     # The process that runs the bot's command: bwrap runs it as the child of its own init.
-    pid = process.pid
-    for _ in range(2 if process.plan.sandboxed else 0):
-        family = procfs.children(pid)
-        if not family:
-            return None
-        pid = family[0]  # the first (oldest) child
-    try:
-        target = os.readlink(f"/proc/{pid}/fd/1")
-    except FileNotFoundError:
+    pid = procfs.first_descendant(process.pid, 2 if process.plan.sandboxed else 0)
+    if pid is not None and procfs.holds_pipe(pid, 1, process.stdout_fd) is False:
         return "closed its stdout"
-    except OSError:
-        return None
-    with contextlib.suppress(OSError):
-        if target != f"pipe:[{os.fstat(process.stdout_fd).st_ino}]":
-            return "closed its stdout"
     return None
 
 
 def _last_line(text: str, limit: int = 200) -> str:
-    """The last non-blank line of ``text``, shortened to ``limit`` characters."""
+    """The last non-blank line of ``text``, escaped and cut to ``limit`` characters."""
     for line in reversed(text.splitlines()):
         if line.strip():
-            line = line.strip()
-            return line if len(line) <= limit else line[: limit - 3] + "..."
+            return escape(line.strip(), limit)
     return ""
 
 
@@ -512,33 +532,6 @@ def _tail(seat: _Seat) -> str:
     text = seat.stderr_left + (seat.process.take_stderr() if seat.process is not None else "")
     seat.stderr_left = ""
     return text
-
-
-def _show(line: bytes, limit: int = 40) -> str:
-    text = repr(line[:limit])[2:-1]
-    return repr(text + ("..." if len(line) > limit else ""))
-
-
-_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
-
-
-def _cpu_ms(pid: int) -> float:
-    """CPU time (user + system) of a process in ms, from /proc (0 when unreadable)."""
-    fields = procfs.stat_fields(pid)
-    try:
-        return (int(fields[11]) + int(fields[12])) * 1000 / _TICKS  # utime + stime
-    except (TypeError, IndexError, ValueError):
-        return 0.0
-
-
-def _innermost_pid(pid: int) -> int:
-    """Follow single children (bwrap -> its init -> the bot) to the process that does the work."""
-    for _ in range(4):
-        family = procfs.children(pid)
-        if family is None or len(family) != 1:
-            return pid
-        pid = family[0]
-    return pid
 
 
 def play_match(
@@ -554,7 +547,7 @@ def play_match(
     ``games`` is a number (roles alternate, bot A is Order in game 1) or the seat of the Order
     bot for each game. ``on_game`` is called after each game, e.g. to store it at once.
     """
-    seats = alternating_roles(games) if isinstance(games, int) else list(games)
+    seats = alternating_order_seats(games) if isinstance(games, int) else list(games)
     records = []
     with Match(bot_a, bot_b, settings, seed, expected_games=len(seats)) as match:
         for record in _iterate(match, seats):
