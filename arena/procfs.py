@@ -23,7 +23,6 @@ __all__ = [
     "all_children",
     "descendants",
     "first_descendant",
-    "innermost",
     "holds_pipe",
     "process_cpu_ns",
     "tree_cpu_ns",
@@ -97,16 +96,6 @@ def descendants(pid: int) -> list[int]:
         frontier = [child for parent in frontier for child in all_children(parent)]
         found.extend(frontier)
     return found
-
-
-def innermost(pid: int) -> int:
-    """Follow only children (bwrap -> its init -> the bot) to the process that does the work."""
-    for _ in range(4):
-        family = children(pid)
-        if family is None or len(family) != 1:
-            return pid
-        pid = family[0]
-    return pid
 
 
 def first_descendant(pid: int, generations: int) -> int | None:

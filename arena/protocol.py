@@ -125,7 +125,9 @@ def _escape_char(char: str) -> str:
     return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
-def escape(data: bytes | str, limit: int | None = SHOW_LIMIT, *, newlines: bool = False) -> str:
+def escape(
+    data: bytes | bytearray | str, limit: int | None = SHOW_LIMIT, *, newlines: bool = False
+) -> str:
     """What a bot wrote, safe to show on a terminal or in any text output.
 
     Printable characters stay as they are (UTF-8 text is decoded), ``\\`` is doubled, and every
@@ -134,8 +136,13 @@ def escape(data: bytes | str, limit: int | None = SHOW_LIMIT, *, newlines: bool 
     ``\\UNNNNNNNN``; ``newlines=True`` keeps ``\\n`` (for a multi-line stderr tail). The text is cut
     to ``limit`` characters (None: no limit), marked by ``...``.
     """
-    text = data.decode("utf-8", "surrogateescape") if isinstance(data, bytes) else data
-    cut = limit is not None and len(text) > limit
+    if isinstance(data, bytes | bytearray):
+        shown = data if limit is None else data[: 4 * limit + 4]  # a character is <= 4 bytes
+        text = bytes(shown).decode("utf-8", "surrogateescape")
+        cut = len(shown) < len(data)
+    else:
+        text, cut = data, False
+    cut = cut or (limit is not None and len(text) > limit)
     if cut:
         text = text[:limit]
     parts = []
@@ -149,7 +156,7 @@ def escape(data: bytes | str, limit: int | None = SHOW_LIMIT, *, newlines: bool 
     return "".join(parts) + ("..." if cut else "")
 
 
-def quote(data: bytes | str, limit: int | None = SHOW_LIMIT) -> str:
+def quote(data: bytes | bytearray | str, limit: int | None = SHOW_LIMIT) -> str:
     """``escape`` in double quotes (a ``"`` inside is ``\\"``): where the quoted text starts and
     ends stays visible, trailing spaces included."""
     return '"' + escape(data, limit).replace('"', '\\"') + '"'

@@ -4,29 +4,41 @@ A ``Match`` starts each bot once and reuses it for game after game. The harness 
 move itself; any fault (``timeout``, ``illegal``, ``malformed``, ``crash``, ``startup``) loses the
 game for the bot at fault, which is then killed with its whole process group and started afresh
 for its next game, so that nothing it did (a late answer, a half-written line) can leak into the
-next game.
+next game. A fault's detail quotes what the bot wrote (escaped, cut short) or says that nothing
+arrived, so that the bot's author can see what went wrong.
+
+Two things are never charged to a bot. A line it wrote before reading its ``turn`` is not an
+answer to that turn, even when it arrives after the turn was sent (its input still holds the
+unread ``turn`` when the line arrives: it is a line when no reply was due). And a reply that the
+referee saw late because the referee itself was not running (a stopped or starved worker) cannot
+be timed: the game is replayed from the start with fresh processes.
 
 The per-ply loop is the harness's hot path: it is written out in ``_play_plies`` with the board
-kept as a ``bytearray`` of protocol characters and the rules engine's bitboards, so that the cost
-of refereeing stays close to the cost of the pipe round trip itself.
+kept as a ``bytearray`` of protocol characters and the rules engine's bitboards
+(``arena.position``), so that the cost of refereeing stays close to the cost of the pipe round
+trip itself.
 """
 
 from __future__ import annotations
 
+import array
 import contextlib
+import fcntl
 import os
+import select
 import signal
+import termios
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import NamedTuple
 
 from arena import procfs
 from arena.botspec import BotSpec
+from arena.errors import HarnessError
 from arena.limits import Limits, SandboxMode, TimeControl
+from arena.position import PLY_MOVES, Position, canonical
 from arena.process import BotProcess, Channels, WaitStatus
 from arena.protocol import (
-    NO_LAST_MOVE,
     VERSION_LINE,
     end_line,
     escape,
@@ -37,12 +49,18 @@ from arena.protocol import (
     turn_suffix,
 )
 from arena.records import GameRecord
-from arena.rules import CELLS, MOVE_BY_TOKEN, WINDOWS_THROUGH, Mark, Move, Reason, Role
+from arena.rules import CELLS, Reason, Role
 from arena.sandbox import plan_launch, resolve_mode
 
-__all__ = ["MatchSettings", "Match", "play_match", "alternating_order_seats"]
+__all__ = ["MatchSettings", "Match", "play_match", "alternating_order_seats", "STALL_MS"]
 
-_MARK_CHAR = (ord("X"), ord("O"))
+STALL_MS = 50
+"""How late past a deadline the referee may see a reply before it counts as not having been
+running (stopped, or starved of CPU) at the deadline: it then cannot tell whether the reply came
+in time, and replays the game instead of charging the bot. Below this, a reply seen late is late
+(an idle machine wakes the referee within a millisecond)."""
+MAX_REPLAYS = 3
+"""Stalls in one game after which the referee gives up: the machine cannot referee fairly."""
 
 
 @dataclass(frozen=True)
@@ -57,7 +75,7 @@ class MatchSettings:
     """How bots are isolated (``auto``: bubblewrap where it works)."""
     freeze_idle: bool = False
     """SIGSTOP the bot that is not on move (it cannot think on its opponent's time), and record
-    the CPU time of each move."""
+    the CPU time of each move (of the bot's whole process tree, in nanoseconds' resolution)."""
     startup_attempts: int = 2
     """After this many failed start-ups in a row, a bot is not started again in this match: its
     remaining games are lost by ``startup`` at once instead of costing the allowance each."""
@@ -75,7 +93,6 @@ class _Seat:
     starts: int = 0
     stderr_left: str = ""  # the stderr tail of a process already stopped in this game
     version: str = ""  # identity of the program as it was when the current process started
-    cpu_pid: int = -1  # the process whose CPU time is the bot's (inside bwrap: the innermost)
 
 
 def alternating_order_seats(games: int) -> list[int]:
@@ -91,6 +108,14 @@ class _GameOver(Exception):
         self.culprit = culprit
         self.reason = reason
         self.detail = detail
+
+
+class _Stalled(Exception):
+    """Raised inside a game when the referee was not running at a deadline and cannot judge."""
+
+    def __init__(self, late_ns: int, what: str) -> None:
+        self.detail = f"the referee was not scheduled for {late_ns / 1e6:.0f} ms past {what}"
+        super().__init__(self.detail)
 
 
 class Match:
@@ -162,7 +187,6 @@ class Match:
             plan.cleanup()
             return f"could not start {' '.join(seat.spec.argv)}: {exc.strerror or exc}"
         seat.process = process
-        seat.cpu_pid = process.pid
         self.channels.add(process)
         process.expecting = True
         if not process.send(VERSION_LINE):
@@ -195,9 +219,6 @@ class Match:
                 self._await_ready(seat, deadline, faults)
         if faults:
             raise faults[0]
-        if self.settings.freeze_idle:
-            for seat in pending:
-                seat.cpu_pid = procfs.innermost(seat.process.pid) if seat.process else -1
 
     def _startup_failed(self, seat: _Seat, detail: str) -> _GameOver:
         seat.failed_startups += 1
@@ -225,16 +246,9 @@ class Match:
             seat.ready = True
             seat.failed_startups = 0
             return
-        problems = {
-            WaitStatus.LINE: f"expected `ready`, got {quote(line)}",
-            WaitStatus.TIMEOUT: f"no `ready` within {allowance} ms",
-            WaitStatus.EOF: "exited during start-up",
-            WaitStatus.EXTRA: "wrote more than one line at start-up",
-            WaitStatus.OVERLONG: "start-up line too long",
-        }
-        problem = problems[status]
-        if status is WaitStatus.EOF:
-            problem += f" ({_exit_detail(process)})"
+        if status is WaitStatus.TIMEOUT:
+            _check_stall(process, deadline, "the start-up allowance")
+        problem = _startup_problem(status, line, process, allowance)
         faults.append(self._startup_failed(seat, problem))
 
     def _fault_outside_turn(
@@ -243,7 +257,10 @@ class Match:
         """The fault of a bot that wrote, or closed its stdout, when no reply was due."""
         if status is WaitStatus.OTHER_EOF:
             return _GameOver(seat, Reason.CRASH, "exited (closed its stdout) while not on move")
-        return _GameOver(seat, Reason.MALFORMED, "wrote a line when no reply was due")
+        written = seat.process.outbuf if seat.process is not None else b""
+        line = bytes(written).split(b"\n", 1)[0]
+        detail = f"wrote a line when no reply was due: {quote(line)}"
+        return _GameOver(seat, Reason.MALFORMED, detail)
 
     def _seat_of(self, process: BotProcess | None) -> _Seat:
         return self.seats[0] if self.seats[0].process is process else self.seats[1]
@@ -260,8 +277,38 @@ class Match:
                 os.killpg(seat.process.pid, signal.SIGCONT)
 
     # --- a game ---------------------------------------------------------------------------------
-    def play(self, order_seat: int = 0) -> GameRecord:
-        """Play one game with seat ``order_seat`` (0: bot A) as Order; return its record."""
+    def play(self, order_seat: int = 0, opening: Sequence[str] = ()) -> GameRecord:
+        """Play one game with seat ``order_seat`` (0: bot A) as Order; return its record.
+
+        ``opening``: move tokens (``c4X``) played onto the board before the first ``turn`` (the
+        bots see the position, and the opening's last move as ``<last>``); after an odd number of
+        plies Chaos moves first. The record keeps them in ``opening``, apart from the bots' own
+        ``moves``. Raises ValueError for an opening that breaks the rules or makes five.
+
+        A game during which the referee itself was not running at a deadline is replayed (at most
+        ``MAX_REPLAYS`` times, then HarnessError): the record's detail says so.
+        """
+        start = Position.from_opening(opening)
+        stalls: list[str] = []
+        while True:
+            try:
+                record = self._play_game(order_seat, opening, start)
+            except _Stalled as stall:
+                for seat in self.seats:  # fresh processes: whatever they were doing is moot
+                    self._stop(seat, graceful=False)
+                    seat.stderr_left = ""
+                stalls.append(stall.detail)
+                if len(stalls) >= MAX_REPLAYS:
+                    raise HarnessError(
+                        f"the machine is too loaded to referee fairly: {'; '.join(stalls)}"
+                    ) from None
+                continue
+            if stalls:
+                replayed = f"replayed: {'; '.join(stalls)}"
+                record.detail = f"{record.detail}; {replayed}" if record.detail else replayed
+            return record
+
+    def _play_game(self, order_seat: int, opening: Sequence[str], start: Position) -> GameRecord:
         order, chaos = self.seats[order_seat], self.seats[1 - order_seat]
         record = GameRecord(
             order=order.spec.name,
@@ -270,13 +317,14 @@ class Match:
             reason=Reason.FULL,
             seed=self.seed,
             started_at=time.time(),
+            opening=list(opening),
         )
         if self.settings.freeze_idle:
             record.cpu_ms = []
         try:
             self._ensure_ready((order, chaos))
-            self._begin(order, chaos)
-            winner, reason = self._play_plies(order, chaos, record)
+            self._begin(order, chaos, first_mover=chaos if start.ply & 1 else order)
+            winner, reason = self._play_plies(order, chaos, record, start)
             record.winner, record.reason = winner, reason
         except _GameOver as over:
             record.winner = Role.CHAOS if over.culprit is order else Role.ORDER
@@ -290,7 +338,7 @@ class Match:
         self._finish(order, chaos, record)
         return record
 
-    def _begin(self, order: _Seat, chaos: _Seat) -> None:
+    def _begin(self, order: _Seat, chaos: _Seat, first_mover: _Seat) -> None:
         idle = self.channels.check_idle()
         if idle is not None:
             raise self._fault_outside_turn(self._seat_of(idle[1]), idle[0])
@@ -299,7 +347,7 @@ class Match:
             if not seat.process.send(game_line(role)):
                 raise _GameOver(seat, Reason.CRASH, "exited (could not write `game` to it)")
         if self.settings.freeze_idle:
-            self._freeze(chaos)
+            self._freeze(chaos if first_mover is order else order)
 
     def _finish(self, order: _Seat, chaos: _Seat, record: GameRecord) -> None:
         self.channels.drain_all_stderr()
@@ -314,21 +362,24 @@ class Match:
         record.chaos_version = chaos.version
         record.finished_at = time.time()
 
-    def _play_plies(self, order: _Seat, chaos: _Seat, record: GameRecord) -> tuple[Role, Reason]:
+    def _play_plies(
+        self, order: _Seat, chaos: _Seat, record: GameRecord, start: Position
+    ) -> tuple[Role, Reason]:
         """The game loop: a `turn` out, a line back, validate, apply, check for five.
 
         The common case (one poll event: the mover's stdout, holding exactly one line) is read
         inline; everything else (stderr, partial lines, other bots, end of file, time-outs)
-        goes through ``Channels.wait_line``, which gives the same answer, only slower.
+        goes through ``Channels.wait_line``, which gives the same answer, only slower. Either
+        way, one ``FIONREAD`` on the mover's input tells whether it had read its ``turn``.
         """
         seats = (order, chaos)
         move_ms = self.settings.time_control.move_ms
         budget_ns = move_ms * 1_000_000
         suffix = turn_suffix(move_ms)
-        board = bytearray(b"." * CELLS)
-        bits = [0, 0]
-        occupied = 0
-        last = NO_LAST_MOVE
+        board = bytearray(start.board)
+        bits = list(start.bits)
+        occupied = start.occupied
+        last = start.last
         moves = record.moves
         elapsed_ns: list[int] = []
         cpu: list[float] = []  # record.cpu_ms when freeze_idle
@@ -337,19 +388,21 @@ class Match:
         poll = self.channels.poll
         perf_ns = time.perf_counter_ns
         write, read = os.write, os.read
+        # procfs.unread_bytes, inlined: one system call per ply, no allocation.
+        ioctl, fionread, unread = fcntl.ioctl, termios.FIONREAD, array.array("i", [0])
         try:
-            for ply in range(CELLS):
+            for ply in range(start.ply, CELLS):
                 seat = seats[ply & 1]
                 process = seat.process
                 assert process is not None  # a bot stopped during a game has ended it
                 if freeze:
                     self._continue(seat)
-                    cpu_before = procfs.process_cpu_ns(seat.cpu_pid)
+                    cpu_before = procfs.tree_cpu_ns(process.pid)
                 message = b"turn " + board + b" " + last + suffix
-                out_fd = process.stdout_fd
+                in_fd, out_fd = process.stdin_fd, process.stdout_fd
                 started = perf_ns()
                 try:
-                    written = write(process.stdin_fd, message)
+                    written = write(in_fd, message)
                 except OSError:
                     written = -1
                 if written != len(message):
@@ -365,20 +418,25 @@ class Match:
                 if line is None:
                     status, line, culprit = wait_line(process, started + budget_ns)
                     if status is not WaitStatus.LINE:
-                        self._wait_fault(seat, status, culprit, started + budget_ns, move_ms)
+                        self._wait_fault(seat, status, line, culprit, started + budget_ns)
+                ioctl(in_fd, fionread, unread)
+                if unread[0]:  # its `turn` was still unread when this line came: not an answer
+                    raise _GameOver(seat, Reason.MALFORMED, _written_before_turn(line))
                 elapsed = perf_ns() - started
                 if elapsed > budget_ns:
+                    if elapsed - budget_ns > _STALL_NS:
+                        raise _Stalled(elapsed - budget_ns, f"the deadline of ply {ply + 1}")
                     limit = f"(limit {move_ms} ms)"
                     raise _GameOver(
                         seat, Reason.TIMEOUT, f"answered after {elapsed / 1e6:.1f} ms {limit}"
                     )
-                move = _PLY_MOVES.get(line)
+                move = PLY_MOVES.get(line)
                 if move is None:
                     reply = parse_reply(line)
                     if reply.move is None:
                         assert reply.fault is not None
                         raise _GameOver(seat, reply.fault, reply.detail)
-                    move = _PLY_MOVES[_TOKENS[reply.move.cell][reply.move.mark]]
+                    move = canonical(reply.move)
                 bit = move.bit
                 if occupied & bit:
                     text = move.text
@@ -392,8 +450,8 @@ class Match:
                 moves.append(move.text)
                 elapsed_ns.append(elapsed)
                 if freeze:
-                    cpu_ns = procfs.process_cpu_ns(seat.cpu_pid) - cpu_before
-                    cpu.append(round(cpu_ns / 1e6, 3))
+                    cpu_ns = procfs.tree_cpu_ns(process.pid) - cpu_before
+                    cpu.append(round(max(cpu_ns, 0) / 1e6, 3))
                     self._freeze(seat)
                 for window in move.windows:
                     if mine & window == window:
@@ -408,22 +466,32 @@ class Match:
         self,
         seat: _Seat,
         status: WaitStatus,
+        line: bytes,
         culprit: BotProcess | None,
         deadline_ns: int,
-        move_ms: int,
     ) -> None:
+        """Raise the fault that a wait for ``seat``'s reply ended with (``_Stalled`` when the
+        referee cannot tell)."""
+        process = seat.process
+        assert process is not None
         if status is WaitStatus.TIMEOUT:
-            crashed = _silent_crash(seat.process)
+            crashed = _silent_crash(process)
             if crashed is not None:
                 raise _GameOver(seat, Reason.CRASH, crashed)
-            raise _GameOver(seat, Reason.TIMEOUT, f"no move within {move_ms} ms")
+            _check_stall(process, deadline_ns, "a move's deadline")
+            move_ms = self.settings.time_control.move_ms
+            raise _GameOver(
+                seat, Reason.TIMEOUT, f"no move within {move_ms} ms: {_silence(process, turn=True)}"
+            )
         if status is WaitStatus.EOF:
-            raise _GameOver(seat, Reason.CRASH, _exit_detail(seat.process))
+            raise _GameOver(seat, Reason.CRASH, _exit_detail(process))
         if status is WaitStatus.OVERLONG:
             limit = self.settings.limits.line_bytes
-            raise _GameOver(seat, Reason.MALFORMED, f"line longer than {limit} bytes")
+            detail = f"line longer than {limit} bytes: {quote(process.outbuf)}"
+            raise _GameOver(seat, Reason.MALFORMED, detail)
         if status is WaitStatus.EXTRA:
-            raise _GameOver(seat, Reason.MALFORMED, "wrote more than one line for one turn")
+            detail = f"wrote more than one line for one turn: {_lines(line, process)}"
+            raise _GameOver(seat, Reason.MALFORMED, detail)
         # The other bot is at fault, while ``seat`` is on move and owes a reply.
         over = self._fault_outside_turn(self._seat_of(culprit), status)
         self._stop(over.culprit, graceful=False)
@@ -444,39 +512,59 @@ class Match:
             self._stop(seat, graceful=False)
 
 
-class _PlyMove(NamedTuple):
-    """All the referee's hot loop needs about one move, found with one dictionary look-up."""
-
-    bit: int
-    """The cell's bit in the bitboards."""
-    mark: int
-    """Index of the mark's bitboard (``Mark``)."""
-    char: int
-    """The mark's character on the protocol's board (``X``/``O``)."""
-    cell: int
-    """The cell's index, which is also its place on the protocol's board."""
-    token: bytes
-    """The canonical token, the ``<last>`` of the next turn."""
-    text: str
-    """The same token as text, as records keep it."""
-    windows: tuple[int, ...]
-    """The five-cell windows through the cell: the only ones this move can complete."""
+_STALL_NS = STALL_MS * 1_000_000
 
 
-_TOKEN_TEXT = tuple(tuple(Move(cell, mark).token for mark in Mark) for cell in range(CELLS))
-_TOKENS = tuple(tuple(token.encode() for token in pair) for pair in _TOKEN_TEXT)
-_PLY_MOVES = {  # every accepted spelling of a move (c4X, c4x)
-    spelling: _PlyMove(
-        bit=1 << move.cell,
-        mark=int(move.mark),
-        char=_MARK_CHAR[move.mark],
-        cell=move.cell,
-        token=_TOKENS[move.cell][move.mark],
-        text=_TOKEN_TEXT[move.cell][move.mark],
-        windows=WINDOWS_THROUGH[move.cell],
-    )
-    for spelling, move in MOVE_BY_TOKEN.items()
-}
+def _check_stall(process: BotProcess, deadline_ns: int, what: str) -> None:
+    """Raise ``_Stalled`` if the referee saw a deadline pass long after it did while a line had
+    arrived meanwhile: it cannot tell whether that line came in time. (With nothing arrived by
+    now, nothing had arrived by the deadline either: the bot was late, whatever the referee.)"""
+    late_ns = time.perf_counter_ns() - deadline_ns
+    if late_ns > _STALL_NS and _line_waiting(process):
+        raise _Stalled(late_ns, what)
+
+
+def _line_waiting(process: BotProcess) -> bool:
+    """Whether a complete line from the bot is buffered or waiting in its stdout pipe."""
+    if process.stdout_fd >= 0 and select.select([process.stdout_fd], [], [], 0)[0]:
+        with contextlib.suppress(OSError):
+            process.outbuf += os.read(process.stdout_fd, 65536)
+    return b"\n" in process.outbuf
+
+
+def _silence(process: BotProcess, turn: bool = False) -> str:
+    """What the bot had written by a deadline, when it was not a line: a partial line, or
+    nothing at all (said plainly, since a bot that does not flush its output looks like that)."""
+    if process.outbuf:
+        return f"got {quote(process.outbuf)} without a newline"
+    with contextlib.suppress(OSError):
+        if procfs.unread_bytes(process.stdin_fd):
+            return "it had not read its `turn` line" if turn else "it had not read `arena 1`"
+    hint = "slow, or not flushing it?" if turn else "flush after each line?"
+    return f"nothing arrived on stdout ({hint})"
+
+
+def _startup_problem(status: WaitStatus, line: bytes, process: BotProcess, allowance: int) -> str:
+    """Why a bot's start-up failed, from how the wait for its ``ready`` ended."""
+    if status is WaitStatus.LINE:
+        return f"expected `ready`, got {quote(line)}"
+    if status is WaitStatus.TIMEOUT:
+        return f"no `ready` within {allowance} ms: {_silence(process)}"
+    if status is WaitStatus.EXTRA:
+        return f"wrote more than one line at start-up: {_lines(line, process)}"
+    if status is WaitStatus.OVERLONG:
+        return f"start-up line too long: {quote(process.outbuf)}"
+    return f"exited during start-up ({_exit_detail(process)})"
+
+
+def _lines(line: bytes, process: BotProcess) -> str:
+    """A line and the one after it (still in the bot's buffer), quoted: what was too much."""
+    after = bytes(process.outbuf).split(b"\n", 1)[0]
+    return f"{quote(line)}, then {quote(after)}"
+
+
+def _written_before_turn(line: bytes) -> str:
+    return f"wrote a line when no reply was due: {quote(line)} (before reading its `turn`)"
 
 
 def _send_failure(process: BotProcess) -> tuple[Reason, str]:

@@ -15,7 +15,7 @@ import pytest
 from conftest import TEST_BOTS_DIR, process_states
 
 from arena.botspec import BotSpec
-from arena.limits import SandboxMode
+from arena.limits import SandboxMode, TimeControl
 from arena.referee import MatchSettings, play_match
 from arena.sandbox import bwrap_path
 
@@ -70,3 +70,20 @@ def test_freeze_idle_stops_the_bot_not_on_move(sandbox: SandboxMode, tmp_path: P
         stopped[freeze] = samples.count("T") / len(samples)
     assert stopped[False] == 0, stopped
     assert stopped[True] > 0.2, stopped
+
+
+def test_cpu_time_counts_the_whole_process_tree_at_fine_resolution(tmp_path: Path) -> None:
+    """An adapter whose engine (a child started on its first turn) spends about 20 ms of CPU per
+    move: each of its moves is charged that time. The instant bot's sub-millisecond moves show
+    as such, not rounded to 10 ms clock ticks (that is, to 0)."""
+    adapter = copy_bot(tmp_path, "adapter.py")
+    instant = copy_bot(tmp_path, "instant.py")
+    settings = MatchSettings(TimeControl(move_ms=2000), sandbox=SandboxMode.NONE, freeze_idle=True)
+    records = play_match(adapter, instant, 2, settings)
+    for record in records:
+        assert not record.reason.is_fault, record.to_json()
+        assert record.cpu_ms is not None
+        first = 0 if record.order == adapter.name else 1
+        adapter_cpu, instant_cpu = record.cpu_ms[first::2], record.cpu_ms[1 - first :: 2]
+        assert all(t >= 15 for t in adapter_cpu), adapter_cpu
+        assert all(t < 10 for t in instant_cpu) and any(t > 0 for t in instant_cpu), instant_cpu
