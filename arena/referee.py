@@ -288,7 +288,7 @@ class Match:
         A game during which the referee itself was not running at a deadline is replayed (at most
         ``MAX_REPLAYS`` times, then HarnessError): the record's detail says so.
         """
-        start = Position.from_opening(opening)
+        start = Position.from_opening(opening) if opening else _EMPTY_BOARD
         stalls: list[str] = []
         while True:
             try:
@@ -323,7 +323,8 @@ class Match:
             record.cpu_ms = []
         try:
             self._ensure_ready((order, chaos))
-            self._begin(order, chaos, first_mover=chaos if start.ply & 1 else order)
+            first_mover = chaos if start.ply & 1 else order
+            self._begin(order, chaos, first_mover)
             winner, reason = self._play_plies(order, chaos, record, start)
             record.winner, record.reason = winner, reason
         except _GameOver as over:
@@ -513,6 +514,7 @@ class Match:
 
 
 _STALL_NS = STALL_MS * 1_000_000
+_EMPTY_BOARD = Position()  # read, never changed, by _play_plies
 
 
 def _check_stall(process: BotProcess, deadline_ns: int, what: str) -> None:
