@@ -33,6 +33,7 @@ __all__ = [
 _PR_SET_PDEATHSIG = 1
 _CPUCLOCK_SCHED = 2  # MAKE_PROCESS_CPUCLOCK(pid, CPUCLOCK_SCHED) in the kernel's posix-timers.h
 _MAX_TREE = 4096  # a fork bomb's tree is not walked to the end on every move
+_PROC_READ = 65536  # more than a stat line or the children of 8,000 processes
 
 
 def _load_libc() -> ctypes.CDLL | None:
@@ -55,24 +56,45 @@ def die_with_parent(signum: int) -> None:
         _LIBC.prctl(_PR_SET_PDEATHSIG, signum, 0, 0, 0)
 
 
+def _read(path: str) -> bytes | None:
+    """A small /proc file's bytes, or None when it cannot be read.
+
+    Plain ``os.open``/``os.read``: a third of the cost of ``open()``'s buffered file object,
+    which matters to the referee, which reads the tree of a bot on every move with freeze_idle.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        return os.read(fd, _PROC_READ)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
 def stat_fields(pid: int | str = "self") -> list[bytes] | None:
     """The fields of ``/proc/<pid>/stat`` after the command name (index 0 is the state, field 3
     in proc(5)); None when it cannot be read."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            # The command name may hold spaces and parentheses: split after its last ")".
-            return f.read().rsplit(b")", 1)[1].split()
-    except (OSError, IndexError):
+    data = _read(f"/proc/{pid}/stat")
+    if data is None or b")" not in data:
         return None
+    # The command name may hold spaces and parentheses: split after its last ")".
+    return data.rsplit(b")", 1)[1].split()
+
+
+def _pids(data: bytes | None) -> list[int]:
+    try:
+        return [int(child) for child in data.split()] if data else []
+    except ValueError:
+        return []
 
 
 def children(pid: int) -> list[int] | None:
     """The children of ``pid``'s main thread, oldest first; None when they cannot be read."""
-    try:
-        with open(f"/proc/{pid}/task/{pid}/children") as f:
-            return [int(child) for child in f.read().split()]
-    except (OSError, ValueError):
-        return None
+    data = _read(f"/proc/{pid}/task/{pid}/children")
+    return None if data is None else _pids(data)
 
 
 def all_children(pid: int | str = "self") -> set[int]:
@@ -80,11 +102,7 @@ def all_children(pid: int | str = "self") -> set[int]:
     pids: set[int] = set()
     with contextlib.suppress(OSError):
         for task in os.listdir(f"/proc/{pid}/task"):
-            with (
-                contextlib.suppress(OSError, ValueError),
-                open(f"/proc/{pid}/task/{task}/children") as f,
-            ):
-                pids.update(int(child) for child in f.read().split())
+            pids.update(_pids(_read(f"/proc/{pid}/task/{task}/children")))
     return pids
 
 

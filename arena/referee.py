@@ -384,6 +384,9 @@ class Match:
         moves = record.moves
         elapsed_ns: list[int] = []
         cpu: list[float] = []  # record.cpu_ms when freeze_idle
+        # Each bot's tree CPU clock as last read: its CPU time up to the start of its next move,
+        # since it is frozen in between (one reading per move instead of two).
+        cpu_marks: list[int | None] = [None, None]
         freeze = self.settings.freeze_idle
         wait_line = self.channels.wait_line
         poll = self.channels.poll
@@ -398,7 +401,8 @@ class Match:
                 assert process is not None  # a bot stopped during a game has ended it
                 if freeze:
                     self._continue(seat)
-                    cpu_before = procfs.tree_cpu_ns(process.pid)
+                    if cpu_marks[ply & 1] is None:  # its first move in this game
+                        cpu_marks[ply & 1] = procfs.tree_cpu_ns(process.pid)
                 message = b"turn " + board + b" " + last + suffix
                 in_fd, out_fd = process.stdin_fd, process.stdout_fd
                 started = perf_ns()
@@ -451,8 +455,10 @@ class Match:
                 moves.append(move.text)
                 elapsed_ns.append(elapsed)
                 if freeze:
-                    cpu_ns = procfs.tree_cpu_ns(process.pid) - cpu_before
+                    cpu_now = procfs.tree_cpu_ns(process.pid)
+                    cpu_ns = cpu_now - (cpu_marks[ply & 1] or cpu_now)
                     cpu.append(round(max(cpu_ns, 0) / 1e6, 3))
+                    cpu_marks[ply & 1] = cpu_now
                     self._freeze(seat)
                 for window in move.windows:
                     if mine & window == window:
