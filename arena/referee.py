@@ -52,7 +52,14 @@ from arena.records import GameRecord
 from arena.rules import CELLS, Reason, Role
 from arena.sandbox import plan_launch, resolve_mode
 
-__all__ = ["MatchSettings", "Match", "play_match", "alternating_order_seats", "STALL_MS"]
+__all__ = [
+    "MatchSettings",
+    "Match",
+    "play_match",
+    "alternating_order_seats",
+    "STALL_MS",
+    "MAX_REPLAYS",
+]
 
 STALL_MS = 50
 """How late past a deadline the referee may see a reply before it counts as not having been
