@@ -24,10 +24,14 @@ from pathlib import Path
 
 import pytest
 from conftest import BUNDLED_BOTS_DIR, TEST_BOTS_DIR
+from hypothesis import HealthCheck, example, given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 
 from arena.botspec import BotSpec
 from arena.limits import Limits, SandboxMode, TimeControl
 from arena.process import KILL_GRACE_S, QUIT_GRACE_S
+from arena.protocol import parse_reply
 from arena.records import GameRecord, Reason
 from arena.referee import Match, MatchSettings, play_match
 from arena.rules import Role
@@ -748,3 +752,44 @@ def test_what_a_bot_wrote_is_escaped_in_the_detail(crash: bool, tmp_path: Path) 
         assert record.detail.endswith(r"last on stderr: \x1b[2J\x1b]0;pwned\x07"), record.detail
     else:
         assert record.detail == r'not ASCII text: "\x1b[31mred\x9b"', record.detail
+
+
+# --- any bytes on stdout: a move or a fault, said in printable text -----------------------------
+ECHO_BYTES = '''"""Test bot: on its first turn, writes the bytes given in hex, then sleeps."""
+import os
+import sys
+import time
+
+for line in iter(sys.stdin.buffer.readline, b""):
+    if line.startswith(b"arena"):
+        os.write(1, b"ready echo\\n")
+    elif line.startswith(b"turn"):
+        os.write(1, bytes.fromhex(sys.argv[1]))
+        time.sleep(5)
+'''
+
+
+@hypothesis_settings(
+    max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(data=st.binary(min_size=1, max_size=300))
+@example(data=b"c4x \r\n")
+@example(data=b"\x1b[2J\r\n")
+@example(data=b"a1X\nb1X\n")
+@example(data=b"a1")
+def test_any_bytes_a_bot_writes_are_a_move_or_a_fault_said_in_printable_text(
+    data: bytes, tmp_path: Path
+) -> None:
+    """The bot writes ``data`` on its first turn, then sleeps: it loses, on that turn or (when the
+    bytes were a move) on the next, and the detail is printable whatever it wrote."""
+    source = write_bot(tmp_path, "echo.py", ECHO_BYTES)
+    bot = BotSpec.from_command([*source.argv, data.hex()], "echo")
+    opponent = write_bot(tmp_path, "last_empty.py", LAST_EMPTY)
+    (record,) = play_match(bot, opponent, 1, settings(SandboxMode.NONE, move_ms=300))
+    assert record.loser_name == "echo" and record.reason.is_fault, record.to_json()
+    assert record.detail and record.detail.isprintable(), record.detail
+    reply = parse_reply(data.split(b"\n", 1)[0]) if data.count(b"\n") == 1 else None
+    if reply is not None and reply.move is not None and data.endswith(b"\n"):
+        assert record.moves[0] == reply.move.token and record.reason is Reason.TIMEOUT
+    else:
+        assert record.moves == [], record.to_json()
