@@ -32,7 +32,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
-from arena import procfs
+from arena import faults, procfs
 from arena.botspec import BotSpec
 from arena.errors import HarnessError
 from arena.limits import Limits, SandboxMode, TimeControl
@@ -41,7 +41,6 @@ from arena.process import BotProcess, Channels, WaitStatus
 from arena.protocol import (
     VERSION_LINE,
     end_line,
-    escape,
     game_line,
     parse_ready,
     parse_reply,
@@ -197,7 +196,7 @@ class Match:
         self.channels.add(process)
         process.expecting = True
         if not process.send(VERSION_LINE):
-            return f"exited before reading `arena 1` ({_exit_detail(process)})"
+            return f"exited before reading `arena 1` ({faults.exit_detail(process)})"
         return None
 
     def _ensure_ready(self, seats: Iterable[_Seat]) -> None:
@@ -207,33 +206,33 @@ class Match:
         raised, so that no half-started process is carried into the next game.
         """
         pending = [seat for seat in seats if not seat.ready]
-        faults: list[_GameOver] = []
+        failures: list[_GameOver] = []
         for seat in pending:
             if seat.process is not None:
                 continue
             if seat.failed_startups >= self.settings.startup_attempts:
                 count = seat.failed_startups
-                faults.append(
+                failures.append(
                     _GameOver(seat, Reason.STARTUP, f"not restarted after {count} failed start-ups")
                 )
                 continue
             problem = self._start(seat)
             if problem is not None:
-                faults.append(self._startup_failed(seat, problem))
+                failures.append(self._startup_failed(seat, problem))
         deadline = time.perf_counter_ns() + self.settings.time_control.startup_ms * 1_000_000
         for seat in pending:
             if seat.process is not None and not seat.ready:
-                self._await_ready(seat, deadline, faults)
-        if faults:
-            raise faults[0]
+                self._await_ready(seat, deadline, failures)
+        if failures:
+            raise failures[0]
 
     def _startup_failed(self, seat: _Seat, detail: str) -> _GameOver:
         seat.failed_startups += 1
         self._stop(seat, graceful=False)
         return _GameOver(seat, Reason.STARTUP, detail)
 
-    def _await_ready(self, seat: _Seat, deadline: int, faults: list[_GameOver]) -> None:
-        """Wait for one seat's `ready`; faults of either seat meanwhile go to ``faults``."""
+    def _await_ready(self, seat: _Seat, deadline: int, failures: list[_GameOver]) -> None:
+        """Wait for one seat's `ready`; faults of either seat meanwhile go to ``failures``."""
         process = seat.process
         assert process is not None
         allowance = self.settings.time_control.startup_ms
@@ -243,10 +242,10 @@ class Match:
                 break
             other = self._seat_of(culprit)
             if other.ready:  # a started bot wrote (or died) while another one was starting
-                faults.append(self._fault_outside_turn(other))
+                failures.append(self._fault_outside_turn(other))
                 self._stop(other, graceful=False)
             else:
-                faults.append(self._startup_failed(other, "exited during start-up"))
+                failures.append(self._startup_failed(other, "exited during start-up"))
         if status is WaitStatus.LINE and (name := parse_ready(line)) is not None:
             process.display_name = name
             process.expecting = False
@@ -255,8 +254,8 @@ class Match:
             return
         if status is WaitStatus.TIMEOUT:
             _check_stall(process, deadline, "the start-up allowance")
-        problem = _startup_problem(status, line, process, allowance)
-        faults.append(self._startup_failed(seat, problem))
+        problem = faults.startup_problem(status, line, process, allowance)
+        failures.append(self._startup_failed(seat, problem))
 
     def _fault_outside_turn(
         self, seat: _Seat, status: WaitStatus = WaitStatus.UNSOLICITED
@@ -264,10 +263,7 @@ class Match:
         """The fault of a bot that wrote, or closed its stdout, when no reply was due."""
         if status is WaitStatus.OTHER_EOF:
             return _GameOver(seat, Reason.CRASH, "exited (closed its stdout) while not on move")
-        written = seat.process.outbuf if seat.process is not None else b""
-        line = bytes(written).split(b"\n", 1)[0]
-        detail = f"wrote a line when no reply was due: {quote(line)}"
-        return _GameOver(seat, Reason.MALFORMED, detail)
+        return _GameOver(seat, Reason.MALFORMED, faults.unsolicited(seat.process))
 
     def _seat_of(self, process: BotProcess | None) -> _Seat:
         return self.seats[0] if self.seats[0].process is process else self.seats[1]
@@ -340,7 +336,7 @@ class Match:
             record.detail = over.detail
             self._stop(over.culprit, graceful=False)
             if over.reason in (Reason.CRASH, Reason.STARTUP):
-                last_words = _last_line(over.culprit.stderr_left)
+                last_words = faults.last_stderr_line(over.culprit.stderr_left)
                 if last_words:  # e.g. the exception, or why bwrap could not start it
                     record.detail += f"; last on stderr: {last_words}"
         self._finish(order, chaos, record)
@@ -418,7 +414,7 @@ class Match:
                 except OSError:
                     written = -1
                 if written != len(message):
-                    raise _GameOver(seat, *_send_failure(process))
+                    raise _GameOver(seat, *faults.send_failure(process))
                 line = None
                 events = poll(move_ms)
                 if len(events) == 1 and events[0][0] == out_fd and not process.outbuf:
@@ -433,7 +429,7 @@ class Match:
                         self._wait_fault(seat, status, line, culprit, started + budget_ns)
                 ioctl(in_fd, fionread, unread)
                 if unread[0]:  # its `turn` was still unread when this line came: not an answer
-                    raise _GameOver(seat, Reason.MALFORMED, _written_before_turn(line))
+                    raise _GameOver(seat, Reason.MALFORMED, faults.written_before_turn(line))
                 elapsed = perf_ns() - started
                 if elapsed > budget_ns:
                     if elapsed - budget_ns > _STALL_NS:
@@ -489,22 +485,21 @@ class Match:
         process = seat.process
         assert process is not None
         if status is WaitStatus.TIMEOUT:
-            crashed = _silent_crash(process)
+            crashed = faults.silent_crash(process)
             if crashed is not None:
                 raise _GameOver(seat, Reason.CRASH, crashed)
             _check_stall(process, deadline_ns, "a move's deadline")
             move_ms = self.settings.time_control.move_ms
-            raise _GameOver(
-                seat, Reason.TIMEOUT, f"no move within {move_ms} ms: {_silence(process, turn=True)}"
-            )
+            silence = faults.silence(process, turn=True)
+            raise _GameOver(seat, Reason.TIMEOUT, f"no move within {move_ms} ms: {silence}")
         if status is WaitStatus.EOF:
-            raise _GameOver(seat, Reason.CRASH, _exit_detail(process))
+            raise _GameOver(seat, Reason.CRASH, faults.exit_detail(process))
         if status is WaitStatus.OVERLONG:
             limit = self.settings.limits.line_bytes
             detail = f"line longer than {limit} bytes: {quote(process.outbuf)}"
             raise _GameOver(seat, Reason.MALFORMED, detail)
         if status is WaitStatus.EXTRA:
-            detail = f"wrote more than one line for one turn: {_lines(line, process)}"
+            detail = f"wrote more than one line for one turn: {faults.two_lines(line, process)}"
             raise _GameOver(seat, Reason.MALFORMED, detail)
         # The other bot is at fault, while ``seat`` is on move and owes a reply.
         over = self._fault_outside_turn(self._seat_of(culprit), status)
@@ -545,89 +540,6 @@ def _line_waiting(process: BotProcess) -> bool:
         with contextlib.suppress(OSError):
             process.outbuf += os.read(process.stdout_fd, 65536)
     return b"\n" in process.outbuf
-
-
-def _silence(process: BotProcess, turn: bool = False) -> str:
-    """What the bot had written by a deadline, when it was not a line: a partial line, or
-    nothing at all (said plainly, since a bot that does not flush its output looks like that)."""
-    if process.outbuf:
-        return f"got {quote(process.outbuf)} without a newline"
-    with contextlib.suppress(OSError):
-        if procfs.unread_bytes(process.stdin_fd):
-            return "it had not read its `turn` line" if turn else "it had not read `arena 1`"
-    hint = "slow, or not flushing it?" if turn else "flush after each line?"
-    return f"nothing arrived on stdout ({hint})"
-
-
-def _startup_problem(status: WaitStatus, line: bytes, process: BotProcess, allowance: int) -> str:
-    """Why a bot's start-up failed, from how the wait for its ``ready`` ended."""
-    if status is WaitStatus.LINE:
-        return f"expected `ready`, got {quote(line)}"
-    if status is WaitStatus.TIMEOUT:
-        return f"no `ready` within {allowance} ms: {_silence(process)}"
-    if status is WaitStatus.EXTRA:
-        return f"wrote more than one line at start-up: {_lines(line, process)}"
-    if status is WaitStatus.OVERLONG:
-        return f"start-up line too long: {quote(process.outbuf)}"
-    return f"exited during start-up ({_exit_detail(process)})"
-
-
-def _lines(line: bytes, process: BotProcess) -> str:
-    """A line and the one after it (still in the bot's buffer), quoted: what was too much."""
-    after = bytes(process.outbuf).split(b"\n", 1)[0]
-    return f"{quote(line)}, then {quote(after)}"
-
-
-def _written_before_turn(line: bytes) -> str:
-    return f"wrote a line when no reply was due: {quote(line)} (before reading its `turn`)"
-
-
-def _send_failure(process: BotProcess) -> tuple[Reason, str]:
-    if process.running:
-        return Reason.TIMEOUT, "does not read its input (its input pipe is full)"
-    return Reason.CRASH, _exit_detail(process)
-
-
-def _exit_detail(process: BotProcess | None) -> str:
-    code = None
-    if process is not None and process.proc is not None:
-        try:
-            code = process.proc.wait(timeout=0.2)
-        except Exception:  # still running: it closed its stdout without exiting
-            return "closed its stdout"
-    if code is None:
-        return "exited"
-    if code < 0:
-        try:
-            return f"killed by {signal.Signals(-code).name}"
-        except ValueError:
-            return f"killed by signal {-code}"
-    return f"exited with code {code}"
-
-
-def _silent_crash(process: BotProcess | None) -> str | None:
-    """Why a bot that let its move time run out had in fact crashed (None: it had not).
-
-    End of file cannot show a crash while another process holds the bot's stdout open: a child it
-    forked before exiting, or bubblewrap, which keeps the pipe for as long as the bot runs.
-    """
-    if process is None or process.proc is None:
-        return None
-    if process.proc.poll() is not None:
-        return _exit_detail(process) + " (a child kept its stdout open)"
-    # The process that runs the bot's command: bwrap runs it as the child of its own init.
-    pid = procfs.first_descendant(process.pid, 2 if process.plan.sandboxed else 0)
-    if pid is not None and procfs.holds_pipe(pid, 1, process.stdout_fd) is False:
-        return "closed its stdout"
-    return None
-
-
-def _last_line(text: str, limit: int = 200) -> str:
-    """The last non-blank line of ``text``, escaped and cut to ``limit`` characters."""
-    for line in reversed(text.splitlines()):
-        if line.strip():
-            return escape(line.strip(), limit)
-    return ""
 
 
 def _tail(seat: _Seat) -> str:
