@@ -12,7 +12,7 @@ from arena.botspec import BotSpec
 from arena.errors import ArenaError
 from arena.limits import AffinityMode, Limits, SandboxMode, TimeControl
 from arena.records import GameRecord
-from arena.referee import Match, MatchSettings, alternating_roles
+from arena.referee import Match, MatchSettings, alternating_order_seats
 from arena.rules import Role
 from arena.sandbox import resolve_mode
 
@@ -64,7 +64,7 @@ def run_match(
     interrupted = False
     try:
         with Match(spec_a, spec_b, settings, seed, expected_games=games) as match:
-            for order_seat in alternating_roles(games):
+            for order_seat in alternating_order_seats(games):
                 game = match.play(order_seat)
                 if sink is not None:
                     sink.write(json.dumps(game.to_json(), separators=(",", ":")) + "\n")
