@@ -450,12 +450,13 @@ class Store:
     def set_aside_count(self, name: str) -> int:
         """How many stored games involve a version of bot ``name`` that is not active."""
         with self._reading("cannot count games") as conn:
-            return conn.execute(
+            count: int = conn.execute(
                 "SELECT COUNT(*) FROM games WHERE"
                 f" (order_name = :name AND NOT {_active('order')})"
                 f" OR (chaos_name = :name AND NOT {_active('chaos')})",
                 {"name": name},
             ).fetchone()[0]
+            return count
 
     # --- games ---------------------------------------------------------------------------------
     def add_game(self, record: GameRecord, slot: int) -> bool:
@@ -578,7 +579,8 @@ class Store:
         """The number of stored games (between active versions unless asked)."""
         where = "" if include_inactive else f" WHERE {_BOTH_ACTIVE}"
         with self._reading("cannot count games") as conn:
-            return conn.execute(f"SELECT COUNT(*) FROM games{where}").fetchone()[0]
+            total: int = conn.execute(f"SELECT COUNT(*) FROM games{where}").fetchone()[0]
+            return total
 
     # --- harness errors --------------------------------------------------------------------------
     def add_harness_error(self, description: str, error: str) -> None:

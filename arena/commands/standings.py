@@ -8,7 +8,10 @@ from typing import TYPE_CHECKING, Any
 from arena.records import GameRecord
 
 if TYPE_CHECKING:
+    from rich.console import Console, JustifyMethod
     from rich.table import Table
+
+    from arena.store import Store
 
 __all__ = ["standings_json", "print_standings"]
 
@@ -29,7 +32,7 @@ def _elo(value: float | None, ci: float | None) -> str:
     return "-" if value is None else f"{value:.0f} ± {_num(ci)}"
 
 
-def print_standings(console, store) -> None:  # noqa: ANN001 - rich Console and arena Store
+def print_standings(console: Console, store: Store) -> None:
     """Rank, bot, games, wins by role, Elo (ML fit, 95%) overall and per role, cross-table."""
     from rich.table import Table
 
@@ -39,11 +42,12 @@ def print_standings(console, store) -> None:  # noqa: ANN001 - rich Console and 
         return
     data = standings_json(records)
     table = Table(title="Standings", title_justify="left")
-    for column, justify in (
+    columns: tuple[tuple[str, JustifyMethod], ...] = (
         ("#", "right"), ("bot", "left"), ("games", "right"), ("wins", "right"),
         ("as Order", "right"), ("as Chaos", "right"), ("Elo (95%)", "right"),
         ("Elo as Order", "right"), ("Elo as Chaos", "right"), ("seq. Elo", "right"),
-    ):  # fmt: skip
+    )  # fmt: skip
+    for column, justify in columns:
         table.add_column(column, justify=justify)
     for rank, bot in enumerate(data["bots"], 1):
         table.add_row(
@@ -108,7 +112,7 @@ MAX_LOS_BOTS = 16
 
 
 def _bot_matrix(
-    title: str, names: list[str], cell: Callable[[str, str], str], justify: str
+    title: str, names: list[str], cell: Callable[[str, str], str], justify: JustifyMethod
 ) -> Table:
     """A bot-by-bot table: ``cell(row, col)`` for each pair, blank on the diagonal."""
     from rich.table import Table

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import yaml  # type: ignore[import-untyped]
+import yaml
 
 from arena.config.context import Context, describe, join
 

@@ -233,7 +233,7 @@ class LocalPoolExecutor:
         through the sink it makes, and the events say so; otherwise the caller records them.
         ``stall_seconds``: silence after which a busy worker is killed (default: the slowest
         possible game, :func:`slowest_game_seconds`)."""
-        import multiprocess  # type: ignore[import-untyped]
+        import multiprocess
 
         self._ctx = multiprocess.get_context("fork")
         self.settings = settings

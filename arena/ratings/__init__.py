@@ -18,7 +18,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol
 
 if TYPE_CHECKING:
     from arena.ratings.elo import EloRatings
@@ -269,7 +269,7 @@ def compute_all(
     offset: float = 1500.0,
     prior_sd: float = 400.0,
     prior_sd_role: float = 1000.0,
-    elo_backend: str = "auto",
+    elo_backend: Literal["auto", "package", "builtin"] = "auto",
 ) -> Standings:
     """Tallies, sequential Elo and the maximum-likelihood fit of ``games`` (in play order).
 

@@ -30,7 +30,7 @@ Rater = Callable[[float, float], tuple[float, float]]
 
 def expected_score(rating: float, other: float) -> float:
     """Expected score (win probability) of a player rated ``rating`` against ``other``."""
-    return 1.0 / (1.0 + 10.0 ** ((other - rating) / (2.0 * _BETA)))
+    return float(1.0 / (1.0 + 10.0 ** ((other - rating) / (2.0 * _BETA))))
 
 
 def package_available() -> bool:

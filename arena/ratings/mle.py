@@ -107,7 +107,8 @@ class _Logistic:
         self._outer = (coefs[:, :, None] * coefs[:, None, :]).reshape(len(cols), k * k)
 
     def _x(self, u: np.ndarray) -> np.ndarray:
-        return (self.coefs * u[self.cols]).sum(axis=1)
+        x: np.ndarray = (self.coefs * u[self.cols]).sum(axis=1)
+        return x
 
     def fun_grad(self, u: np.ndarray) -> tuple[float, np.ndarray]:
         """Objective and gradient: ``sum n*log(1+e^x) - w*x + u'Pu/2``."""
@@ -228,12 +229,12 @@ class MLEFit:
     def expected(self, order_bot: str, chaos_bot: str) -> float:
         """Overall model: probability that ``order_bot`` as Order beats ``chaos_bot`` as Chaos."""
         d = self.rating[order_bot] - self.rating[chaos_bot] + self.role_advantage
-        return 1.0 / (1.0 + 10.0 ** (-d / 400.0))
+        return float(1.0 / (1.0 + 10.0 ** (-d / 400.0)))
 
     def expected_by_role(self, order_bot: str, chaos_bot: str) -> float:
         """Per-role model: probability that ``order_bot`` as Order beats ``chaos_bot``."""
         d = self.order_rating[order_bot] - self.chaos_rating[chaos_bot]
-        return 1.0 / (1.0 + 10.0 ** (-d / 400.0))
+        return float(1.0 / (1.0 + 10.0 ** (-d / 400.0)))
 
 
 def fit_mle(
