@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import sqlite3
 import threading
 import time
@@ -51,9 +50,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from arena import gamerows
 from arena.errors import StoreError
-from arena.records import GameRecord, Reason
-from arena.rules import Role
+from arena.gamerows import dumps, safe_text
+from arena.records import GameRecord
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -94,28 +94,7 @@ _SCHEMA = (
         PRIMARY KEY (name, version)
     )
     """,
-    """
-    CREATE TABLE IF NOT EXISTS games (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        order_name TEXT NOT NULL,
-        chaos_name TEXT NOT NULL,
-        order_version TEXT NOT NULL,
-        chaos_version TEXT NOT NULL,
-        slot INTEGER NOT NULL CHECK (slot >= 0),
-        winner TEXT NOT NULL CHECK (winner IN ('order', 'chaos')),
-        reason TEXT NOT NULL,
-        detail TEXT NOT NULL,
-        moves TEXT NOT NULL,
-        ms TEXT NOT NULL,
-        cpu_ms TEXT,
-        stderr_order TEXT NOT NULL,
-        stderr_chaos TEXT NOT NULL,
-        seed INTEGER NOT NULL,
-        started_at REAL NOT NULL,
-        finished_at REAL NOT NULL,
-        UNIQUE (order_name, order_version, chaos_name, chaos_version, slot)
-    )
-    """,
+    gamerows.create_table(),
     "CREATE INDEX IF NOT EXISTS games_by_chaos ON games (chaos_name, chaos_version)",
     """
     CREATE TABLE IF NOT EXISTS harness_errors (
@@ -138,13 +117,12 @@ def _active(role: str) -> str:
 
 _BOTH_ACTIVE = f"({_active('order')} AND {_active('chaos')})"
 
-_GAME_COLUMNS = (
-    "order_name, chaos_name, order_version, chaos_version, slot, winner, reason, detail, moves,"
-    " ms, cpu_ms, stderr_order, stderr_chaos, seed, started_at, finished_at"
-)
-_GAME_COLUMN_COUNT = len(_GAME_COLUMNS.split(","))
+_INSERT = gamerows.insert_statement()
 
-_INT64 = range(-(2**63), 2**63)
+
+def _game_columns(conn: sqlite3.Connection) -> set[str]:
+    """The columns the file's games table has (fewer than today's in an older schema)."""
+    return {row[1] for row in conn.execute("PRAGMA table_info(games)")}
 
 
 @dataclass(frozen=True)
@@ -207,39 +185,6 @@ def _problem(exc: sqlite3.Error) -> str:
     return f"{what} ({text})"
 
 
-def _safe_text(text: str) -> str:
-    """``text`` as storable UTF-8: lone surrogates (undecodable bot output) become escapes."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return text.encode("utf-8", "backslashreplace").decode("utf-8")
-    return text
-
-
-def _dumps(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"))
-
-
-_PLAIN_TOKENS = re.compile(r'[A-Za-z0-9]+(?:","[A-Za-z0-9]+)*')
-_PLAIN_NUMBERS = re.compile(r"[0-9eE.+\-]+(?:,[0-9eE.+\-]+)*")
-
-
-def _dumps_tokens(tokens: Sequence[str]) -> str:
-    """JSON for a list of move tokens; the same text as ``_dumps``, written directly (hot path)."""
-    if not tokens:
-        return "[]"
-    text = '","'.join(tokens) if all(type(t) is str for t in tokens) else ""
-    return f'["{text}"]' if _PLAIN_TOKENS.fullmatch(text) else _dumps(list(tokens))
-
-
-def _dumps_floats(values: Sequence[float]) -> str:
-    """JSON for a list of finite numbers, as ``_dumps`` writes it (hot path)."""
-    if not values:
-        return "[]"
-    text = ",".join(map(repr, values))
-    return f"[{text}]" if _PLAIN_NUMBERS.fullmatch(text) else _dumps(list(values))
-
-
 class Store:
     """The SQLite store of one tournament. See the module docstring.
 
@@ -268,6 +213,7 @@ class Store:
         self._lock = threading.RLock()
         self._pid = os.getpid()
         self._conn: sqlite3.Connection | None = None
+        self._select = gamerows.select_list()
         conn = self._connect(busy_timeout)
         try:
             with self._translate("cannot open the store"):
@@ -329,19 +275,23 @@ class Store:
         }
         if version == 0 and tables - {"sqlite_sequence"}:
             raise self._fail("not an arena store (an SQLite database with other tables)")
-        if version == SCHEMA_VERSION and not tables >= _TABLES:
+        if version > 0 and not tables >= _TABLES:
             missing = ", ".join(sorted(_TABLES - tables))
             raise self._fail(f"not an arena store (no table {missing})")
         if self.readonly:
             if version == 0:
                 raise self._fail("not an arena store (an empty database)")
+            # An older file cannot be migrated here: its missing columns read as their defaults.
+            self._select = gamerows.select_list(_game_columns(conn))
             return
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")
         with self._transaction(conn):
             if conn.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
-                for statement in _SCHEMA:
+                for statement in _SCHEMA:  # a new file: every table; an older one: none
                     conn.execute(statement)
+                for column in gamerows.missing_columns(_game_columns(conn)):
+                    conn.execute(f"ALTER TABLE games ADD COLUMN {column.name} {column.decl}")
                 conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             else:
                 # A no-op write: a read-only file fails here, at open, not at the first game.
@@ -426,7 +376,7 @@ class Store:
                     " VALUES (?, ?, ?, ?, 1, ?)"
                     " ON CONFLICT (name, version) DO UPDATE"
                     " SET command = excluded.command, active = 1, last_run = excluded.last_run",
-                    (bot.name, bot.version, _dumps(command), now, run),
+                    (bot.name, bot.version, dumps(command), now, run),
                 )
                 old = last.get(bot.name)
                 if old is not None and old != bot.version:
@@ -450,12 +400,13 @@ class Store:
     def set_aside_count(self, name: str) -> int:
         """How many stored games involve a version of bot ``name`` that is not active."""
         with self._reading("cannot count games") as conn:
-            return conn.execute(
+            (count,) = conn.execute(
                 "SELECT COUNT(*) FROM games WHERE"
                 f" (order_name = :name AND NOT {_active('order')})"
                 f" OR (chaos_name = :name AND NOT {_active('chaos')})",
                 {"name": name},
-            ).fetchone()[0]
+            ).fetchone()
+        return int(count)
 
     # --- games ---------------------------------------------------------------------------------
     def add_game(self, record: GameRecord, slot: int) -> bool:
@@ -472,12 +423,8 @@ class Store:
         For a parallel tournament of fast bots: one commit for the games that arrived together
         costs the same as one commit per game. Returns, per game, whether it was new.
         """
-        rows = [self._game_row(record, slot) for record, slot in games]
-        insert = (
-            f"INSERT INTO games ({_GAME_COLUMNS}) VALUES ({', '.join('?' * _GAME_COLUMN_COUNT)})"
-            " ON CONFLICT (order_name, order_version, chaos_name, chaos_version, slot)"
-            " DO NOTHING"
-        )
+        rows = [gamerows.row_from_record(record, slot) for record, slot in games]
+        insert = _INSERT
         if not rows:
             return []
         with self._writing("cannot record a game") as conn:
@@ -493,31 +440,6 @@ class Store:
             conn.execute("RELEASE batch")
             return [conn.execute(insert, row).rowcount == 1 for row in rows]
 
-    @staticmethod
-    def _game_row(record: GameRecord, slot: int) -> tuple[object, ...]:
-        if isinstance(slot, bool) or not isinstance(slot, int) or slot < 0:
-            raise ValueError(f"a game slot is an int >= 0, not {slot!r}")
-        if record.seed not in _INT64:
-            raise ValueError(f"seed out of the 64-bit range: {record.seed}")
-        return (
-            record.order,
-            record.chaos,
-            record.order_version,
-            record.chaos_version,
-            slot,
-            Role(record.winner).value,
-            Reason(record.reason).value,
-            _safe_text(record.detail),
-            _dumps_tokens(record.moves),
-            _dumps_floats(record.ms),
-            None if record.cpu_ms is None else _dumps_floats(record.cpu_ms),
-            _safe_text(record.stderr_order),
-            _safe_text(record.stderr_chaos),
-            record.seed,
-            record.started_at,
-            record.finished_at,
-        )
-
     def games(self, include_inactive: bool = False) -> Iterator[GameRecord]:
         """The stored games in play order; only those between active versions unless asked.
 
@@ -529,8 +451,7 @@ class Store:
         while True:
             with self._reading("cannot read the games") as conn:
                 rows = conn.execute(
-                    f"SELECT id, {_GAME_COLUMNS} FROM games WHERE id > ?{where}"
-                    " ORDER BY id LIMIT ?",
+                    f"SELECT id, {self._select} FROM games WHERE id > ?{where} ORDER BY id LIMIT ?",
                     (last_id, _BATCH),
                 ).fetchall()
             for row in rows:
@@ -539,30 +460,11 @@ class Store:
                 return
             last_id = rows[-1][0]
 
-    def _record(self, row: tuple[Any, ...]) -> GameRecord:
-        game_id, order, chaos, order_version, chaos_version, _slot, winner, reason = row[:8]
-        detail, moves, ms, cpu_ms, stderr_order, stderr_chaos = row[8:14]
-        seed, started_at, finished_at = row[14:]
+    def _record(self, row: Sequence[Any]) -> GameRecord:
         try:
-            return GameRecord(
-                order=order,
-                chaos=chaos,
-                winner=Role(winner),
-                reason=Reason(reason),
-                moves=list(json.loads(moves)),
-                ms=[float(x) for x in json.loads(ms)],
-                detail=detail,
-                cpu_ms=None if cpu_ms is None else [float(x) for x in json.loads(cpu_ms)],
-                stderr_order=stderr_order,
-                stderr_chaos=stderr_chaos,
-                seed=seed,
-                started_at=started_at,
-                finished_at=finished_at,
-                order_version=order_version,
-                chaos_version=chaos_version,
-            )
+            return gamerows.record_from_row(row[1:])
         except (ValueError, TypeError) as exc:
-            raise self._fail(f"game {game_id} cannot be read: {exc}") from None
+            raise self._fail(f"game {row[0]} cannot be read: {exc}") from None
 
     def completed_slots(self) -> set[tuple[str, str, int]]:
         """(order, chaos, slot) of every stored game between active versions."""
@@ -578,7 +480,8 @@ class Store:
         """The number of stored games (between active versions unless asked)."""
         where = "" if include_inactive else f" WHERE {_BOTH_ACTIVE}"
         with self._reading("cannot count games") as conn:
-            return conn.execute(f"SELECT COUNT(*) FROM games{where}").fetchone()[0]
+            (count,) = conn.execute(f"SELECT COUNT(*) FROM games{where}").fetchone()
+        return int(count)
 
     # --- harness errors --------------------------------------------------------------------------
     def add_harness_error(self, description: str, error: str) -> None:
@@ -586,7 +489,7 @@ class Store:
         with self._writing("cannot record a harness error") as conn:
             conn.execute(
                 "INSERT INTO harness_errors (time, description, error) VALUES (?, ?, ?)",
-                (time.time(), _safe_text(description), _safe_text(error)),
+                (time.time(), safe_text(description), safe_text(error)),
             )
 
     def harness_errors(self) -> list[HarnessErrorRow]:
@@ -606,7 +509,7 @@ class Store:
             conn.execute(
                 "INSERT INTO meta (key, value) VALUES (?, ?)"
                 " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                (key, _safe_text(value)),
+                (key, safe_text(value)),
             )
 
     def get_meta(self, key: str) -> str | None:

@@ -11,6 +11,7 @@ import stat
 import subprocess
 import sys
 import time
+from dataclasses import fields
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.errors import StoreError
+from arena.gamerows import COLUMNS
 from arena.records import GameRecord, Reason
 from arena.rules import Role
 from arena.store import SCHEMA_VERSION, BotVersion, HarnessErrorRow, Store, VersionChange
@@ -93,6 +95,18 @@ def test_game_round_trip(tmp_path: Path) -> None:
         assert list(store.games()) == [record, plain]
         assert [g.to_json() for g in store.games()] == [record.to_json(), plain.to_json()]
         assert store.count_games() == 2
+
+
+def test_every_record_field_has_its_column(tmp_path: Path) -> None:
+    """The column list is the one place a field is stored: the table has exactly those columns."""
+    path = tmp_path / "t.sqlite"
+    Store.open(path).close()
+    conn = sqlite3.connect(path)
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(games)")}
+    conn.close()
+    assert columns == {"id"} | {column.name for column in COLUMNS}
+    stored = {column.field for column in COLUMNS if column.field}
+    assert stored == {f.name for f in fields(GameRecord)}
 
 
 texts = st.text(max_size=40)
@@ -430,7 +444,8 @@ def test_read_only_directory(tmp_path: Path) -> None:
 def test_full_disk(store: Store) -> None:
     for slot in range(5):
         assert store.add_game(make_record(), slot)
-    # Simulate a full disk: forbid the file to grow beyond its current size.
+    # Simulate a full disk: forbid the file to grow beyond its current size. The page limit is a
+    # setting of one connection, so it must be the store's own (no public path sets it).
     conn = store._conn
     assert conn is not None
     pages = conn.execute("PRAGMA page_count").fetchone()[0]

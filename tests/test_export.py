@@ -1,0 +1,249 @@
+"""Tests of arena.export: every format read back, on real SQLite stores and real games.
+
+The PGN is read back by two independent readers: a tokenizer that follows the PGN standard
+(tag pairs, ``{...}`` and ``;`` comments, move numbers, the result token) and a line-based
+reader that takes ``[Tag "value"]`` lines as Ordo's does. Both must see exactly the stored games.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from arena.botspec import BotSpec
+from arena.errors import ArenaError
+from arena.export import CSV_FIELDS, FORMATS, export_games, write_csv, write_jsonl, write_pgn
+from arena.limits import SandboxMode, TimeControl
+from arena.records import GameRecord, Reason
+from arena.referee import Match, MatchSettings
+from arena.rules import Role
+from arena.store import BotVersion, Store
+
+TESTS = Path(__file__).resolve().parent
+ROOT = TESTS.parent
+
+
+def make_record(order: str = "alpha", chaos: str = "beta", **changes: object) -> GameRecord:
+    values: dict[str, object] = {
+        "order": order,
+        "chaos": chaos,
+        "winner": Role.ORDER,
+        "reason": Reason.FIVE,
+        "moves": ["c4X", "a1O", "c3X", "b1O", "c2X", "f6O", "c1X", "e6O", "c5X"],
+        "ms": [1.5, 2.25, 0.5, 3.0, 1.0, 1.0, 1.0, 1.0, 1.0],
+        "seed": 7,
+        "started_at": 1_700_000_000.5,
+        "finished_at": 1_700_000_001.25,
+        "order_version": f"{order}-v1",
+        "chaos_version": f"{chaos}-v1",
+    }
+    values.update(changes)
+    return GameRecord(**values)  # type: ignore[arg-type]
+
+
+def make_store(path: Path, records: list[GameRecord], name: str | None = None) -> Path:
+    """A store holding ``records`` (slots numbered per pairing), its bots active."""
+    with Store.open(path) as store:
+        versions = {(r.order, r.order_version) for r in records}
+        versions |= {(r.chaos, r.chaos_version) for r in records}
+        store.register_bots([BotVersion(n, v, ("python3", f"{n}.py")) for n, v in versions])
+        slots: dict[tuple[str, str], int] = {}
+        for record in records:
+            slot = slots.get((record.order, record.chaos), 0)
+            slots[record.order, record.chaos] = slot + 1
+            assert store.add_game(record, slot)
+        if name is not None:
+            store.set_meta("name", name)
+    return path
+
+
+# --- independent PGN readers ---------------------------------------------------------------------
+
+
+@dataclass
+class PgnGame:
+    tags: dict[str, str] = field(default_factory=dict)
+    tag_order: list[str] = field(default_factory=list)
+    moves: list[str] = field(default_factory=list)
+    comments: list[str] = field(default_factory=list)
+    result: str | None = None
+
+
+_TOKEN = re.compile(
+    r"""
+    (?P<space>\s+)
+  | \[\s*(?P<tag>[A-Za-z0-9_]+)\s+"(?P<value>(?:[^"\\]|\\.)*)"\s*\]
+  | \{(?P<comment>[^}]*)\}
+  | ;(?P<line_comment>[^\n]*)
+  | (?P<result>1-0|0-1|1/2-1/2|\*)(?![^\s\[{;])
+  | (?P<number>\d+\.(?:\.\.)?)
+  | (?P<symbol>[A-Za-z0-9][A-Za-z0-9_+#=:-]*)
+    """,
+    re.VERBOSE,
+)
+
+
+def read_pgn(text: str) -> list[PgnGame]:
+    """Games by the standard's tokens; raises AssertionError on anything it does not expect."""
+    games: list[PgnGame] = []
+    game = PgnGame()
+    pos = 0
+    while pos < len(text):
+        match = _TOKEN.match(text, pos)
+        assert match is not None, f"unexpected PGN text at {pos}: {text[pos : pos + 40]!r}"
+        pos = match.end()
+        kind = match.lastgroup
+        if kind == "tag" or match.group("tag"):
+            assert not game.moves and game.result is None, "a tag inside the movetext"
+            name = match.group("tag")
+            assert name not in game.tags, f"tag {name} twice in one game"
+            game.tags[name] = re.sub(r"\\(.)", r"\1", match.group("value"))
+            game.tag_order.append(name)
+        elif kind == "comment":
+            assert game.result is None, "a comment after the result token"
+            game.comments.append(match.group("comment"))
+        elif kind == "line_comment":
+            raise AssertionError("no ; comments are written")
+        elif kind == "result":
+            game.result = match.group("result")
+            games.append(game)
+            game = PgnGame()
+        elif kind == "symbol":
+            assert game.result is None
+            game.moves.append(match.group("symbol"))
+    assert not game.tags and not game.moves, "a game without a result token"
+    return games
+
+
+def read_pgn_lines(text: str) -> list[dict[str, str]]:
+    """Tags as a line-based reader (Ordo's) sees them: a game starts at each ``[Event`` line."""
+    games: list[dict[str, str]] = []
+    for line in text.splitlines():
+        found = re.match(r'\[(\w+) "(.*)"\]\s*$', line)
+        if found is None:
+            continue
+        if found.group(1) == "Event":
+            games.append({})
+        games[-1][found.group(1)] = found.group(2)
+    return games
+
+
+# --- real games ----------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def played() -> list[GameRecord]:
+    """Four real games between two bot processes (a random bot and an instant one)."""
+    settings = MatchSettings(
+        time_control=TimeControl(move_ms=500, startup_ms=5000), sandbox=SandboxMode.NONE
+    )
+    a = BotSpec.from_path(ROOT / "bots" / "random_bot.py", name="random")
+    b = BotSpec.from_path(TESTS / "bots" / "instant.py", name="instant")
+    with Match(a, b, settings, seed=3, expected_games=4) as match:
+        return [match.play(seat) for seat in (0, 1, 0, 1)]
+
+
+def test_every_format_round_trips_real_games(played: list[GameRecord], tmp_path: Path) -> None:
+    db = make_store(tmp_path / "t.sqlite", played, name="league")
+    with Store.open(db, readonly=True) as store:
+        stored = list(store.games())
+    assert len(stored) == 4
+
+    out = tmp_path / "games.jsonl"
+    assert export_games(db, "jsonl", out) == 4
+    assert [GameRecord.from_json(json.loads(line)) for line in out.read_text().splitlines()] == (
+        stored
+    )
+
+    assert export_games(db, "csv", tmp_path / "games.csv") == 4
+    with (tmp_path / "games.csv").open(newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert tuple(rows[0]) == CSV_FIELDS
+    for row, record in zip(rows, stored, strict=True):
+        check_csv_row(row, record)
+
+    assert export_games(db, "pgn", tmp_path / "games.pgn") == 4
+    text = (tmp_path / "games.pgn").read_text()
+    games = read_pgn(text)
+    for number, (game, record) in enumerate(zip(games, stored, strict=True), 1):
+        check_pgn_game(game, record, number, event="arena")
+    assert [g["Result"] for g in read_pgn_lines(text)] == [g.result for g in games]
+
+
+def check_csv_row(row: dict[str, str], record: GameRecord) -> None:
+    data = record.to_json()
+    assert row["moves"].split() == record.moves
+    assert [float(t) for t in row["ms"].split()] == pytest.approx(record.ms)
+    for name in CSV_FIELDS:
+        if name not in ("moves", "ms"):
+            assert row[name] == str(data[name]), name
+
+
+def check_pgn_game(game: PgnGame, record: GameRecord, number: int, event: str) -> None:
+    result = "1-0" if record.winner is Role.ORDER else "0-1"
+    assert game.tags["Event"] == event
+    assert game.tags["Round"] == str(number)
+    assert game.tags["White"] == record.order
+    assert game.tags["Black"] == record.chaos
+    assert game.tags["Result"] == result == game.result
+    assert game.tags["Termination"] == record.reason.value
+    assert game.tag_order[:7] == ["Event", "Site", "Date", "Round", "White", "Black", "Result"]
+    assert game.moves == record.moves
+
+
+@pytest.mark.parametrize("format", FORMATS)
+def test_counts_and_stdout(format: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    records = [make_record(seed=i) for i in range(5)] + [make_record("beta", "alpha")]
+    db = make_store(tmp_path / "t.sqlite", records)
+    assert export_games(db, format) == 6
+    text = capsys.readouterr().out
+    if format == "jsonl":
+        assert len(text.splitlines()) == 6
+    elif format == "csv":
+        assert len(list(csv.reader(io.StringIO(text)))) == 7
+    else:
+        assert len(read_pgn(text)) == 6
+
+
+@pytest.mark.parametrize("format", FORMATS)
+def test_empty_store_exports_no_game(format: str, tmp_path: Path) -> None:
+    db = make_store(tmp_path / "t.sqlite", [])
+    out = tmp_path / f"empty.{format}"
+    assert export_games(db, format, out) == 0
+    text = out.read_bytes().decode()
+    assert text == (",".join(CSV_FIELDS) + "\r\n" if format == "csv" else "")
+
+
+def test_writers_count_what_they_write() -> None:
+    records = [make_record(seed=i) for i in range(3)]
+    for writer in (write_jsonl, write_csv, write_pgn):
+        out = io.StringIO()
+        assert writer(iter(records), out) == 3
+
+
+def test_only_active_versions_are_exported(tmp_path: Path) -> None:
+    db = make_store(tmp_path / "t.sqlite", [make_record(), make_record("beta", "alpha")])
+    with Store.open(db) as store:
+        store.register_bots(
+            [BotVersion("alpha", "alpha-v2", ("a",)), BotVersion("beta", "beta-v1", ("b",))]
+        )
+        store.add_game(make_record(order_version="alpha-v2", seed=99), 0)
+    out = tmp_path / "games.jsonl"
+    assert export_games(db, "jsonl", out) == 1
+    (line,) = out.read_text().splitlines()
+    assert json.loads(line)["seed"] == 99
+
+
+def test_unknown_format_and_unwritable_output(tmp_path: Path) -> None:
+    db = make_store(tmp_path / "t.sqlite", [make_record()])
+    with pytest.raises(ArenaError, match="unknown export format 'xml'"):
+        export_games(db, "xml")
+    with pytest.raises(ArenaError, match="cannot write") as caught:
+        export_games(db, "csv", tmp_path / "no" / "such" / "dir" / "x.csv")
+    assert "\n" not in str(caught.value)
