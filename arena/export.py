@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TextIO
 
 from arena.errors import ArenaError
+from arena.files import atomic_write, refuse_same_file
 from arena.records import GameRecord
 from arena.rules import Role
 
@@ -82,17 +83,20 @@ _WRITERS = {"jsonl": write_jsonl, "csv": write_csv, "pgn": write_pgn}
 
 
 def export_games(db: Path, format: str, out_path: Path | None = None) -> int:
-    """Write every active game of the store at ``db`` in ``format`` to ``out_path`` or stdout."""
-    from arena.store import Store
+    """Write every active game of the store at ``db`` in ``format`` to ``out_path`` or stdout.
+
+    The output file is written whole or not at all (a temporary file renamed into place), and
+    never over the store or one of its files.
+    """
+    from arena.store import Store, store_files
 
     if format not in _WRITERS:
         raise ArenaError(f"unknown export format {format!r}; expected one of {', '.join(FORMATS)}")
+    if out_path is not None:
+        refuse_same_file(out_path, store_files(db), "the store being exported or one of its files")
     with Store.open(db, readonly=True) as store:
         records = store.games()
         if out_path is None:
             return _WRITERS[format](records, sys.stdout)
-        try:
-            with out_path.open("w", encoding="utf-8", newline="") as out:
-                return _WRITERS[format](records, out)
-        except OSError as exc:
-            raise ArenaError(f"cannot write {out_path}: {exc.strerror}") from exc
+        with atomic_write(out_path) as out:
+            return _WRITERS[format](records, out)

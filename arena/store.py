@@ -61,6 +61,7 @@ __all__ = [
     "VersionChange",
     "HarnessErrorRow",
     "Store",
+    "store_files",
 ]
 
 SCHEMA_VERSION = 1
@@ -118,6 +119,15 @@ def _active(role: str) -> str:
 _BOTH_ACTIVE = f"({_active('order')} AND {_active('chaos')})"
 
 _INSERT = gamerows.insert_statement()
+
+
+def store_files(path: str | os.PathLike[str]) -> tuple[Path, ...]:
+    """Every file a store at ``path`` may have: itself, SQLite's journals, the run lock."""
+    path = Path(path)
+    return (path, *(path.with_name(path.name + suffix) for suffix in _SIDE_FILES))
+
+
+_SIDE_FILES = ("-wal", "-shm", "-journal", ".lock")
 
 
 def _game_columns(conn: sqlite3.Connection) -> set[str]:

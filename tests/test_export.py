@@ -10,15 +10,21 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import re
+import sqlite3
+import stat
+import subprocess
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
 from arena.botspec import BotSpec
-from arena.errors import ArenaError
+from arena.errors import ArenaError, StoreError
 from arena.export import CSV_FIELDS, FORMATS, export_games, write_csv, write_jsonl, write_pgn
+from arena.files import atomic_write
 from arena.limits import SandboxMode, TimeControl
 from arena.records import GameRecord, Reason
 from arena.referee import Match, MatchSettings
@@ -247,3 +253,100 @@ def test_unknown_format_and_unwritable_output(tmp_path: Path) -> None:
     with pytest.raises(ArenaError, match="cannot write") as caught:
         export_games(db, "csv", tmp_path / "no" / "such" / "dir" / "x.csv")
     assert "\n" not in str(caught.value)
+
+
+# --- the output never destroys the store, and is written whole or not at all ---------------------
+
+
+def arena_cli(*args: object, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "arena", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def test_cli_export_over_its_own_store_is_refused(tmp_path: Path) -> None:
+    db = make_store(tmp_path / "self.sqlite", [make_record(seed=i) for i in range(3)])
+    before = db.read_bytes()
+    result = arena_cli(
+        "export", "self.sqlite", "--format", "csv", "--out", "self.sqlite", cwd=tmp_path
+    )
+    assert result.returncode != 0
+    assert result.stdout == ""
+    (line,) = result.stderr.splitlines()
+    assert "refusing to write self.sqlite" in line and "store" in line
+    assert db.read_bytes() == before
+    with Store.open(db, readonly=True) as store:
+        assert store.count_games() == 3
+
+
+@pytest.mark.parametrize(
+    "spelling", ["same", "relative", "dotted", "symlink", "hardlink", "wal", "shm", "symlink-wal"]
+)
+def test_export_refuses_every_spelling_of_the_store(
+    spelling: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "results"
+    folder.mkdir()
+    db = make_store(folder / "t.sqlite", [make_record(seed=i) for i in range(3)])
+    with Store.open(db) as writer:  # a writer keeps the -wal and -shm files in existence
+        assert (folder / "t.sqlite-wal").exists()
+        monkeypatch.chdir(tmp_path)
+        out = {
+            "same": db,
+            "relative": Path("results/t.sqlite"),
+            "dotted": Path("results/../results/./t.sqlite"),
+            "symlink": tmp_path / "link.csv",
+            "hardlink": tmp_path / "hard.csv",
+            "wal": folder / "t.sqlite-wal",
+            "shm": Path("results/t.sqlite-shm"),
+            "symlink-wal": tmp_path / "wal-link",
+        }[spelling]
+        if spelling.startswith("symlink"):
+            out.symlink_to(folder / ("t.sqlite-wal" if spelling == "symlink-wal" else "t.sqlite"))
+        elif spelling == "hardlink":
+            os.link(db, out)
+        for format in FORMATS:
+            with pytest.raises(ArenaError, match="refusing to write") as caught:
+                export_games(Path("results/t.sqlite"), format, out)
+            assert "\n" not in str(caught.value)
+        assert writer.count_games() == 3
+        assert writer.add_game(make_record(seed=10), 3)  # the WAL and its index still work
+    with Store.open(db, readonly=True) as store:
+        assert store.count_games() == 4
+
+
+def test_a_failed_export_leaves_the_previous_output(tmp_path: Path) -> None:
+    db = make_store(tmp_path / "t.sqlite", [make_record(seed=i) for i in range(600)])
+    out = tmp_path / "games.csv"
+    out.write_text("the previous export\n")
+    conn = sqlite3.connect(db)  # a game that cannot be read, after more than one batch
+    conn.execute("UPDATE games SET moves = 'not json' WHERE seed = 500")
+    conn.commit()
+    conn.close()
+    for format in FORMATS:
+        with pytest.raises(StoreError, match="cannot be read"):
+            export_games(db, format, out)
+        assert out.read_text() == "the previous export\n"
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["games.csv", "t.sqlite"]
+
+
+def test_atomic_write_keeps_the_mode_and_writes_through_symlinks(tmp_path: Path) -> None:
+    target = tmp_path / "data.txt"
+    target.write_text("old")
+    target.chmod(0o640)
+    link = tmp_path / "link.txt"
+    link.symlink_to(target)
+    with atomic_write(link) as out:
+        out.write("new")
+    assert link.is_symlink() and target.read_text() == "new"
+    assert stat.S_IMODE(target.stat().st_mode) == 0o640
+    with pytest.raises(KeyboardInterrupt), atomic_write(target) as out:
+        out.write("partial")
+        raise KeyboardInterrupt
+    assert target.read_text() == "new"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data.txt", "link.txt"]
