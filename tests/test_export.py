@@ -26,6 +26,7 @@ from arena.errors import ArenaError, StoreError
 from arena.export import CSV_FIELDS, FORMATS, export_games, write_csv, write_jsonl, write_pgn
 from arena.files import atomic_write
 from arena.limits import SandboxMode, TimeControl
+from arena.pgn import pgn_string
 from arena.records import GameRecord, Reason
 from arena.referee import Match, MatchSettings
 from arena.rules import Role
@@ -127,16 +128,23 @@ def read_pgn(text: str) -> list[PgnGame]:
     return games
 
 
-def read_pgn_lines(text: str) -> list[dict[str, str]]:
-    """Tags as a line-based reader (Ordo's) sees them: a game starts at each ``[Event`` line."""
-    games: list[dict[str, str]] = []
-    for line in text.splitlines():
-        found = re.match(r'\[(\w+) "(.*)"\]\s*$', line)
-        if found is None:
-            continue
-        if found.group(1) == "Event":
-            games.append({})
-        games[-1][found.group(1)] = found.group(2)
+def read_pgn_lines(text: str) -> list[tuple[str, str, str]]:
+    """(White, Black, Result) of each game as Ordo reads them (``pgnget.c``): in each line,
+    ``strstr`` for ``[White "``, ``[Black "`` and ``[Result "``, each up to the next ``"]``,
+    wherever they are in the line; a game is complete once the three were seen."""
+    games: list[tuple[str, str, str]] = []
+    seen: dict[str, str] = {}
+    for line in text.splitlines(keepends=True):  # fgets: lines end at \n only
+        for tag in ("White", "Black", "Result"):
+            start = line.find(f'[{tag} "')
+            if start >= 0:
+                value = line[start + len(tag) + 3 :]
+                end = value.find('"]')
+                assert end >= 0, f"Ordo stops with a parsing error at {line!r}"
+                seen[tag] = value[:end]
+        if len(seen) == 3:
+            games.append((seen["White"], seen["Black"], seen["Result"]))
+            seen = {}
     return games
 
 
@@ -175,11 +183,11 @@ def test_every_format_round_trips_real_games(played: list[GameRecord], tmp_path:
         check_csv_row(row, record)
 
     assert export_games(db, "pgn", tmp_path / "games.pgn") == 4
-    text = (tmp_path / "games.pgn").read_text()
+    text = (tmp_path / "games.pgn").read_bytes().decode()
     games = read_pgn(text)
     for number, (game, record) in enumerate(zip(games, stored, strict=True), 1):
-        check_pgn_game(game, record, number, event="arena")
-    assert [g["Result"] for g in read_pgn_lines(text)] == [g.result for g in games]
+        check_pgn_game(game, record, number, event="league")
+    assert [g[2] for g in read_pgn_lines(text)] == [g.result for g in games]
 
 
 def check_csv_row(row: dict[str, str], record: GameRecord) -> None:
@@ -350,3 +358,128 @@ def test_atomic_write_keeps_the_mode_and_writes_through_symlinks(tmp_path: Path)
         raise KeyboardInterrupt
     assert target.read_text() == "new"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["data.txt", "link.txt"]
+
+
+# --- what bots write cannot change an export ----------------------------------------------------
+
+HOSTILE = [
+    '} [Result "1-0"]',
+    '} 1-0\n\n[Event "x"]\n[White "a"]\n[Black "b"]\n[Result "1-0"]\n\n1-0 {',
+    '"]\n[White "forged"]',
+    "1-0",
+    "{nested {comment}}",
+    "%escape at a line start\n% another",
+    "; a rest-of-line comment",
+    'back\\slash \\" quote \\',
+    "\x1b[2J\x1b]0;title\x07 screen and title",
+    '\u2028[Result "1-0"]\u2029 line separators',
+    '\r[Result "1-0"]\r\n',
+    "\u202e bidi override \u200b zero width \ufeff",
+    "ünïcödé ✓ 🎲",
+    "bad byte \udcff",
+    "x" * 5000 + ' [Result "1-0"]',
+    "",
+]
+
+HOSTILE_NAMES = ['quote"and\\backslash', "brackets]and[", 'forged"] [Result "1-0', "new\nline"]
+
+
+def hostile_records() -> list[GameRecord]:
+    """Games that Chaos won because Order faulted, with what bots write at its most hostile."""
+    records = []
+    for i, text in enumerate(HOSTILE):
+        order = HOSTILE_NAMES[i % len(HOSTILE_NAMES)]
+        records.append(
+            make_record(
+                order,
+                "chaos bot",
+                winner=Role.CHAOS,
+                reason=Reason.MALFORMED,
+                moves=["c4X", "a1O", "c3X"][: i % 4],
+                ms=[1.0, 2.0, 3.0][: i % 4],
+                detail=text,
+                stderr_order=text,
+                stderr_chaos=text[::-1],
+                seed=i,
+            )
+        )
+    return records
+
+
+def visible(name: str) -> str:
+    """What a PGN string shows for a name: non-printing characters as escapes."""
+    return name.replace("\n", "\\x0a")
+
+
+def test_hostile_text_changes_nothing_in_any_export(tmp_path: Path) -> None:
+    db = make_store(tmp_path / "t.sqlite", hostile_records(), name='league "2" \\ [Result "1-0"]')
+    with Store.open(db, readonly=True) as store:
+        stored = list(store.games())
+    assert len(stored) == len(HOSTILE)
+
+    assert export_games(db, "pgn", tmp_path / "g.pgn") == len(HOSTILE)
+    text = (tmp_path / "g.pgn").read_bytes().decode()
+    games = read_pgn(text)
+    assert len(games) == len(stored)
+    for number, (game, record) in enumerate(zip(games, stored, strict=True), 1):
+        assert game.tags["Event"] == 'league "2" \\ [Result "1-0"]'
+        assert game.tags["White"] == visible(record.order)
+        assert game.tags["Black"] == record.chaos
+        assert game.tags["Result"] == game.result == "0-1"
+        assert game.moves == record.moves
+        assert len(game.comments) == (1 if record.detail else 0)
+        assert game.tags["Round"] == str(number)
+    # Ordo does not unescape (and cuts a name at its first '"]'), but every result is right.
+    ordo = read_pgn_lines(text)
+    assert ordo == [(pgn_string(r.order).split('"]')[0], r.chaos, "0-1") for r in stored]
+    for line in text.split("\n"):
+        assert not re.match(r"\s*[%\[]", line) or re.fullmatch(
+            r'\[[A-Za-z]+ "(?:[^"\\]|\\.)*"\]', line
+        )
+        assert "\r" not in line and "\x1b" not in line
+
+    assert export_games(db, "csv", tmp_path / "g.csv") == len(HOSTILE)
+    with (tmp_path / "g.csv").open(newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    assert [row["detail"] for row in rows] == [r.detail for r in stored]
+    assert [row["order"] for row in rows] == [r.order for r in stored]
+
+    assert export_games(db, "jsonl", tmp_path / "g.jsonl") == len(HOSTILE)
+    lines = (tmp_path / "g.jsonl").read_text(encoding="utf-8").splitlines()
+    assert [GameRecord.from_json(json.loads(line)) for line in lines] == stored
+    assert all(line.isascii() for line in lines)
+
+
+def test_a_real_bot_writing_pgn_cannot_forge_a_result(tmp_path: Path) -> None:
+    """A bot that replies with PGN syntax loses every game; the export says so, to Ordo too."""
+    forger = tmp_path / "forger.py"
+    forger.write_text(
+        "import sys\n"
+        "for line in sys.stdin:\n"
+        "    if line.startswith('arena'):\n"
+        "        print('ready forger', flush=True)\n"
+        "    elif line.startswith('turn'):\n"
+        '        sys.stderr.write(\'} [Result "1-0"]\\n[White "x"]\\n\')\n'
+        "        print('} [Result \"1-0\"] {', flush=True)\n"
+        "    elif line.startswith('quit'):\n"
+        "        break\n"
+    )
+    settings = MatchSettings(
+        time_control=TimeControl(move_ms=500, startup_ms=5000), sandbox=SandboxMode.NONE
+    )
+    a = BotSpec.from_path(forger, name="forger")
+    b = BotSpec.from_path(TESTS / "bots" / "instant.py", name="instant")
+    with Match(a, b, settings, seed=1, expected_games=4) as match:
+        records = [match.play(seat) for seat in (0, 1, 0, 1)]
+    assert all(r.loser_name == "forger" and r.reason is Reason.MALFORMED for r in records)
+    assert any("[Result" in r.detail for r in records)
+    db = make_store(tmp_path / "t.sqlite", records)
+    out = tmp_path / "g.pgn"
+    export_games(db, "pgn", out)
+    text = out.read_bytes().decode()
+    expected = [
+        ("instant", "forger", "1-0") if r.order == "instant" else ("forger", "instant", "0-1")
+        for r in records
+    ]
+    assert read_pgn_lines(text) == expected
+    assert [(g.tags["White"], g.tags["Black"], g.result) for g in read_pgn(text)] == expected
