@@ -25,7 +25,7 @@ __all__ = ["FORMATS", "write_jsonl", "write_csv", "write_pgn", "export_games"]
 FORMATS = ("jsonl", "csv", "pgn")
 CSV_FIELDS = (
     "order", "chaos", "winner", "reason", "detail", "moves", "ms", "seed",
-    "started_at", "finished_at", "order_version", "chaos_version",
+    "started_at", "finished_at", "order_version", "chaos_version", "opening",
 )  # fmt: skip
 
 
@@ -43,7 +43,7 @@ def write_jsonl(records: Iterable[GameRecord], out: TextIO) -> int:
 
 
 def write_csv(records: Iterable[GameRecord], out: TextIO) -> int:
-    """A header and one row per record (moves and times space-separated); the count written.
+    """A header and one row per record (moves, times, opening space-separated); the count.
 
     The ``csv`` module quotes any field holding a comma, a quote or a line break.
     """
@@ -55,6 +55,7 @@ def write_csv(records: Iterable[GameRecord], out: TextIO) -> int:
         data = record.to_json()
         data["moves"] = " ".join(record.moves)
         data["ms"] = " ".join(f"{t:g}" for t in record.ms)
+        data["opening"] = " ".join(record.opening)
         writer.writerow([data[name] for name in CSV_FIELDS])
     return count
 

@@ -136,6 +136,8 @@ COLUMNS: tuple[Column, ...] = (
     Column("seed", "INTEGER NOT NULL", "seed", _dump_seed),
     Column("started_at", "REAL NOT NULL", "started_at"),
     Column("finished_at", "REAL NOT NULL", "finished_at"),
+    # Added in schema 2: the opening's moves, played before the bots' own (JSON list of tokens).
+    Column("opening", "TEXT NOT NULL DEFAULT '[]'", "opening", _dump_tokens, _load_tokens, "'[]'"),
 )
 
 PAIRING_KEY = ("order_name", "order_version", "chaos_name", "chaos_version", "slot")

@@ -11,7 +11,10 @@ tag, anything after the result token belongs to the next game. So:
 - the one comment (the fault's detail) is written before the result token, holds no brace,
   bracket, ``%``, ``;`` or non-printing character (each becomes a visible escape; a backslash is
   doubled so that the escapes stay unambiguous) and is cut to ``MAX_COMMENT`` characters;
-- move tokens are the referee's (``c4X``), checked again here: anything else is not written;
+- move tokens are the referee's (``c4X``), checked again here: a game with anything else (a
+  damaged store) is refused with an ArenaError;
+- a game played from an opening has ``[SetUp "1"]`` and ``[Opening "c4X a1O ..."]`` (the opening's
+  moves, from the empty board) and its movetext starts after them, numbered from there;
 - movetext lines are wrapped below 80 characters (PGN export format), and nothing follows the
   result token but the blank line that ends the game.
 """
@@ -23,6 +26,7 @@ import textwrap
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
+from arena.errors import ArenaError
 from arena.records import GameRecord
 from arena.rules import Role
 
@@ -71,10 +75,11 @@ def result_token(record: GameRecord) -> str:
 
 
 def _movetext(moves: Sequence[str], first_ply: int) -> list[str]:
+    """Move numbers and moves; an ArenaError if a stored token is not a move (a damaged store)."""
     tokens = []
     for ply, token in enumerate(moves, first_ply):
         if not _MOVE.fullmatch(token):
-            raise ValueError(f"not a move token: {token!r}")
+            raise ArenaError(f"cannot write a game as PGN: {token!r} is not a move")
         if ply % 2 == 0:
             tokens.append(f"{ply // 2 + 1}.")
         elif ply == first_ply:
@@ -97,8 +102,11 @@ def game_text(record: GameRecord, round_number: int, event: str) -> str:
         ("Result", result),
         ("Termination", record.reason.value),
     ]
+    if record.opening:  # the game starts from the opening's position, given by its moves
+        _movetext(record.opening, 0)  # checked like the bots' moves
+        tags += [("SetUp", "1"), ("Opening", " ".join(record.opening))]
     lines = [f'[{name} "{pgn_string(value)}"]' for name, value in tags]
-    tokens = _movetext(record.moves, 0)
+    tokens = _movetext(record.moves, len(record.opening))
     if record.detail:
         tokens.append(f"{{{record.reason.value}: {comment_text(record.detail)}}}")
     tokens.append(result)

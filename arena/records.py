@@ -51,6 +51,8 @@ class GameRecord:
     """Identity hash of the Order bot's program and command (empty when unknown)."""
     chaos_version: str = ""
     """Identity hash of the Chaos bot's program and command (empty when unknown)."""
+    opening: list[str] = field(default_factory=list)
+    """The opening's move tokens, played onto the board before the bots' own ``moves``."""
 
     @property
     def winner_name(self) -> str:

@@ -64,8 +64,12 @@ __all__ = [
     "store_files",
 ]
 
-SCHEMA_VERSION = 1
-"""The layout of the file, kept in ``PRAGMA user_version`` (0 means a new, empty file)."""
+SCHEMA_VERSION = 2
+"""The layout of the file, kept in ``PRAGMA user_version`` (0 means a new, empty file).
+
+1: the first layout; 2: games gain ``opening`` (a file of schema 1 is migrated when opened for
+writing; read-only, its games read with an empty opening).
+"""
 
 DEFAULT_BUSY_TIMEOUT = 10.0
 """Seconds to wait for a lock held by another connection before giving up with a StoreError."""

@@ -193,9 +193,10 @@ def test_every_format_round_trips_real_games(played: list[GameRecord], tmp_path:
 def check_csv_row(row: dict[str, str], record: GameRecord) -> None:
     data = record.to_json()
     assert row["moves"].split() == record.moves
+    assert row["opening"].split() == record.opening
     assert [float(t) for t in row["ms"].split()] == pytest.approx(record.ms)
     for name in CSV_FIELDS:
-        if name not in ("moves", "ms"):
+        if name not in ("moves", "ms", "opening"):
             assert row[name] == str(data[name]), name
 
 
@@ -209,6 +210,44 @@ def check_pgn_game(game: PgnGame, record: GameRecord, number: int, event: str) -
     assert game.tags["Termination"] == record.reason.value
     assert game.tag_order[:7] == ["Event", "Site", "Date", "Round", "White", "Black", "Result"]
     assert game.moves == record.moves
+    if record.opening:
+        assert game.tags["SetUp"] == "1"
+        assert game.tags["Opening"].split() == record.opening
+    else:
+        assert "SetUp" not in game.tags and "Opening" not in game.tags
+
+
+def test_games_from_an_opening_start_from_its_position(tmp_path: Path) -> None:
+    records = [
+        make_record(opening=["a1X", "b2O", "f6X"], moves=["c3O", "d4X"], ms=[1.0, 2.0]),
+        make_record("beta", "alpha", opening=["a1X", "b2O"], moves=["c3X"], ms=[1.0]),
+        make_record(seed=3, opening=[]),
+    ]
+    db = make_store(tmp_path / "t.sqlite", records)
+    with Store.open(db, readonly=True) as store:
+        assert [g.opening for g in store.games()] == [r.opening for r in records]
+
+    export_games(db, "pgn", tmp_path / "g.pgn")
+    text = (tmp_path / "g.pgn").read_bytes().decode()
+    for number, (game, record) in enumerate(zip(read_pgn(text), records, strict=True), 1):
+        check_pgn_game(game, record, number, "arena")
+    assert "2... c3O 3. d4X 1-0" in text  # the opening's 3 plies are 1. a1X b2O 2. f6X
+    assert "2. c3X 1-0" in text
+
+    export_games(db, "csv", tmp_path / "g.csv")
+    with (tmp_path / "g.csv").open(newline="") as f:
+        assert [row["opening"] for row in csv.DictReader(f)] == ["a1X b2O f6X", "a1X b2O", ""]
+
+    export_games(db, "jsonl", tmp_path / "g.jsonl")
+    lines = (tmp_path / "g.jsonl").read_text().splitlines()
+    assert [json.loads(line)["opening"] for line in lines] == [r.opening for r in records]
+
+
+def test_a_damaged_move_is_a_clean_error(tmp_path: Path) -> None:
+    db = make_store(tmp_path / "t.sqlite", [make_record(moves=['} [Result "1-0"]'], ms=[1.0])])
+    with pytest.raises(ArenaError, match="is not a move"):
+        export_games(db, "pgn", tmp_path / "g.pgn")
+    assert not (tmp_path / "g.pgn").exists()
 
 
 @pytest.mark.parametrize("format", FORMATS)

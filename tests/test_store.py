@@ -42,6 +42,7 @@ def make_record(order: str = "alpha", chaos: str = "beta", **changes: object) ->
         "finished_at": 1_700_000_001.654321,
         "order_version": f"{order}-v1",
         "chaos_version": f"{chaos}-v1",
+        "opening": ["b2O", "e5X"],
     }
     fields.update(changes)
     return GameRecord(**fields)  # type: ignore[arg-type]
@@ -128,6 +129,7 @@ records = st.builds(
     finished_at=floats,
     order_version=texts,
     chaos_version=texts,
+    opening=st.lists(st.sampled_from(["a1X", "b2O", "f6x"]), max_size=8),
 )
 
 
@@ -322,7 +324,7 @@ def test_newer_schema_is_refused_untouched(tmp_path: Path) -> None:
     path = tmp_path / "future.sqlite"
     conn = sqlite3.connect(path)
     conn.execute("CREATE TABLE games (x)")
-    conn.execute("PRAGMA user_version = 2")
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
     conn.commit()
     conn.close()
     before = path.read_bytes()
@@ -331,7 +333,8 @@ def test_newer_schema_is_refused_untouched(tmp_path: Path) -> None:
             Store.open(path, readonly=readonly)
         message = str(caught.value)
         assert str(path) in message
-        assert "was written by a newer arena (schema 2 > 1); upgrade arena" in message
+        newer = f"schema {SCHEMA_VERSION + 1} > {SCHEMA_VERSION}"
+        assert f"was written by a newer arena ({newer}); upgrade arena" in message
     assert path.read_bytes() == before
     assert other_files(tmp_path) == {"future.sqlite"}
 
@@ -591,3 +594,63 @@ def test_add_games_reports_exactly_which_games_were_new(tmp_path: Path) -> None:
         assert store.add_games([]) == []
         assert sorted(slot for _, _, slot in store.completed_slots()) == [0, 1, 2, 3]
         assert store.count_games() == 4
+
+
+# --- migration of older files --------------------------------------------------------------------
+SCHEMA_1 = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE bots (
+    name TEXT NOT NULL, version TEXT NOT NULL, command TEXT NOT NULL, first_seen REAL NOT NULL,
+    active INTEGER NOT NULL DEFAULT 0 CHECK (active IN (0, 1)),
+    last_run INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (name, version));
+CREATE TABLE games (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, order_name TEXT NOT NULL, chaos_name TEXT NOT NULL,
+    order_version TEXT NOT NULL, chaos_version TEXT NOT NULL,
+    slot INTEGER NOT NULL CHECK (slot >= 0),
+    winner TEXT NOT NULL CHECK (winner IN ('order', 'chaos')), reason TEXT NOT NULL,
+    detail TEXT NOT NULL, moves TEXT NOT NULL, ms TEXT NOT NULL, cpu_ms TEXT,
+    stderr_order TEXT NOT NULL, stderr_chaos TEXT NOT NULL, seed INTEGER NOT NULL,
+    started_at REAL NOT NULL, finished_at REAL NOT NULL,
+    UNIQUE (order_name, order_version, chaos_name, chaos_version, slot));
+CREATE INDEX games_by_chaos ON games (chaos_name, chaos_version);
+CREATE TABLE harness_errors (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, time REAL NOT NULL, description TEXT NOT NULL,
+    error TEXT NOT NULL);
+INSERT INTO bots VALUES ('alpha', 'alpha-v1', '[]', 0, 1, 1), ('beta', 'beta-v1', '[]', 0, 1, 1);
+INSERT INTO games (order_name, chaos_name, order_version, chaos_version, slot, winner, reason,
+    detail, moves, ms, cpu_ms, stderr_order, stderr_chaos, seed, started_at, finished_at)
+    VALUES ('alpha', 'beta', 'alpha-v1', 'beta-v1', 0, 'chaos', 'timeout', 'late', '["c4X"]',
+    '[1.5]', NULL, '', '', 5, 1.0, 2.0);
+PRAGMA user_version = 1;
+"""
+
+
+def schema_1_store(path: Path) -> Path:
+    """A store as arena wrote it before games had an opening (schema 1), with one game."""
+    conn = sqlite3.connect(path)
+    conn.executescript(SCHEMA_1)
+    conn.close()
+    return path
+
+
+def test_schema_1_store_is_read_as_is_when_read_only(tmp_path: Path) -> None:
+    path = schema_1_store(tmp_path / "old.sqlite")
+    before = path.read_bytes()
+    with Store.open(path, readonly=True) as store:
+        (game,) = store.games()
+    assert game.opening == [] and game.moves == ["c4X"] and game.seed == 5
+    assert path.read_bytes() == before
+
+
+def test_schema_1_store_is_migrated_when_opened_for_writing(tmp_path: Path) -> None:
+    path = schema_1_store(tmp_path / "old.sqlite")
+    with Store.open(path) as store:
+        (game,) = store.games()
+        assert game.opening == []
+        assert store.add_game(make_record(opening=["a1X"]), 1)
+        assert not store.add_game(make_record(), 0)  # the old game's slot is still taken
+        assert [g.opening for g in store.games()] == [[], ["a1X"]]
+    conn = sqlite3.connect(path)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    conn.close()
