@@ -44,7 +44,7 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,6 +54,7 @@ from arena import gamerows
 from arena.errors import StoreError
 from arena.gamerows import dumps, safe_text
 from arena.records import GameRecord
+from arena.runlock import RunLock
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -122,6 +123,15 @@ def _active(role: str) -> str:
 
 _BOTH_ACTIVE = f"({_active('order')} AND {_active('chaos')})"
 
+_OWED_SLOT = (
+    "slot < COALESCE((SELECT CAST(value AS INTEGER) FROM meta"
+    " WHERE key = 'games_per_pairing'), slot + 1)"
+)
+"""SQL: the game's slot is one the tournament owes (below the last claim's games_per_pairing)."""
+
+_COUNTED = f"({_BOTH_ACTIVE} AND {_OWED_SLOT})"
+"""SQL: the games that count: between active versions, in owed slots."""
+
 _INSERT = gamerows.insert_statement()
 
 
@@ -132,6 +142,35 @@ def store_files(path: str | os.PathLike[str]) -> tuple[Path, ...]:
 
 
 _SIDE_FILES = ("-wal", "-shm", "-journal", ".lock")
+
+
+def _flatten(data: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """``{"a": {"b": 1}}`` -> ``{"a.b": 1}``: each entry of a definition under a dotted name."""
+    flat: dict[str, Any] = {}
+    for key, value in data.items():
+        if isinstance(value, Mapping) and value:
+            flat.update(_flatten(value, f"{prefix}{key}."))
+        else:
+            flat[f"{prefix}{key}"] = value
+    return flat
+
+
+def _differences(stored: Mapping[str, Any], wanted: Mapping[str, Any]) -> list[str]:
+    """``key: stored, wanted`` for each entry that differs.
+
+    An entry that one side lacks matches an unset value on the other (null, false, 0, empty):
+    a setting added to arena later, off by default, does not make older stores another's.
+    """
+    old, new = _flatten(stored), _flatten(wanted)
+    return [
+        f"{key}: {_shown(old, key)} in the store, {_shown(new, key)} now"
+        for key in sorted(old.keys() | new.keys())
+        if old.get(key) != new.get(key) and (old.get(key) or new.get(key))
+    ]
+
+
+def _shown(entries: Mapping[str, Any], key: str) -> str:
+    return json.dumps(entries[key]) if key in entries else "(not set)"
 
 
 def _game_columns(conn: sqlite3.Connection) -> set[str]:
@@ -228,6 +267,7 @@ class Store:
         self._pid = os.getpid()
         self._conn: sqlite3.Connection | None = None
         self._select = gamerows.select_list()
+        self._run_lock = RunLock(self.path)
         conn = self._connect(busy_timeout)
         try:
             with self._translate("cannot open the store"):
@@ -455,12 +495,14 @@ class Store:
             return [conn.execute(insert, row).rowcount == 1 for row in rows]
 
     def games(self, include_inactive: bool = False) -> Iterator[GameRecord]:
-        """The stored games in play order; only those between active versions unless asked.
+        """The games that count, in play order; with ``include_inactive``, every stored game.
 
-        Rows are read in batches, each by a short query, so iterating slowly holds no lock and no
-        snapshot; games committed meanwhile by another connection may appear at the end.
+        The games that count are those between active versions, in the slots the last claim
+        owes (a store whose ``games_per_pairing`` was lowered keeps the games beyond it, but
+        they are not rated). Rows are read in batches, each by a short query, so iterating
+        slowly holds no lock and no snapshot; games committed meanwhile may appear at the end.
         """
-        where = "" if include_inactive else f" AND {_BOTH_ACTIVE}"
+        where = "" if include_inactive else f" AND {_COUNTED}"
         last_id = -1
         while True:
             with self._reading("cannot read the games") as conn:
@@ -481,7 +523,7 @@ class Store:
             raise self._fail(f"game {row[0]} cannot be read: {exc}") from None
 
     def completed_slots(self) -> set[tuple[str, str, int]]:
-        """(order, chaos, slot) of every stored game between active versions."""
+        """(order, chaos, slot) of every stored game between active versions, in any slot."""
         with self._reading("cannot read the games") as conn:
             return {
                 (order, chaos, slot)
@@ -491,8 +533,8 @@ class Store:
             }
 
     def count_games(self, include_inactive: bool = False) -> int:
-        """The number of stored games (between active versions unless asked)."""
-        where = "" if include_inactive else f" WHERE {_BOTH_ACTIVE}"
+        """The number of games that count (see ``games``), or of every stored game."""
+        where = "" if include_inactive else f" WHERE {_COUNTED}"
         with self._reading("cannot count games") as conn:
             (count,) = conn.execute(f"SELECT COUNT(*) FROM games{where}").fetchone()
         return int(count)
@@ -533,12 +575,63 @@ class Store:
         return None if row is None else row[0]
 
     # --- whole store ---------------------------------------------------------------------------
+    def claim(self, definition: Mapping[str, Any], games_per_pairing: int) -> None:
+        """Take the store for a tournament run defined by ``definition``, or raise StoreError.
+
+        First the run lock (``arena.runlock``): a store that another run is using is refused,
+        naming that run. Then the definition: the plain data that makes two runs' games
+        comparable (time control, limits, openings, seed, ...; JSON-ready). The first claim of a
+        store records it; a later claim whose definition differs in any entry is refused with
+        one line naming each difference (an entry one side lacks matches an unset one: null,
+        false, 0 or empty), so that the games of another tournament are never mixed in.
+        ``games_per_pairing`` is not part of the definition: it may change between runs, and
+        only the slots below it count (``games``). The lock is held until ``close``; ``reset``
+        frees the store for another definition.
+        """
+        if isinstance(games_per_pairing, bool) or not isinstance(games_per_pairing, int):
+            raise TypeError(f"games_per_pairing is an int, not {games_per_pairing!r}")
+        if games_per_pairing < 0:
+            raise ValueError(f"games_per_pairing is >= 0, not {games_per_pairing}")
+        wanted = json.loads(json.dumps(definition, sort_keys=True))
+        if not isinstance(wanted, dict):
+            raise TypeError("a store's definition is a mapping")
+        self._take_run_lock()
+        with self._writing("cannot claim the store") as conn:
+            row = conn.execute("SELECT value FROM meta WHERE key = 'definition'").fetchone()
+            if row is not None:
+                differences = _differences(json.loads(row[0]), wanted)
+                if differences:
+                    raise self._fail(
+                        f"holds the games of another tournament ({'; '.join(differences)}): "
+                        "run with --fresh to discard them, or give this one another db:"
+                    )
+            for key, value in (
+                ("definition", json.dumps(wanted, sort_keys=True)),
+                ("games_per_pairing", str(games_per_pairing)),
+            ):
+                conn.execute(
+                    "INSERT INTO meta (key, value) VALUES (?, ?)"
+                    " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                    (key, value),
+                )
+
+    def _take_run_lock(self) -> None:
+        if self.readonly:
+            raise self._fail("the store was opened read-only")
+        with self._lock:
+            self._connection()  # a closed store, or one opened by another process, fails here
+            self._run_lock.acquire()
+
     def reset(self) -> None:
         """Delete every game and harness error, in one transaction (for ``--fresh``).
 
-        Bots and meta entries are kept.
+        Bots and meta entries are kept, but not the definition of the tournament: the next
+        ``claim`` records its own. A reset takes the run lock first (held until ``close``): a
+        store that another run is using is never emptied under it.
         """
+        self._take_run_lock()
         with self._writing("cannot reset the store") as conn:
+            conn.execute("DELETE FROM meta WHERE key = 'definition'")
             conn.execute("DELETE FROM games")
             conn.execute("DELETE FROM harness_errors")
             conn.execute("DELETE FROM sqlite_sequence WHERE name IN ('games', 'harness_errors')")
@@ -567,6 +660,8 @@ class Store:
                     conn.close()
                 except sqlite3.Error as exc:
                     raise self._fail(f"cannot close the store: {_problem(exc)}") from exc
+                finally:
+                    self._run_lock.release()
 
     def __enter__(self) -> Store:
         return self

@@ -10,6 +10,7 @@ flight: running it again plays exactly what is missing.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -84,6 +85,28 @@ def _describe_config(config: TournamentConfig) -> dict[str, object]:
     }
 
 
+def _definition(config: TournamentConfig) -> dict[str, object]:
+    """What makes two runs' games comparable; a store refuses a run that differs in any of it.
+
+    Not in it: the bots (each game carries its bots' versions), games_per_pairing (only the
+    slots it owes are rated), and how the run is carried out (workers, affinity, sandbox: the
+    sandbox's mode depends on the machine, and must not stop a resume elsewhere).
+    """
+    openings = getattr(config, "openings", None)  # pipeline adds it (CONVENTIONS.md, issue 9)
+    if dataclasses.is_dataclass(openings) and not isinstance(openings, type):
+        openings = dataclasses.asdict(openings)
+    return {
+        "name": config.name,
+        "seed": config.seed,
+        "format": config.format,
+        "time_control": dataclasses.asdict(config.time_control),
+        "limits": dataclasses.asdict(config.limits),
+        "freeze_idle": config.freeze_idle,
+        "openings": openings,
+        "rules": 1,  # the game's rules (arena.rules); a change makes every stored game another's
+    }
+
+
 def _spec(entry: BotEntry, base: Path | None) -> BotSpec:
     if entry.path is not None:
         spec = BotSpec.from_path(entry.path, name=entry.name)
@@ -111,6 +134,7 @@ def run_tournament(
 ) -> TournamentResult:
     """Play every game ``config`` owes that ``store`` does not hold yet."""
     specs = bot_specs(config)
+    store.claim(_definition(config), config.games_per_pairing)  # refuses another tournament's
     store.set_meta("config", json.dumps(_describe_config(config)))
     changes = store.register_bots([BotVersion(s.name, s.version(), s.argv) for s in specs])
     notify = getattr(observer, "bot_changed", None)

@@ -654,3 +654,150 @@ def test_schema_1_store_is_migrated_when_opened_for_writing(tmp_path: Path) -> N
     assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     conn.close()
+
+
+# --- claims: one tournament per store -----------------------------------------------------------
+DEFINITION = {
+    "name": "league",
+    "seed": 1,
+    "time_control": {"move_ms": 100, "startup_ms": 5000},
+    "limits": {"memory_mb": 1024},
+    "openings": None,
+}
+
+
+def test_a_store_refuses_another_tournaments_run(tmp_path: Path) -> None:
+    path = tmp_path / "t.sqlite"
+    with Store.open(path) as store:
+        store.claim(DEFINITION, 4)
+        store.register_bots(bots("alpha:alpha-v1", "beta:beta-v1"))
+        store.add_game(make_record(), 0)
+    other = {**DEFINITION, "seed": 2, "time_control": {"move_ms": 200, "startup_ms": 5000}}
+    with Store.open(path) as store:
+        store.claim(DEFINITION, 4)  # the same tournament resumes
+        with pytest.raises(StoreError) as caught:
+            store.claim(other, 4)
+        (line,) = str(caught.value).splitlines()
+        assert line.startswith(f"{path}: holds the games of another tournament (")
+        assert "seed: 1 in the store, 2 now" in line
+        assert "time_control.move_ms: 100 in the store, 200 now" in line
+        assert "--fresh" in line and "another db:" in line
+        assert "startup_ms" not in line and "name:" not in line
+    with Store.open(path) as store:
+        assert store.count_games() == 1
+        with pytest.raises(StoreError, match="another tournament"):
+            store.claim({**DEFINITION, "limits": {"memory_mb": 512, "tmp_mb": 64}}, 4)
+        store.reset()  # --fresh: the games go, and the store takes the next definition
+        store.claim(other, 4)
+        assert store.count_games() == 0
+    with Store.open(path) as store, pytest.raises(StoreError, match="seed: 2 in the store, 1 now"):
+        store.claim(DEFINITION, 4)
+
+
+def test_an_unset_entry_matches_a_missing_one(tmp_path: Path) -> None:
+    with Store.open(tmp_path / "t.sqlite") as store:
+        store.claim({"seed": 1}, 2)  # an older arena, that knew no openings or freeze_idle
+        store.claim({"seed": 1, "openings": None, "freeze_idle": False, "extra": {}}, 2)
+        with pytest.raises(StoreError, match=r"openings.random_plies: \(not set\) in the store, 4"):
+            store.claim({"seed": 1, "openings": {"random_plies": 4}}, 2)
+
+
+def test_games_beyond_games_per_pairing_are_kept_but_do_not_count(tmp_path: Path) -> None:
+    with Store.open(tmp_path / "t.sqlite") as store:
+        store.claim(DEFINITION, 6)
+        store.register_bots(bots("alpha:alpha-v1", "beta:beta-v1"))
+        for slot in range(6):
+            store.add_game(make_record(seed=slot), slot)
+        assert store.count_games() == 6
+        store.claim(DEFINITION, 2)  # a smaller tournament on the same store
+        assert store.count_games() == 2
+        assert [g.seed for g in store.games()] == [0, 1]
+        assert store.count_games(include_inactive=True) == 6
+        assert {slot for _, _, slot in store.completed_slots()} == set(range(6))  # not replayed
+        store.claim(DEFINITION, 10)  # and back: every stored game counts again
+        assert [g.seed for g in store.games()] == list(range(6))
+
+
+def test_bad_claims(tmp_path: Path) -> None:
+    path = tmp_path / "t.sqlite"
+    with Store.open(path) as store:
+        with pytest.raises(ValueError):
+            store.claim(DEFINITION, -1)
+        with pytest.raises(TypeError):
+            store.claim(DEFINITION, True)
+        with pytest.raises(TypeError):
+            store.claim({"x": object()}, 1)
+    with Store.open(path, readonly=True) as store, pytest.raises(StoreError, match="read-only"):
+        store.claim(DEFINITION, 1)
+
+
+# --- the run lock -------------------------------------------------------------------------------
+def test_one_run_at_a_time_and_workers_are_not_blocked(tmp_path: Path) -> None:
+    path = tmp_path / "t.sqlite"
+    with Store.open(path) as first:
+        first.claim(DEFINITION, 4)
+        first.register_bots(bots("alpha:alpha-v1", "beta:beta-v1"))
+        with Store.open(path) as second:
+            for attempt in (lambda: second.claim(DEFINITION, 4), second.reset):
+                with pytest.raises(StoreError) as caught:
+                    attempt()
+                (line,) = str(caught.value).splitlines()
+                assert f"another run is using this store (pid {os.getpid()} on " in line
+                assert str(path) in line
+            assert second.add_game(make_record(), 0)  # a worker of the run records its games
+        assert first.count_games() == 1
+        first.claim(DEFINITION, 4)  # the holder may claim again
+    with Store.open(path) as second:  # released on close
+        second.claim(DEFINITION, 4)
+    assert other_files(tmp_path) == {"t.sqlite"}  # and its file removed
+
+
+def test_a_forked_worker_shares_the_lock_without_releasing_it(tmp_path: Path) -> None:
+    path = tmp_path / "t.sqlite"
+    with Store.open(path) as run:
+        run.claim(DEFINITION, 4)
+        run.register_bots(bots("alpha:alpha-v1", "beta:beta-v1"))
+        pid = os.fork()
+        if pid == 0:  # the worker: its own connection; closing the inherited store is harmless
+            code = 1
+            try:
+                run.close()
+                with Store.open(path) as worker:
+                    code = 0 if worker.add_game(make_record(), 0) else 2
+            finally:
+                os._exit(code)
+        _, status = os.waitpid(pid, 0)
+        assert os.waitstatus_to_exitcode(status) == 0
+        with Store.open(path) as other, pytest.raises(StoreError, match="another run"):
+            other.claim(DEFINITION, 4)
+        assert run.count_games() == 1
+
+
+HOLDER = r"""
+import sys, time
+from arena.store import Store
+store = Store.open(sys.argv[1])
+store.claim({"seed": 1}, 2)
+print("holding", flush=True)
+time.sleep(60)
+"""
+
+
+def test_a_killed_run_releases_the_lock(tmp_path: Path) -> None:
+    path = tmp_path / "t.sqlite"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(path)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "holding\n"
+        with Store.open(path) as store:
+            with pytest.raises(StoreError, match=f"pid {holder.pid} on "):
+                store.claim({"seed": 1}, 2)
+            holder.kill()
+            holder.wait(timeout=10)
+            store.claim({"seed": 1}, 2)  # the kernel released the dead run's lock
+    finally:
+        holder.kill()
+        holder.wait(timeout=10)
+        assert holder.stdout is not None
+        holder.stdout.close()
