@@ -76,11 +76,14 @@ _WRITERS: dict[str, Callable[[Iterable[GameRecord], TextIO], int]] = {
 }
 
 
-def export_games(db: Path, format: str, out_path: Path | None = None) -> int:
-    """Write every active game of the store at ``db`` in ``format`` to ``out_path`` or stdout.
+def export_games(
+    db: Path, format: str, out_path: Path | None = None, *, all_versions: bool = False
+) -> int:
+    """Write the games that count in the store at ``db`` as ``format`` to ``out_path`` or stdout.
 
-    The output file is written whole or not at all (a temporary file renamed into place), and
-    never over the store or one of its files.
+    ``all_versions``: every stored game instead, each bot named apart by its version
+    (``greedy@1a2b3c4d``, see ``Store``). The output file is written whole or not at all (a
+    temporary file renamed into place), and never over the store or one of its files.
     """
     from arena.store import Store, store_files
 
@@ -88,7 +91,7 @@ def export_games(db: Path, format: str, out_path: Path | None = None) -> int:
         raise ArenaError(f"unknown export format {format!r}; expected one of {', '.join(FORMATS)}")
     if out_path is not None:
         refuse_same_file(out_path, store_files(db), "the store being exported or one of its files")
-    with Store.open(db, readonly=True) as store:
+    with Store.open(db, readonly=True, all_versions=all_versions) as store:
         records = store.games()
         event = store.get_meta("name") or "arena"
         if out_path is None:

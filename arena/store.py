@@ -39,6 +39,7 @@ lock). It must not be used in a process forked after it was opened: open it agai
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import sqlite3
@@ -63,6 +64,7 @@ __all__ = [
     "HarnessErrorRow",
     "Store",
     "store_files",
+    "versioned_name",
 ]
 
 SCHEMA_VERSION = 2
@@ -142,6 +144,19 @@ def store_files(path: str | os.PathLike[str]) -> tuple[Path, ...]:
 
 
 _SIDE_FILES = ("-wal", "-shm", "-journal", ".lock")
+
+
+def versioned_name(name: str, version: str) -> str:
+    """``greedy@1a2b3c4d``: a bot's name with (the start of) its version, or the name alone."""
+    return f"{name}@{version[:8]}" if version else name
+
+
+def _versions_apart(record: GameRecord) -> GameRecord:
+    return dataclasses.replace(
+        record,
+        order=versioned_name(record.order, record.order_version),
+        chaos=versioned_name(record.chaos, record.chaos_version),
+    )
 
 
 def _flatten(data: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
@@ -248,6 +263,12 @@ class Store:
       ``file:...?mode=ro`` URI); a missing file is a StoreError. Writing methods then raise
       StoreError.
 
+    - ``all_versions=True`` (for ``arena ratings``/``export --all-versions``): ``games`` and
+      ``count_games`` see every stored game, of old versions and beyond ``games_per_pairing``
+      too, each bot named apart by its version: ``greedy@1a2b3c4d`` (``name@`` and the first 8
+      characters of the version). A view for readers, so that whatever reads the store (the
+      standings, an export) sees the same games.
+
     A file with a newer schema version, a file that is not an arena store and an unusable file or
     directory are StoreErrors, raised before the file is changed in any way.
     """
@@ -258,11 +279,14 @@ class Store:
         readonly: bool = False,
         *,
         busy_timeout: float = DEFAULT_BUSY_TIMEOUT,
+        all_versions: bool = False,
     ) -> None:
         self.path = Path(path)
         """The store file."""
         self.readonly = readonly
         """Whether the store was opened read-only."""
+        self.all_versions = all_versions
+        """Whether ``games`` and ``count_games`` see every game, each version named apart."""
         self._lock = threading.RLock()
         self._pid = os.getpid()
         self._conn: sqlite3.Connection | None = None
@@ -284,9 +308,10 @@ class Store:
         readonly: bool = False,
         *,
         busy_timeout: float = DEFAULT_BUSY_TIMEOUT,
+        all_versions: bool = False,
     ) -> Store:
         """Open (and, unless ``readonly``, create if needed) the store at ``path``."""
-        return cls(path, readonly, busy_timeout=busy_timeout)
+        return cls(path, readonly, busy_timeout=busy_timeout, all_versions=all_versions)
 
     # --- opening -------------------------------------------------------------------------------
     def _fail(self, problem: str) -> StoreError:
@@ -502,7 +527,7 @@ class Store:
         they are not rated). Rows are read in batches, each by a short query, so iterating
         slowly holds no lock and no snapshot; games committed meanwhile may appear at the end.
         """
-        where = "" if include_inactive else f" AND {_COUNTED}"
+        where = "" if include_inactive or self.all_versions else f" AND {_COUNTED}"
         last_id = -1
         while True:
             with self._reading("cannot read the games") as conn:
@@ -511,7 +536,8 @@ class Store:
                     (last_id, _BATCH),
                 ).fetchall()
             for row in rows:
-                yield self._record(row)
+                record = self._record(row)
+                yield _versions_apart(record) if self.all_versions else record
             if len(rows) < _BATCH:
                 return
             last_id = rows[-1][0]
@@ -534,7 +560,7 @@ class Store:
 
     def count_games(self, include_inactive: bool = False) -> int:
         """The number of games that count (see ``games``), or of every stored game."""
-        where = "" if include_inactive else f" WHERE {_COUNTED}"
+        where = "" if include_inactive or self.all_versions else f" WHERE {_COUNTED}"
         with self._reading("cannot count games") as conn:
             (count,) = conn.execute(f"SELECT COUNT(*) FROM games{where}").fetchone()
         return int(count)

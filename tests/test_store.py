@@ -22,7 +22,14 @@ from arena.errors import StoreError
 from arena.gamerows import COLUMNS
 from arena.records import GameRecord, Reason
 from arena.rules import Role
-from arena.store import SCHEMA_VERSION, BotVersion, HarnessErrorRow, Store, VersionChange
+from arena.store import (
+    SCHEMA_VERSION,
+    BotVersion,
+    HarnessErrorRow,
+    Store,
+    VersionChange,
+    versioned_name,
+)
 
 
 def make_record(order: str = "alpha", chaos: str = "beta", **changes: object) -> GameRecord:
@@ -801,3 +808,25 @@ def test_a_killed_run_releases_the_lock(tmp_path: Path) -> None:
         holder.wait(timeout=10)
         assert holder.stdout is not None
         holder.stdout.close()
+
+
+def test_all_versions_names_each_version_apart(tmp_path: Path) -> None:
+    path = tmp_path / "t.sqlite"
+    with Store.open(path) as store:
+        store.claim(DEFINITION, 1)
+        store.register_bots(bots("alpha:1a2b3c4d5e6f", "beta:b1"))
+        store.add_game(make_record(order_version="1a2b3c4d5e6f", chaos_version="b1"), 0)
+        store.add_game(make_record(order_version="1a2b3c4d5e6f", chaos_version="b1"), 1)
+        store.register_bots(bots("alpha:99ffeedd0011", "beta:b1"))
+        store.add_game(make_record(order_version="99ffeedd0011", chaos_version="b1"), 0)
+        store.add_game(make_record(order_version="", chaos_version="b1"), 0)  # version unknown
+        assert store.count_games() == 1
+    with Store.open(path, readonly=True, all_versions=True) as store:
+        assert store.count_games() == 4
+        assert [(g.order, g.chaos) for g in store.games()] == [
+            ("alpha@1a2b3c4d", "beta@b1"),
+            ("alpha@1a2b3c4d", "beta@b1"),  # beyond games_per_pairing: there too
+            ("alpha@99ffeedd", "beta@b1"),
+            ("alpha", "beta@b1"),
+        ]
+    assert versioned_name("greedy", "") == "greedy"

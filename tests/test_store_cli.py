@@ -8,6 +8,7 @@ store at once: real configs, real bot processes (copied into ``tmp_path``, so th
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sqlite3
 import subprocess
@@ -29,6 +30,7 @@ def arena(*args: object, timeout: float = 120) -> subprocess.CompletedProcess[st
         text=True,
         timeout=timeout,
         stdin=subprocess.DEVNULL,
+        env={**os.environ, "COLUMNS": "250"},  # room for every name in the tables
     )
 
 
@@ -167,3 +169,29 @@ def test_export_over_a_running_tournaments_store_is_refused(tmp_path: Path, spel
     result = arena("export", db, "--format", "pgn", "--out", target)
     assert result.returncode == 2 and "refusing to write" in result.stderr
     assert db.read_bytes() == before
+
+
+def test_all_versions_rates_and_exports_old_versions_apart(tmp_path: Path) -> None:
+    config = write_config(tmp_path)
+    db = tmp_path / "t.sqlite"
+    assert arena("tournament", config, "--quiet").returncode == 0
+    with (tmp_path / "bots" / "instant.py").open("a") as f:
+        f.write("# a new version of instant\n")
+    assert arena("tournament", config, "--quiet").returncode == 0
+
+    current = json.loads(arena("ratings", db, "--json").stdout)
+    assert sorted(bot["name"] for bot in current["bots"]) == ["instant", "paced", "random"]
+    everything = json.loads(arena("ratings", db, "--json", "--all-versions").stdout)
+    games = {bot["name"]: bot["games"] for bot in everything["bots"]}
+    instants = sorted(name for name in games if name.startswith("instant@"))
+    assert len(instants) == 2 and all(len(name) == len("instant@") + 8 for name in instants)
+    assert [games[name] for name in instants] == [8, 8]
+    assert sum(games.values()) == 2 * 20  # 12 games, then 8 replayed: each has two bots
+    table = arena("ratings", db, "--all-versions")
+    assert table.returncode == 0 and all(name in table.stdout for name in instants)
+
+    lines = arena("export", db, "--all-versions").stdout.splitlines()
+    assert len(lines) == 20
+    assert {json.loads(line)["order"] for line in lines} >= set(instants)
+    pgn = arena("export", db, "--format", "pgn", "--all-versions").stdout
+    assert all(f'"{name}"]' in pgn for name in instants)
