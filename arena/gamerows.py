@@ -10,6 +10,7 @@ the default instead). Adding a field to the store is adding one ``Column`` here.
 from __future__ import annotations
 
 import json
+import operator
 import re
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, fields
@@ -191,11 +192,18 @@ def select_list(present: Collection[str] | None = None) -> str:
     )
 
 
+_SLOT = next(i for i, c in enumerate(COLUMNS) if not c.field)
+_FIELDS = operator.attrgetter(*(c.field for c in COLUMNS if c.field))
+_DUMPS = tuple(None if c.dump is _same else c.dump for c in COLUMNS if c.field)
+
+
 def row_from_record(record: GameRecord, slot: int) -> tuple[SqlValue, ...]:
-    """The row of ``record`` as game ``slot`` of its pairing, in ``COLUMNS`` order."""
+    """The row of ``record`` as game ``slot`` of its pairing, in ``COLUMNS`` order (hot path)."""
     if isinstance(slot, bool) or not isinstance(slot, int) or slot < 0:
         raise ValueError(f"a game slot is an int >= 0, not {slot!r}")
-    return tuple(c.dump(getattr(record, c.field)) if c.field else slot for c in COLUMNS)
+    values = [v if d is None else d(v) for v, d in zip(_FIELDS(record), _DUMPS, strict=True)]
+    values.insert(_SLOT, slot)
+    return tuple(values)
 
 
 def record_from_row(row: Sequence[Any]) -> GameRecord:
