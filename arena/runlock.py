@@ -33,8 +33,9 @@ class RunLock:
     def __init__(self, store_path: Path) -> None:
         self.store_path = store_path
         """The store this lock guards."""
-        self.path = store_path.with_name(store_path.name + ".lock")
-        """The lock file."""
+        real = Path(os.path.realpath(store_path))  # one lock however the store is reached
+        self.path = real.with_name(real.name + ".lock")
+        """The lock file, beside the store's real file (symlinks resolved)."""
         self._fd: int | None = None
         self._owner = 0
 

@@ -759,6 +759,20 @@ def test_one_run_at_a_time_and_workers_are_not_blocked(tmp_path: Path) -> None:
     assert other_files(tmp_path) == {"t.sqlite"}  # and its file removed
 
 
+def test_one_lock_however_the_store_is_reached(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "real").mkdir()
+    path = tmp_path / "real" / "t.sqlite"
+    (tmp_path / "link.sqlite").symlink_to(path)
+    monkeypatch.chdir(tmp_path)
+    with Store.open(path) as first:
+        first.claim(DEFINITION, 4)
+        for spelling in ("link.sqlite", "real/../real/t.sqlite"):
+            with Store.open(spelling) as second, pytest.raises(StoreError, match="another run"):
+                second.claim(DEFINITION, 4)
+
+
 def test_a_forked_worker_shares_the_lock_without_releasing_it(tmp_path: Path) -> None:
     path = tmp_path / "t.sqlite"
     with Store.open(path) as run:
