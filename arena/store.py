@@ -3,6 +3,7 @@
 Opening::
 
     with Store.open("results/league.sqlite") as store:          # creates it (and its directory)
+        store.claim({"seed": 1, ...}, games_per_pairing=10)   # a run: lock, same tournament
         store.register_bots([...])
         store.add_game(record, slot)
     with Store.open("results/league.sqlite", readonly=True) as store:   # for ratings / export
@@ -26,7 +27,20 @@ from the program file and command. ``register_bots`` records the bots of the cur
 *active* set. Games are counted (by ``games``, ``count_games``, ``completed_slots``) only when the
 versions of both their bots are active: the games of an older version stay in the file, set aside,
 and its pairings are replayed. A bot left out of a run is not active either, and a store in which
-no bots were ever registered counts no games. Pass ``include_inactive=True`` to see every game.
+no bots were ever registered counts no games. Pass ``include_inactive=True`` to see every game,
+or open the store with ``all_versions=True`` to see them with each version named apart.
+
+One tournament, one run at a time. ``claim`` (called by a run before anything else) takes an
+exclusive lock on the store (``arena.runlock``: a second run is refused, naming the first) and
+checks the definition of the tournament (time control, limits, openings, seed, ...) against the
+one the store recorded when first claimed: a store never mixes the games of two tournaments. The
+games counted by ``games``/``count_games`` are also limited to the slots the last claim owes
+(``games_per_pairing``); games beyond it are kept. Processes that only record games (a run's
+workers) open the store without claiming it.
+
+Layout. The games table's columns are listed once, in ``arena.gamerows``; ``PRAGMA user_version``
+is the schema version, and an older file is migrated when opened for writing (read-only, the
+columns it lacks read as their defaults).
 
 Errors. Every failure of the public API is a ``StoreError`` whose message names the file and the
 problem (a newer schema, not a database, read-only, disk full, locked, ...); no raw ``sqlite3``
