@@ -31,6 +31,10 @@ AffinityOption = Annotated[
     typer.Option(help="Pin each match to a core (auto: when cores >= workers)."),
 ]
 QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")]
+AllVersionsOption = Annotated[
+    bool,
+    typer.Option(help="Every stored game, old bot versions too, each named NAME@VERSION."),
+]
 
 
 def _version(value: bool) -> None:
@@ -142,6 +146,7 @@ def tournament(
 def ratings(
     db: Annotated[Path, typer.Argument(help="A tournament's SQLite store.")],
     json_output: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    all_versions: AllVersionsOption = False,
 ) -> None:
     """Standings of a stored tournament: Elo overall and per role, with intervals."""
     import json
@@ -149,7 +154,7 @@ def ratings(
     from arena.commands.standings import print_standings, standings_json
     from arena.store import Store
 
-    with Store.open(db, readonly=True) as store:
+    with Store.open(db, readonly=True, all_versions=all_versions) as store:
         if json_output:
             typer.echo(json.dumps(standings_json(list(store.games())), indent=2))
         else:
@@ -163,11 +168,12 @@ def export(
     db: Annotated[Path, typer.Argument(help="A tournament's SQLite store.")],
     format: Annotated[str, typer.Option("--format", help="jsonl, csv or pgn.")] = "jsonl",
     out: Annotated[Path | None, typer.Option(help="Write here instead of stdout.")] = None,
+    all_versions: AllVersionsOption = False,
 ) -> None:
     """Export stored games as JSONL (like --record), CSV, or PGN for Ordo and BayesElo."""
     from arena.export import export_games
 
-    export_games(db, format, out)
+    export_games(db, format, out, all_versions=all_versions)
 
 
 def main() -> None:

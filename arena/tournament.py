@@ -10,6 +10,7 @@ flight: running it again plays exactly what is missing.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from collections.abc import Callable, Iterable
@@ -140,6 +141,26 @@ class TournamentResult:
         return self.missing == 0
 
 
+def _definition(plan: TournamentPlan) -> dict[str, object]:
+    """What makes two runs' games comparable; a store refuses a run that differs in any of it.
+
+    Not in it: the bots (each game carries its bots' versions), games_per_pairing (only the
+    slots it owes are rated), and how the run is carried out (workers, affinity, sandbox: the
+    sandbox's mode depends on the machine, and must not stop a resume elsewhere).
+    """
+    settings = plan.settings
+    return {
+        "name": plan.name,
+        "seed": plan.seed,
+        "format": plan.format,
+        "time_control": dataclasses.asdict(settings.time_control),
+        "limits": dataclasses.asdict(settings.limits),
+        "freeze_idle": settings.freeze_idle,
+        "openings": {"random_plies": plan.opening_plies} if plan.opening_plies else None,
+        "rules": 1,
+    }
+
+
 def run_tournament(
     plan: TournamentPlan,
     store: Store,
@@ -148,6 +169,7 @@ def run_tournament(
 ) -> TournamentResult:
     """Play every game ``plan`` owes that ``store`` does not hold yet."""
     specs = list(plan.bots)
+    store.claim(_definition(plan), plan.games_per_pairing)  # refuses another tournament's
     store.set_meta("config", json.dumps(plan.describe()))
     changes = store.register_bots([BotVersion(s.name, s.version(), s.command) for s in specs])
     notify = getattr(observer, "bot_changed", None)

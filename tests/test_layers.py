@@ -39,7 +39,16 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ),
     (
         "store and ratings",
-        ("arena.store", "arena.ratings", "arena.export", "arena.tournament"),
+        (
+            "arena.store",
+            "arena.gamerows",
+            "arena.runlock",
+            "arena.files",
+            "arena.pgn",
+            "arena.ratings",
+            "arena.export",
+            "arena.tournament",
+        ),
     ),
     (
         "interface",
