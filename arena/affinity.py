@@ -13,7 +13,7 @@ import os
 from arena import procfs
 from arena.limits import AffinityMode
 
-__all__ = ["usable_cores", "plan_cores", "pin_to_core", "current_cpu"]
+__all__ = ["usable_cores", "core_count", "plan_cores", "pin_to_core", "current_cpu"]
 
 
 def usable_cores() -> list[int]:
@@ -22,6 +22,11 @@ def usable_cores() -> list[int]:
         return sorted(os.sched_getaffinity(0))
     except (AttributeError, OSError):  # not Linux
         return list(range(os.cpu_count() or 1))
+
+
+def core_count() -> int:
+    """How many cores this process may run on (at least 1): the default number of workers."""
+    return max(1, len(usable_cores()))
 
 
 def plan_cores(workers: int, mode: AffinityMode | str) -> list[int | None]:
@@ -48,9 +53,11 @@ def plan_cores(workers: int, mode: AffinityMode | str) -> list[int | None]:
 def current_cpu() -> int | None:
     """The core this process is running on now (None where /proc does not say)."""
     fields = procfs.stat_fields()
+    if fields is None:
+        return None
     try:
         return int(fields[36])  # "processor", field 39 in proc(5)
-    except (TypeError, IndexError, ValueError):
+    except (IndexError, ValueError):
         return None
 
 

@@ -25,9 +25,11 @@ What ``run`` guarantees:
   exactly one line, flushed immediately;
 - while it runs, ``print()`` and other writes to ``sys.stdout`` go to stderr (the harness keeps
   the tail of stderr for debugging), so a stray debug print cannot become a protocol fault;
-- when ``choose`` raises, or returns something that is not a legal move, the traceback or the
-  complaint goes to stderr and a random legal move is played instead (``fallback=False`` lets the
-  error through, which is handy in tests);
+- it hides no bug of ``choose``: an exception propagates out of ``run`` (the traceback goes to
+  stderr and the bot exits with an error, which the harness records as a ``crash`` naming the
+  exception), and a result that is not a legal move here is sent as it is (the harness records
+  the ``illegal`` or ``malformed`` reply) with a complaint on stderr. A bot that played a random
+  move instead would lose nothing and be rated like ``random``, and its author would never know;
 - it returns on ``quit``, at end of input, or when the harness closes the pipe.
 """
 
@@ -37,7 +39,6 @@ import os
 import random
 import sys
 import time
-import traceback
 from collections.abc import Callable
 from contextlib import redirect_stdout
 from dataclasses import dataclass
@@ -108,40 +109,20 @@ def _log(message: str) -> None:
         pass
 
 
-def _check(board: Board, result: object) -> bytes | None:
-    """The reply bytes for ``result`` when it is a legal move here, else None."""
+def _reply(state: BotState, result: object) -> bytes:
+    """The line to send for ``choose``'s ``result``: its move, or what it returned, as it is."""
     if isinstance(result, Move):
         move: Move | None = result
     elif isinstance(result, str):
         move = MOVE_BY_TOKEN.get(result.strip().encode("ascii", "replace"))
     else:
         move = None
-    if move is None or not board.is_legal(move):
-        return None
-    return move.token.encode("ascii") + b"\n"
-
-
-def _reply(choose: Chooser, state: BotState, fallback: bool) -> bytes:
-    """The line to send for this turn: ``choose``'s move, or a random one if it failed."""
-    result: object = None
-    if fallback:
-        try:
-            result = choose(state)
-        except Exception:
-            _log("choose raised; playing a random move instead\n" + traceback.format_exc().rstrip())
-    else:
-        result = choose(state)
-    reply = _check(state.board, result)
-    if reply is not None:
-        return reply
-    moves = state.board.legal_moves()
-    if fallback and moves:
-        if result is not None:
-            _log(f"choose returned {result!r}, not a legal move here; playing a random move")
-        return state.rng.choice(moves).token.encode("ascii") + b"\n"
-    # Send it as is: the referee will say what is wrong with it.
+    if move is not None and state.board.is_legal(move):
+        return move.token.encode("ascii") + b"\n"
+    # The author's bug: send it anyway, so that the harness records the fault and says why.
+    _log(f"choose returned {result!r}, which is not a legal move here")
     text = result.token if isinstance(result, Move) else str(result)
-    return text.strip().encode("ascii", "replace") + b"\n"
+    return " ".join(text.split()).encode("ascii", "replace") + b"\n"
 
 
 def run(
@@ -151,7 +132,6 @@ def run(
     on_game: Callable[[Role], None] | None = None,
     on_end: Callable[[bool, str], None] | None = None,
     rng: random.Random | None = None,
-    fallback: bool = True,
     stdin: BinaryIO | None = None,
     stdout: BinaryIO | None = None,
 ) -> None:
@@ -164,9 +144,11 @@ def run(
         on_end: called at each ``end`` line with ``won`` and the reason (``five``, ``full``,
             ``timeout``, ``illegal``, ``malformed``, ``crash``, ``startup``).
         rng: the generator handed to ``choose``; default ``make_rng()`` (``ARENA_SEED``).
-        fallback: on an exception or an illegal result from ``choose``, log it to stderr and play
-            a random legal move (True), or let the exception propagate / send the result as is.
         stdin, stdout: binary streams to use instead of the process's (for tests).
+
+    Raises:
+        Whatever ``choose`` raises, after a line on stderr saying so: a bug in the bot ends it,
+        visibly, as a ``crash`` whose detail is the exception's last line.
     """
     source = sys.stdin.buffer if stdin is None else stdin
     sink = sys.stdout.buffer if stdout is None else stdout
@@ -209,7 +191,13 @@ def run(
                         rng=rng,
                         game=games,
                     )
-                    send(_reply(choose, state, fallback))
+                    try:
+                        result = choose(state)
+                    except Exception:
+                        # Say where, then let it go: the traceback ends stderr, naming it.
+                        _log(f"choose raised on a turn of game {games}; exiting")
+                        raise
+                    send(_reply(state, result))
                 elif command == b"game":
                     games += 1
                     try:

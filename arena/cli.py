@@ -14,7 +14,7 @@ from typing import Annotated
 
 import typer
 
-from arena.limits import AffinityMode, SandboxMode
+from arena.limits import AffinityMode, Limits, SandboxMode, TimeControl, least
 
 
 class FaultReason(enum.StrEnum):
@@ -46,11 +46,12 @@ AffinityOption = Annotated[
     AffinityMode,
     typer.Option(help="Pin each match to a core (auto: when cores >= workers)."),
 ]
-AllVersionsOption = typer.Option(
-    help="Also the games of older versions of the bots, each version named NAME@VERSION."
-)
 QuietOption = Annotated[
     bool, typer.Option("--quiet", "-q", help="No progress output (the results still print).")
+]
+AllVersionsOption = Annotated[
+    bool,
+    typer.Option(help="Every stored game, old bot versions too, each named NAME@VERSION."),
 ]
 
 
@@ -77,19 +78,28 @@ def match(
     bot_b: Annotated[str, typer.Argument(help="The other bot.")],
     games: Annotated[int, typer.Option(min=1, help="Games to play; roles alternate.")] = 2,
     move_ms: Annotated[int, typer.Option(min=1, help="Time per move in ms.")] = 100,
-    startup_ms: Annotated[int, typer.Option(min=1, help="Start-up allowance in ms.")] = 5000,
+    startup_ms: Annotated[
+        int, typer.Option(min=least(TimeControl, "startup_ms"), help="Start-up allowance in ms.")
+    ] = 5000,
     seed: Annotated[int, typer.Option(help="Seed given to the bots (ARENA_SEED).")] = 1,
     record: Annotated[
         Path | None, typer.Option(help="Write one JSON line per game to this file.")
     ] = None,
     sandbox: SandboxOption = SandboxMode.AUTO,
     affinity: AffinityOption = AffinityMode.AUTO,
-    memory_mb: Annotated[int, typer.Option(min=16, help="Memory limit per bot.")] = 1024,
+    memory_mb: Annotated[
+        int, typer.Option(min=least(Limits, "memory_mb"), help="Memory limit per bot.")
+    ] = 1024,
     freeze_idle: Annotated[
         bool, typer.Option(help="Stop the bot that is not on move; record CPU times.")
     ] = False,
     openings: Annotated[
-        int, typer.Option(min=0, max=30, help="Start each pair of games from N random plies.")
+        int,
+        typer.Option(
+            min=0,
+            max=24,  # arena.schedule.MAX_OPENING_PLIES, not imported here: --help stays instant
+            help="Start each pair of games from N random plies.",
+        ),
     ] = 0,
     quiet: QuietOption = False,
 ) -> None:
@@ -132,6 +142,21 @@ def tournament(
     affinity: Annotated[
         AffinityMode | None, typer.Option(help="Override the config's affinity.")
     ] = None,
+    executor: Annotated[
+        str | None,
+        typer.Option(
+            metavar="NAME",
+            help="Where matches run: local (worker processes) or inline (one by one, in this"
+            " process); overrides the config's executor.",
+        ),
+    ] = None,
+    force_workers: Annotated[
+        bool,
+        typer.Option(
+            help="Use --workers/workers: even beyond what the machine runs fairly (its cores"
+            " and memory); move times then become unfair."
+        ),
+    ] = False,
     quiet: QuietOption = False,
 ) -> None:
     """Run a tournament, or resume it: only the games missing from its store are played.
@@ -141,7 +166,14 @@ def tournament(
     from arena.commands.tournament import run_tournament_command
 
     code = run_tournament_command(
-        config, fresh=fresh, quiet=quiet, workers=workers, sandbox=sandbox, affinity=affinity
+        config,
+        fresh=fresh,
+        quiet=quiet,
+        workers=workers,
+        sandbox=sandbox,
+        affinity=affinity,
+        executor=executor,
+        force_workers=force_workers,
     )
     raise typer.Exit(code)
 
@@ -151,7 +183,7 @@ def ratings(
     db: Annotated[Path, typer.Argument(help="A tournament's SQLite store.")],
     json_output: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     wide: Annotated[bool, typer.Option(help="Every column; matrices at any width.")] = False,
-    all_versions: Annotated[bool, AllVersionsOption] = False,
+    all_versions: AllVersionsOption = False,
 ) -> None:
     """Standings of a stored tournament: Elo overall and per role, with intervals.
 
@@ -173,6 +205,7 @@ def export(
         str, typer.Option("--format", metavar="[jsonl|csv|pgn]", help="jsonl, csv or pgn.")
     ] = "jsonl",
     out: Annotated[Path | None, typer.Option(help="Write here instead of stdout.")] = None,
+    all_versions: AllVersionsOption = False,
 ) -> None:
     """Export stored games as JSONL (like --record), CSV, or PGN for Ordo and BayesElo.
 
@@ -180,7 +213,7 @@ def export(
     """
     from arena.export import export_games
 
-    export_games(db, format, out)
+    export_games(db, format, out, all_versions=all_versions)
 
 
 @app.command()
@@ -190,7 +223,7 @@ def faults(
     reason: Annotated[FaultReason | None, typer.Option(help="Only faults of this kind.")] = None,
     lines: Annotated[int, typer.Option(min=0, help="Lines of the bot's stderr to show.")] = 5,
     json_output: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
-    all_versions: Annotated[bool, AllVersionsOption] = False,
+    all_versions: AllVersionsOption = False,
 ) -> None:
     """The games bots lost by their own fault: why, and the end of their stderr (escaped).
 

@@ -2,10 +2,22 @@
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 from dataclasses import dataclass
+from typing import Any
 
-__all__ = ["TimeControl", "Limits", "SandboxMode", "AffinityMode"]
+__all__ = ["TimeControl", "Limits", "SandboxMode", "AffinityMode", "minimum_of", "least"]
+
+
+def _at_least(default: int | None, minimum: int, why: str) -> Any:
+    """A field whose values below ``minimum`` would make every bot fail, whoever it is."""
+    return dataclasses.field(default=default, metadata={"minimum": minimum, "why": why})
+
+
+def minimum_of(field: dataclasses.Field[Any]) -> tuple[int, str]:
+    """The least sane value of a setting and why (1 and no reason when none is recorded)."""
+    return int(field.metadata.get("minimum", 1)), str(field.metadata.get("why", ""))
 
 
 @dataclass(frozen=True)
@@ -14,7 +26,7 @@ class TimeControl:
 
     move_ms: int = 100
     """Time for each move, measured from sending `turn` to the arrival of the reply line."""
-    startup_ms: int = 5000
+    startup_ms: int = _at_least(5000, 100, "no bot process starts in less")
     """Time from starting the process to its `ready` line."""
 
 
@@ -22,20 +34,26 @@ class TimeControl:
 class Limits:
     """Resource limits for each bot process (rlimits and harness-side caps)."""
 
-    memory_mb: int = 1024
+    memory_mb: int = _at_least(1024, 64, "a Python bot cannot start with less")
     """Address-space limit (RLIMIT_AS) in MiB."""
     cpu_seconds: int | None = None
     """RLIMIT_CPU for the whole process; None derives a generous one from the match's length."""
     file_size_mb: int = 16
     """Largest file the bot may write (RLIMIT_FSIZE), in its private tmp."""
-    open_files: int = 64
+    open_files: int = _at_least(64, 16, "a Python bot cannot start with fewer")
     """RLIMIT_NOFILE."""
     processes: int | None = None
     """RLIMIT_NPROC, only applied inside the sandbox's user namespace (None: not set)."""
     stderr_kb: int = 16
     """How much of a bot's stderr is kept with each game (the tail); the rest is dropped."""
-    line_bytes: int = 1024
+    line_bytes: int = _at_least(1024, 64, "a 'ready <name>' line may be that long")
     """Longest line accepted from a bot; a longer one is `malformed`."""
+
+
+def least(settings: type[TimeControl | Limits], name: str) -> int:
+    """The least sane value of field ``name`` of ``settings`` (for command-line options)."""
+    field = next(f for f in dataclasses.fields(settings) if f.name == name)
+    return minimum_of(field)[0]
 
 
 class SandboxMode(enum.StrEnum):

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 
 from arena.botspec import BotSpec
 from arena.limits import Limits
+from arena.protocol import QUIT_LINE
 from arena.sandbox import LaunchPlan
 
 __all__ = ["BotProcess", "Channels", "WaitStatus", "KILL_GRACE_S", "QUIT_GRACE_S"]
@@ -117,7 +118,7 @@ class BotProcess:
         """Ask the bot to exit (once; stopping it later does not ask again)."""
         if not self.quit_sent:
             self.quit_sent = True
-            self.send(b"quit\n")
+            self.send(QUIT_LINE)
 
     def _signal_group(self, sig: int) -> None:
         with contextlib.suppress(ProcessLookupError, PermissionError):

@@ -1,11 +1,17 @@
-"""The "arena 1" line protocol: what the harness writes and how it reads what bots write.
+"""The "arena 1" line protocol: every line the harness writes, how it reads what bots write, and how
+it shows what they wrote.
 
-Pure functions and constants only (no I/O), so that the parser can be property-tested and reused by
-anything that speaks to bots. See ``docs/protocol.md`` for the protocol as bot authors see it.
+Pure functions and constants only (no I/O), so that the parser can be property-tested
+(``tests/test_protocol.py``) and reused by anything that speaks to bots. See ``docs/protocol.md``
+for the protocol as bot authors see it.
 
 Harness to bot: ``arena 1``, ``game order|chaos``, ``turn <board> <last> <ms>``,
 ``end win|loss <reason>``, ``quit``. Bot to harness: ``ready [name]`` once, then one move line
 (``c4X``) per ``turn``. Lines end in ``\\n``; a ``\\r`` before it is accepted from bots.
+
+Anything a bot wrote is shown to people (fault details, stderr tails, exports) only through
+``escape`` or ``quote``: a bot must not be able to move the cursor, clear the screen or forge a
+line of output on the user's terminal.
 """
 
 from __future__ import annotations
@@ -13,22 +19,32 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from arena.records import Reason
-from arena.rules import MOVE_BY_TOKEN, Move, Role
+from arena.rules import MOVE_BY_TOKEN, Move, Reason, Role
 
 __all__ = [
     "VERSION_LINE",
     "QUIT_LINE",
+    "NO_LAST_MOVE",
+    "SHOW_LIMIT",
     "game_line",
     "turn_line",
+    "turn_suffix",
     "end_line",
+    "strip_eol",
     "parse_ready",
     "parse_reply",
     "Reply",
+    "escape",
+    "quote",
 ]
 
 VERSION_LINE = b"arena 1\n"
 QUIT_LINE = b"quit\n"
+NO_LAST_MOVE = b"-"
+"""The ``<last>`` of a turn when there is no previous move (Order's first move)."""
+SHOW_LIMIT = 80
+"""Characters of a bot's text quoted in a fault detail: enough to recognise it, one line."""
+
 _GAME_LINES = {Role.ORDER: b"game order\n", Role.CHAOS: b"game chaos\n"}
 _READY = re.compile(rb"ready(?:[ \t]+([\x20-\x7e]{1,64}))?[ \t]*")
 _CELL_SHAPED = re.compile(rb"[a-zA-Z][0-9]+[xXoO]")
@@ -38,9 +54,15 @@ def game_line(role: Role) -> bytes:
     return _GAME_LINES[role]
 
 
+def turn_suffix(ms: int) -> bytes:
+    """The end of every ``turn`` line of a game, `` <ms>\\n``, built once per game so that the
+    referee's hot loop joins preformatted bytes: ``b"turn " + board + b" " + last + suffix``."""
+    return b" %d\n" % ms
+
+
 def turn_line(board: bytes, last: bytes, ms: int) -> bytes:
     """``turn <36 chars> <last move or -> <ms>``."""
-    return b"turn %s %s %d\n" % (board, last, ms)
+    return b"turn " + board + b" " + last + turn_suffix(ms)
 
 
 def end_line(won: bool, reason: Reason) -> bytes:
@@ -69,17 +91,12 @@ class Reply:
     detail: str = ""
 
 
-def _show(line: bytes, limit: int = 40) -> str:
-    text = repr(line[:limit])[2:-1]
-    return text + ("..." if len(line) > limit else "")
-
-
 def parse_reply(line: bytes) -> Reply:
     """Read one reply line (without ``\\n``) as a move token.
 
     A well-formed token naming a cell that does not exist (``z9X``, ``a7O``) is ``illegal``, as the
     rules say; anything else that is not a move (words, extra tokens, bytes that are not ASCII
-    text) is ``malformed``. Whether the cell is free is for the referee to check.
+    text) is ``malformed``, with the line quoted. Whether the cell is free is for the referee.
     """
     line = strip_eol(line)
     move = MOVE_BY_TOKEN.get(line)
@@ -90,9 +107,56 @@ def parse_reply(line: bytes) -> Reply:
     if move is not None:
         return Reply(move)
     if _CELL_SHAPED.fullmatch(stripped):
-        return Reply(None, Reason.ILLEGAL, f"no such cell: {_show(stripped)}")
+        # Letters, digits and a mark only: safe and unambiguous without quotes.
+        return Reply(None, Reason.ILLEGAL, f"no such cell: {escape(stripped)}")
     try:
         stripped.decode("ascii")
     except UnicodeDecodeError:
-        return Reply(None, Reason.MALFORMED, f"not ASCII text: {_show(line)}")
-    return Reply(None, Reason.MALFORMED, f"not a move: {_show(line)}")
+        return Reply(None, Reason.MALFORMED, f"not ASCII text: {quote(line)}")
+    return Reply(None, Reason.MALFORMED, f"not a move: {quote(line)}")
+
+
+def _escape_char(char: str) -> str:
+    code = ord(char)
+    if 0xDC80 <= code <= 0xDCFF:  # a byte that is not UTF-8 (kept by "surrogateescape")
+        return f"\\x{code - 0xDC00:02x}"
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+def escape(
+    data: bytes | bytearray | str, limit: int | None = SHOW_LIMIT, *, newlines: bool = False
+) -> str:
+    """What a bot wrote, safe to show on a terminal or in any text output.
+
+    Printable characters stay as they are (UTF-8 text is decoded), ``\\`` is doubled, and every
+    other character (control bytes such as ESC, CR, BEL, bytes that are not UTF-8, invisible
+    Unicode formatting such as a right-to-left override) becomes ``\\xNN``, ``\\uNNNN`` or
+    ``\\UNNNNNNNN``; ``newlines=True`` keeps ``\\n`` (for a multi-line stderr tail). The text is cut
+    to ``limit`` characters (None: no limit), marked by ``...``.
+    """
+    if isinstance(data, bytes | bytearray):
+        shown = data if limit is None else data[: 4 * limit + 4]  # a character is <= 4 bytes
+        text = bytes(shown).decode("utf-8", "surrogateescape")
+        cut = len(shown) < len(data)
+    else:
+        text, cut = data, False
+    cut = cut or (limit is not None and len(text) > limit)
+    if cut:
+        text = text[:limit]
+    parts = []
+    for char in text:
+        if char == "\\":
+            parts.append("\\\\")
+        elif char.isprintable() or (newlines and char == "\n"):
+            parts.append(char)
+        else:
+            parts.append(_escape_char(char))
+    return "".join(parts) + ("..." if cut else "")
+
+
+def quote(data: bytes | bytearray | str, limit: int | None = SHOW_LIMIT) -> str:
+    """``escape`` in double quotes (a ``"`` inside is ``\\"``): where the quoted text starts and
+    ends stays visible, trailing spaces included."""
+    return '"' + escape(data, limit).replace('"', '\\"') + '"'

@@ -30,7 +30,8 @@ class GameRecord:
     reason: Reason
     """How the game ended; for a fault, the loser is the bot at fault."""
     moves: list[str] = field(default_factory=list)
-    """Move tokens (``c4X``) in the order played; a faulty reply is not included."""
+    """The bots' move tokens (``c4X``) in the order played, after the ``opening``; a faulty reply
+    is not included."""
     ms: list[float] = field(default_factory=list)
     """Wall time of each move in milliseconds, measured by the harness from sending `turn`."""
     detail: str = ""
@@ -51,6 +52,9 @@ class GameRecord:
     """Identity hash of the Order bot's program and command (empty when unknown)."""
     chaos_version: str = ""
     """Identity hash of the Chaos bot's program and command (empty when unknown)."""
+    opening: list[str] = field(default_factory=list)
+    """Move tokens played onto the board before the bots' first turn (the same for both games of
+    a pair); not included in ``moves`` and ``ms``, which are the bots' own."""
 
     @property
     def winner_name(self) -> str:

@@ -4,34 +4,69 @@ A ``Match`` starts each bot once and reuses it for game after game. The harness 
 move itself; any fault (``timeout``, ``illegal``, ``malformed``, ``crash``, ``startup``) loses the
 game for the bot at fault, which is then killed with its whole process group and started afresh
 for its next game, so that nothing it did (a late answer, a half-written line) can leak into the
-next game.
+next game. A fault's detail quotes what the bot wrote (escaped, cut short) or says that nothing
+arrived, so that the bot's author can see what went wrong.
+
+Two things are never charged to a bot. A line it wrote before reading its ``turn`` is not an
+answer to that turn, even when it arrives after the turn was sent (its input still holds the
+unread ``turn`` when the line arrives: it is a line when no reply was due). And a reply that the
+referee saw late because the referee itself was not running (a stopped or starved worker) cannot
+be timed: the game is replayed from the start with fresh processes.
 
 The per-ply loop is the harness's hot path: it is written out in ``_play_plies`` with the board
-kept as a ``bytearray`` of protocol characters and the rules engine's bitboards, so that the cost
-of refereeing stays close to the cost of the pipe round trip itself.
+kept as a ``bytearray`` of protocol characters and the rules engine's bitboards
+(``arena.position``), so that the cost of refereeing stays close to the cost of the pipe round
+trip itself.
 """
 
 from __future__ import annotations
 
+import array
 import contextlib
+import fcntl
 import os
+import select
 import signal
+import termios
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
-from arena import procfs
+from arena import faults, procfs
 from arena.botspec import BotSpec
+from arena.errors import HarnessError
 from arena.limits import Limits, SandboxMode, TimeControl
+from arena.position import PLY_MOVES, Position, canonical
 from arena.process import BotProcess, Channels, WaitStatus
-from arena.protocol import VERSION_LINE, end_line, game_line, parse_ready, parse_reply
-from arena.records import GameRecord, Reason
-from arena.rules import CELLS, MOVE_BY_TOKEN, WINDOWS_THROUGH, Mark, Move, Role
+from arena.protocol import (
+    VERSION_LINE,
+    end_line,
+    game_line,
+    parse_ready,
+    parse_reply,
+    quote,
+    turn_suffix,
+)
+from arena.records import GameRecord
+from arena.rules import CELLS, Reason, Role
 from arena.sandbox import plan_launch, resolve_mode
 
-__all__ = ["MatchSettings", "Match", "play_match", "alternating_roles"]
+__all__ = [
+    "MatchSettings",
+    "Match",
+    "play_match",
+    "alternating_order_seats",
+    "STALL_MS",
+    "MAX_REPLAYS",
+]
 
-_MARK_CHAR = (ord("X"), ord("O"))
+STALL_MS = 50
+"""How late past a deadline the referee may see a reply before it counts as not having been
+running (stopped, or starved of CPU) at the deadline: it then cannot tell whether the reply came
+in time, and replays the game instead of charging the bot. Below this, a reply seen late is late
+(an idle machine wakes the referee within a millisecond)."""
+MAX_REPLAYS = 3
+"""Stalls in one game after which the referee gives up: the machine cannot referee fairly."""
 
 
 @dataclass(frozen=True)
@@ -46,7 +81,7 @@ class MatchSettings:
     """How bots are isolated (``auto``: bubblewrap where it works)."""
     freeze_idle: bool = False
     """SIGSTOP the bot that is not on move (it cannot think on its opponent's time), and record
-    the CPU time of each move."""
+    the CPU time of each move (of the bot's whole process tree, in nanoseconds' resolution)."""
     startup_attempts: int = 2
     """After this many failed start-ups in a row, a bot is not started again in this match: its
     remaining games are lost by ``startup`` at once instead of costing the allowance each."""
@@ -64,10 +99,9 @@ class _Seat:
     starts: int = 0
     stderr_left: str = ""  # the stderr tail of a process already stopped in this game
     version: str = ""  # identity of the program as it was when the current process started
-    cpu_pid: int = -1  # the process whose CPU time is the bot's (inside bwrap: the innermost)
 
 
-def alternating_roles(games: int) -> list[int]:
+def alternating_order_seats(games: int) -> list[int]:
     """Seat of the Order bot for each game: 0, 1, 0, 1, ... (game 1 has bot A as Order)."""
     return [i & 1 for i in range(games)]
 
@@ -80,6 +114,14 @@ class _GameOver(Exception):
         self.culprit = culprit
         self.reason = reason
         self.detail = detail
+
+
+class _Stalled(Exception):
+    """Raised inside a game when the referee was not running at a deadline and cannot judge."""
+
+    def __init__(self, late_ns: int, what: str) -> None:
+        self.detail = f"the referee was not scheduled for {late_ns / 1e6:.0f} ms past {what}"
+        super().__init__(self.detail)
 
 
 class Match:
@@ -151,11 +193,10 @@ class Match:
             plan.cleanup()
             return f"could not start {' '.join(seat.spec.argv)}: {exc.strerror or exc}"
         seat.process = process
-        seat.cpu_pid = process.pid
         self.channels.add(process)
         process.expecting = True
         if not process.send(VERSION_LINE):
-            return f"exited before reading `arena 1` ({_exit_detail(process)})"
+            return f"exited before reading `arena 1` ({faults.exit_detail(process)})"
         return None
 
     def _ensure_ready(self, seats: Iterable[_Seat]) -> None:
@@ -165,36 +206,33 @@ class Match:
         raised, so that no half-started process is carried into the next game.
         """
         pending = [seat for seat in seats if not seat.ready]
-        faults: list[_GameOver] = []
+        failures: list[_GameOver] = []
         for seat in pending:
             if seat.process is not None:
                 continue
             if seat.failed_startups >= self.settings.startup_attempts:
                 count = seat.failed_startups
-                faults.append(
+                failures.append(
                     _GameOver(seat, Reason.STARTUP, f"not restarted after {count} failed start-ups")
                 )
                 continue
             problem = self._start(seat)
             if problem is not None:
-                faults.append(self._startup_failed(seat, problem))
+                failures.append(self._startup_failed(seat, problem))
         deadline = time.perf_counter_ns() + self.settings.time_control.startup_ms * 1_000_000
         for seat in pending:
             if seat.process is not None and not seat.ready:
-                self._await_ready(seat, deadline, faults)
-        if faults:
-            raise faults[0]
-        if self.settings.freeze_idle:
-            for seat in pending:
-                seat.cpu_pid = _innermost_pid(seat.process.pid) if seat.process else -1
+                self._await_ready(seat, deadline, failures)
+        if failures:
+            raise failures[0]
 
     def _startup_failed(self, seat: _Seat, detail: str) -> _GameOver:
         seat.failed_startups += 1
         self._stop(seat, graceful=False)
         return _GameOver(seat, Reason.STARTUP, detail)
 
-    def _await_ready(self, seat: _Seat, deadline: int, faults: list[_GameOver]) -> None:
-        """Wait for one seat's `ready`; faults of either seat meanwhile go to ``faults``."""
+    def _await_ready(self, seat: _Seat, deadline: int, failures: list[_GameOver]) -> None:
+        """Wait for one seat's `ready`; faults of either seat meanwhile go to ``failures``."""
         process = seat.process
         assert process is not None
         allowance = self.settings.time_control.startup_ms
@@ -204,27 +242,20 @@ class Match:
                 break
             other = self._seat_of(culprit)
             if other.ready:  # a started bot wrote (or died) while another one was starting
-                faults.append(self._fault_outside_turn(other))
+                failures.append(self._fault_outside_turn(other))
                 self._stop(other, graceful=False)
             else:
-                faults.append(self._startup_failed(other, "exited during start-up"))
+                failures.append(self._startup_failed(other, "exited during start-up"))
         if status is WaitStatus.LINE and (name := parse_ready(line)) is not None:
             process.display_name = name
             process.expecting = False
             seat.ready = True
             seat.failed_startups = 0
             return
-        problems = {
-            WaitStatus.LINE: f"expected `ready`, got {_show(line)}",
-            WaitStatus.TIMEOUT: f"no `ready` within {allowance} ms",
-            WaitStatus.EOF: "exited during start-up",
-            WaitStatus.EXTRA: "wrote more than one line at start-up",
-            WaitStatus.OVERLONG: "start-up line too long",
-        }
-        problem = problems[status]
-        if status is WaitStatus.EOF:
-            problem += f" ({_exit_detail(process)})"
-        faults.append(self._startup_failed(seat, problem))
+        if status is WaitStatus.TIMEOUT:
+            _check_stall(process, deadline, "the start-up allowance")
+        problem = faults.startup_problem(status, line, process, allowance)
+        failures.append(self._startup_failed(seat, problem))
 
     def _fault_outside_turn(
         self, seat: _Seat, status: WaitStatus = WaitStatus.UNSOLICITED
@@ -232,7 +263,7 @@ class Match:
         """The fault of a bot that wrote, or closed its stdout, when no reply was due."""
         if status is WaitStatus.OTHER_EOF:
             return _GameOver(seat, Reason.CRASH, "exited (closed its stdout) while not on move")
-        return _GameOver(seat, Reason.MALFORMED, "wrote a line when no reply was due")
+        return _GameOver(seat, Reason.MALFORMED, faults.unsolicited(seat.process))
 
     def _seat_of(self, process: BotProcess | None) -> _Seat:
         return self.seats[0] if self.seats[0].process is process else self.seats[1]
@@ -249,8 +280,38 @@ class Match:
                 os.killpg(seat.process.pid, signal.SIGCONT)
 
     # --- a game ---------------------------------------------------------------------------------
-    def play(self, order_seat: int = 0) -> GameRecord:
-        """Play one game with seat ``order_seat`` (0: bot A) as Order; return its record."""
+    def play(self, order_seat: int = 0, opening: Sequence[str] = ()) -> GameRecord:
+        """Play one game with seat ``order_seat`` (0: bot A) as Order; return its record.
+
+        ``opening``: move tokens (``c4X``) played onto the board before the first ``turn`` (the
+        bots see the position, and the opening's last move as ``<last>``); after an odd number of
+        plies Chaos moves first. The record keeps them in ``opening``, apart from the bots' own
+        ``moves``. Raises ValueError for an opening that breaks the rules or makes five.
+
+        A game during which the referee itself was not running at a deadline is replayed (at most
+        ``MAX_REPLAYS`` times, then HarnessError): the record's detail says so.
+        """
+        start = Position.from_opening(opening) if opening else _EMPTY_BOARD
+        stalls: list[str] = []
+        while True:
+            try:
+                record = self._play_game(order_seat, opening, start)
+            except _Stalled as stall:
+                for seat in self.seats:  # fresh processes: whatever they were doing is moot
+                    self._stop(seat, graceful=False)
+                    seat.stderr_left = ""
+                stalls.append(stall.detail)
+                if len(stalls) >= MAX_REPLAYS:
+                    raise HarnessError(
+                        f"the machine is too loaded to referee fairly: {'; '.join(stalls)}"
+                    ) from None
+                continue
+            if stalls:
+                replayed = f"replayed: {'; '.join(stalls)}"
+                record.detail = f"{record.detail}; {replayed}" if record.detail else replayed
+            return record
+
+    def _play_game(self, order_seat: int, opening: Sequence[str], start: Position) -> GameRecord:
         order, chaos = self.seats[order_seat], self.seats[1 - order_seat]
         record = GameRecord(
             order=order.spec.name,
@@ -259,13 +320,15 @@ class Match:
             reason=Reason.FULL,
             seed=self.seed,
             started_at=time.time(),
+            opening=list(opening),
         )
         if self.settings.freeze_idle:
             record.cpu_ms = []
         try:
             self._ensure_ready((order, chaos))
-            self._begin(order, chaos)
-            winner, reason = self._play_plies(order, chaos, record)
+            first_mover = chaos if start.ply & 1 else order
+            self._begin(order, chaos, first_mover)
+            winner, reason = self._play_plies(order, chaos, record, start)
             record.winner, record.reason = winner, reason
         except _GameOver as over:
             record.winner = Role.CHAOS if over.culprit is order else Role.ORDER
@@ -273,13 +336,13 @@ class Match:
             record.detail = over.detail
             self._stop(over.culprit, graceful=False)
             if over.reason in (Reason.CRASH, Reason.STARTUP):
-                last_words = _last_line(over.culprit.stderr_left)
+                last_words = faults.last_stderr_line(over.culprit.stderr_left)
                 if last_words:  # e.g. the exception, or why bwrap could not start it
                     record.detail += f"; last on stderr: {last_words}"
         self._finish(order, chaos, record)
         return record
 
-    def _begin(self, order: _Seat, chaos: _Seat) -> None:
+    def _begin(self, order: _Seat, chaos: _Seat, first_mover: _Seat) -> None:
         idle = self.channels.check_idle()
         if idle is not None:
             raise self._fault_outside_turn(self._seat_of(idle[1]), idle[0])
@@ -288,7 +351,7 @@ class Match:
             if not seat.process.send(game_line(role)):
                 raise _GameOver(seat, Reason.CRASH, "exited (could not write `game` to it)")
         if self.settings.freeze_idle:
-            self._freeze(chaos)
+            self._freeze(chaos if first_mover is order else order)
 
     def _finish(self, order: _Seat, chaos: _Seat, record: GameRecord) -> None:
         self.channels.drain_all_stderr()
@@ -303,46 +366,55 @@ class Match:
         record.chaos_version = chaos.version
         record.finished_at = time.time()
 
-    def _play_plies(self, order: _Seat, chaos: _Seat, record: GameRecord) -> tuple[Role, Reason]:
+    def _play_plies(
+        self, order: _Seat, chaos: _Seat, record: GameRecord, start: Position
+    ) -> tuple[Role, Reason]:
         """The game loop: a `turn` out, a line back, validate, apply, check for five.
 
         The common case (one poll event: the mover's stdout, holding exactly one line) is read
         inline; everything else (stderr, partial lines, other bots, end of file, time-outs)
-        goes through ``Channels.wait_line``, which gives the same answer, only slower.
+        goes through ``Channels.wait_line``, which gives the same answer, only slower. Either
+        way, one ``FIONREAD`` on the mover's input tells whether it had read its ``turn``.
         """
         seats = (order, chaos)
         move_ms = self.settings.time_control.move_ms
         budget_ns = move_ms * 1_000_000
-        suffix = b" %d\n" % move_ms
-        board = bytearray(b"." * CELLS)
-        bits = [0, 0]
-        occupied = 0
-        last = b"-"
+        suffix = turn_suffix(move_ms)
+        board = bytearray(start.board)
+        bits = list(start.bits)
+        occupied = start.occupied
+        last = start.last
         moves = record.moves
         elapsed_ns: list[int] = []
-        cpu = record.cpu_ms
+        cpu: list[float] = []  # record.cpu_ms when freeze_idle
+        # Each bot's tree CPU clock as last read: its CPU time up to the start of its next move,
+        # since it is frozen in between (one reading per move instead of two).
+        cpu_marks: list[int | None] = [None, None]
         freeze = self.settings.freeze_idle
         wait_line = self.channels.wait_line
         poll = self.channels.poll
         perf_ns = time.perf_counter_ns
         write, read = os.write, os.read
+        # procfs.unread_bytes, inlined: one system call per ply, no allocation.
+        ioctl, fionread, unread = fcntl.ioctl, termios.FIONREAD, array.array("i", [0])
         try:
-            for ply in range(CELLS):
+            for ply in range(start.ply, CELLS):
                 seat = seats[ply & 1]
                 process = seat.process
                 assert process is not None  # a bot stopped during a game has ended it
                 if freeze:
                     self._continue(seat)
-                    cpu_before = _cpu_ms(seat.cpu_pid)
+                    if cpu_marks[ply & 1] is None:  # its first move in this game
+                        cpu_marks[ply & 1] = procfs.tree_cpu_ns(process.pid)
                 message = b"turn " + board + b" " + last + suffix
-                out_fd = process.stdout_fd
+                in_fd, out_fd = process.stdin_fd, process.stdout_fd
                 started = perf_ns()
                 try:
-                    written = write(process.stdin_fd, message)
+                    written = write(in_fd, message)
                 except OSError:
                     written = -1
                 if written != len(message):
-                    raise _GameOver(seat, *_send_failure(process))
+                    raise _GameOver(seat, *faults.send_failure(process))
                 line = None
                 events = poll(move_ms)
                 if len(events) == 1 and events[0][0] == out_fd and not process.outbuf:
@@ -354,60 +426,81 @@ class Match:
                 if line is None:
                     status, line, culprit = wait_line(process, started + budget_ns)
                     if status is not WaitStatus.LINE:
-                        self._wait_fault(seat, status, culprit, started + budget_ns, move_ms)
+                        self._wait_fault(seat, status, line, culprit, started + budget_ns)
+                ioctl(in_fd, fionread, unread)
+                if unread[0]:  # its `turn` was still unread when this line came: not an answer
+                    raise _GameOver(seat, Reason.MALFORMED, faults.written_before_turn(line))
                 elapsed = perf_ns() - started
                 if elapsed > budget_ns:
+                    if elapsed - budget_ns > _STALL_NS:
+                        raise _Stalled(elapsed - budget_ns, f"the deadline of ply {ply + 1}")
                     limit = f"(limit {move_ms} ms)"
                     raise _GameOver(
                         seat, Reason.TIMEOUT, f"answered after {elapsed / 1e6:.1f} ms {limit}"
                     )
-                fast = _FAST_MOVES.get(line)
-                if fast is None:
+                move = PLY_MOVES.get(line)
+                if move is None:
                     reply = parse_reply(line)
                     if reply.move is None:
                         assert reply.fault is not None
                         raise _GameOver(seat, reply.fault, reply.detail)
-                    fast = _FAST_MOVES[_TOKENS[reply.move.cell][reply.move.mark]]
-                bit, mark, char, cell, token, text, windows = fast
+                    move = canonical(reply.move)
+                bit = move.bit
                 if occupied & bit:
+                    text = move.text
                     raise _GameOver(seat, Reason.ILLEGAL, f"{text}: {text[:2]} is occupied")
                 occupied |= bit
+                mark = move.mark
                 mine = bits[mark] | bit
                 bits[mark] = mine
-                board[cell] = char
-                last = token
-                moves.append(text)
+                board[move.cell] = move.char
+                last = move.token
+                moves.append(move.text)
                 elapsed_ns.append(elapsed)
                 if freeze:
-                    cpu.append(round(_cpu_ms(seat.cpu_pid) - cpu_before, 3))
+                    cpu_now = procfs.tree_cpu_ns(process.pid)
+                    cpu_ns = cpu_now - (cpu_marks[ply & 1] or cpu_now)
+                    cpu.append(round(max(cpu_ns, 0) / 1e6, 3))
+                    cpu_marks[ply & 1] = cpu_now
                     self._freeze(seat)
-                for window in windows:
+                for window in move.windows:
                     if mine & window == window:
                         return Role.ORDER, Reason.FIVE
             return Role.CHAOS, Reason.FULL
         finally:
             record.ms = [round(t / 1e6, 3) for t in elapsed_ns]
+            if freeze:
+                record.cpu_ms = cpu
 
     def _wait_fault(
         self,
         seat: _Seat,
         status: WaitStatus,
+        line: bytes,
         culprit: BotProcess | None,
         deadline_ns: int,
-        move_ms: int,
     ) -> None:
+        """Raise the fault that a wait for ``seat``'s reply ended with (``_Stalled`` when the
+        referee cannot tell)."""
+        process = seat.process
+        assert process is not None
         if status is WaitStatus.TIMEOUT:
-            crashed = _silent_crash(seat.process)
+            crashed = faults.silent_crash(process)
             if crashed is not None:
                 raise _GameOver(seat, Reason.CRASH, crashed)
-            raise _GameOver(seat, Reason.TIMEOUT, f"no move within {move_ms} ms")
+            _check_stall(process, deadline_ns, "a move's deadline")
+            move_ms = self.settings.time_control.move_ms
+            silence = faults.silence(process, turn=True)
+            raise _GameOver(seat, Reason.TIMEOUT, f"no move within {move_ms} ms: {silence}")
         if status is WaitStatus.EOF:
-            raise _GameOver(seat, Reason.CRASH, _exit_detail(seat.process))
+            raise _GameOver(seat, Reason.CRASH, faults.exit_detail(process))
         if status is WaitStatus.OVERLONG:
             limit = self.settings.limits.line_bytes
-            raise _GameOver(seat, Reason.MALFORMED, f"line longer than {limit} bytes")
+            detail = f"line longer than {limit} bytes: {quote(process.outbuf)}"
+            raise _GameOver(seat, Reason.MALFORMED, detail)
         if status is WaitStatus.EXTRA:
-            raise _GameOver(seat, Reason.MALFORMED, "wrote more than one line for one turn")
+            detail = f"wrote more than one line for one turn: {faults.two_lines(line, process)}"
+            raise _GameOver(seat, Reason.MALFORMED, detail)
         # The other bot is at fault, while ``seat`` is on move and owes a reply.
         over = self._fault_outside_turn(self._seat_of(culprit), status)
         self._stop(over.culprit, graceful=False)
@@ -428,83 +521,25 @@ class Match:
             self._stop(seat, graceful=False)
 
 
-_TOKEN_TEXT = tuple(tuple(Move(cell, mark).token for mark in Mark) for cell in range(CELLS))
-_TOKENS = tuple(tuple(token.encode() for token in pair) for pair in _TOKEN_TEXT)
-# Every accepted spelling of a move -> all the referee needs about it, in one dictionary look-up:
-# (cell bit, mark, board character, cell, canonical token, its text, windows through the cell).
-_FAST_MOVES = {
-    spelling: (
-        1 << move.cell,
-        int(move.mark),
-        _MARK_CHAR[move.mark],
-        move.cell,
-        _TOKENS[move.cell][move.mark],
-        _TOKEN_TEXT[move.cell][move.mark],
-        WINDOWS_THROUGH[move.cell],
-    )
-    for spelling, move in MOVE_BY_TOKEN.items()
-}
+_STALL_NS = STALL_MS * 1_000_000
+_EMPTY_BOARD = Position()  # read, never changed, by _play_plies
 
 
-def _send_failure(process: BotProcess) -> tuple[Reason, str]:
-    if process.running:
-        return Reason.TIMEOUT, "does not read its input (its input pipe is full)"
-    return Reason.CRASH, _exit_detail(process)
+def _check_stall(process: BotProcess, deadline_ns: int, what: str) -> None:
+    """Raise ``_Stalled`` if the referee saw a deadline pass long after it did while a line had
+    arrived meanwhile: it cannot tell whether that line came in time. (With nothing arrived by
+    now, nothing had arrived by the deadline either: the bot was late, whatever the referee.)"""
+    late_ns = time.perf_counter_ns() - deadline_ns
+    if late_ns > _STALL_NS and _line_waiting(process):
+        raise _Stalled(late_ns, what)
 
 
-def _exit_detail(process: BotProcess | None) -> str:
-    code = None
-    if process is not None and process.proc is not None:
-        try:
-            code = process.proc.wait(timeout=0.2)
-        except Exception:  # still running: it closed its stdout without exiting
-            return "closed its stdout"
-    if code is None:
-        return "exited"
-    if code < 0:
-        try:
-            return f"killed by {signal.Signals(-code).name}"
-        except ValueError:
-            return f"killed by signal {-code}"
-    return f"exited with code {code}"
-
-
-def _silent_crash(process: BotProcess | None) -> str | None:
-    """Why a bot that let its move time run out had in fact crashed (None: it had not).
-
-    End of file cannot show a crash while another process holds the bot's stdout open: a child it
-    forked before exiting, or bubblewrap, which keeps the pipe for as long as the bot runs.
-    """
-    if process is None or process.proc is None:
-        return None
-    if process.proc.poll() is not None:
-        return _exit_detail(process) + " (a child kept its stdout open)"
-    # The process that runs the bot's command: bwrap runs it as the child of its own init.
-    pid = process.pid
-    for _ in range(2 if process.plan.sandboxed else 0):
-        family = procfs.children(pid)
-        if not family:
-            return None
-        pid = family[0]  # the first (oldest) child
-    try:
-        target = os.readlink(f"/proc/{pid}/fd/1")
-    except FileNotFoundError:
-        return "closed its stdout"
-    except OSError:
-        return None
-    with contextlib.suppress(OSError):
-        if target != f"pipe:[{os.fstat(process.stdout_fd).st_ino}]":
-            return "closed its stdout"
-    return None
-
-
-def _last_line(text: str, limit: int = 200) -> str:
-    """The last non-blank line of ``text``, shortened to ``limit`` characters."""
-    for line in reversed(text.splitlines()):
-        if line.strip():
-            line = line.strip()
-            return line if len(line) <= limit else line[: limit - 3] + "..."
-    return ""
+def _line_waiting(process: BotProcess) -> bool:
+    """Whether a complete line from the bot is buffered or waiting in its stdout pipe."""
+    if process.stdout_fd >= 0 and select.select([process.stdout_fd], [], [], 0)[0]:
+        with contextlib.suppress(OSError):
+            process.outbuf += os.read(process.stdout_fd, 65536)
+    return b"\n" in process.outbuf
 
 
 def _tail(seat: _Seat) -> str:
@@ -512,33 +547,6 @@ def _tail(seat: _Seat) -> str:
     text = seat.stderr_left + (seat.process.take_stderr() if seat.process is not None else "")
     seat.stderr_left = ""
     return text
-
-
-def _show(line: bytes, limit: int = 40) -> str:
-    text = repr(line[:limit])[2:-1]
-    return repr(text + ("..." if len(line) > limit else ""))
-
-
-_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
-
-
-def _cpu_ms(pid: int) -> float:
-    """CPU time (user + system) of a process in ms, from /proc (0 when unreadable)."""
-    fields = procfs.stat_fields(pid)
-    try:
-        return (int(fields[11]) + int(fields[12])) * 1000 / _TICKS  # utime + stime
-    except (TypeError, IndexError, ValueError):
-        return 0.0
-
-
-def _innermost_pid(pid: int) -> int:
-    """Follow single children (bwrap -> its init -> the bot) to the process that does the work."""
-    for _ in range(4):
-        family = procfs.children(pid)
-        if family is None or len(family) != 1:
-            return pid
-        pid = family[0]
-    return pid
 
 
 def play_match(
@@ -554,7 +562,7 @@ def play_match(
     ``games`` is a number (roles alternate, bot A is Order in game 1) or the seat of the Order
     bot for each game. ``on_game`` is called after each game, e.g. to store it at once.
     """
-    seats = alternating_roles(games) if isinstance(games, int) else list(games)
+    seats = alternating_order_seats(games) if isinstance(games, int) else list(games)
     records = []
     with Match(bot_a, bot_b, settings, seed, expected_games=len(seats)) as match:
         for record in _iterate(match, seats):

@@ -327,7 +327,9 @@ class Board:
             elif ch == "O":
                 o |= 1 << cell
         board.bits = [x, o]
-        board.history = [Move(c, board.mark_at(c)) for c in range(CELLS) if (x | o) >> c & 1]
+        board.history = [
+            Move(c, Mark.X if x >> c & 1 else Mark.O) for c in range(CELLS) if (x | o) >> c & 1
+        ]
         board._five = board.has_five()
         return board
 

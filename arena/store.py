@@ -3,6 +3,7 @@
 Opening::
 
     with Store.open("results/league.sqlite") as store:          # creates it (and its directory)
+        store.claim({"seed": 1, ...}, games_per_pairing=10)   # a run: lock, same tournament
         store.register_bots([...])
         store.add_game(record, slot)
     with Store.open("results/league.sqlite", readonly=True) as store:   # for ratings / export
@@ -26,7 +27,20 @@ from the program file and command. ``register_bots`` records the bots of the cur
 *active* set. Games are counted (by ``games``, ``count_games``, ``completed_slots``) only when the
 versions of both their bots are active: the games of an older version stay in the file, set aside,
 and its pairings are replayed. A bot left out of a run is not active either, and a store in which
-no bots were ever registered counts no games. Pass ``include_inactive=True`` to see every game.
+no bots were ever registered counts no games. Pass ``include_inactive=True`` to see every game,
+or open the store with ``all_versions=True`` to see them with each version named apart.
+
+One tournament, one run at a time. ``claim`` (called by a run before anything else) takes an
+exclusive lock on the store (``arena.runlock``: a second run is refused, naming the first) and
+checks the definition of the tournament (time control, limits, openings, seed, ...) against the
+one the store recorded when first claimed: a store never mixes the games of two tournaments. The
+games counted by ``games``/``count_games`` are also limited to the slots the last claim owes
+(``games_per_pairing``); games beyond it are kept. Processes that only record games (a run's
+workers) open the store without claiming it.
+
+Layout. The games table's columns are listed once, in ``arena.gamerows``; ``PRAGMA user_version``
+is the schema version, and an older file is migrated when opened for writing (read-only, the
+columns it lacks read as their defaults).
 
 Errors. Every failure of the public API is a ``StoreError`` whose message names the file and the
 problem (a newer schema, not a database, read-only, disk full, locked, ...); no raw ``sqlite3``
@@ -39,21 +53,23 @@ lock). It must not be used in a process forked after it was opened: open it agai
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
-import re
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from arena import gamerows
 from arena.errors import StoreError
-from arena.records import GameRecord, Reason
-from arena.rules import Role
+from arena.gamerows import dumps, safe_text
+from arena.records import GameRecord
+from arena.runlock import RunLock
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -61,10 +77,16 @@ __all__ = [
     "VersionChange",
     "HarnessErrorRow",
     "Store",
+    "store_files",
+    "versioned_name",
 ]
 
-SCHEMA_VERSION = 1
-"""The layout of the file, kept in ``PRAGMA user_version`` (0 means a new, empty file)."""
+SCHEMA_VERSION = 2
+"""The layout of the file, kept in ``PRAGMA user_version`` (0 means a new, empty file).
+
+1: the first layout; 2: games gain ``opening`` (a file of schema 1 is migrated when opened for
+writing; read-only, its games read with an empty opening).
+"""
 
 DEFAULT_BUSY_TIMEOUT = 10.0
 """Seconds to wait for a lock held by another connection before giving up with a StoreError."""
@@ -94,28 +116,7 @@ _SCHEMA = (
         PRIMARY KEY (name, version)
     )
     """,
-    """
-    CREATE TABLE IF NOT EXISTS games (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        order_name TEXT NOT NULL,
-        chaos_name TEXT NOT NULL,
-        order_version TEXT NOT NULL,
-        chaos_version TEXT NOT NULL,
-        slot INTEGER NOT NULL CHECK (slot >= 0),
-        winner TEXT NOT NULL CHECK (winner IN ('order', 'chaos')),
-        reason TEXT NOT NULL,
-        detail TEXT NOT NULL,
-        moves TEXT NOT NULL,
-        ms TEXT NOT NULL,
-        cpu_ms TEXT,
-        stderr_order TEXT NOT NULL,
-        stderr_chaos TEXT NOT NULL,
-        seed INTEGER NOT NULL,
-        started_at REAL NOT NULL,
-        finished_at REAL NOT NULL,
-        UNIQUE (order_name, order_version, chaos_name, chaos_version, slot)
-    )
-    """,
+    gamerows.create_table(),
     "CREATE INDEX IF NOT EXISTS games_by_chaos ON games (chaos_name, chaos_version)",
     """
     CREATE TABLE IF NOT EXISTS harness_errors (
@@ -138,13 +139,72 @@ def _active(role: str) -> str:
 
 _BOTH_ACTIVE = f"({_active('order')} AND {_active('chaos')})"
 
-_GAME_COLUMNS = (
-    "order_name, chaos_name, order_version, chaos_version, slot, winner, reason, detail, moves,"
-    " ms, cpu_ms, stderr_order, stderr_chaos, seed, started_at, finished_at"
+_OWED_SLOT = (
+    "slot < COALESCE((SELECT CAST(value AS INTEGER) FROM meta"
+    " WHERE key = 'games_per_pairing'), slot + 1)"
 )
-_GAME_COLUMN_COUNT = len(_GAME_COLUMNS.split(","))
+"""SQL: the game's slot is one the tournament owes (below the last claim's games_per_pairing)."""
 
-_INT64 = range(-(2**63), 2**63)
+_COUNTED = f"({_BOTH_ACTIVE} AND {_OWED_SLOT})"
+"""SQL: the games that count: between active versions, in owed slots."""
+
+_INSERT = gamerows.insert_statement()
+
+
+def store_files(path: str | os.PathLike[str]) -> tuple[Path, ...]:
+    """Every file a store at ``path`` may have: itself, SQLite's journals, the run lock."""
+    path = Path(path)
+    return (path, *(path.with_name(path.name + suffix) for suffix in _SIDE_FILES))
+
+
+_SIDE_FILES = ("-wal", "-shm", "-journal", ".lock")
+
+
+def versioned_name(name: str, version: str) -> str:
+    """``greedy@1a2b3c4d``: a bot's name with (the start of) its version, or the name alone."""
+    return f"{name}@{version[:8]}" if version else name
+
+
+def _versions_apart(record: GameRecord) -> GameRecord:
+    return dataclasses.replace(
+        record,
+        order=versioned_name(record.order, record.order_version),
+        chaos=versioned_name(record.chaos, record.chaos_version),
+    )
+
+
+def _flatten(data: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """``{"a": {"b": 1}}`` -> ``{"a.b": 1}``: each entry of a definition under a dotted name."""
+    flat: dict[str, Any] = {}
+    for key, value in data.items():
+        if isinstance(value, Mapping) and value:
+            flat.update(_flatten(value, f"{prefix}{key}."))
+        else:
+            flat[f"{prefix}{key}"] = value
+    return flat
+
+
+def _differences(stored: Mapping[str, Any], wanted: Mapping[str, Any]) -> list[str]:
+    """``key: stored, wanted`` for each entry that differs.
+
+    An entry that one side lacks matches an unset value on the other (null, false, 0, empty):
+    a setting added to arena later, off by default, does not make older stores another's.
+    """
+    old, new = _flatten(stored), _flatten(wanted)
+    return [
+        f"{key}: {_shown(old, key)} in the store, {_shown(new, key)} now"
+        for key in sorted(old.keys() | new.keys())
+        if old.get(key) != new.get(key) and (old.get(key) or new.get(key))
+    ]
+
+
+def _shown(entries: Mapping[str, Any], key: str) -> str:
+    return json.dumps(entries[key]) if key in entries else "(not set)"
+
+
+def _game_columns(conn: sqlite3.Connection) -> set[str]:
+    """The columns the file's games table has (fewer than today's in an older schema)."""
+    return {row[1] for row in conn.execute("PRAGMA table_info(games)")}
 
 
 @dataclass(frozen=True)
@@ -207,39 +267,6 @@ def _problem(exc: sqlite3.Error) -> str:
     return f"{what} ({text})"
 
 
-def _safe_text(text: str) -> str:
-    """``text`` as storable UTF-8: lone surrogates (undecodable bot output) become escapes."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return text.encode("utf-8", "backslashreplace").decode("utf-8")
-    return text
-
-
-def _dumps(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"))
-
-
-_PLAIN_TOKENS = re.compile(r'[A-Za-z0-9]+(?:","[A-Za-z0-9]+)*')
-_PLAIN_NUMBERS = re.compile(r"[0-9eE.+\-]+(?:,[0-9eE.+\-]+)*")
-
-
-def _dumps_tokens(tokens: Sequence[str]) -> str:
-    """JSON for a list of move tokens; the same text as ``_dumps``, written directly (hot path)."""
-    if not tokens:
-        return "[]"
-    text = '","'.join(tokens) if all(type(t) is str for t in tokens) else ""
-    return f'["{text}"]' if _PLAIN_TOKENS.fullmatch(text) else _dumps(list(tokens))
-
-
-def _dumps_floats(values: Sequence[float]) -> str:
-    """JSON for a list of finite numbers, as ``_dumps`` writes it (hot path)."""
-    if not values:
-        return "[]"
-    text = ",".join(map(repr, values))
-    return f"[{text}]" if _PLAIN_NUMBERS.fullmatch(text) else _dumps(list(values))
-
-
 class Store:
     """The SQLite store of one tournament. See the module docstring.
 
@@ -249,6 +276,12 @@ class Store:
     - ``readonly=True``: opens an existing store without creating or changing anything (a
       ``file:...?mode=ro`` URI); a missing file is a StoreError. Writing methods then raise
       StoreError.
+
+    - ``all_versions=True`` (for ``arena ratings``/``export --all-versions``): ``games`` and
+      ``count_games`` see every stored game, of old versions and beyond ``games_per_pairing``
+      too, each bot named apart by its version: ``greedy@1a2b3c4d`` (``name@`` and the first 8
+      characters of the version). A view for readers, so that whatever reads the store (the
+      standings, an export) sees the same games.
 
     A file with a newer schema version, a file that is not an arena store and an unusable file or
     directory are StoreErrors, raised before the file is changed in any way.
@@ -260,14 +293,19 @@ class Store:
         readonly: bool = False,
         *,
         busy_timeout: float = DEFAULT_BUSY_TIMEOUT,
+        all_versions: bool = False,
     ) -> None:
         self.path = Path(path)
         """The store file."""
         self.readonly = readonly
         """Whether the store was opened read-only."""
+        self.all_versions = all_versions
+        """Whether ``games`` and ``count_games`` see every game, each version named apart."""
         self._lock = threading.RLock()
         self._pid = os.getpid()
         self._conn: sqlite3.Connection | None = None
+        self._select = gamerows.select_list()
+        self._run_lock = RunLock(self.path)
         conn = self._connect(busy_timeout)
         try:
             with self._translate("cannot open the store"):
@@ -284,9 +322,10 @@ class Store:
         readonly: bool = False,
         *,
         busy_timeout: float = DEFAULT_BUSY_TIMEOUT,
+        all_versions: bool = False,
     ) -> Store:
         """Open (and, unless ``readonly``, create if needed) the store at ``path``."""
-        return cls(path, readonly, busy_timeout=busy_timeout)
+        return cls(path, readonly, busy_timeout=busy_timeout, all_versions=all_versions)
 
     # --- opening -------------------------------------------------------------------------------
     def _fail(self, problem: str) -> StoreError:
@@ -329,19 +368,23 @@ class Store:
         }
         if version == 0 and tables - {"sqlite_sequence"}:
             raise self._fail("not an arena store (an SQLite database with other tables)")
-        if version == SCHEMA_VERSION and not tables >= _TABLES:
+        if version > 0 and not tables >= _TABLES:
             missing = ", ".join(sorted(_TABLES - tables))
             raise self._fail(f"not an arena store (no table {missing})")
         if self.readonly:
             if version == 0:
                 raise self._fail("not an arena store (an empty database)")
+            # An older file cannot be migrated here: its missing columns read as their defaults.
+            self._select = gamerows.select_list(_game_columns(conn))
             return
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")
         with self._transaction(conn):
             if conn.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
-                for statement in _SCHEMA:
+                for statement in _SCHEMA:  # a new file: every table; an older one: none
                     conn.execute(statement)
+                for column in gamerows.missing_columns(_game_columns(conn)):
+                    conn.execute(f"ALTER TABLE games ADD COLUMN {column.name} {column.decl}")
                 conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             else:
                 # A no-op write: a read-only file fails here, at open, not at the first game.
@@ -426,7 +469,7 @@ class Store:
                     " VALUES (?, ?, ?, ?, 1, ?)"
                     " ON CONFLICT (name, version) DO UPDATE"
                     " SET command = excluded.command, active = 1, last_run = excluded.last_run",
-                    (bot.name, bot.version, _dumps(command), now, run),
+                    (bot.name, bot.version, dumps(command), now, run),
                 )
                 old = last.get(bot.name)
                 if old is not None and old != bot.version:
@@ -450,12 +493,13 @@ class Store:
     def set_aside_count(self, name: str) -> int:
         """How many stored games involve a version of bot ``name`` that is not active."""
         with self._reading("cannot count games") as conn:
-            return conn.execute(
+            (count,) = conn.execute(
                 "SELECT COUNT(*) FROM games WHERE"
                 f" (order_name = :name AND NOT {_active('order')})"
                 f" OR (chaos_name = :name AND NOT {_active('chaos')})",
                 {"name": name},
-            ).fetchone()[0]
+            ).fetchone()
+        return int(count)
 
     # --- games ---------------------------------------------------------------------------------
     def add_game(self, record: GameRecord, slot: int) -> bool:
@@ -472,12 +516,8 @@ class Store:
         For a parallel tournament of fast bots: one commit for the games that arrived together
         costs the same as one commit per game. Returns, per game, whether it was new.
         """
-        rows = [self._game_row(record, slot) for record, slot in games]
-        insert = (
-            f"INSERT INTO games ({_GAME_COLUMNS}) VALUES ({', '.join('?' * _GAME_COLUMN_COUNT)})"
-            " ON CONFLICT (order_name, order_version, chaos_name, chaos_version, slot)"
-            " DO NOTHING"
-        )
+        rows = [gamerows.row_from_record(record, slot) for record, slot in games]
+        insert = _INSERT
         if not rows:
             return []
         with self._writing("cannot record a game") as conn:
@@ -493,79 +533,37 @@ class Store:
             conn.execute("RELEASE batch")
             return [conn.execute(insert, row).rowcount == 1 for row in rows]
 
-    @staticmethod
-    def _game_row(record: GameRecord, slot: int) -> tuple[object, ...]:
-        if isinstance(slot, bool) or not isinstance(slot, int) or slot < 0:
-            raise ValueError(f"a game slot is an int >= 0, not {slot!r}")
-        if record.seed not in _INT64:
-            raise ValueError(f"seed out of the 64-bit range: {record.seed}")
-        return (
-            record.order,
-            record.chaos,
-            record.order_version,
-            record.chaos_version,
-            slot,
-            Role(record.winner).value,
-            Reason(record.reason).value,
-            _safe_text(record.detail),
-            _dumps_tokens(record.moves),
-            _dumps_floats(record.ms),
-            None if record.cpu_ms is None else _dumps_floats(record.cpu_ms),
-            _safe_text(record.stderr_order),
-            _safe_text(record.stderr_chaos),
-            record.seed,
-            record.started_at,
-            record.finished_at,
-        )
-
     def games(self, include_inactive: bool = False) -> Iterator[GameRecord]:
-        """The stored games in play order; only those between active versions unless asked.
+        """The games that count, in play order; with ``include_inactive``, every stored game.
 
-        Rows are read in batches, each by a short query, so iterating slowly holds no lock and no
-        snapshot; games committed meanwhile by another connection may appear at the end.
+        The games that count are those between active versions, in the slots the last claim
+        owes (a store whose ``games_per_pairing`` was lowered keeps the games beyond it, but
+        they are not rated). Rows are read in batches, each by a short query, so iterating
+        slowly holds no lock and no snapshot; games committed meanwhile may appear at the end.
         """
-        where = "" if include_inactive else f" AND {_BOTH_ACTIVE}"
+        where = "" if include_inactive or self.all_versions else f" AND {_COUNTED}"
         last_id = -1
         while True:
             with self._reading("cannot read the games") as conn:
                 rows = conn.execute(
-                    f"SELECT id, {_GAME_COLUMNS} FROM games WHERE id > ?{where}"
-                    " ORDER BY id LIMIT ?",
+                    f"SELECT id, {self._select} FROM games WHERE id > ?{where} ORDER BY id LIMIT ?",
                     (last_id, _BATCH),
                 ).fetchall()
             for row in rows:
-                yield self._record(row)
+                record = self._record(row)
+                yield _versions_apart(record) if self.all_versions else record
             if len(rows) < _BATCH:
                 return
             last_id = rows[-1][0]
 
-    def _record(self, row: tuple[Any, ...]) -> GameRecord:
-        game_id, order, chaos, order_version, chaos_version, _slot, winner, reason = row[:8]
-        detail, moves, ms, cpu_ms, stderr_order, stderr_chaos = row[8:14]
-        seed, started_at, finished_at = row[14:]
+    def _record(self, row: Sequence[Any]) -> GameRecord:
         try:
-            return GameRecord(
-                order=order,
-                chaos=chaos,
-                winner=Role(winner),
-                reason=Reason(reason),
-                moves=list(json.loads(moves)),
-                ms=[float(x) for x in json.loads(ms)],
-                detail=detail,
-                cpu_ms=None if cpu_ms is None else [float(x) for x in json.loads(cpu_ms)],
-                stderr_order=stderr_order,
-                stderr_chaos=stderr_chaos,
-                seed=seed,
-                started_at=started_at,
-                finished_at=finished_at,
-                order_version=order_version,
-                chaos_version=chaos_version,
-            )
+            return gamerows.record_from_row(row[1:])
         except (ValueError, TypeError) as exc:
-            raise self._fail(f"game {game_id} cannot be read: {exc}") from None
+            raise self._fail(f"game {row[0]} cannot be read: {exc}") from None
 
     def completed_slots(self) -> set[tuple[str, str, int]]:
-        """(order, chaos, slot) of every stored game between active versions."""
+        """(order, chaos, slot) of every stored game between active versions, in any slot."""
         with self._reading("cannot read the games") as conn:
             return {
                 (order, chaos, slot)
@@ -575,10 +573,11 @@ class Store:
             }
 
     def count_games(self, include_inactive: bool = False) -> int:
-        """The number of stored games (between active versions unless asked)."""
-        where = "" if include_inactive else f" WHERE {_BOTH_ACTIVE}"
+        """The number of games that count (see ``games``), or of every stored game."""
+        where = "" if include_inactive or self.all_versions else f" WHERE {_COUNTED}"
         with self._reading("cannot count games") as conn:
-            return conn.execute(f"SELECT COUNT(*) FROM games{where}").fetchone()[0]
+            (count,) = conn.execute(f"SELECT COUNT(*) FROM games{where}").fetchone()
+        return int(count)
 
     # --- harness errors --------------------------------------------------------------------------
     def add_harness_error(self, description: str, error: str) -> None:
@@ -586,7 +585,7 @@ class Store:
         with self._writing("cannot record a harness error") as conn:
             conn.execute(
                 "INSERT INTO harness_errors (time, description, error) VALUES (?, ?, ?)",
-                (time.time(), _safe_text(description), _safe_text(error)),
+                (time.time(), safe_text(description), safe_text(error)),
             )
 
     def harness_errors(self) -> list[HarnessErrorRow]:
@@ -606,7 +605,7 @@ class Store:
             conn.execute(
                 "INSERT INTO meta (key, value) VALUES (?, ?)"
                 " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                (key, _safe_text(value)),
+                (key, safe_text(value)),
             )
 
     def get_meta(self, key: str) -> str | None:
@@ -616,12 +615,63 @@ class Store:
         return None if row is None else row[0]
 
     # --- whole store ---------------------------------------------------------------------------
+    def claim(self, definition: Mapping[str, Any], games_per_pairing: int) -> None:
+        """Take the store for a tournament run defined by ``definition``, or raise StoreError.
+
+        First the run lock (``arena.runlock``): a store that another run is using is refused,
+        naming that run. Then the definition: the plain data that makes two runs' games
+        comparable (time control, limits, openings, seed, ...; JSON-ready). The first claim of a
+        store records it; a later claim whose definition differs in any entry is refused with
+        one line naming each difference (an entry one side lacks matches an unset one: null,
+        false, 0 or empty), so that the games of another tournament are never mixed in.
+        ``games_per_pairing`` is not part of the definition: it may change between runs, and
+        only the slots below it count (``games``). The lock is held until ``close``; ``reset``
+        frees the store for another definition.
+        """
+        if isinstance(games_per_pairing, bool) or not isinstance(games_per_pairing, int):
+            raise TypeError(f"games_per_pairing is an int, not {games_per_pairing!r}")
+        if games_per_pairing < 0:
+            raise ValueError(f"games_per_pairing is >= 0, not {games_per_pairing}")
+        wanted = json.loads(json.dumps(definition, sort_keys=True))
+        if not isinstance(wanted, dict):
+            raise TypeError("a store's definition is a mapping")
+        self._take_run_lock()
+        with self._writing("cannot claim the store") as conn:
+            row = conn.execute("SELECT value FROM meta WHERE key = 'definition'").fetchone()
+            if row is not None:
+                differences = _differences(json.loads(row[0]), wanted)
+                if differences:
+                    raise self._fail(
+                        f"holds the games of another tournament ({'; '.join(differences)}): "
+                        "run with --fresh to discard them, or give this one another db:"
+                    )
+            for key, value in (
+                ("definition", json.dumps(wanted, sort_keys=True)),
+                ("games_per_pairing", str(games_per_pairing)),
+            ):
+                conn.execute(
+                    "INSERT INTO meta (key, value) VALUES (?, ?)"
+                    " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                    (key, value),
+                )
+
+    def _take_run_lock(self) -> None:
+        if self.readonly:
+            raise self._fail("the store was opened read-only")
+        with self._lock:
+            self._connection()  # a closed store, or one opened by another process, fails here
+            self._run_lock.acquire()
+
     def reset(self) -> None:
         """Delete every game and harness error, in one transaction (for ``--fresh``).
 
-        Bots and meta entries are kept.
+        Bots and meta entries are kept, but not the definition of the tournament: the next
+        ``claim`` records its own. A reset takes the run lock first (held until ``close``): a
+        store that another run is using is never emptied under it.
         """
+        self._take_run_lock()
         with self._writing("cannot reset the store") as conn:
+            conn.execute("DELETE FROM meta WHERE key = 'definition'")
             conn.execute("DELETE FROM games")
             conn.execute("DELETE FROM harness_errors")
             conn.execute("DELETE FROM sqlite_sequence WHERE name IN ('games', 'harness_errors')")
@@ -650,6 +700,8 @@ class Store:
                     conn.close()
                 except sqlite3.Error as exc:
                     raise self._fail(f"cannot close the store: {_problem(exc)}") from exc
+                finally:
+                    self._run_lock.release()
 
     def __enter__(self) -> Store:
         return self

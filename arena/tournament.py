@@ -1,4 +1,4 @@
-"""Running a tournament: from a config to a store holding every game it owes.
+"""Running a tournament: from a plan to a store holding every game it owes.
 
 ``run_tournament`` registers the bots (their identity hashes) in the store, plans the missing
 games, hands the matches to an executor, and has every game committed the moment it is played
@@ -10,26 +10,93 @@ flight: running it again plays exactly what is missing.
 
 from __future__ import annotations
 
+import dataclasses
 import json
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Protocol
 
-from arena.affinity import plan_cores, usable_cores
+from arena.affinity import core_count
 from arena.botspec import BotSpec
-from arena.config import BotEntry, TournamentConfig
-from arena.executors import Event, GameDone, JobFailed, LocalPoolExecutor, MatchExecutor
+from arena.capacity import fair_workers
+from arena.executors import (
+    DEFAULT_EXECUTOR,
+    ExecutorSetup,
+    GameDone,
+    JobFailed,
+    MatchExecutor,
+    make_executor,
+)
+from arena.limits import AffinityMode
 from arena.records import GameRecord
 from arena.referee import MatchSettings
-from arena.sandbox import resolve_mode
+from arena.rules import Reason
 from arena.schedule import MatchJob, plan_matches
 from arena.store import BotVersion, Store, VersionChange
 
-__all__ = ["TournamentObserver", "TournamentResult", "bot_specs", "run_tournament"]
+__all__ = [
+    "TournamentObserver",
+    "TournamentPlan",
+    "TournamentResult",
+    "run_tournament",
+    "oversubscribed",
+    "distinct_games",
+]
 
 MAX_ATTEMPTS = 3
+
+ExecutorFactory = Callable[[ExecutorSetup], MatchExecutor]
+"""Makes the executor of a run (default: the registry's executor named by the plan)."""
+
+
+@dataclass(frozen=True)
+class TournamentPlan:
+    """Everything a run needs, in the library's own terms (the config builds one from a file)."""
+
+    name: str
+    """The tournament's name, kept in the store."""
+    bots: tuple[BotSpec, ...]
+    """Two or more bots with distinct names, in order (a gauntlet's first bot is the challenger)."""
+    format: str = "round-robin"
+    """One of ``arena.schedule.FORMATS``."""
+    games_per_pairing: int = 10
+    """Games per *ordered* pair: A as Order against B as Chaos (and as many the other way round)."""
+    seed: int = 1
+    """Seed of the schedule and of every match's bots."""
+    workers: int = 1
+    """Matches played at once (never more than there are matches)."""
+    settings: MatchSettings = field(default_factory=MatchSettings)
+    """Time control, limits, sandbox mode (resolved where the bots run) and freeze_idle."""
+    db: Path | None = None
+    """The store's file, for workers that record their own games (None: the parent records
+    every game)."""
+    affinity: AffinityMode = AffinityMode.AUTO
+    """Whether local workers are pinned to cores."""
+    executor: str = DEFAULT_EXECUTOR
+    """The name of the executor in ``arena.executors.EXECUTORS``."""
+    force_workers: bool = False
+    """Use ``workers`` even beyond what the machine runs fairly (``arena.capacity``); by
+    default a run uses no more, so that the harness's overload is never charged to bots."""
+    opening_plies: int = 0
+    """Random plies played before the bots' first turn, the same for both role assignments of
+    each game index (``arena.schedule.opening_for``); 0: every game starts on the empty board."""
+
+    def describe(self) -> dict[str, object]:
+        """What the store keeps of the run's definition (shown by ``arena ratings``)."""
+        tc = self.settings.time_control
+        return {
+            "name": self.name,
+            "format": self.format,
+            "games_per_pairing": self.games_per_pairing,
+            "move_ms": tc.move_ms,
+            "startup_ms": tc.startup_ms,
+            "seed": self.seed,
+            "opening_plies": self.opening_plies,
+            "bots": [bot.name for bot in self.bots],
+        }
 
 
 class TournamentObserver(Protocol):
@@ -40,6 +107,9 @@ class TournamentObserver(Protocol):
     def harness_error(self, job: str, error: str) -> None: ...
     def bot_changed(self, change: VersionChange, set_aside: int) -> None:
         """A bot differs from its last run: ``set_aside`` earlier games no longer count."""
+
+    def workers_capped(self, asked: int, used: int, reason: str) -> None:
+        """Fewer workers than asked are used: the machine runs no more fairly (``reason``)."""
 
 
 @dataclass
@@ -60,72 +130,62 @@ class TournamentResult:
     """Bots whose program or command changed since the store last saw them."""
     missing: int = 0
     """Games still owed at the end (repeated harness errors, or a bot edited during the run)."""
+    workers: int = 0
+    """Workers the run used (0: it played nothing)."""
+    distinct: int = 0
+    """Distinct games among the tournament's stored games (same players, opening and moves
+    count once): deterministic bots replay the same games, which measure nothing new."""
 
     @property
     def complete(self) -> bool:
         return self.missing == 0
 
 
-def bot_specs(config: TournamentConfig) -> list[BotSpec]:
-    """The runnable bots of a config."""
-    base = config.path.parent if config.path is not None else None
-    return [_spec(entry, base) for entry in config.bots]
+def _definition(plan: TournamentPlan) -> dict[str, object]:
+    """What makes two runs' games comparable; a store refuses a run that differs in any of it.
 
-
-def _describe_config(config: TournamentConfig) -> dict[str, object]:
+    Not in it: the bots (each game carries its bots' versions), games_per_pairing (only the
+    slots it owes are rated), and how the run is carried out (workers, affinity, sandbox: the
+    sandbox's mode depends on the machine, and must not stop a resume elsewhere).
+    """
+    settings = plan.settings
     return {
-        "name": config.name,
-        "format": config.format,
-        "games_per_pairing": config.games_per_pairing,
-        "move_ms": config.time_control.move_ms,
-        "startup_ms": config.time_control.startup_ms,
-        "seed": config.seed,
-        "bots": [entry.name for entry in config.bots],
+        "name": plan.name,
+        "seed": plan.seed,
+        "format": plan.format,
+        "time_control": dataclasses.asdict(settings.time_control),
+        "limits": dataclasses.asdict(settings.limits),
+        "freeze_idle": settings.freeze_idle,
+        "openings": {"random_plies": plan.opening_plies} if plan.opening_plies else None,
+        "rules": 1,
     }
 
 
-def _spec(entry: BotEntry, base: Path | None) -> BotSpec:
-    if entry.path is not None:
-        spec = BotSpec.from_path(entry.path, name=entry.name)
-        if entry.dir is not None:
-            spec = BotSpec(spec.name, spec.argv, entry.dir, spec.program)
-        return spec
-    assert entry.command is not None
-    return BotSpec.from_command(list(entry.command), entry.name, entry.dir, base_dir=base)
-
-
-def match_settings(config: TournamentConfig) -> MatchSettings:
-    return MatchSettings(
-        time_control=config.time_control,
-        limits=config.limits,
-        sandbox=resolve_mode(config.sandbox),
-        freeze_idle=config.freeze_idle,
-    )
-
-
 def run_tournament(
-    config: TournamentConfig,
+    plan: TournamentPlan,
     store: Store,
     observer: TournamentObserver | None = None,
-    executor_factory: Callable[[MatchSettings, int], MatchExecutor] | None = None,
+    executor_factory: ExecutorFactory | None = None,
 ) -> TournamentResult:
-    """Play every game ``config`` owes that ``store`` does not hold yet."""
-    specs = bot_specs(config)
-    store.set_meta("config", json.dumps(_describe_config(config)))
-    changes = store.register_bots([BotVersion(s.name, s.version(), s.argv) for s in specs])
+    """Play every game ``plan`` owes that ``store`` does not hold yet."""
+    specs = list(plan.bots)
+    store.claim(_definition(plan), plan.games_per_pairing)  # refuses another tournament's
+    store.set_meta("config", json.dumps(plan.describe()))
+    changes = store.register_bots([BotVersion(s.name, s.version(), s.command) for s in specs])
     notify = getattr(observer, "bot_changed", None)
     if notify is not None:  # before the games, so that an interrupted run has said it too
         for change in changes:
             notify(change, store.set_aside_count(change.name))
-    store.set_meta("name", config.name)
-    store.set_meta("seed", str(config.seed))
+    store.set_meta("name", plan.name)
+    store.set_meta("seed", str(plan.seed))
     done = store.completed_slots()
     owed = plan_matches(
         specs,
-        config.games_per_pairing,
-        format=config.format,
-        seed=config.seed,
-        workers=config.workers,
+        plan.games_per_pairing,
+        format=plan.format,
+        seed=plan.seed,
+        workers=plan.workers,
+        opening_plies=plan.opening_plies,
     )
     total = sum(len(job.slots) for job in owed)
     jobs = [job for job in (job.without(done) for job in owed) if job.slots]
@@ -134,19 +194,23 @@ def run_tournament(
     if observer is not None:
         observer.started(total, result.already, len(jobs))
     if not jobs:
+        result.distinct = distinct_games(store.games())
         return result
-    settings = match_settings(config)
-    workers = min(config.workers, len(jobs))
+    result.workers = _workers(plan, len(jobs), observer)
+    setup = ExecutorSetup(
+        settings=plan.settings,
+        workers=result.workers,
+        affinity=plan.affinity,
+        sink_factory=None if plan.db is None else partial(_store_sink, plan.db),
+    )
     if executor_factory is None:
-        cores = plan_cores(workers, config.affinity)
-        executor: MatchExecutor = LocalPoolExecutor(
-            workers, settings, cores, sink_factory=partial(_store_sink, config.db)
-        )
+        executor = make_executor(plan.executor, setup)
     else:
-        executor = executor_factory(settings, workers)
+        executor = executor_factory(setup)
+    burst = StartupBurst()
     try:
         for attempt in range(1, MAX_ATTEMPTS + 1):
-            failed = _run_jobs(executor, jobs, store, observer, result)
+            failed = _run_jobs(executor, jobs, store, observer, result, burst)
             if not failed:
                 break
             done = store.completed_slots()
@@ -158,7 +222,73 @@ def run_tournament(
         executor.close()
     owed_slots = {job.slot_key(slot) for job in owed for slot in job.slots}
     result.missing = len(owed_slots - store.completed_slots())
+    result.distinct = distinct_games(store.games())
     return result
+
+
+def _workers(plan: TournamentPlan, jobs: int, observer: TournamentObserver | None) -> int:
+    """The workers to use: never more than jobs, nor than is fair unless forced."""
+    workers = min(plan.workers, jobs)
+    if plan.force_workers:
+        return workers
+    fair = fair_workers(plan.settings.limits.memory_mb)
+    if workers <= fair.workers:
+        return workers
+    notify = getattr(observer, "workers_capped", None)
+    if notify is not None:
+        notify(workers, fair.workers, fair.reason)
+    return fair.workers
+
+
+def distinct_games(records: Iterable[GameRecord]) -> int:
+    """How many of ``records`` differ (in players, opening or moves)."""
+    return len(
+        {
+            hash((r.order, r.chaos, tuple(getattr(r, "opening", ())), tuple(r.moves)))
+            for r in records  # hashes: a million games' moves need not be held at once
+        }
+    )
+
+
+class StartupBurst:
+    """Tells the harness's trouble from a bot's among start-up faults.
+
+    A bot that never starts is broken, and loses its games. But when bots that had started in
+    this run fail to start (``BOTS`` different ones within ``WINDOW_S``), the machine is
+    overloaded (too many workers, memory exhausted, a stalled disk): the start-up faults of
+    that round of jobs are the harness's trouble, not stored but replayed, and the run says
+    why. Start-up faults are therefore kept aside until the end of each round.
+    """
+
+    BOTS = 2
+    WINDOW_S = 30.0
+
+    def __init__(self) -> None:
+        self.started: set[str] = set()
+        self.faults: list[tuple[float, str]] = []
+        """(when, bot) of the round's start-up faults of bots that had started before."""
+
+    def seen(self, record: GameRecord) -> None:
+        """A game was stored: both bots started unless it ended by ``startup``."""
+        if record.reason is not Reason.STARTUP:
+            self.started.update((record.order, record.chaos))
+
+    def set_aside(self, record: GameRecord, now: float) -> bool:
+        """Whether to keep this game aside until the round ends: a start-up fault."""
+        if record.reason is not Reason.STARTUP:
+            return False
+        if record.loser_name in self.started:
+            self.faults.append((now, record.loser_name))
+        return True
+
+    def burst(self) -> list[str]:
+        """The bots of the round's largest burst (empty: none); then starts a new round."""
+        best: set[str] = set()
+        for start, _bot in self.faults:
+            bots = {bot for t, bot in self.faults if 0 <= t - start <= self.WINDOW_S}
+            best = max(best, bots, key=len)
+        self.faults = []
+        return sorted(best) if len(best) >= self.BOTS else []
 
 
 def _run_jobs(
@@ -167,23 +297,59 @@ def _run_jobs(
     store: Store,
     observer: TournamentObserver | None,
     result: TournamentResult,
+    burst: StartupBurst,
 ) -> list[MatchJob]:
+    """Play ``jobs``; the jobs to replay (failed, or with games that were the harness's)."""
     by_key = {job.key: job for job in jobs}
-    failed = []
+    failed: dict[str, MatchJob] = {}
+    aside: list[GameDone] = []
     for batch in executor.execute(jobs):
         games = [event for event in batch if isinstance(event, GameDone)]
-        unrecorded = [event for event in games if event.recorded is None]
-        stored = iter(store.add_games([(e.record, e.slot.index) for e in unrecorded]))
+        now = time.monotonic()
+        kept: list[GameDone] = []
         for event in games:
-            new = next(stored) if event.recorded is None else event.recorded
-            if new:  # told only once committed
-                result.played += 1
-                result.faults += event.record.reason.is_fault
-                if observer is not None:
-                    observer.game(event.record)
-        for event in batch:
-            _handle_job_event(event, store, observer, result, by_key, failed)
-    return failed
+            if event.recorded is None and burst.set_aside(event.record, now):
+                aside.append(event)
+            else:
+                kept.append(event)
+        _store_games(kept, store, observer, result, burst)
+        for failure in batch:
+            if isinstance(failure, JobFailed):
+                _record_failure(failure, store, observer, result)
+                failed[failure.key] = by_key[failure.key]
+    if aside:
+        bots = burst.burst()
+        if bots:
+            error = (
+                f"start-up failures of {', '.join(bots)}, which had started before, within"
+                f" {burst.WINDOW_S:.0f} s: the machine is overloaded (too many workers, too"
+                f" little memory?); {len(aside)} games are replayed, not charged"
+            )
+            _record_failure(JobFailed(aside[0].key, error), store, observer, result)
+            failed.update((event.key, by_key[event.key]) for event in aside)
+        else:  # a bot that failed alone: its own fault after all
+            _store_games(aside, store, observer, result, burst)
+    return list(failed.values())
+
+
+def _store_games(
+    games: list[GameDone],
+    store: Store,
+    observer: TournamentObserver | None,
+    result: TournamentResult,
+    burst: StartupBurst,
+) -> None:
+    """Store the games a worker did not, and tell the new ones."""
+    unrecorded = [event for event in games if event.recorded is None]
+    stored = iter(store.add_games([(e.record, e.slot.index) for e in unrecorded]))
+    for event in games:
+        new = next(stored) if event.recorded is None else event.recorded
+        burst.seen(event.record)
+        if new:  # told only once committed
+            result.played += 1
+            result.faults += event.record.reason.is_fault
+            if observer is not None:
+                observer.game(event.record)
 
 
 def _store_sink(db: Path) -> Callable[[list[GameDone]], list[bool]]:
@@ -200,23 +366,19 @@ def _store_sink(db: Path) -> Callable[[list[GameDone]], list[bool]]:
     return record
 
 
-def _handle_job_event(
-    event: Event,
+def _record_failure(
+    event: JobFailed,
     store: Store,
     observer: TournamentObserver | None,
     result: TournamentResult,
-    by_key: dict[str, MatchJob],
-    failed: list[MatchJob],
 ) -> None:
-    """A harness failure is recorded (never charged to a bot) and its job queued for replay."""
-    if isinstance(event, JobFailed):
-        store.add_harness_error(event.key, event.error)
-        result.harness_errors.append(f"{event.key}: {event.error}")
-        failed.append(by_key[event.key])
-        if observer is not None:
-            observer.harness_error(event.key, event.error)
+    """A harness failure is recorded and told, never charged to a bot (the caller replays it)."""
+    store.add_harness_error(event.key, event.error)
+    result.harness_errors.append(f"{event.key}: {event.error}")
+    if observer is not None:
+        observer.harness_error(event.key, event.error)
 
 
 def oversubscribed(workers: int) -> bool:
     """More workers than cores: bots then compete for CPU and timing becomes unfair."""
-    return workers > len(usable_cores())
+    return workers > core_count()

@@ -1,5 +1,8 @@
 """Shared test helpers: where the bots are, and a check that no bot process outlives a test.
 
+``FIXTURE_BOTS`` lists the fixture bots of ``tests/bots`` by globbing the folder, so that a new
+fixture is checked (documented, standard library only) without editing a list.
+
 ``leftover_processes`` scans ``/proc`` for processes whose command line mentions a marker (by
 default the ``tests/bots`` and ``bots`` folders; tests that copy their bots to a fresh temporary
 folder pass that folder, which no other test run can share). ``child_processes`` lists the
@@ -19,6 +22,8 @@ TESTS_DIR = Path(__file__).resolve().parent
 TEST_BOTS_DIR = TESTS_DIR / "bots"
 BUNDLED_BOTS_DIR = TESTS_DIR.parent / "bots"
 DEFAULT_MARKERS = (f"{TEST_BOTS_DIR}{os.sep}", f"{BUNDLED_BOTS_DIR}{os.sep}")
+FIXTURE_BOTS = sorted(TEST_BOTS_DIR.glob("*.py"))
+"""Every fixture bot (a Python script in ``tests/bots``)."""
 LEFTOVER_WAIT_S = 2.0
 
 
@@ -67,6 +72,18 @@ def wait_for_no_leftovers(
         if not left or time.monotonic() >= deadline:
             return left
         time.sleep(0.02)
+
+
+def process_states(marker: str) -> list[str]:
+    """The scheduler states (R, S, T, ...) of the processes whose command line has ``marker``."""
+    states = []
+    for pid, _cmdline in leftover_processes([marker]):
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:  # gone meanwhile
+            continue
+        states.append(stat.rsplit(")", 1)[1].split()[0])
+    return states
 
 
 def child_processes() -> list[tuple[int, str]]:

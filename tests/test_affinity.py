@@ -34,7 +34,18 @@ def test_plan() -> None:
     assert set(many) == set(cores)
     spread = plan_cores(len(cores), "auto")
     assert sorted(spread) == cores  # one core each
-    assert plan_cores(1, "auto") == [current_cpu()] or current_cpu() is None
+
+
+@pytest.mark.skipif(current_cpu() is None, reason="/proc does not say which core runs us")
+def test_a_lone_match_stays_on_the_core_it_runs_on() -> None:
+    # Pinned for the test, this process cannot move between the plan and the check.
+    cores = usable_cores()
+    try:
+        for core in (cores[0], cores[-1]):
+            os.sched_setaffinity(0, {core})
+            assert plan_cores(1, "auto") == [core] == [current_cpu()]
+    finally:
+        os.sched_setaffinity(0, set(cores))
 
 
 @pytest.mark.skipif(len(usable_cores()) < 2, reason="needs two cores to tell a pin from none")

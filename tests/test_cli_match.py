@@ -278,21 +278,6 @@ def test_deterministic_bots_replay_few_distinct_games(tmp_path: Path) -> None:
     assert re.search(r"^6 games \(2 distinct\)$", result.stdout, re.M), result.stdout
 
 
-def _openings_available() -> bool:
-    import inspect
-
-    import arena.schedule
-    from arena.referee import Match
-
-    return hasattr(arena.schedule, "random_opening") and (
-        "opening" in inspect.signature(Match.play).parameters
-    )
-
-
-@pytest.mark.skipif(
-    not _openings_available(),
-    reason="needs arena.schedule.random_opening and Match.play(opening=...) (other helpers')",
-)
 def test_openings_start_each_pair_from_the_same_position(tmp_path: Path) -> None:
     good = copy(TEST_BOTS_DIR / "instant.py", tmp_path)
     record = tmp_path / "games.jsonl"
@@ -306,3 +291,15 @@ def test_openings_start_each_pair_from_the_same_position(tmp_path: Path) -> None
     assert openings[0] == openings[1] and openings[2] == openings[3] and openings[4] == openings[5]
     assert len({tuple(o) for o in openings}) == 3
     assert re.search(r"^6 games \([3-6] distinct\)$", result.stdout, re.M), result.stdout
+
+
+def test_openings_option_allows_what_the_schedule_allows() -> None:
+    """The CLI states the limit without importing arena.schedule (a fast --help): kept equal."""
+    import typer.main
+
+    from arena.cli import app
+    from arena.schedule import MAX_OPENING_PLIES
+
+    match = typer.main.get_command(app).commands["match"]  # type: ignore[attr-defined]
+    option = next(p for p in match.params if p.name == "openings")
+    assert option.type.max == MAX_OPENING_PLIES

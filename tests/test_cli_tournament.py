@@ -170,8 +170,12 @@ def no_traceback(result: subprocess.CompletedProcess[str]) -> None:
 NAMES = ("instant", "random", "paced")
 
 
+Finished = tuple[Path, subprocess.CompletedProcess[str]]
+"""The store of a finished round-robin, and the output of the command that ran it."""
+
+
 @pytest.fixture(scope="module")
-def finished(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess]:
+def finished(tmp_path_factory: pytest.TempPathFactory) -> Finished:
     """A round-robin of 3 bots with 2 workers, 4 games per ordered pairing, run through the CLI."""
     tmp_path = tmp_path_factory.mktemp("finished")
     config = write_config(tmp_path, bot_entries(tmp_path, NAMES), games_per_pairing=4)
@@ -180,7 +184,7 @@ def finished(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess
     return tmp_path / "t.sqlite", result
 
 
-def test_round_robin_plays_every_slot_once(finished) -> None:  # noqa: ANN001
+def test_round_robin_plays_every_slot_once(finished: Finished) -> None:
     db, result = finished
     assert stored_slots(db) == owed(NAMES, 4)
     assert integrity(db) == "ok"
@@ -194,6 +198,8 @@ def test_round_robin_plays_every_slot_once(finished) -> None:  # noqa: ANN001
     assert len(records) == 24
     for record in records:
         check_record(record)
+    distinct = {(r["order"], r["chaos"], tuple(r["moves"])) for r in records}
+    assert f"{len(distinct)} distinct games of 24" in result.stdout
     as_order = Counter(r["order"] for r in records)
     as_chaos = Counter(r["chaos"] for r in records)
     assert as_order == as_chaos == dict.fromkeys(NAMES, 8)  # roles balanced
@@ -209,13 +215,13 @@ def test_round_robin_plays_every_slot_once(finished) -> None:  # noqa: ANN001
     assert wins == 24
 
 
-def test_output_off_a_terminal_is_plain_progress_lines(finished) -> None:  # noqa: ANN001
+def test_output_off_a_terminal_is_plain_progress_lines(finished: Finished) -> None:
     _db, result = finished
     assert re.search(r"^games 24/24 .*games/s.*faults \d+", result.stdout, re.MULTILINE)
     assert "\x1b" not in result.stdout and "\r" not in result.stdout
 
 
-def test_export_formats(finished, tmp_path: Path) -> None:  # noqa: ANN001
+def test_export_formats(finished: Finished, tmp_path: Path) -> None:
     db, _result = finished
     bot = copy_bot(tmp_path, TEST_BOTS / "instant.py")
     record_file = tmp_path / "match.jsonl"
@@ -261,7 +267,7 @@ def test_missing_store_is_a_clean_error(tmp_path: Path, command: list[str]) -> N
     assert not missing.exists()
 
 
-def test_unknown_export_format_is_a_clean_error(finished) -> None:  # noqa: ANN001
+def test_unknown_export_format_is_a_clean_error(finished: Finished) -> None:
     db, _result = finished
     result = arena("export", db, "--format", "xml")
     assert result.returncode != 0 and "jsonl, csv, pgn" in result.stderr
@@ -279,11 +285,22 @@ def test_quiet_prints_nothing(tmp_path: Path) -> None:
     assert stored_slots(tmp_path / "t.sqlite") == owed(["instant", "paced"], 2)
 
 
-def test_too_many_workers_is_warned_about(tmp_path: Path) -> None:
-    config = write_config(tmp_path, bot_entries(tmp_path, ["instant", "paced"]))
-    result = arena("tournament", config, "--workers", CORES + 1)
+def test_too_many_workers_are_capped_unless_forced(tmp_path: Path) -> None:
+    # A pairing of that many games is split into more jobs than the machine has cores.
+    games = 10 * (CORES + 1)
+    config = write_config(
+        tmp_path, bot_entries(tmp_path, ["instant", "paced"]), games_per_pairing=games
+    )
+    asked = 2 * CORES + 2
+    result = arena("tournament", config, "--workers", asked, "--fresh")
     assert result.returncode == 0, result.stderr
-    assert f"warning: {CORES + 1} workers on {CORES} cores" in result.stdout
+    assert f"workers asked are used: the machine has {CORES} core" in result.stdout
+    assert f"of the {asked} workers" in result.stdout
+    assert "warning" not in result.stdout
+    forced = arena("tournament", config, "--workers", asked, "--force-workers", "--fresh")
+    assert forced.returncode == 0, forced.stderr
+    assert f"warning: {asked} workers on {CORES} cores" in forced.stdout
+    assert "workers asked are used" not in forced.stdout
 
 
 def test_progress_bar_on_a_terminal(tmp_path: Path) -> None:
@@ -407,6 +424,8 @@ def start_and_stop(tmp_path: Path, stop: signal.Signals) -> tuple[Path, Path, st
     )
     db = tmp_path / "t.sqlite"
     total = sum(owed(INTERRUPTED_BOTS, INTERRUPTED_GAMES).values())
+    scratch = tmp_path / "tmp"  # the harness's temporary folders: none may be left behind
+    scratch.mkdir()
     process = subprocess.Popen(
         [sys.executable, "-m", "arena", "tournament", str(config)],
         stdin=subprocess.DEVNULL,
@@ -414,6 +433,7 @@ def start_and_stop(tmp_path: Path, stop: signal.Signals) -> tuple[Path, Path, st
         stderr=subprocess.STDOUT,
         text=True,
         start_new_session=True,
+        env={**os.environ, "TMPDIR": str(scratch)},
     )
     try:
         deadline = time.monotonic() + 30
@@ -433,11 +453,12 @@ def start_and_stop(tmp_path: Path, stop: signal.Signals) -> tuple[Path, Path, st
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait(timeout=10)
-    if stop is signal.SIGINT:
-        assert process.returncode == 130, output
-    else:
+    if stop is signal.SIGKILL:
         assert process.returncode == -signal.SIGKILL
+    else:
+        assert process.returncode == 128 + stop, output
     assert wait_for_no_leftovers([str(tmp_path)], timeout=10) == []  # no worker, no bot left
+    assert sorted(p.name for p in scratch.iterdir()) == []  # nor their temporary folders
     assert integrity(db) == "ok"
     slots = stored_slots(db)
     assert 0 < sum(slots.values()) < total
@@ -460,8 +481,16 @@ def test_ctrl_c_stops_cleanly_and_the_rerun_resumes(tmp_path: Path) -> None:
     config, db, output = start_and_stop(tmp_path, signal.SIGINT)
     assert "Resume with:" in output and f"arena tournament {config}" in output
     assert "Traceback" not in output and "Exception ignored" not in output
-    reported = int(re.search(r"interrupted: (\d+) games stored this run", output).group(1))
+    reported = int(re.search(r"interrupted \(SIGINT\): (\d+) games stored", output).group(1))
     assert reported <= sum(stored_slots(db).values())
+    resume_completes(config, db)
+
+
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGHUP])
+def test_sigterm_and_sighup_stop_like_ctrl_c(tmp_path: Path, stop: signal.Signals) -> None:
+    config, db, output = start_and_stop(tmp_path, stop)
+    assert f"interrupted ({stop.name})" in output and "Resume with:" in output
+    assert "Traceback" not in output and "Exception ignored" not in output
     resume_completes(config, db)
 
 

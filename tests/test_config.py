@@ -12,16 +12,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import arena
-from arena import botspec, config
-from arena.config import (
-    BotEntry,
-    TournamentConfig,
-    bundled_bot_names,
-    bundled_bot_path,
-    config_from_dict,
-    load_config,
-)
+from arena.affinity import core_count
+from arena.botspec import HARNESS_PYTHON, BotSpec
+from arena.config import TournamentConfig, config_from_dict, load_config
+from arena.config.build import TOP_KEYS
 from arena.errors import ConfigError
 from arena.limits import AffinityMode, Limits, SandboxMode, TimeControl
 
@@ -41,19 +35,6 @@ def project(tmp_path: Path) -> Path:
     (bots / "data.bin").write_text("not a program\n")
     (tmp_path / "conf").mkdir()
     return tmp_path
-
-
-@pytest.fixture
-def bundled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
-    """Bundled-bot folders under tmp_path: random in the checkout folder, greedy in the wheel's."""
-    checkout, wheel = tmp_path / "repo_bots", tmp_path / "_bundled_bots"
-    checkout.mkdir()
-    wheel.mkdir()
-    (checkout / "random_bot.py").write_text("print('random')\n")
-    (wheel / "greedy_bot.py").write_text("print('greedy')\n")
-    (wheel / "random_bot.py").write_text("print('shadowed')\n")
-    monkeypatch.setattr(botspec, "_bundled_dirs", lambda: (checkout, wheel))
-    return checkout, wheel
 
 
 def write(folder: Path, text: str, name: str = "tour.yaml") -> Path:
@@ -119,18 +100,29 @@ def test_full_config(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     cfg = load_config(path)
     assert isinstance(cfg, TournamentConfig)
     bots = project / "bots"
+    # python/python3 mean the harness's Python; another name is a program found on PATH.
+    is_harness = python.name in ("python", "python3")
+    interpreter = (HARNESS_PYTHON, "-u") if is_harness else (python.name,)
     assert cfg.name == "ladder"
     assert cfg.path == path.resolve()
+    py = (HARNESS_PYTHON, "-u")
     assert cfg.bots == (
-        BotEntry("a", path=bots / "a.py"),
-        BotEntry("script+1.0", path=bots / "run.sh"),
-        BotEntry(
+        BotSpec("a", (*py, "./a.py"), bots, "./a.py", ("./a.py",), False),
+        BotSpec("script+1.0", ("./run.sh",), bots, "./run.sh", ("./run.sh",), False),
+        BotSpec(
             "greedy-v2",
-            command=(python.name, "../bots/b.py", "--depth", "2", "3"),
-            dir=bots,
+            (*interpreter, "./b.py", "--depth", "2", "3"),
+            bots,
+            "./b.py",
+            ("./b.py",),
+            True,
         ),
-        BotEntry("sh_bot", command=(str(bots / "run.sh"), "--name", "two words")),
+        BotSpec(
+            "sh_bot", ("./run.sh", "--name", "two words"), bots, "./run.sh", ("./run.sh",), False
+        ),
     )
+    assert len(cfg.notices) == 2  # bots sharing a folder; a bot's folder holding others
+    assert cfg.notices[1].startswith("bots greedy-v2: their folder holds other bots' programs")
     assert cfg.format == "gauntlet"
     assert cfg.games_per_pairing == 4
     assert cfg.time_control == TimeControl(move_ms=250, startup_ms=3000)
@@ -160,7 +152,7 @@ def test_defaults(project: Path) -> None:
     assert cfg.games_per_pairing == 10
     assert cfg.time_control == TimeControl()
     assert cfg.limits == Limits()
-    assert cfg.workers == config._usable_cores() >= 1
+    assert cfg.workers == core_count() >= 1
     if hasattr(os, "sched_getaffinity"):
         assert cfg.workers == len(os.sched_getaffinity(0))
     assert cfg.seed == 1
@@ -168,7 +160,9 @@ def test_defaults(project: Path) -> None:
     assert cfg.sandbox is SandboxMode.AUTO
     assert cfg.affinity is AffinityMode.AUTO
     assert cfg.freeze_idle is False
-    assert all(b.command is None and b.dir is None for b in cfg.bots)
+    assert cfg.executor == "local"
+    assert cfg.opening_plies == cfg.plan().opening_plies == 0
+    assert [b.dir for b in cfg.bots] == [project / "bots"] * 2
 
 
 @pytest.mark.parametrize(
@@ -204,64 +198,29 @@ def test_relative_paths_follow_the_config_not_the_cwd(
     monkeypatch.chdir(elsewhere)
     cfg = load_config(Path("..") / "conf" / "tour.yaml")
     assert cfg.path == project / "conf" / "tour.yaml"
-    assert cfg.bots[0].path == project / "bots" / "a.py"
+    assert cfg.bots[0].program == project / "bots" / "a.py"
     assert cfg.bots[0].dir == project / "conf" / "mine"
-    assert cfg.bots[1].path == project / "conf" / "mine" / "bot.py"
-    # The program is resolved; later arguments are left to the bot's working folder.
-    assert cfg.bots[2].command == (str(project / "bots" / "run.sh"), "mine/bot.py")
+    assert cfg.bots[1].program == project / "conf" / "mine" / "bot.py"
+    # Files named by the command are found from the config's folder, not the current one.
+    assert cfg.bots[2].launch_argv() == [
+        str(project / "bots" / "run.sh"),
+        str(project / "conf" / "mine" / "bot.py"),
+    ]
     assert cfg.db == project / "store" / "x.sqlite"
-    assert all(p.is_absolute() for b in cfg.bots for p in (b.path, b.dir) if p is not None)
+    assert all(b.dir.is_absolute() for b in cfg.bots)
+
+
+def test_openings(project: Path) -> None:
+    cfg = load_config(write(project / "conf", BOTS + "openings: {random_plies: 6}\n"))
+    assert cfg.opening_plies == cfg.plan().opening_plies == 6
+    assert load_config(write(project / "conf", BOTS + "openings: {}\n")).opening_plies == 0
 
 
 def test_yaml_anchors_and_merge_keys(project: Path) -> None:
-    text = BOTS + "time_control: &tc {move_ms: 50}\nlimits: {<<: {memory_mb: 1, open_files: 9}, "
-    cfg = load_config(write(project / "conf", text + "memory_mb: 2}\n"))
+    text = BOTS + "time_control: &tc {move_ms: 50}\nlimits: {<<: {memory_mb: 100, open_files: 90}, "
+    cfg = load_config(write(project / "conf", text + "memory_mb: 200}\n"))
     assert cfg.time_control.move_ms == 50
-    assert cfg.limits.memory_mb == 2 and cfg.limits.open_files == 9
-
-
-# --------------------------------------------------------------------------------------------
-# Bundled bots
-
-
-def test_bundled_shorthand(project: Path, bundled: tuple[Path, Path]) -> None:
-    checkout, wheel = bundled
-    cfg = load_config(write(project / "conf", "bots: [random, greedy]\n"))
-    assert cfg.bots == (
-        BotEntry("random", path=(checkout / "random_bot.py").resolve()),
-        BotEntry("greedy", path=(wheel / "greedy_bot.py").resolve()),
-    )
-
-
-def test_bundled_bot_path(bundled: tuple[Path, Path]) -> None:
-    checkout, wheel = bundled
-    assert bundled_bot_path("random") == (checkout / "random_bot.py").resolve()  # checkout first
-    assert bundled_bot_path("greedy") == (wheel / "greedy_bot.py").resolve()
-    assert bundled_bot_path("nope") is None
-    assert bundled_bot_path("../repo_bots/random") is None
-    assert bundled_bot_names() == ["greedy", "random"]
-
-
-def test_bundled_dirs_default() -> None:
-    package = Path(arena.__file__).parent
-    assert botspec._bundled_dirs() == (package.parent / "bots", package / "_bundled_bots")
-
-
-def test_unknown_bundled_bot(project: Path, bundled: tuple[Path, Path]) -> None:
-    text = """
-    bots:
-      - random
-      - randon  # <-
-    """
-    err = load_error(write(project / "conf", text))
-    assert_error(err, "tour.yaml", "bots[1]", marked_line(text), "unknown bundled bot 'randon'")
-    assert "did you mean 'random'?" in str(err)
-
-
-def test_bundled_name_hint_when_path_is_missing(project: Path, bundled: tuple[Path, Path]) -> None:
-    err = load_error(write(project / "conf", "bots:\n  - name: random\n  - greedy\n"))
-    assert_error(err, "tour.yaml", "bots[0]", 2, "expected exactly one of 'path' or 'command'")
-    assert "'- random'" in str(err)
+    assert cfg.limits.memory_mb == 200 and cfg.limits.open_files == 90
 
 
 # --------------------------------------------------------------------------------------------
@@ -293,9 +252,60 @@ ERROR_CASES = {
         "expected a positive integer, got 'fast'",
     ),
     "zero": (
-        BOTS + "time_control: {startup_ms: 0}  # <-\n",
-        "time_control.startup_ms",
+        BOTS + "time_control: {move_ms: 0}  # <-\n",
+        "time_control.move_ms",
         "expected a positive integer, got 0",
+    ),
+    "start-up below the minimum": (
+        BOTS + "time_control: {startup_ms: 50}  # <-\n",
+        "time_control.startup_ms",
+        "expected an integer >= 100 (no bot process starts in less), got 50",
+    ),
+    "memory below the minimum": (
+        BOTS + "limits: {memory_mb: 1}  # <-\n",
+        "limits.memory_mb",
+        "expected an integer >= 64 (a Python bot cannot start with less), got 1",
+    ),
+    "open files below the minimum": (
+        BOTS + "limits:\n  open_files: 1  # <-\n",
+        "limits.open_files",
+        "expected an integer >= 16 (a Python bot cannot start with fewer), got 1",
+    ),
+    "line length below the minimum": (
+        BOTS + "limits:\n  line_bytes: 10  # <-\n",
+        "limits.line_bytes",
+        "expected an integer >= 64",
+    ),
+    "games_per_pairing beyond what can be planned": (
+        BOTS + "games_per_pairing: 2147483647  # <-\n",
+        "games_per_pairing",
+        "expected a positive integer no larger than 5000000 (at most 10,000,000 games in all;"
+        " 2 bots in a round-robin make 1 pairs), got 2147483647",
+    ),
+    "openings not a mapping": (
+        BOTS + "openings: 4  # <-\n",
+        "openings",
+        "expected a mapping such as {random_plies: 4}, got 4",
+    ),
+    "unknown openings key": (
+        BOTS + "openings: {random_ply: 4}  # <-\n",
+        "openings.random_ply",
+        "unknown key 'random_ply' (did you mean 'random_plies'?)",
+    ),
+    "too long an opening": (
+        BOTS + "openings:\n  random_plies: 30  # <-\n",
+        "openings.random_plies",
+        "expected a non-negative integer no larger than 24 (random moves before the bots play",
+    ),
+    "a bot folder holding the store": (
+        BOTS + "  - name: c\n    path: ../bots/a.py\n    dir: .  # <-\n",
+        "bots[2].dir",
+        "expected a folder of the bot's own, got ",
+    ),
+    "too many workers": (
+        BOTS + "workers: 5000  # <-\n",
+        "workers",
+        "expected a positive integer no larger than 1024",
     ),
     "float": (
         BOTS + "games_per_pairing: 2.5  # <-\n",
@@ -303,13 +313,13 @@ ERROR_CASES = {
         "expected a positive integer, got 2.5",
     ),
     "bool is not an integer": (
-        BOTS + "limits:\n  memory_mb: true  # <-\n",
-        "limits.memory_mb",
+        BOTS + "limits:\n  file_size_mb: true  # <-\n",
+        "limits.file_size_mb",
         "expected a positive integer, got true",
     ),
     "null where not allowed": (
-        BOTS + "limits:\n  open_files: null  # <-\n",
-        "limits.open_files",
+        BOTS + "limits:\n  stderr_kb: null  # <-\n",
+        "limits.stderr_kb",
         "expected a positive integer, got null",
     ),
     "nullable limit": (
@@ -318,9 +328,9 @@ ERROR_CASES = {
         "expected a positive integer or null, got -3",
     ),
     "huge": (
-        BOTS + "workers: 99999999999  # <-\n",
-        "workers",
-        "expected a positive integer no larger than 2147483647",
+        BOTS + "seed: 99999999999999999999999  # <-\n",
+        "seed",
+        "expected a non-negative integer no larger than 9223372036854775807",
     ),
     "workers": (BOTS + "workers: 0  # <-\n", "workers", "expected a positive integer"),
     "seed": (BOTS + "seed: -1  # <-\n", "seed", "expected a non-negative integer, got -1"),
@@ -353,6 +363,11 @@ ERROR_CASES = {
         BOTS + "sandbox: docker  # <-\n",
         "sandbox",
         "expected one of 'auto', 'bwrap', 'none', got 'docker'",
+    ),
+    "executor": (
+        BOTS + "executor: dask  # <-\n",
+        "executor",
+        "expected one of 'inline', 'local', got 'dask'",
     ),
     "affinity": (
         BOTS + "affinity: 2  # <-\n",
@@ -590,7 +605,7 @@ def test_config_from_dict(project: Path) -> None:
             "bots": [
                 {"name": "a", "path": "bots/a.py"},
                 {"name": "b", "path": bots / "b.py", "dir": Path("bots")},
-                BotEntry("c", command=("sh", "-c", "true")),
+                BotSpec.from_command(("sh", "-c", "true"), "c"),
             ],
             "time_control": TimeControl(move_ms=5),
             "limits": {"memory_mb": 64},
@@ -601,7 +616,7 @@ def test_config_from_dict(project: Path) -> None:
     )
     assert cfg.path is None
     assert cfg.name == "tournament"
-    assert [b.path for b in cfg.bots] == [bots / "a.py", bots / "b.py", None]
+    assert [b.program for b in cfg.bots] == [bots / "a.py", bots / "b.py", None]
     assert cfg.bots[1].dir == bots
     assert cfg.time_control == TimeControl(move_ms=5)
     assert cfg.limits == Limits(memory_mb=64)
@@ -612,7 +627,7 @@ def test_config_from_dict(project: Path) -> None:
 def test_config_from_dict_errors(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(project)  # the default base folder
     good = [{"name": "a", "path": "bots/a.py"}, {"name": "b", "path": "bots/b.py"}]
-    assert config_from_dict({"bots": good}).bots[0].path == project / "bots" / "a.py"
+    assert config_from_dict({"bots": good}).bots[0].program == project / "bots" / "a.py"
     err = _dict_error({"bots": good, "workers": "many"})
     assert_error(err, "<dict>", "workers", None, "expected a positive integer, got 'many'")
     err = _dict_error({"bots": good, "limits": {"memory": 1}}, source="api")
@@ -665,7 +680,7 @@ _TOKENS = [
     "../bots/a.py",
     "\\",
 ]
-_keys = st.sampled_from(list(config._TOP_KEYS) + ["other"])
+_keys = st.sampled_from(list(TOP_KEYS) + ["other"])
 
 
 @settings(
@@ -686,3 +701,32 @@ def test_any_text_gives_config_or_config_error(project: Path, text: str) -> None
     path.write_text(text)
     with contextlib.suppress(ConfigError):
         load_config(path)
+
+
+def test_too_many_bots_for_the_default_games_is_refused_before_anything_exists(
+    project: Path,
+) -> None:
+    bots = [f"  - {{name: b{i}, path: ../bots/a.py}}" for i in range(1500)]
+    path = write(project / "conf", "bots:  # <-\n" + "\n".join(bots) + "\n")
+    err = load_error(path)
+    assert_error(err, "tour.yaml", "bots", 1, "expected fewer bots (at most 10,000,000 games")
+    assert not (project / "conf" / "results").exists()
+
+
+def test_folders_shared_with_other_bots_are_said_once(project: Path) -> None:
+    (project / "conf" / "mine").mkdir()
+    (project / "conf" / "mine" / "bot.py").write_text("import helper\n")
+    (project / "conf" / "mine" / "helper.py").write_text("\n")
+    text = BOTS + "  - name: c\n    path: mine/bot.py\n"
+    cfg = load_config(write(project / "conf", text))
+    assert [b.own_dir for b in cfg.bots] == [False, False, True]
+    (notice,) = cfg.notices
+    assert notice.startswith("bots a, b: their folder is not their own")
+    assert load_config(write(project / "conf", text.replace("a.py", "run.sh", 1))).notices
+
+
+def test_a_bot_beside_the_config_does_not_own_its_folder(project: Path) -> None:
+    (project / "conf" / "near.py").write_text("pass\n")
+    cfg = load_config(write(project / "conf", BOTS + "  - name: near\n    path: near.py\n"))
+    assert cfg.bots[2].own_dir is False  # the config and the store live there
+    assert cfg.bots[2].identity_files() == [project / "conf" / "near.py"]

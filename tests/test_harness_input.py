@@ -2,17 +2,11 @@
 
 from __future__ import annotations
 
-import os
 import sqlite3
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
-import pytest
-
-from arena.botspec import BotSpec
-from arena.referee import MatchSettings, play_match
 from arena.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -96,68 +90,3 @@ def test_ratings_of_a_missing_store_is_a_clean_error(tmp_path: Path) -> None:
     result = arena("ratings", str(tmp_path / "none.sqlite"), cwd=tmp_path)
     assert_clean_error(result, "none.sqlite")
     assert not (tmp_path / "none.sqlite").exists()
-
-
-def test_freeze_idle_records_cpu_time_for_every_move() -> None:
-    bot = BotSpec.from_path(INSTANT)
-    settings = MatchSettings(sandbox="none", freeze_idle=True)
-    records = play_match(bot, bot.renamed("other"), 2, settings)
-    for record in records:
-        assert record.cpu_ms is not None
-        assert len(record.cpu_ms) == len(record.moves) > 0
-        assert all(0 <= t <= ms + 50 for t, ms in zip(record.cpu_ms, record.ms, strict=True))
-
-
-def _states_of(marker: str) -> list[str]:
-    """The scheduler states (R, S, T, ...) of the processes whose command line has ``marker``."""
-    states = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/cmdline", "rb") as f:
-                if marker.encode() not in f.read():
-                    continue
-            with open(f"/proc/{entry}/stat") as f:
-                states.append(f.read().rsplit(")", 1)[1].split()[0])
-        except OSError:
-            continue
-    return states
-
-
-def _sample(marker: str, samples: list[str], done: threading.Event) -> None:
-    while not done.wait(0.003):
-        samples.extend(_states_of(marker))
-
-
-@pytest.mark.parametrize("sandbox", ["none", "bwrap"])
-def test_freeze_idle_stops_the_bot_not_on_move(sandbox: str, tmp_path: Path) -> None:
-    """With freeze_idle the idle bot is seen stopped (T) while its opponent thinks; else never."""
-    import shutil
-
-    from arena.sandbox import bwrap_path
-
-    if sandbox == "bwrap" and bwrap_path() is None:
-        pytest.skip("bubblewrap is not installed")
-    ponder_file = tmp_path / "ponder.py"  # a path of its own, to find its processes by
-    shutil.copy(ROOT / "tests" / "bots" / "ponder.py", ponder_file)
-    ponder = BotSpec.from_path(ponder_file)
-    paced = ROOT / "tests" / "bots" / "paced.py"
-    thinker = BotSpec.from_command([sys.executable, str(paced), "40"], "thinker")
-    stopped = {}
-    for freeze in (False, True):
-        samples: list[str] = []
-        done = threading.Event()
-        sampler = threading.Thread(target=_sample, args=(str(ponder_file), samples, done))
-        sampler.start()
-        try:
-            settings = MatchSettings(sandbox=sandbox, freeze_idle=freeze)
-            records = play_match(ponder, thinker, [0, 1], settings)
-        finally:
-            done.set()
-            sampler.join(timeout=10)
-        assert all(not r.reason.is_fault for r in records), [r.detail for r in records]
-        assert samples, "the sampler saw no ponder process"
-        stopped[freeze] = samples.count("T") / len(samples)
-    assert stopped[False] == 0, stopped
-    assert stopped[True] > 0.2, stopped

@@ -29,12 +29,31 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "arena.process",
             "arena.reaper",
             "arena.bot",
+            "arena.position",
         ),
     ),
-    ("referee", ("arena.referee",)),
-    ("scheduling and executors", ("arena.schedule", "arena.executors", "arena.affinity")),
-    ("store and ratings", ("arena.store", "arena.ratings", "arena.export", "arena.tournament")),
-    ("interface", ("arena.config", "arena.cli", "arena.commands", "arena.report", "arena.__main__")),
+    ("referee", ("arena.referee", "arena.faults")),
+    (
+        "scheduling and executors",
+        ("arena.schedule", "arena.executors", "arena.affinity", "arena.capacity"),
+    ),
+    (
+        "store and ratings",
+        (
+            "arena.store",
+            "arena.gamerows",
+            "arena.runlock",
+            "arena.files",
+            "arena.pgn",
+            "arena.ratings",
+            "arena.export",
+            "arena.tournament",
+        ),
+    ),
+    (
+        "interface",
+        ("arena.config", "arena.cli", "arena.commands", "arena.report", "arena.__main__"),
+    ),
 )
 
 # Narrower rules inside a layer: these may import nothing of arena but what is listed.

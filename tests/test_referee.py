@@ -16,18 +16,24 @@ import re
 import shutil
 import signal
 import socket
+import subprocess
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from conftest import BUNDLED_BOTS_DIR, TEST_BOTS_DIR
+from hypothesis import HealthCheck, example, given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 
 from arena.botspec import BotSpec
 from arena.limits import Limits, SandboxMode, TimeControl
 from arena.process import KILL_GRACE_S, QUIT_GRACE_S
+from arena.protocol import parse_reply
 from arena.records import GameRecord, Reason
-from arena.referee import MatchSettings, play_match
+from arena.referee import Match, MatchSettings, play_match
 from arena.rules import Role
 from arena.sandbox import bwrap_path
 
@@ -81,14 +87,15 @@ def _naive_five(grid: list[list[str | None]]) -> bool:
 def assert_record_consistent(record: GameRecord, move_ms: int | None = None) -> None:
     """Replay ``record`` on a plain 6x6 grid: every move legal, the outcome the one the rules give.
 
-    Moves alternate by position (Order plays the even-numbered plies), so a legal sequence and
-    the right count are what "alternating" means for a record. ``five``: a five appears exactly
-    at the last move, Order wins. ``full``: 36 moves without five, Chaos wins. A fault: no five
-    and fewer than 36 moves (the game was not over by the rules).
+    Moves alternate by position (Order plays the even-numbered plies, the opening's included), so
+    a legal sequence and the right count are what "alternating" means for a record. ``five``: a
+    five appears exactly at the last move, Order wins. ``full``: 36 moves without five, Chaos
+    wins. A fault: no five and fewer than 36 moves (the game was not over by the rules).
     """
     grid: list[list[str | None]] = [[None] * 6 for _ in range(6)]
     five_at = None
-    for ply, token in enumerate(record.moves):
+    plies = [*record.opening, *record.moves]
+    for ply, token in enumerate(plies):
         parsed = _TOKEN.fullmatch(token)
         assert parsed, f"move {ply + 1} is not a move token: {token!r}"
         assert five_at is None, f"move {ply + 1} ({token}) played after the game was won"
@@ -97,8 +104,8 @@ def assert_record_consistent(record: GameRecord, move_ms: int | None = None) -> 
         grid[row][col] = parsed[3]
         if _naive_five(grid):
             five_at = ply
-    count = len(record.moves)
-    assert len(record.ms) == count, "one time per move"
+    assert len(record.ms) == len(record.moves), "one time per move"
+    count = len(plies)
     assert all(t >= 0 for t in record.ms)
     if move_ms is not None:
         assert all(t <= move_ms for t in record.ms), f"a move over {move_ms} ms: {record.ms}"
@@ -172,34 +179,55 @@ class Fault:
     startup_ms: int = STARTUP_MS
 
 
+MOVE = "[a-f][1-6]X"
+NO_MOVE = rf"no move within {MOVE_MS} ms: nothing arrived on stdout \(slow, or not flushing it\?\)"
+NO_READY = r"no `ready` within 500 ms: nothing arrived on stdout \(flush after each line\?\)"
 FAULTS = [
     # A second line written right after the first: read with it (more than one line for one
-    # turn, 1st turn) or arriving while the opponent is on move (a line when no reply was due,
-    # after its 1st move). Against a fast opponent the extra line can, under load, reach the
-    # harness only after the bot's next `turn` was sent, and a pipe cannot tell it from an
-    # answer; the opponent (sleepy: 20 ms per move) leaves the line time to arrive.
+    # turn, 1st turn), arriving while the opponent is on move (a line when no reply was due,
+    # after its 1st move), or, rarely (the opponent, sleepy, takes 20 ms per move), after the
+    # bot's next `turn` was sent but before the bot read it (on its 2nd turn).
     Fault(
         "ahead_of_turn.py",
         Reason.MALFORMED,
-        r"more than one line|no reply was due",
-        (1, 1.5),
+        rf'^wrote more than one line for one turn: "{MOVE}", then "{MOVE}"$'
+        rf'|^wrote a line when no reply was due: "{MOVE}"( \(before reading its `turn`\))?$',
+        (1, 1.5, 2),
         opponent="sleepy.py",
     ),
     Fault(
         "extra_line_later.py",
         Reason.MALFORMED,
-        r"^wrote a line when no reply was due$",
+        rf'^wrote a line when no reply was due: "{MOVE}"$',
         (1.5,),
         opponent="late.py",
         move_ms=800,
     ),
+    # The same as ahead_of_turn, with the line arriving after the next turn was sent (in order).
+    Fault(
+        "reply_before_reading.py",
+        Reason.MALFORMED,
+        rf'^wrote a line when no reply was due: "{MOVE}" \(before reading its `turn`\)$',
+        (2,),
+    ),
+    Fault(
+        "debug_on_stdout.py",
+        Reason.MALFORMED,
+        rf'^wrote more than one line for one turn: "debug: thinking\.\.\.", then "{MOVE}"$',
+        (1,),
+    ),
     Fault("bad_cell.py", Reason.ILLEGAL, r"^no such cell: z9X$", (1,)),
     Fault("illegal.py", Reason.ILLEGAL, r"^a1X: a1 is occupied$", (2,)),
-    Fault("not_a_move.py", Reason.MALFORMED, r"^not a move: hello$", (1,)),
-    Fault("garbage.py", Reason.MALFORMED, r"^not ASCII text: \\xff\\xfe", (1,)),
-    Fault("endless_line.py", Reason.MALFORMED, r"^line longer than 1024 bytes$", (1,)),
-    Fault("late.py", Reason.TIMEOUT, rf"^no move within {MOVE_MS} ms$", (1,)),
-    Fault("hang_midgame.py", Reason.TIMEOUT, rf"^no move within {MOVE_MS} ms$", (4,)),
+    Fault("not_a_move.py", Reason.MALFORMED, r'^not a move: "hello"$', (1,)),
+    Fault("garbage.py", Reason.MALFORMED, r'^not ASCII text: "\\xff\\xfe', (1,)),
+    Fault(
+        "endless_line.py",
+        Reason.MALFORMED,
+        r'^line longer than 1024 bytes: "(a1X)+a1\.\.\."$',
+        (1,),
+    ),
+    Fault("late.py", Reason.TIMEOUT, rf"^{NO_MOVE}$", (1,)),
+    Fault("hang_midgame.py", Reason.TIMEOUT, rf"^{NO_MOVE}$", (4,)),
     Fault(
         "crash_midgame.py",
         Reason.CRASH,
@@ -233,7 +261,15 @@ FAULTS = [
     Fault(
         "never_ready.py",
         Reason.STARTUP,
-        r"^no `ready` within 500 ms$|^not restarted after 2 failed start-ups$",
+        rf"^{NO_READY}$|^not restarted after 2 failed start-ups$",
+        None,
+        games=3,
+        startup_ms=500,
+    ),
+    Fault(
+        "unflushed.py",
+        Reason.STARTUP,
+        rf"^{NO_READY}$|^not restarted after 2 failed start-ups$",
         None,
         games=3,
         startup_ms=500,
@@ -340,7 +376,8 @@ def test_timeout_of_bot_with_helper_process_is_not_a_crash(mode: SandboxMode, tm
     records = play_match(bot, opponent, 2, settings(mode), seed=1)
     for record in records:
         assert record.loser_name == "helper", record.to_json()
-        assert (record.reason, record.detail) == (Reason.TIMEOUT, f"no move within {MOVE_MS} ms")
+        assert record.reason is Reason.TIMEOUT
+        assert re.fullmatch(NO_MOVE, record.detail), record.detail
         assert len(record.moves) == (2 if record.order == "helper" else 3)
 
 
@@ -575,3 +612,184 @@ def test_probe_sees_leaks_without_sandbox(
     assert "ARENA_TEST_SECRET" not in stderr
     assert "probe env: denied (KeyError)" in stderr
     assert [r.reason for r in records] == [Reason.FIVE, Reason.FIVE]
+
+
+# --- openings ------------------------------------------------------------------------------------
+TURN_LOGGER = '''"""Test bot: X in the first empty cell; logs every turn line it gets on stderr."""
+import os
+import sys
+
+for line in iter(sys.stdin.buffer.readline, b""):
+    if line.startswith(b"turn"):
+        os.write(2, line)
+        cell = line.split()[1].index(b".")
+        os.write(1, f"{'abcdef'[cell % 6]}{cell // 6 + 1}X\\n".encode())
+    elif line.startswith(b"arena"):
+        os.write(1, b"ready logger\\n")
+    elif line.startswith(b"quit"):
+        break
+'''
+
+
+def board_with(tokens: list[str]) -> str:
+    """The protocol's board string with these move tokens on it."""
+    cells = ["."] * 36
+    for token in tokens:
+        cells[(int(token[1]) - 1) * 6 + "abcdef".index(token[0])] = token[2]
+    return "".join(cells)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_an_opening_is_on_the_board_of_the_first_turn(mode: SandboxMode, tmp_path: Path) -> None:
+    """Two plies: Order moves first, sees the position and the opening's last move; the record
+    keeps the opening apart from the bots' own moves."""
+    logger = write_bot(tmp_path, "logger.py", TURN_LOGGER)
+    opponent = write_bot(tmp_path, "last_empty.py", LAST_EMPTY)
+    opening = ["c3X", "d4O"]
+    with Match(logger, opponent, settings(mode)) as match:
+        record = match.play(0, opening=opening)
+        again = match.play(1, opening=("a1O", "b2O"))
+    assert record.opening == opening
+    assert record.moves[:2] == ["a1X", "f6O"], record.to_json()
+    assert not record.reason.is_fault and len(record.ms) == len(record.moves)
+    assert record.stderr_order.splitlines()[0] == f"turn {board_with(opening)} d4O {MOVE_MS}"
+    assert_record_consistent(record, MOVE_MS)
+    assert again.opening == ["a1O", "b2O"] and again.moves[0] == "f6O"  # last_empty is Order
+    first_turn = again.stderr_chaos.splitlines()[0]
+    assert first_turn == f"turn {board_with(['a1O', 'b2O', 'f6O'])} f6O {MOVE_MS}"
+    assert_record_consistent(again, MOVE_MS)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_an_opening_of_odd_length_makes_chaos_move_first(mode: SandboxMode, tmp_path: Path) -> None:
+    logger = write_bot(tmp_path, "logger.py", TURN_LOGGER)
+    opponent = write_bot(tmp_path, "last_empty.py", LAST_EMPTY)
+    with Match(opponent, logger, settings(mode)) as match:
+        record = match.play(0, opening=["c3X"])  # last_empty is Order, the logger Chaos
+    assert record.order == "last_empty" and record.chaos == "logger"
+    assert record.moves[0] == "a1X", record.to_json()  # Chaos (the logger) moved first
+    assert record.stderr_chaos.splitlines()[0] == f"turn {board_with(['c3X'])} c3X {MOVE_MS}"
+    assert record.moves[1] == "f6O"
+    assert_record_consistent(record, MOVE_MS)
+
+
+def test_an_opening_that_breaks_the_rules_is_refused(tmp_path: Path) -> None:
+    opponent = write_bot(tmp_path, "last_empty.py", LAST_EMPTY)
+    five = ["a1X", "a2O", "b1X", "b2O", "c1X", "c2O", "d1X", "d2O", "e1X"]
+    with Match(opponent, opponent.renamed("other"), settings(SandboxMode.NONE)) as match:
+        for opening in (["a1X", "a1O"], ["z9X"], five):
+            with pytest.raises(ValueError):
+                match.play(0, opening=opening)
+        assert not match.play(0).reason.is_fault  # the match goes on
+
+
+# --- the referee's own trouble is not the bot's -------------------------------------------------
+STALL_DRIVER = """
+import json, sys
+from arena.botspec import BotSpec
+from arena.limits import SandboxMode, TimeControl
+from arena.referee import MatchSettings, play_match
+
+bot = BotSpec.from_command([sys.executable, sys.argv[1], sys.argv[2]], "stops_referee")
+other = BotSpec.from_path(sys.argv[3])
+settings = MatchSettings(TimeControl(move_ms=400), sandbox=SandboxMode.NONE)
+for record in play_match(bot, other, 2, settings, seed=4):
+    print(json.dumps(record.to_json()))
+"""
+
+
+def test_a_reply_read_late_because_the_referee_was_stopped_is_not_a_timeout(tmp_path: Path) -> None:
+    """The bot stops the referee (SIGSTOP, 1 s) and answers at once: the reply is read 1 s after
+    its turn, with 400 ms per move. The referee cannot tell when it arrived: it replays the game
+    (with fresh processes) instead of charging the bot with a timeout."""
+    bot = copy_bot(tmp_path, "stops_referee.py")
+    opponent = write_bot(tmp_path, "last_empty.py", LAST_EMPTY)
+    marker = tmp_path / "stalled"
+    started = time.monotonic()
+    result = subprocess.run(
+        [sys.executable, "-c", STALL_DRIVER, str(bot.program), str(marker), str(opponent.program)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    assert result.returncode == 0, result.stderr
+    assert marker.exists() and time.monotonic() - started >= 1.0, "the referee was not stopped"
+    records = [GameRecord.from_json(json.loads(line)) for line in result.stdout.splitlines()]
+    assert len(records) == 2
+    for record in records:
+        assert not record.reason.is_fault, record.to_json()
+        assert_record_consistent(record, 400)
+    assert records[0].detail.startswith("replayed: the referee was not scheduled"), records[0]
+
+
+# --- what a bot wrote is shown escaped -----------------------------------------------------------
+HOSTILE = '''"""Test bot: replies with escape codes, or (given an argument) dies with them."""
+import os
+import sys
+
+for line in iter(sys.stdin.buffer.readline, b""):
+    if line.startswith(b"arena"):
+        os.write(1, b"ready hostile\\n")
+    elif line.startswith(b"turn"):
+        if len(sys.argv) > 1:
+            os.write(2, b"\\x1b[2J\\x1b]0;pwned\\x07\\r\\n")
+            sys.exit(1)
+        os.write(1, b"\\x1b[31mred\\x9b\\n")
+'''
+
+
+@pytest.mark.parametrize("crash", [False, True], ids=["reply", "stderr"])
+def test_what_a_bot_wrote_is_escaped_in_the_detail(crash: bool, tmp_path: Path) -> None:
+    """Escape codes in a reply or in the last stderr line cannot reach the user's terminal."""
+    source = write_bot(tmp_path, "hostile.py", HOSTILE)
+    bot = BotSpec.from_command([*source.argv, *(["crash"] if crash else [])], "hostile")
+    opponent = write_bot(tmp_path, "last_empty.py", LAST_EMPTY)
+    (record,) = play_match(bot, opponent, 1, settings(SandboxMode.NONE))
+    assert record.loser_name == "hostile", record.to_json()
+    assert record.detail.isprintable(), record.detail
+    if crash:
+        assert record.detail.endswith(r"last on stderr: \x1b[2J\x1b]0;pwned\x07"), record.detail
+    else:
+        assert record.detail == r'not ASCII text: "\x1b[31mred\x9b"', record.detail
+
+
+# --- any bytes on stdout: a move or a fault, said in printable text -----------------------------
+ECHO_BYTES = '''"""Test bot: on its first turn, writes the bytes given in hex, then sleeps."""
+import os
+import sys
+import time
+
+for line in iter(sys.stdin.buffer.readline, b""):
+    if line.startswith(b"arena"):
+        os.write(1, b"ready echo\\n")
+    elif line.startswith(b"turn"):
+        os.write(1, bytes.fromhex(sys.argv[1]))
+        time.sleep(5)
+'''
+
+
+@hypothesis_settings(
+    max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(data=st.binary(min_size=1, max_size=300))
+@example(data=b"c4x \r\n")
+@example(data=b"\x1b[2J\r\n")
+@example(data=b"a1X\nb1X\n")
+@example(data=b"a1")
+def test_any_bytes_a_bot_writes_are_a_move_or_a_fault_said_in_printable_text(
+    data: bytes, tmp_path: Path
+) -> None:
+    """The bot writes ``data`` on its first turn, then sleeps: it loses, on that turn or (when the
+    bytes were a move) on the next, and the detail is printable whatever it wrote."""
+    source = write_bot(tmp_path, "echo.py", ECHO_BYTES)
+    bot = BotSpec.from_command([*source.argv, data.hex()], "echo")
+    opponent = write_bot(tmp_path, "last_empty.py", LAST_EMPTY)
+    (record,) = play_match(bot, opponent, 1, settings(SandboxMode.NONE, move_ms=300))
+    assert record.loser_name == "echo" and record.reason.is_fault, record.to_json()
+    assert record.detail and record.detail.isprintable(), record.detail
+    reply = parse_reply(data.split(b"\n", 1)[0]) if data.count(b"\n") == 1 else None
+    if reply is not None and reply.move is not None and data.endswith(b"\n"):
+        assert record.moves[0] == reply.move.token and record.reason is Reason.TIMEOUT
+    else:
+        assert record.moves == [], record.to_json()

@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 from conftest import BUNDLED_BOTS_DIR, TEST_BOTS_DIR
 
+from arena.commands.faults import last_lines, shown_detail
 from arena.commands.standings import render_standings
-from arena.commands.textsafe import escape_bot_text, last_lines
 from arena.ratings import GameResult
 from arena.ratings.elo import DEFAULT_INITIAL, DEFAULT_K
 from arena.ratings.standings import compute_all
@@ -246,13 +246,13 @@ def test_bounds_and_missing_roles_are_shown_as_such() -> None:
     assert solo[6] == "-" and "±" not in rows["ace"]
 
 
-def test_escape_bot_text() -> None:
-    assert (
-        escape_bot_text("a\x1b[31mb\rc\x00\x7f\x9b\u202e")
-        == "a\\x1b[31mb\\x0dc\\x00\\x7f\\x9b\\u202e"
-    )
-    assert escape_bot_text("plain text: ünïcode ok") == "plain text: ünïcode ok"
-    assert escape_bot_text("x" * 50, 10) == "xxxxxxx..."
+def test_bot_text_is_shown_escaped() -> None:
+    """Stored details are escaped by the referee: shown as they are, unless an older referee
+    left a control character in one; stderr is stored raw and escaped line by line."""
+    escaped = "got 'x\\x1b[31m' without a newline"
+    assert shown_detail(escaped, 300) == escaped
+    assert shown_detail("a\x1b[31mb\rc\u202e", 300) == "a\\x1b[31mb\\x0dc\\u202e"
+    assert shown_detail("x" * 50, 10) == "x" * 10 + "..."
     assert last_lines("one\r\ntwo\n\n\x1b]0;t\x07\n", 2) == ["two", "\\x1b]0;t\\x07"]
 
 
@@ -280,7 +280,7 @@ def test_readme_command_table_lists_every_option() -> None:
 
 def test_all_versions_rates_older_versions_apart(tmp_path: Path) -> None:
     """A bot that changed: by default only its current version's games count; with
-    --all-versions its old games come back under NAME@VERSION, rated apart."""
+    --all-versions every version's games count, each version named apart as NAME@VERSION."""
     from arena.records import GameRecord, Reason
     from arena.rules import Role
     from arena.store import BotVersion, Store
@@ -308,4 +308,5 @@ def test_all_versions_rates_older_versions_apart(tmp_path: Path) -> None:
     current = json.loads(arena("ratings", db, "--json").stdout)
     assert {b["name"]: b["games"] for b in current["bots"]} == {"a": 2, "b": 2}
     every = json.loads(arena("ratings", db, "--json", "--all-versions").stdout)
-    assert {b["name"]: b["games"] for b in every["bots"]} == {"a": 2, "a@old00000": 4, "b": 6}
+    games = {b["name"]: b["games"] for b in every["bots"]}
+    assert games == {"a@new11111": 2, "a@old00000": 4, "b@bbb": 6}

@@ -11,6 +11,7 @@ import stat
 import subprocess
 import sys
 import time
+from dataclasses import fields
 from pathlib import Path
 
 import pytest
@@ -18,9 +19,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.errors import StoreError
+from arena.gamerows import COLUMNS
 from arena.records import GameRecord, Reason
 from arena.rules import Role
-from arena.store import SCHEMA_VERSION, BotVersion, HarnessErrorRow, Store, VersionChange
+from arena.store import (
+    SCHEMA_VERSION,
+    BotVersion,
+    HarnessErrorRow,
+    Store,
+    VersionChange,
+    versioned_name,
+)
 
 
 def make_record(order: str = "alpha", chaos: str = "beta", **changes: object) -> GameRecord:
@@ -40,6 +49,7 @@ def make_record(order: str = "alpha", chaos: str = "beta", **changes: object) ->
         "finished_at": 1_700_000_001.654321,
         "order_version": f"{order}-v1",
         "chaos_version": f"{chaos}-v1",
+        "opening": ["b2O", "e5X"],
     }
     fields.update(changes)
     return GameRecord(**fields)  # type: ignore[arg-type]
@@ -95,6 +105,18 @@ def test_game_round_trip(tmp_path: Path) -> None:
         assert store.count_games() == 2
 
 
+def test_every_record_field_has_its_column(tmp_path: Path) -> None:
+    """The column list is the one place a field is stored: the table has exactly those columns."""
+    path = tmp_path / "t.sqlite"
+    Store.open(path).close()
+    conn = sqlite3.connect(path)
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(games)")}
+    conn.close()
+    assert columns == {"id"} | {column.name for column in COLUMNS}
+    stored = {column.field for column in COLUMNS if column.field}
+    assert stored == {f.name for f in fields(GameRecord)}
+
+
 texts = st.text(max_size=40)
 floats = st.floats(allow_nan=False, width=64)
 records = st.builds(
@@ -114,6 +136,7 @@ records = st.builds(
     finished_at=floats,
     order_version=texts,
     chaos_version=texts,
+    opening=st.lists(st.sampled_from(["a1X", "b2O", "f6x"]), max_size=8),
 )
 
 
@@ -308,7 +331,7 @@ def test_newer_schema_is_refused_untouched(tmp_path: Path) -> None:
     path = tmp_path / "future.sqlite"
     conn = sqlite3.connect(path)
     conn.execute("CREATE TABLE games (x)")
-    conn.execute("PRAGMA user_version = 2")
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
     conn.commit()
     conn.close()
     before = path.read_bytes()
@@ -317,7 +340,8 @@ def test_newer_schema_is_refused_untouched(tmp_path: Path) -> None:
             Store.open(path, readonly=readonly)
         message = str(caught.value)
         assert str(path) in message
-        assert "was written by a newer arena (schema 2 > 1); upgrade arena" in message
+        newer = f"schema {SCHEMA_VERSION + 1} > {SCHEMA_VERSION}"
+        assert f"was written by a newer arena ({newer}); upgrade arena" in message
     assert path.read_bytes() == before
     assert other_files(tmp_path) == {"future.sqlite"}
 
@@ -430,7 +454,8 @@ def test_read_only_directory(tmp_path: Path) -> None:
 def test_full_disk(store: Store) -> None:
     for slot in range(5):
         assert store.add_game(make_record(), slot)
-    # Simulate a full disk: forbid the file to grow beyond its current size.
+    # Simulate a full disk: forbid the file to grow beyond its current size. The page limit is a
+    # setting of one connection, so it must be the store's own (no public path sets it).
     conn = store._conn
     assert conn is not None
     pages = conn.execute("PRAGMA page_count").fetchone()[0]
@@ -576,3 +601,246 @@ def test_add_games_reports_exactly_which_games_were_new(tmp_path: Path) -> None:
         assert store.add_games([]) == []
         assert sorted(slot for _, _, slot in store.completed_slots()) == [0, 1, 2, 3]
         assert store.count_games() == 4
+
+
+# --- migration of older files --------------------------------------------------------------------
+SCHEMA_1 = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE bots (
+    name TEXT NOT NULL, version TEXT NOT NULL, command TEXT NOT NULL, first_seen REAL NOT NULL,
+    active INTEGER NOT NULL DEFAULT 0 CHECK (active IN (0, 1)),
+    last_run INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (name, version));
+CREATE TABLE games (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, order_name TEXT NOT NULL, chaos_name TEXT NOT NULL,
+    order_version TEXT NOT NULL, chaos_version TEXT NOT NULL,
+    slot INTEGER NOT NULL CHECK (slot >= 0),
+    winner TEXT NOT NULL CHECK (winner IN ('order', 'chaos')), reason TEXT NOT NULL,
+    detail TEXT NOT NULL, moves TEXT NOT NULL, ms TEXT NOT NULL, cpu_ms TEXT,
+    stderr_order TEXT NOT NULL, stderr_chaos TEXT NOT NULL, seed INTEGER NOT NULL,
+    started_at REAL NOT NULL, finished_at REAL NOT NULL,
+    UNIQUE (order_name, order_version, chaos_name, chaos_version, slot));
+CREATE INDEX games_by_chaos ON games (chaos_name, chaos_version);
+CREATE TABLE harness_errors (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, time REAL NOT NULL, description TEXT NOT NULL,
+    error TEXT NOT NULL);
+INSERT INTO bots VALUES ('alpha', 'alpha-v1', '[]', 0, 1, 1), ('beta', 'beta-v1', '[]', 0, 1, 1);
+INSERT INTO games (order_name, chaos_name, order_version, chaos_version, slot, winner, reason,
+    detail, moves, ms, cpu_ms, stderr_order, stderr_chaos, seed, started_at, finished_at)
+    VALUES ('alpha', 'beta', 'alpha-v1', 'beta-v1', 0, 'chaos', 'timeout', 'late', '["c4X"]',
+    '[1.5]', NULL, '', '', 5, 1.0, 2.0);
+PRAGMA user_version = 1;
+"""
+
+
+def schema_1_store(path: Path) -> Path:
+    """A store as arena wrote it before games had an opening (schema 1), with one game."""
+    conn = sqlite3.connect(path)
+    conn.executescript(SCHEMA_1)
+    conn.close()
+    return path
+
+
+def test_schema_1_store_is_read_as_is_when_read_only(tmp_path: Path) -> None:
+    path = schema_1_store(tmp_path / "old.sqlite")
+    before = path.read_bytes()
+    with Store.open(path, readonly=True) as store:
+        (game,) = store.games()
+    assert game.opening == [] and game.moves == ["c4X"] and game.seed == 5
+    assert path.read_bytes() == before
+
+
+def test_schema_1_store_is_migrated_when_opened_for_writing(tmp_path: Path) -> None:
+    path = schema_1_store(tmp_path / "old.sqlite")
+    with Store.open(path) as store:
+        (game,) = store.games()
+        assert game.opening == []
+        assert store.add_game(make_record(opening=["a1X"]), 1)
+        assert not store.add_game(make_record(), 0)  # the old game's slot is still taken
+        assert [g.opening for g in store.games()] == [[], ["a1X"]]
+    conn = sqlite3.connect(path)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    conn.close()
+
+
+# --- claims: one tournament per store -----------------------------------------------------------
+DEFINITION = {
+    "name": "league",
+    "seed": 1,
+    "time_control": {"move_ms": 100, "startup_ms": 5000},
+    "limits": {"memory_mb": 1024},
+    "openings": None,
+}
+
+
+def test_a_store_refuses_another_tournaments_run(tmp_path: Path) -> None:
+    path = tmp_path / "t.sqlite"
+    with Store.open(path) as store:
+        store.claim(DEFINITION, 4)
+        store.register_bots(bots("alpha:alpha-v1", "beta:beta-v1"))
+        store.add_game(make_record(), 0)
+    other = {**DEFINITION, "seed": 2, "time_control": {"move_ms": 200, "startup_ms": 5000}}
+    with Store.open(path) as store:
+        store.claim(DEFINITION, 4)  # the same tournament resumes
+        with pytest.raises(StoreError) as caught:
+            store.claim(other, 4)
+        (line,) = str(caught.value).splitlines()
+        assert line.startswith(f"{path}: holds the games of another tournament (")
+        assert "seed: 1 in the store, 2 now" in line
+        assert "time_control.move_ms: 100 in the store, 200 now" in line
+        assert "--fresh" in line and "another db:" in line
+        assert "startup_ms" not in line and "name:" not in line
+    with Store.open(path) as store:
+        assert store.count_games() == 1
+        with pytest.raises(StoreError, match="another tournament"):
+            store.claim({**DEFINITION, "limits": {"memory_mb": 512, "tmp_mb": 64}}, 4)
+        store.reset()  # --fresh: the games go, and the store takes the next definition
+        store.claim(other, 4)
+        assert store.count_games() == 0
+    with Store.open(path) as store, pytest.raises(StoreError, match="seed: 2 in the store, 1 now"):
+        store.claim(DEFINITION, 4)
+
+
+def test_an_unset_entry_matches_a_missing_one(tmp_path: Path) -> None:
+    with Store.open(tmp_path / "t.sqlite") as store:
+        store.claim({"seed": 1}, 2)  # an older arena, that knew no openings or freeze_idle
+        store.claim({"seed": 1, "openings": None, "freeze_idle": False, "extra": {}}, 2)
+        with pytest.raises(StoreError, match=r"openings.random_plies: \(not set\) in the store, 4"):
+            store.claim({"seed": 1, "openings": {"random_plies": 4}}, 2)
+
+
+def test_games_beyond_games_per_pairing_are_kept_but_do_not_count(tmp_path: Path) -> None:
+    with Store.open(tmp_path / "t.sqlite") as store:
+        store.claim(DEFINITION, 6)
+        store.register_bots(bots("alpha:alpha-v1", "beta:beta-v1"))
+        for slot in range(6):
+            store.add_game(make_record(seed=slot), slot)
+        assert store.count_games() == 6
+        store.claim(DEFINITION, 2)  # a smaller tournament on the same store
+        assert store.count_games() == 2
+        assert [g.seed for g in store.games()] == [0, 1]
+        assert store.count_games(include_inactive=True) == 6
+        assert {slot for _, _, slot in store.completed_slots()} == set(range(6))  # not replayed
+        store.claim(DEFINITION, 10)  # and back: every stored game counts again
+        assert [g.seed for g in store.games()] == list(range(6))
+
+
+def test_bad_claims(tmp_path: Path) -> None:
+    path = tmp_path / "t.sqlite"
+    with Store.open(path) as store:
+        with pytest.raises(ValueError):
+            store.claim(DEFINITION, -1)
+        with pytest.raises(TypeError):
+            store.claim(DEFINITION, True)
+        with pytest.raises(TypeError):
+            store.claim({"x": object()}, 1)
+    with Store.open(path, readonly=True) as store, pytest.raises(StoreError, match="read-only"):
+        store.claim(DEFINITION, 1)
+
+
+# --- the run lock -------------------------------------------------------------------------------
+def test_one_run_at_a_time_and_workers_are_not_blocked(tmp_path: Path) -> None:
+    path = tmp_path / "t.sqlite"
+    with Store.open(path) as first:
+        first.claim(DEFINITION, 4)
+        first.register_bots(bots("alpha:alpha-v1", "beta:beta-v1"))
+        with Store.open(path) as second:
+            for attempt in (lambda: second.claim(DEFINITION, 4), second.reset):
+                with pytest.raises(StoreError) as caught:
+                    attempt()
+                (line,) = str(caught.value).splitlines()
+                assert f"another run is using this store (pid {os.getpid()} on " in line
+                assert str(path) in line
+            assert second.add_game(make_record(), 0)  # a worker of the run records its games
+        assert first.count_games() == 1
+        first.claim(DEFINITION, 4)  # the holder may claim again
+    with Store.open(path) as second:  # released on close
+        second.claim(DEFINITION, 4)
+    assert other_files(tmp_path) == {"t.sqlite"}  # and its file removed
+
+
+def test_one_lock_however_the_store_is_reached(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "real").mkdir()
+    path = tmp_path / "real" / "t.sqlite"
+    (tmp_path / "link.sqlite").symlink_to(path)
+    monkeypatch.chdir(tmp_path)
+    with Store.open(path) as first:
+        first.claim(DEFINITION, 4)
+        for spelling in ("link.sqlite", "real/../real/t.sqlite"):
+            with Store.open(spelling) as second, pytest.raises(StoreError, match="another run"):
+                second.claim(DEFINITION, 4)
+
+
+def test_a_forked_worker_shares_the_lock_without_releasing_it(tmp_path: Path) -> None:
+    path = tmp_path / "t.sqlite"
+    with Store.open(path) as run:
+        run.claim(DEFINITION, 4)
+        run.register_bots(bots("alpha:alpha-v1", "beta:beta-v1"))
+        pid = os.fork()
+        if pid == 0:  # the worker: its own connection; closing the inherited store is harmless
+            code = 1
+            try:
+                run.close()
+                with Store.open(path) as worker:
+                    code = 0 if worker.add_game(make_record(), 0) else 2
+            finally:
+                os._exit(code)
+        _, status = os.waitpid(pid, 0)
+        assert os.waitstatus_to_exitcode(status) == 0
+        with Store.open(path) as other, pytest.raises(StoreError, match="another run"):
+            other.claim(DEFINITION, 4)
+        assert run.count_games() == 1
+
+
+HOLDER = r"""
+import sys, time
+from arena.store import Store
+store = Store.open(sys.argv[1])
+store.claim({"seed": 1}, 2)
+print("holding", flush=True)
+time.sleep(60)
+"""
+
+
+def test_a_killed_run_releases_the_lock(tmp_path: Path) -> None:
+    path = tmp_path / "t.sqlite"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(path)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "holding\n"
+        with Store.open(path) as store:
+            with pytest.raises(StoreError, match=f"pid {holder.pid} on "):
+                store.claim({"seed": 1}, 2)
+            holder.kill()
+            holder.wait(timeout=10)
+            store.claim({"seed": 1}, 2)  # the kernel released the dead run's lock
+    finally:
+        holder.kill()
+        holder.wait(timeout=10)
+        assert holder.stdout is not None
+        holder.stdout.close()
+
+
+def test_all_versions_names_each_version_apart(tmp_path: Path) -> None:
+    path = tmp_path / "t.sqlite"
+    with Store.open(path) as store:
+        store.claim(DEFINITION, 1)
+        store.register_bots(bots("alpha:1a2b3c4d5e6f", "beta:b1"))
+        store.add_game(make_record(order_version="1a2b3c4d5e6f", chaos_version="b1"), 0)
+        store.add_game(make_record(order_version="1a2b3c4d5e6f", chaos_version="b1"), 1)
+        store.register_bots(bots("alpha:99ffeedd0011", "beta:b1"))
+        store.add_game(make_record(order_version="99ffeedd0011", chaos_version="b1"), 0)
+        store.add_game(make_record(order_version="", chaos_version="b1"), 0)  # version unknown
+        assert store.count_games() == 1
+    with Store.open(path, readonly=True, all_versions=True) as store:
+        assert store.count_games() == 4
+        assert [(g.order, g.chaos) for g in store.games()] == [
+            ("alpha@1a2b3c4d", "beta@b1"),
+            ("alpha@1a2b3c4d", "beta@b1"),  # beyond games_per_pairing: there too
+            ("alpha@99ffeedd", "beta@b1"),
+            ("alpha", "beta@b1"),
+        ]
+    assert versioned_name("greedy", "") == "greedy"

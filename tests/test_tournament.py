@@ -6,8 +6,14 @@ so that a scan of ``/proc`` for ``tmp_path`` finds exactly the processes these t
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
+import inspect
 import os
 import shutil
+import signal
+import sqlite3
+import subprocess
 import sys
 import tempfile
 import time
@@ -17,16 +23,35 @@ from pathlib import Path
 
 import pytest
 from conftest import child_processes, leftover_processes, wait_for_no_leftovers
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from arena.affinity import core_count
 from arena.botspec import BotSpec
+from arena.capacity import TYPICAL_BOT_MB, WORKER_MB, Capacity, fair_workers
 from arena.config import TournamentConfig, config_from_dict
-from arena.executors import Event, GameDone, InlineExecutor, JobFailed, LocalPoolExecutor
-from arena.limits import SandboxMode
-from arena.referee import MatchSettings
+from arena.executors import (
+    Event,
+    ExecutorSetup,
+    GameDone,
+    InlineExecutor,
+    JobFailed,
+    LocalPoolExecutor,
+)
+from arena.limits import SandboxMode, TimeControl
+from arena.records import GameRecord
+from arena.referee import Match, MatchSettings
+from arena.rules import Board, Move, Reason, Role
 from arena.sandbox import bwrap_path
-from arena.schedule import MatchJob, pairings, plan_matches
+from arena.schedule import (
+    MAX_OPENING_PLIES,
+    MatchJob,
+    pairings,
+    plan_matches,
+    random_opening,
+)
 from arena.store import Store
-from arena.tournament import MAX_ATTEMPTS, TournamentResult, run_tournament
+from arena.tournament import MAX_ATTEMPTS, TournamentPlan, TournamentResult, run_tournament
 
 ROOT = Path(__file__).resolve().parent.parent
 TEST_BOTS = ROOT / "tests" / "bots"
@@ -69,9 +94,10 @@ def make_config(tmp_path: Path, bots: list[dict], **extra: object) -> Tournament
 
 
 def slots_of(store: Store) -> Counter[tuple[str, str, int]]:
-    with store._reading("test") as conn:  # every stored row, active or not
+    """Every stored game's slot, active or set aside, read from the SQLite file itself."""
+    with contextlib.closing(sqlite3.connect(f"file:{store.path}?mode=ro", uri=True)) as conn:
         rows = conn.execute("SELECT order_name, chaos_name, slot FROM games").fetchall()
-    return Counter(tuple(row) for row in rows)
+    return Counter((str(order), str(chaos), int(slot)) for order, chaos, slot in rows)
 
 
 def owed_slots(names: Sequence[str], games: int) -> set[tuple[str, str, int]]:
@@ -161,12 +187,12 @@ def test_harness_failure_is_recorded_and_its_games_replayed(tmp_path: Path) -> N
     config = two_bot_config(tmp_path, games=3)
     executors: list[FlakyExecutor] = []
 
-    def factory(settings: MatchSettings, workers: int) -> FlakyExecutor:
-        executors.append(FlakyExecutor(settings, "a~b#0", times=1))
+    def factory(setup: ExecutorSetup) -> FlakyExecutor:
+        executors.append(FlakyExecutor(setup.settings, "a~b#0", times=1))
         return executors[0]
 
     with Store.open(config.db) as store:
-        result = run_tournament(config, store, executor_factory=factory)
+        result = run_tournament(config.plan(), store, executor_factory=factory)
         assert result.complete and result.total == 6 and result.played == 6
         assert result.faults == 0
         assert len(result.harness_errors) == 1
@@ -178,11 +204,11 @@ def test_harness_failure_is_recorded_and_its_games_replayed(tmp_path: Path) -> N
 def test_retries_are_bounded(tmp_path: Path) -> None:
     config = two_bot_config(tmp_path, games=2)
 
-    def factory(settings: MatchSettings, workers: int) -> FlakyExecutor:
-        return FlakyExecutor(settings, "a~b#0", times=10**6)
+    def factory(setup: ExecutorSetup) -> FlakyExecutor:
+        return FlakyExecutor(setup.settings, "a~b#0", times=10**6)
 
     with Store.open(config.db) as store:
-        result = run_tournament(config, store, executor_factory=factory)
+        result = run_tournament(config.plan(), store, executor_factory=factory)
         assert not result.complete
         assert len(result.harness_errors) == MAX_ATTEMPTS == len(store.harness_errors())
         # Each attempt played one game before failing: those games are kept, never doubled.
@@ -212,21 +238,21 @@ def test_resume_adding_a_bot_and_changing_one(tmp_path: Path) -> None:
     b = {"name": "b", "path": str(paced)}
     c = {"name": "c", "path": str(ROOT / "bots" / "random_bot.py")}
     with Store.open(tmp_path / "t.sqlite") as store:
-        first = run_tournament(make_config(tmp_path, [a, b]), store)
+        first = run_tournament(make_config(tmp_path, [a, b]).plan(), store)
         assert (first.total, first.already, first.played) == (4, 0, 4)
 
         observer = Recorder()
-        again = run_tournament(make_config(tmp_path, [a, b]), store, observer)
+        again = run_tournament(make_config(tmp_path, [a, b]).plan(), store, observer)
         assert (again.total, again.already, again.played) == (4, 4, 0)
         assert observer.calls == [("started", 4, 4)]  # an observer without bot_changed is fine
 
-        grown = run_tournament(make_config(tmp_path, [a, b, c]), store)
+        grown = run_tournament(make_config(tmp_path, [a, b, c]).plan(), store)
         assert (grown.total, grown.already, grown.played) == (12, 4, 8)
         assert slots_of(store) == Counter(owed_slots("abc", 2))
 
         with paced.open("a") as f:
             f.write("# changed\n")
-        changed = run_tournament(make_config(tmp_path, [a, b, c]), store)
+        changed = run_tournament(make_config(tmp_path, [a, b, c]).plan(), store)
         assert [ch.name for ch in changed.changes] == ["b"]
         assert (changed.total, changed.already, changed.played) == (12, 4, 8)
         assert store.set_aside_count("b") == 8
@@ -252,7 +278,7 @@ def killer_config(tmp_path: Path, marker: Path | None, sandbox: str) -> Tourname
 
 def run_bounded(config: TournamentConfig, store: Store) -> TournamentResult:
     started = time.monotonic()
-    result = run_tournament(config, store)
+    result = run_tournament(config.plan(), store)
     assert time.monotonic() - started < 30, "the tournament took far too long"
     return result
 
@@ -305,28 +331,6 @@ def test_inside_bwrap_a_bot_cannot_kill_its_worker(tmp_path: Path) -> None:
     assert child_processes() == []
 
 
-def test_a_worker_killed_while_idle_is_replaced(tmp_path: Path) -> None:
-    instant = copy_bot(tmp_path, "instant.py")
-    a, b = BotSpec.from_path(instant, "a"), BotSpec.from_path(instant, "b")
-    jobs = plan_matches([a, b], 2)
-    settings = MatchSettings(sandbox=SandboxMode.NONE)
-    pool = LocalPoolExecutor(1, settings)
-    try:
-        worker = pool._workers[0]
-        os.kill(worker.process.pid, 9)
-        worker.process.join(timeout=10)
-        assert worker.process.exitcode == -9
-        events = [event for batch in pool.execute(jobs) for event in batch]
-        assert [type(e) for e in events] == [JobFailed]
-        assert "worker process died" in events[0].error
-        events = [event for batch in pool.execute(jobs) for event in batch]  # the replacement
-        assert sum(isinstance(e, GameDone) for e in events) == 4
-    finally:
-        pool.close()
-    assert wait_for_no_leftovers([str(tmp_path)], timeout=10) == []
-    assert child_processes() == []
-
-
 def test_closing_a_busy_pool_kills_the_bots_at_once(tmp_path: Path) -> None:
     paced = executable_bot(tmp_path, "paced.py")
     a = BotSpec.from_command([str(paced), "50"], "a")
@@ -369,3 +373,248 @@ def test_workers_record_their_games_and_fall_back_to_the_parent(tmp_path: Path) 
             pool.close()
         assert len(games) == 6
         assert {game.recorded for game in games} == {expected}
+
+
+# --- the library without the config ------------------------------------------------------------
+
+
+def test_a_plan_runs_without_a_config_on_the_executor_it_names(tmp_path: Path) -> None:
+    instant = copy_bot(tmp_path, "instant.py")
+    plan = TournamentPlan(
+        name="lib",
+        bots=(BotSpec.from_path(instant, "a"), BotSpec.from_path(instant, "b")),
+        games_per_pairing=2,
+        settings=MatchSettings(time_control=TimeControl(200, 2000), sandbox=SandboxMode.NONE),
+        executor="inline",
+    )
+    with Store.open(tmp_path / "lib.sqlite") as store:
+        result = run_tournament(plan, store)
+        assert result.complete and result.played == 4
+        assert store.get_meta("name") == "lib"
+    assert child_processes() == []  # inline: no worker was started
+
+
+def test_the_tournament_layer_does_not_import_the_config_layer() -> None:
+    code = "import sys, arena.tournament; print(sorted(m for m in sys.modules if 'config' in m))"
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert result.stdout.strip() == "[]"
+
+
+# --- openings and distinct games -----------------------------------------------------------------
+
+
+@given(st.integers(0, 2**63 - 1), st.integers(0, MAX_OPENING_PLIES))
+@settings(max_examples=60, deadline=None)
+def test_a_random_opening_is_legal_seeded_and_leaves_no_five(seed: int, plies: int) -> None:
+    opening = random_opening(seed, plies)
+    assert len(opening) == plies
+    board = Board()
+    for token in opening:
+        assert not board.push(Move.parse(token))  # legal, and no five
+    assert random_opening(seed, plies) == opening
+
+
+def test_openings_bounds_and_variety() -> None:
+    with pytest.raises(ValueError, match="0 to"):
+        random_opening(1, MAX_OPENING_PLIES + 1)
+    assert random_opening(1, 0) == ()
+    assert len({random_opening(seed, 4) for seed in range(20)}) == 20
+
+
+def test_both_role_assignments_of_an_index_share_their_opening() -> None:
+    bots = [spec(n) for n in "abc"]
+    jobs = plan_matches(bots, 5, seed=9, opening_plies=4)
+    by_index: dict[int, set[tuple[str, ...]]] = {}
+    for job in jobs:
+        for slot in job.slots:
+            assert len(slot.opening) == 4
+            by_index.setdefault(slot.index, set()).add(slot.opening)
+    assert all(len(openings) == 1 for openings in by_index.values())  # every pairing, both roles
+    assert len({openings.pop() for openings in by_index.values()}) == 5
+    assert plan_matches(bots, 5, seed=10, opening_plies=4) != jobs  # from the tournament's seed
+    assert all(slot.opening == () for job in plan_matches(bots, 5) for slot in job.slots)
+
+
+def test_the_result_counts_distinct_games(tmp_path: Path) -> None:
+    config = two_bot_config(tmp_path, games=3)  # two deterministic bots: one game per role
+    with Store.open(config.db) as store:
+        result = run_tournament(config.plan(), store)
+        assert (result.total, result.distinct) == (6, 2)
+        again = run_tournament(config.plan(), store)
+        assert (again.played, again.distinct) == (0, 2)
+
+
+@pytest.mark.skipif(
+    "opening" not in inspect.signature(Match.play).parameters,
+    reason="the referee does not play openings yet (Match.play(order_seat, opening))",
+)
+def test_openings_make_deterministic_bots_play_different_games(tmp_path: Path) -> None:
+    config = two_bot_config(tmp_path, games=3)
+    config = dataclasses.replace(config, opening_plies=4)
+    with Store.open(config.db) as store:
+        result = run_tournament(config.plan(), store)
+        assert result.complete and result.distinct == 6
+
+
+def test_a_stopped_worker_is_replaced_and_its_match_replayed_without_a_fault(
+    tmp_path: Path,
+) -> None:
+    paced = copy_bot(tmp_path, "paced.py")
+    config = make_config(
+        tmp_path,
+        [{"name": "a", "path": str(paced)}, {"name": "b", "path": str(paced)}],
+        games_per_pairing=4,
+        workers=1,
+    )
+    pools: list[LocalPoolExecutor] = []
+
+    def factory(setup: ExecutorSetup) -> LocalPoolExecutor:
+        pools.append(LocalPoolExecutor(1, setup.settings, stall_seconds=1.5))
+        return pools[0]
+
+    class StopTheWorkerOnce(Recorder):
+        def game(self, record: object) -> None:
+            super().game(record)
+            if len(self.calls) == 2:  # started, then the first game
+                os.kill(pools[0].worker_pids[0], signal.SIGSTOP)
+
+    with Store.open(config.db) as store:
+        started = time.monotonic()
+        result = run_tournament(config.plan(), store, StopTheWorkerOnce(), executor_factory=factory)
+        assert time.monotonic() - started < 30
+        assert result.complete and result.played == 8
+        assert len(result.harness_errors) == 1 and "no progress" in result.harness_errors[0]
+        assert not any(record.reason.is_fault for record in store.games())
+    assert wait_for_no_leftovers([str(tmp_path)], timeout=10) == []
+    assert child_processes() == []
+
+
+def test_a_bot_whose_helper_changed_is_replayed(tmp_path: Path) -> None:
+    """Issue 9: a program importing a helper from its own folder is all of its files."""
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    shutil.copyfile(TEST_BOTS / "instant.py", mine / "bot.py")
+    (mine / "helper.py").write_text("DEPTH = 1\n")
+    instant = copy_bot(tmp_path, "instant.py")
+    bots = [{"name": "mine", "path": str(mine / "bot.py")}, {"name": "b", "path": str(instant)}]
+    with Store.open(tmp_path / "t.sqlite") as store:
+        first = run_tournament(make_config(tmp_path, bots).plan(), store)
+        assert first.played == 4
+        (mine / "helper.py").write_text("DEPTH = 2\n")
+        again = run_tournament(make_config(tmp_path, bots).plan(), store)
+        assert [change.name for change in again.changes] == ["mine"]
+        assert (again.already, again.played) == (0, 4)
+
+
+def test_workers_are_capped_at_what_the_machine_runs_fairly() -> None:
+    cores = core_count()
+    assert fair_workers(1024, memory_mb=10**6) == Capacity(
+        cores, f"the machine has {cores} core{'s' if cores != 1 else ''}"
+    )
+    tight = fair_workers(1024, memory_mb=WORKER_MB + 2 * TYPICAL_BOT_MB)
+    assert tight.workers == 1 and "MiB of memory free" in tight.reason
+    assert fair_workers(64, memory_mb=0).workers == 1  # never none
+
+
+def test_a_run_uses_no_more_workers_than_is_fair_unless_forced(tmp_path: Path) -> None:
+    instant = copy_bot(tmp_path, "instant.py")
+    bots = [{"name": n, "path": str(instant)} for n in "abcd"]  # 6 pairings: 6 jobs or more
+    asked = core_count() + 3
+    observer = CapRecorder()
+    with Store.open(tmp_path / "t.sqlite") as store:
+        plan = make_config(tmp_path, bots, workers=asked, games_per_pairing=1).plan()
+        result = run_tournament(plan, store, observer)
+        fair = fair_workers(plan.settings.limits.memory_mb)
+        assert result.workers == fair.workers <= core_count()
+        assert observer.capped == [(asked, fair.workers, fair.reason)]
+        store.reset()
+        forced = run_tournament(dataclasses.replace(plan, force_workers=True), store, observer)
+        assert forced.workers == asked and len(observer.capped) == 1
+    assert child_processes() == []
+
+
+class CapRecorder(Recorder):
+    def __init__(self) -> None:
+        super().__init__()
+        self.capped: list[tuple[int, int, str]] = []
+
+    def workers_capped(self, asked: int, used: int, reason: str) -> None:
+        self.capped.append((asked, used, reason))
+
+
+# --- start-up failures: a bot's, or the harness's -------------------------------------------------
+
+
+class OverloadedExecutor:
+    """Plays inline, but on its first round every game after the first job fails to start
+    (as on an overloaded machine), blaming each game's Order bot; later rounds play normally."""
+
+    def __init__(self, settings: MatchSettings, blamed: set[str] | None = None) -> None:
+        self.inline = InlineExecutor(settings)
+        self.rounds = 0
+        self.blamed = blamed  # None: everyone; else only these bots fail to start
+
+    def execute(self, jobs: Sequence[MatchJob]) -> Iterator[list[Event]]:
+        self.rounds += 1
+        for number, job in enumerate(jobs):
+            if self.rounds > 1 or number == 0:
+                yield from self.inline.execute([job])
+                continue
+            events: list[Event] = []
+            for slot in job.slots:
+                order, chaos = job.slot_key(slot)[:2]
+                if self.blamed is None or order in self.blamed:
+                    versions = {bot.name: bot.version() for bot in (job.bot_a, job.bot_b)}
+                    record = GameRecord(
+                        order,
+                        chaos,
+                        Role.CHAOS,
+                        Reason.STARTUP,
+                        detail="no ready in time",
+                        order_version=versions[order],
+                        chaos_version=versions[chaos],
+                    )
+                    events.append(GameDone(job.key, slot, record))
+                else:
+                    single = dataclasses.replace(job, slots=(slot,))
+                    events += [e for b in self.inline.execute([single]) for e in b]
+            yield events
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_burst_of_start_up_failures_is_replayed_not_charged(tmp_path: Path) -> None:
+    instant = copy_bot(tmp_path, "instant.py")
+    bots = [{"name": n, "path": str(instant)} for n in "abc"]
+    config = make_config(tmp_path, bots, games_per_pairing=1)
+    executors: list[OverloadedExecutor] = []
+
+    def factory(setup: ExecutorSetup) -> OverloadedExecutor:
+        executors.append(OverloadedExecutor(setup.settings))
+        return executors[-1]
+
+    with Store.open(config.db) as store:
+        result = run_tournament(config.plan(), store, executor_factory=factory)
+        assert result.complete and result.faults == 0 and executors[0].rounds == 2
+        (error,) = result.harness_errors
+        assert "start-up failures of a, b, which had started before" in error
+        assert "4 games are replayed, not charged" in error
+        assert not any(record.reason.is_fault for record in store.games())
+
+
+def test_one_bot_failing_to_start_is_its_own_fault(tmp_path: Path) -> None:
+    instant = copy_bot(tmp_path, "instant.py")
+    bots = [{"name": n, "path": str(instant)} for n in "abc"]
+    config = make_config(tmp_path, bots, games_per_pairing=1)
+
+    def factory(setup: ExecutorSetup) -> OverloadedExecutor:
+        return OverloadedExecutor(setup.settings, blamed={"a"})
+
+    with Store.open(config.db) as store:
+        result = run_tournament(config.plan(), store, executor_factory=factory)
+        assert result.complete and result.harness_errors == []
+        faults = [r for r in store.games() if r.reason is Reason.STARTUP]
+        assert [(r.order, r.loser_name) for r in faults] == [("a", "a")]

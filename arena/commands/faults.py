@@ -3,7 +3,7 @@
 The standings count faults per bot and reason; this command shows the games behind the counts,
 so that a bot author can see what went wrong without opening the store. Everything the bot wrote
 (the fault detail quotes its replies; its stderr) is escaped before it is printed
-(``escape_bot_text``): a bot cannot clear the screen or forge lines of this output.
+(``protocol.escape``): a bot cannot clear the screen or forge lines of this output.
 """
 
 from __future__ import annotations
@@ -15,15 +15,41 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.commands.textsafe import escape_bot_text, last_lines
 from arena.errors import ArenaError
+from arena.protocol import escape
 from arena.records import GameRecord
 from arena.rules import Role
 
-__all__ = ["FaultRow", "fault_rows", "faults_command", "render_faults"]
+__all__ = [
+    "FaultRow",
+    "fault_rows",
+    "faults_command",
+    "render_faults",
+    "shown_detail",
+    "last_lines",
+]
 
 DETAIL_WIDTH = 300
 """Characters of a fault detail shown (after escaping)."""
+
+
+def shown_detail(detail: str, limit: int) -> str:
+    """A stored fault detail, safe to print and cut to ``limit`` characters (then ``...``).
+
+    The referee already escapes what a bot wrote in a detail (``protocol.quote``), so a printable
+    detail is shown as stored: escaping it again would double its backslashes. One that is not
+    printable (written by an older referee) is escaped here.
+    """
+    if not detail.isprintable():
+        return escape(detail, limit)
+    return detail if len(detail) <= limit else detail[:limit] + "..."
+
+
+def last_lines(text: str, count: int, width: int = 200) -> list[str]:
+    """The last ``count`` non-blank lines of a bot's stderr ``text``, each escaped and cut to
+    ``width`` characters (stderr is stored as the bot wrote it)."""
+    lines = [line for line in text.replace("\r\n", "\n").split("\n") if line.strip()]
+    return [escape(line, width) for line in lines[-count:]]
 
 
 @dataclass(frozen=True)
@@ -88,7 +114,7 @@ def fault_rows(
                 role=role.value,
                 opponent=record.winner_name,
                 reason=record.reason.value,
-                detail=escape_bot_text(record.detail, DETAIL_WIDTH),
+                detail=shown_detail(record.detail, DETAIL_WIDTH),
                 stderr=last_lines(stderr, stderr_lines),
                 plies=len(record.moves),
                 seed=record.seed,
@@ -130,11 +156,10 @@ def faults_command(
     all_versions: bool = False,
 ) -> None:
     """``arena faults DB``: print the faulted games of a stored tournament."""
-    from arena.commands.standings import stored_games
     from arena.store import Store
 
-    with Store.open(db, readonly=True) as store:
-        records = list(stored_games(store, all_versions))
+    with Store.open(db, readonly=True, all_versions=all_versions) as store:
+        records = list(store.games())
     if bot is not None:
         names = sorted({r.order for r in records} | {r.chaos for r in records})
         if bot not in names:

@@ -5,19 +5,19 @@ from __future__ import annotations
 import json
 import sys
 from collections import Counter
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from arena.affinity import pin_to_core, plan_cores
 from arena.botspec import BotSpec
-from arena.commands.textsafe import escape_bot_text
+from arena.commands.faults import shown_detail
 from arena.errors import ArenaError
 from arena.limits import AffinityMode, Limits, SandboxMode, TimeControl
 from arena.records import GameRecord
-from arena.referee import Match, MatchSettings, alternating_roles
+from arena.referee import Match, MatchSettings, alternating_order_seats
 from arena.rules import Role
 from arena.sandbox import resolve_mode
+from arena.schedule import opening_for
 
 if TYPE_CHECKING:
     from arena.ratings.headtohead import HeadToHead
@@ -44,9 +44,9 @@ def run_match(
     """Play the match, streaming records to ``record``; memory does not grow with ``games``.
 
     ``openings``: each pair of games (both role assignments) starts from the same seeded random
-    position of that many plies, so that deterministic bots do not replay one game over and over.
+    position of that many plies (``arena.schedule.opening_for``, as in a tournament), so that
+    deterministic bots do not replay one game over and over.
     """
-    opening_for = _openings(seed, openings)
     spec_a, spec_b = BotSpec.resolve(bot_a), BotSpec.resolve(bot_b)
     if spec_a.name == spec_b.name:
         spec_b = spec_b.renamed(spec_b.name + "-2")
@@ -76,12 +76,8 @@ def run_match(
     interrupted = False
     try:
         with Match(spec_a, spec_b, settings, seed, expected_games=games) as match:
-            for index, order_seat in enumerate(alternating_roles(games)):
-                if opening_for is None:
-                    game = match.play(order_seat)
-                else:
-                    opening = opening_for(index // 2)
-                    game = match.play(order_seat, opening=opening)  # type: ignore[call-arg,unused-ignore]
+            for index, order_seat in enumerate(alternating_order_seats(games)):
+                game = match.play(order_seat, opening=opening_for(seed, index // 2, openings))
                 if sink is not None:
                     sink.write(json.dumps(game.to_json(), separators=(",", ":")) + "\n")
                     sink.flush()
@@ -101,23 +97,6 @@ def run_match(
     return tally
 
 
-def _openings(seed: int, plies: int) -> Callable[[int], tuple[str, ...]] | None:
-    """The opening of each pair of games, or None without openings."""
-    if plies <= 0:
-        return None
-    try:
-        from arena.schedule import random_opening  # type: ignore[attr-defined,unused-ignore]
-    except ImportError:
-        raise ArenaError(
-            "--openings needs arena.schedule.random_opening, which this build lacks"
-        ) from None
-
-    def opening_for(pair: int) -> tuple[str, ...]:
-        return tuple(random_opening(seed * 1_000_003 + pair, plies))
-
-    return opening_for
-
-
 def describe(game: GameRecord) -> str:
     """One line: who played which role, who won, how."""
     winner = game.winner_name
@@ -125,7 +104,7 @@ def describe(game: GameRecord) -> str:
     text = f"{game.order} (Order) vs {game.chaos} (Chaos): {winner} wins as {role} by {game.reason}"
     text += f" after {len(game.moves)} moves"
     if game.detail:
-        text += f" ({escape_bot_text(game.detail, 300)})"
+        text += f" ({shown_detail(game.detail, 300)})"
     return text
 
 
@@ -145,7 +124,7 @@ class MatchTally:
 
     def add(self, game: GameRecord) -> None:
         self.games += 1
-        opening = tuple(getattr(game, "opening", None) or ())
+        opening = tuple(game.opening)
         self.distinct.add(hash((game.order, game.chaos, opening, tuple(game.moves))))
         self.played[(game.order, Role.ORDER)] += 1
         self.played[(game.chaos, Role.CHAOS)] += 1
@@ -153,7 +132,7 @@ class MatchTally:
         if game.reason.is_fault:
             self.fault_count += 1
             if len(self.faults) < self.MAX_LISTED_FAULTS:
-                detail = escape_bot_text(game.detail, 300)
+                detail = shown_detail(game.detail, 300)
                 self.faults.append(
                     f"  game {self.games}: {game.loser_name} lost by {game.reason}: {detail}"
                 )

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import textwrap
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -23,12 +23,10 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from arena.ratings.standings import BotStanding, Standings
-    from arena.records import GameRecord
     from arena.store import Store
 
 __all__ = [
     "load_standings",
-    "stored_games",
     "no_color",
     "print_standings",
     "ratings_command",
@@ -68,34 +66,13 @@ class Line:
     """Shown bold on a terminal that allows it."""
 
 
-def stored_games(store: Store, all_versions: bool = False) -> Iterator[GameRecord]:
-    """The games of ``store``: those between the current versions of its bots, or (with
-    ``all_versions``) every game, an older version of a bot named ``name@<version>`` so that it
-    is rated apart from the current one."""
-    if not all_versions:
-        yield from store.games()
-        return
-    import dataclasses
-
-    current = {bot.name: bot.version for bot in store.active_bots()}
-
-    def named(name: str, version: str) -> str:
-        return name if current.get(name) == version else f"{name}@{version[:8] or '?'}"
-
-    for record in store.games(include_inactive=True):
-        yield dataclasses.replace(
-            record,
-            order=named(record.order, record.order_version),
-            chaos=named(record.chaos, record.chaos_version),
-        )
-
-
-def load_standings(store: Store, all_versions: bool = False) -> Standings:
-    """The standings of the games in ``store`` (see ``stored_games``)."""
+def load_standings(store: Store) -> Standings:
+    """The standings of the games ``store`` counts (every version's, each rated apart, when it
+    was opened with ``all_versions``)."""
     from arena.ratings import GameResult
     from arena.ratings.standings import compute_all
 
-    return compute_all(GameResult.from_record(r) for r in stored_games(store, all_versions))
+    return compute_all(GameResult.from_record(r) for r in store.games())
 
 
 def _table(columns: Sequence[Column], bots: Sequence[BotStanding]) -> list[Line]:
@@ -363,13 +340,11 @@ def render_standings(
     return lines
 
 
-def print_standings(
-    console: Console, store: Store, *, wide: bool = False, all_versions: bool = False
-) -> None:
+def print_standings(console: Console, store: Store, *, wide: bool = False) -> None:
     """Print the standings of ``store``'s games, and its harness errors, on ``console``."""
     from rich.text import Text
 
-    standings = load_standings(store, all_versions)
+    standings = load_standings(store)
     width = console.width if console.is_terminal else DEFAULT_WIDTH
     bold = "" if no_color() else "bold"
     db = str(store.path)
@@ -377,13 +352,13 @@ def print_standings(
         console.print(Text(line.text, style=bold if line.heading else ""), soft_wrap=True)
     errors = store.harness_errors()
     if errors:
-        from arena.commands.textsafe import escape_bot_text
+        from arena.protocol import escape
 
         last = errors[-1].error.strip().splitlines() or [""]
         console.print(
             Text(
                 f"{len(errors)} harness errors (not counted against any bot; their games were "
-                f"replayed). The last: {escape_bot_text(last[-1], 200)}"
+                f"replayed). The last: {escape(last[-1], 200)}"
             ),
             soft_wrap=True,
         )
@@ -395,13 +370,11 @@ def ratings_command(db: Path, *, json_output: bool, wide: bool, all_versions: bo
 
     from arena.store import Store
 
-    with Store.open(db, readonly=True) as store:
+    with Store.open(db, readonly=True, all_versions=all_versions) as store:
         if json_output:
-            data = load_standings(store, all_versions).to_json()
+            data = load_standings(store).to_json()
             print(json.dumps(data, indent=2, allow_nan=False))
             return
         from rich.console import Console
 
-        print_standings(
-            Console(highlight=False, soft_wrap=True), store, wide=wide, all_versions=all_versions
-        )
+        print_standings(Console(highlight=False, soft_wrap=True), store, wide=wide)

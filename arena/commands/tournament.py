@@ -2,21 +2,32 @@
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import shlex
+import signal
 import sys
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from types import FrameType
+from typing import TYPE_CHECKING
 
 from rich.markup import escape
 
-from arena.affinity import usable_cores
-from arena.config import load_config
+from arena.affinity import core_count
+from arena.config import TournamentConfig, load_config
+from arena.errors import ArenaError
+from arena.executors import executor_names
 from arena.limits import AffinityMode, SandboxMode
 from arena.records import GameRecord
 from arena.sandbox import resolve_mode
+from arena.store import VersionChange
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.progress import Progress, TaskID
 
 __all__ = ["run_tournament_command", "ProgressDisplay"]
 
@@ -35,7 +46,7 @@ class ProgressDisplay:
     ETA_MIN_GAMES = 5
 
     def __init__(
-        self, console: Any, quiet: bool, clock: Callable[[], float] = time.monotonic
+        self, console: Console, quiet: bool, clock: Callable[[], float] = time.monotonic
     ) -> None:
         self.console = console
         self.quiet = quiet
@@ -45,8 +56,8 @@ class ProgressDisplay:
         self.start = clock()
         self.last_print = 0.0
         self.recent: deque[float] = deque()  # finishing times of the recent games
-        self.progress: Any = None
-        self.task: Any = None
+        self.progress: Progress | None = None
+        self.task: TaskID | None = None
 
     @staticmethod
     def plural(count: int, word: str) -> str:
@@ -84,7 +95,7 @@ class ProgressDisplay:
             from arena.commands.standings import no_color
 
             # No refresh thread (auto_refresh=False): workers are forked from this process.
-            self.progress = Progress(
+            progress = Progress(
                 TextColumn("games" if no_color() else "[bold]games"),
                 BarColumn(),
                 MofNCompleteColumn(),
@@ -95,10 +106,11 @@ class ProgressDisplay:
                 auto_refresh=False,
                 transient=False,
             )
-            self.task = self.progress.add_task(
+            self.task = progress.add_task(
                 "games", total=total, completed=already, rate=0.0, faults=0, eta="eta -"
             )
-            self.progress.start()
+            progress.start()
+            self.progress = progress
 
     def game(self, record: GameRecord) -> None:
         self.done += 1
@@ -111,7 +123,7 @@ class ProgressDisplay:
         ):
             self.recent.popleft()
         rate = self.played / max(now - self.start, 1e-9)
-        if self.progress is not None:
+        if self.progress is not None and self.task is not None:
             # Ten redraws a second at most: with fast bots, games come in by the thousand.
             if now - self.last_print > 0.1 or self.done == self.total:
                 self.progress.update(
@@ -127,7 +139,7 @@ class ProgressDisplay:
             )
             self.last_print = now
 
-    def bot_changed(self, change: Any, set_aside: int) -> None:
+    def bot_changed(self, change: VersionChange, set_aside: int) -> None:
         if not set_aside:  # nothing was played with the old version (or the store was reset)
             return
         message = (
@@ -140,6 +152,16 @@ class ProgressDisplay:
         else:
             self.console.print(escape(message))
 
+    def workers_capped(self, asked: int, used: int, reason: str) -> None:
+        message = (
+            f"note: {used} of the {asked} workers asked are used: {reason}; more would make"
+            " bots time out for the harness's sake (--force-workers to use them anyway)"
+        )
+        if self.quiet:
+            print(f"arena: {message}", file=sys.stderr, flush=True)
+        else:
+            self.console.print(escape(message))
+
     def harness_error(self, job: str, error: str) -> None:
         if not self.quiet:
             last = error.strip().splitlines()[-1] if error.strip() else error
@@ -149,10 +171,59 @@ class ProgressDisplay:
 
     def stop(self) -> None:
         if self.progress is not None:
-            self.progress.update(self.task, completed=self.done, faults=self.faults, eta=self.eta())
+            if self.task is not None:
+                self.progress.update(
+                    self.task, completed=self.done, faults=self.faults, eta=self.eta()
+                )
             self.progress.refresh()
             self.progress.stop()
             self.progress = None
+
+
+class Stopped(KeyboardInterrupt):
+    """SIGTERM or SIGHUP during a run: stopped as Ctrl-C stops it (bots killed, games kept)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+@contextlib.contextmanager
+def stopped_like_ctrl_c() -> Iterator[None]:
+    """While the block runs, SIGTERM and SIGHUP raise ``Stopped`` (a ``KeyboardInterrupt``)."""
+
+    def stop(signum: int, _frame: FrameType | None) -> None:
+        raise Stopped(signum)
+
+    previous = {signum: signal.signal(signum, stop) for signum in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+def with_overrides(
+    config: TournamentConfig,
+    *,
+    workers: int | None = None,
+    sandbox: SandboxMode | None = None,
+    affinity: AffinityMode | None = None,
+    executor: str | None = None,
+    force_workers: bool = False,
+) -> TournamentConfig:
+    """The config with the command line's options in place of its own (None: keep the file's)."""
+    if executor is not None and executor not in executor_names():
+        known = ", ".join(repr(name) for name in executor_names())
+        raise ArenaError(f"--executor: expected one of {known}, got {executor!r}")
+    return dataclasses.replace(
+        config,
+        workers=config.workers if workers is None else workers,
+        sandbox=config.sandbox if sandbox is None else sandbox,
+        affinity=config.affinity if affinity is None else affinity,
+        executor=config.executor if executor is None else executor,
+        force_workers=force_workers or config.force_workers,
+    )
 
 
 def run_tournament_command(
@@ -163,27 +234,45 @@ def run_tournament_command(
     workers: int | None,
     sandbox: SandboxMode | None,
     affinity: AffinityMode | None,
+    executor: str | None = None,
+    force_workers: bool = False,
 ) -> int:
-    import dataclasses
-
     from rich.console import Console
 
     from arena.store import Store
     from arena.tournament import oversubscribed, run_tournament
 
     console = Console(highlight=False, soft_wrap=True)
-    config = load_config(config_path)
     overrides = {
         key: value
-        for key, value in (("workers", workers), ("sandbox", sandbox), ("affinity", affinity))
+        for key, value in (
+            ("workers", workers),
+            ("sandbox", sandbox),
+            ("affinity", affinity),
+            ("executor", executor),
+        )
         if value is not None
     }
-    config = dataclasses.replace(config, **overrides)
-    if oversubscribed(config.workers) and not quiet:
+    config = with_overrides(
+        load_config(config_path),
+        workers=workers,
+        sandbox=sandbox,
+        affinity=affinity,
+        executor=executor,
+        force_workers=force_workers,
+    )
+    for notice in config.notices:  # once a run; on stderr when quiet, as it may matter
+        if quiet:
+            print(f"arena: note: {notice}", file=sys.stderr, flush=True)
+        else:
+            console.print(f"[yellow]note:[/] {escape(notice)}")
+    if oversubscribed(config.workers) and config.force_workers and not quiet:
         console.print(
-            f"[yellow]warning:[/] {config.workers} workers on {len(usable_cores())} cores: bots "
+            f"[yellow]warning:[/] {config.workers} workers on {core_count()} cores: bots "
             "will compete for CPU and move times become unfair"
         )
+    # Only to tell the user (and to stop at once when bwrap is required but missing): the mode
+    # shipped with the matches is the config's, resolved where the bots run.
     unsandboxed = resolve_mode(config.sandbox) is SandboxMode.NONE
     if unsandboxed and config.sandbox is SandboxMode.AUTO and not quiet:
         console.print(
@@ -195,16 +284,19 @@ def run_tournament_command(
         if fresh:
             store.reset()
         try:
-            result = run_tournament(config, store, display)
-        except KeyboardInterrupt:
+            with stopped_like_ctrl_c():
+                result = run_tournament(config.plan(), store, display)
+        except KeyboardInterrupt as stop:
             display.stop()
             options = [f"--{key} {value}" for key, value in overrides.items()]
+            options += ["--force-workers"] if force_workers else []
             command = shlex.join(["arena", "tournament", str(config_path)])
+            signum = stop.signum if isinstance(stop, Stopped) else signal.SIGINT
             console.print(
-                f"\ninterrupted: {display.played} games stored this run. Resume with:\n"
-                f"  {escape(' '.join([command, *options]))}"
+                f"\ninterrupted ({signal.Signals(signum).name}): {display.played} games stored"
+                f" this run. Resume with:\n  {escape(' '.join([command, *options]))}"
             )
-            return 130
+            return 128 + signum
         finally:
             display.stop()
         if not result.complete:
@@ -221,5 +313,13 @@ def run_tournament_command(
             console.print(
                 f"{result.played} games played this run, {result.already} resumed; "
                 f"{len(result.harness_errors)} harness errors. Results: {escape(str(config.db))}"
+            )
+            console.print(
+                f"{result.distinct} distinct games of {result.total}"
+                + (
+                    " (deterministic bots repeat their games: try openings: {random_plies: 4})"
+                    if result.distinct * 2 < result.total and not config.opening_plies
+                    else ""
+                )
             )
     return 0 if result.complete else 1

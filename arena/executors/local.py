@@ -1,10 +1,9 @@
-"""Executors: where matches run, behind one interface (local worker processes; a cluster later).
+"""The local pool: matches in forked worker processes on this machine, one match per worker.
 
-An executor takes ``MatchJob``s and yields events as they happen, in batches (the events that
-arrived together, so that the caller can commit their games in one transaction): a ``GameDone``
-for every finished game (so that the caller stores it at once), a ``JobDone`` when a match is
-over, and a ``JobFailed`` when the harness itself failed (a worker died, an internal error): it is
-never charged to a bot; the caller replays the job's missing games.
+Workers are forked (``multiprocess``, fork context), pinned to cores when there are enough, die
+with the parent, and keep their bots' scratch folders in a folder of their own that the parent
+removes even when a worker was killed. A worker batches the events of fast games, records them
+through its own game sink when it has one, and sends them with the standard pickle.
 """
 
 from __future__ import annotations
@@ -21,116 +20,76 @@ import traceback
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from types import FrameType
 from typing import Protocol
 
 from arena import procfs
-from arena.affinity import pin_to_core
-from arena.records import GameRecord
-from arena.referee import Match, MatchSettings
-from arena.schedule import GameSlot, MatchJob
+from arena.affinity import pin_to_core, plan_cores
+from arena.executors.base import (
+    Event,
+    ExecutorSetup,
+    GameDone,
+    GameSink,
+    JobDone,
+    JobFailed,
+    active_matches,
+    play_job,
+)
+from arena.referee import MatchSettings
+from arena.rules import CELLS, Reason
+from arena.schedule import MatchJob
 
-__all__ = [
-    "GameDone",
-    "JobDone",
-    "JobFailed",
-    "Event",
-    "MatchExecutor",
-    "play_job",
-    "InlineExecutor",
-    "LocalPoolExecutor",
-]
+__all__ = ["LocalPoolExecutor", "make_local", "slowest_game_seconds"]
 
-
-@dataclass(frozen=True)
-class GameDone:
-    """A game of job ``key`` finished."""
-
-    key: str
-    slot: GameSlot
-    record: GameRecord
-    recorded: bool | None = None
-    """Whether the worker's ``GameSink`` stored it as a new game (None: no sink; the caller
-    stores it)."""
+STALL_MARGIN_S = 15.0
+"""Beyond the slowest possible game: stopping bots, a busy store, a loaded machine."""
 
 
-@dataclass(frozen=True)
-class JobDone:
-    """Every game of job ``key`` was played."""
+def slowest_game_seconds(settings: MatchSettings) -> float:
+    """The longest one game can take when nothing is wrong with the harness.
 
-    key: str
-
-
-@dataclass(frozen=True)
-class JobFailed:
-    """Job ``key`` stopped because of the harness (not a bot): replay what it did not play."""
-
-    key: str
-    error: str
+    Both bots may (re)start in a game (each within its start-up allowance), and every ply may
+    use its whole move time; beyond that come the stopping of bots and the recording."""
+    tc = settings.time_control
+    return (2 * tc.startup_ms + CELLS * tc.move_ms) / 1000 + STALL_MARGIN_S
 
 
-Event = GameDone | JobDone | JobFailed
-GameSink = Callable[[list[GameDone]], list[bool]]
-"""Records finished games where they were played (e.g. commits them to a store) and says, for
-each, whether it was new. A factory of sinks is called once in each worker process."""
+class Connection(Protocol):
+    """The part of a ``multiprocess`` connection the pool uses."""
+
+    def send_bytes(self, data: bytes) -> None: ...
+    def recv_bytes(self) -> bytes: ...
+    def fileno(self) -> int: ...
+    def close(self) -> None: ...
 
 
-class MatchExecutor(Protocol):
-    """Runs matches somewhere and reports their games as they finish."""
+class WorkerProcess(Protocol):
+    """The part of a ``multiprocess`` process the pool uses."""
 
-    def execute(self, jobs: Sequence[MatchJob]) -> Iterator[list[Event]]:
-        """Run every job; yield batches of events until each job is done or failed."""
-        ...
+    pid: int | None
+    exitcode: int | None
+    sentinel: int
 
-    def close(self) -> None:
-        """Stop everything still running (bots included)."""
-        ...
-
-
-_ACTIVE: list[Match] = []
-"""The matches being played in this process (their bots are killed by a worker's SIGTERM)."""
+    def start(self) -> None: ...
+    def join(self, timeout: float | None = None) -> None: ...
+    def is_alive(self) -> bool: ...
+    def terminate(self) -> None: ...
+    def kill(self) -> None: ...
 
 
-def play_job(job: MatchJob, settings: MatchSettings, emit: Callable[[Event], None]) -> None:
-    """Play one match job, emitting a ``GameDone`` after each game."""
-    match = Match(job.bot_a, job.bot_b, settings, job.seed, expected_games=len(job.slots))
-    _ACTIVE.append(match)
-    try:
-        with match:
-            for slot in job.slots:
-                emit(GameDone(job.key, slot, match.play(slot.order_seat)))
-    finally:
-        _ACTIVE.remove(match)
-    emit(JobDone(job.key))
+# --- in the worker process ----------------------------------------------------------------------
+_SCRATCH: list[str] = []
+"""This worker's scratch folder (set in the worker process only)."""
 
 
-class InlineExecutor:
-    """Plays jobs one after another in this process (for library use and debugging)."""
-
-    def __init__(self, settings: MatchSettings) -> None:
-        self.settings = settings
-
-    def execute(self, jobs: Sequence[MatchJob]) -> Iterator[list[Event]]:
-        for job in jobs:
-            events: list[Event] = []
-            try:
-                play_job(job, self.settings, events.append)
-            except Exception:
-                events.append(JobFailed(job.key, traceback.format_exc(limit=8)))
-            yield events
-
-    def close(self) -> None:
-        pass
-
-
-# --- local worker processes --------------------------------------------------------------------
-def _terminate(_signum: int, _frame: object) -> None:
+def _terminate(_signum: int, _frame: FrameType | None) -> None:
     """SIGTERM (the pool is closing, or the harness died): kill the bots at once and exit.
 
     Raising SystemExit here to unwind through ``Match.__exit__`` is not reliable: a signal handler
     also runs inside at-fork hooks and finalizers (the worker forks a bot after every fault),
     where an exception is printed and swallowed, and the worker then plays on.
     """
-    processes = [seat.process for match in _ACTIVE for seat in match.seats if seat.process]
+    processes = [seat.process for match in active_matches() for seat in match.seats if seat.process]
     for pid in {p.pid for p in processes if p.pid > 0} | procfs.all_children():
         with contextlib.suppress(OSError):
             os.killpg(pid, signal.SIGKILL)  # a bot leads its own process group
@@ -139,6 +98,8 @@ def _terminate(_signum: int, _frame: object) -> None:
     for process in processes:
         with contextlib.suppress(Exception):
             process.plan.cleanup()  # its scratch folder
+    if _SCRATCH:  # the parent removes it too, unless it was killed itself (that is why we are here)
+        shutil.rmtree(_SCRATCH[0], ignore_errors=True)
     os._exit(1)
 
 
@@ -154,7 +115,7 @@ class _Batcher:
     FAST_S = 0.002
     LATENCY_S = 0.05
 
-    def __init__(self, conn, sink: GameSink | None) -> None:  # noqa: ANN001 - a Connection
+    def __init__(self, conn: Connection, sink: GameSink | None) -> None:
         self.conn = conn
         self.sink = sink
         self.events: list[Event] = []
@@ -179,14 +140,21 @@ class _Batcher:
         """Record the games (when there is a sink), then tell the parent."""
         if not self.events:
             return
-        games = [e for e in self.events if isinstance(e, GameDone)]
+        # A start-up fault is left to the parent, which alone sees whether bots fail to start
+        # all over the machine (the harness's trouble: replayed) or one bot does (its fault).
+        games = [
+            e for e in self.events if isinstance(e, GameDone) and e.record.reason != Reason.STARTUP
+        ]
         if self.sink is not None and games:
             try:
                 recorded: Iterator[bool | None] = iter(self.sink(games))
             except Exception:  # e.g. a full disk: the parent records them, and says what failed
                 recorded = iter([None] * len(games))
+            sunk = {id(e) for e in games}
             self.events = [
-                GameDone(e.key, e.slot, e.record, next(recorded)) if isinstance(e, GameDone) else e
+                GameDone(e.key, e.slot, e.record, next(recorded))
+                if isinstance(e, GameDone) and id(e) in sunk
+                else e
                 for e in self.events
             ]
         self.conn.send_bytes(pickle.dumps(self.events, pickle.HIGHEST_PROTOCOL))
@@ -194,7 +162,7 @@ class _Batcher:
 
 
 def _worker_main(
-    conn,  # noqa: ANN001 - a multiprocess Connection
+    conn: Connection,
     settings: MatchSettings,
     core: int | None,
     parent: int,
@@ -203,6 +171,7 @@ def _worker_main(
 ) -> None:
     """A worker process: receive jobs, play them, send events back; ``None`` ends it."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)  # and so is a hang-up (it closes the pool)
     signal.signal(signal.SIGTERM, _terminate)
     procfs.die_with_parent(signal.SIGTERM)  # so that the worker can kill its bots
     if os.getppid() != parent:  # the parent died before the request took effect
@@ -210,6 +179,7 @@ def _worker_main(
     pin_to_core(core)
     # The bots' scratch folders go here, which the parent removes even if this process is killed.
     tempfile.tempdir = scratch
+    _SCRATCH[:] = [scratch]
     send = _Batcher(conn, sink_factory() if sink_factory is not None else None)
     while True:
         try:
@@ -225,14 +195,17 @@ def _worker_main(
         send.flush()
 
 
+# --- in the parent ------------------------------------------------------------------------------
 @dataclass
 class _Worker:
-    process: object
-    conn: object
+    process: WorkerProcess
+    conn: Connection
     core: int | None
     scratch: str
     """A folder of the worker's own, holding its bots' scratch folders; removed with it."""
     job: MatchJob | None = None
+    progress_at: float = 0.0
+    """When the worker was last heard of (given its job, or sent events)."""
 
     def remove_scratch(self) -> None:
         shutil.rmtree(self.scratch, ignore_errors=True)
@@ -242,7 +215,10 @@ class LocalPoolExecutor:
     """Matches in ``workers`` local processes (``multiprocess``), one match per worker at a time.
 
     Each worker is pinned to its core from ``cores`` (None: it floats). A worker that dies is
-    replaced and its job reported as failed, so the tournament never stalls on it.
+    replaced and its job reported as failed, so the tournament never stalls on it; so is a
+    worker that is heard of no more for longer than the slowest possible game (stopped,
+    stalled): it is killed with its bots, and its job fails (the caller replays it, never
+    charging a bot).
     """
 
     def __init__(
@@ -251,21 +227,32 @@ class LocalPoolExecutor:
         settings: MatchSettings,
         cores: Sequence[int | None] | None = None,
         sink_factory: Callable[[], GameSink] | None = None,
+        stall_seconds: float | None = None,
     ) -> None:
         """``sink_factory``: when given, each worker records its games itself (in parallel)
-        through the sink it makes, and the events say so; otherwise the caller records them."""
+        through the sink it makes, and the events say so; otherwise the caller records them.
+        ``stall_seconds``: silence after which a busy worker is killed (default: the slowest
+        possible game, :func:`slowest_game_seconds`)."""
         import multiprocess
 
         self._ctx = multiprocess.get_context("fork")
         self.settings = settings
         self.sink_factory = sink_factory
+        self.stall_seconds = (
+            slowest_game_seconds(settings) if stall_seconds is None else stall_seconds
+        )
         self.cores = list(cores) if cores is not None else [None] * workers
         self._workers = [self._spawn(self.cores[i]) for i in range(workers)]
+
+    @property
+    def worker_pids(self) -> list[int]:
+        """The process ids of the current workers (a dead one is replaced by a new one)."""
+        return [w.process.pid for w in self._workers if w.process.pid is not None]
 
     def _spawn(self, core: int | None) -> _Worker:
         parent_conn, child_conn = self._ctx.Pipe()
         scratch = tempfile.mkdtemp(prefix="arena-worker-")
-        process = self._ctx.Process(
+        process: WorkerProcess = self._ctx.Process(
             target=_worker_main,
             args=(child_conn, self.settings, core, os.getpid(), self.sink_factory, scratch),
             daemon=True,
@@ -296,20 +283,26 @@ class LocalPoolExecutor:
                         yield [JobFailed(job.key, f"worker process died (exit code {code})")]
                         continue
                     worker.job = job
+                    worker.progress_at = time.monotonic()
             busy = [w for w in self._workers if w.job is not None]
             if not busy:
                 return
             poller = select.poll()
-            owners = {}
+            owners: dict[int, _Worker] = {}
             for worker in busy:
                 for fd in (worker.conn.fileno(), worker.process.sentinel):
                     poller.register(fd, select.POLLIN)
                     owners[fd] = worker
             batch: list[Event] = []
-            for fd, _event in poller.poll(1000):
+            wait_ms = min(1000, max(10, int(self.stall_seconds * 1000 / 4)))
+            for fd, _event in poller.poll(wait_ms):
                 worker = owners[fd]
                 if worker.job is not None:
                     self._collect(worker, batch)
+            now = time.monotonic()
+            for worker in busy:
+                if worker.job is not None and now - worker.progress_at > self.stall_seconds:
+                    self._kill_stalled(worker, batch, now - worker.progress_at)
             if batch:
                 yield batch
 
@@ -319,18 +312,40 @@ class LocalPoolExecutor:
         readable.register(worker.conn.fileno(), select.POLLIN)
         while worker.job is not None and readable.poll(0):
             try:
-                events = pickle.loads(worker.conn.recv_bytes())
+                events: list[Event] = pickle.loads(worker.conn.recv_bytes())
             except (EOFError, OSError):
                 break
             for event in events:
                 if isinstance(event, JobDone | JobFailed):
                     worker.job = None
+            worker.progress_at = time.monotonic()
             batch.extend(events)
         if worker.job is not None and not worker.process.is_alive():
             job, worker.job = worker.job, None
             code = worker.process.exitcode
             self._replace(worker)
             batch.append(JobFailed(job.key, f"worker process died (exit code {code})"))
+
+    def _kill_stalled(self, worker: _Worker, batch: list[Event], silent_s: float) -> None:
+        """Kill a worker that made no progress (its bots first: they may be stopped with it)."""
+        job, worker.job = worker.job, None
+        assert job is not None
+        pid = worker.process.pid
+        if pid is not None:
+            for child in procfs.all_children(pid):
+                with contextlib.suppress(OSError):
+                    os.killpg(child, signal.SIGKILL)  # a bot leads its own process group
+                with contextlib.suppress(OSError):
+                    os.kill(child, signal.SIGKILL)
+        worker.process.kill()  # SIGKILL ends a stopped process too
+        self._replace(worker)
+        batch.append(
+            JobFailed(
+                job.key,
+                f"worker made no progress for {silent_s:.0f} s (a game takes at most"
+                f" {self.stall_seconds:.0f} s): killed; its match is replayed",
+            )
+        )
 
     def close(self) -> None:
         """Stop the workers: ask idle ones to exit, SIGTERM busy ones (they kill their bots)."""
@@ -349,3 +364,9 @@ class LocalPoolExecutor:
                 worker.conn.close()
             worker.remove_scratch()
         self._workers = []
+
+
+def make_local(setup: ExecutorSetup) -> LocalPoolExecutor:
+    """The registry's factory: ``workers`` processes, pinned to cores as ``affinity`` says."""
+    cores = plan_cores(setup.workers, setup.affinity)
+    return LocalPoolExecutor(setup.workers, setup.settings, cores, setup.sink_factory)

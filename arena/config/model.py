@@ -1,0 +1,87 @@
+"""A validated tournament file, and the plan of a run that it makes.
+
+``TournamentConfig`` is what a file says, checked and with its paths resolved; its bots are
+``BotSpec``s already (built through ``arena.botspec``, the one place bots are looked up).
+``plan()`` turns it into the library's ``TournamentPlan``, which is all ``run_tournament`` needs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from pathlib import Path
+
+from arena.botspec import BotSpec
+from arena.executors import DEFAULT_EXECUTOR
+from arena.limits import AffinityMode, Limits, SandboxMode, TimeControl
+from arena.referee import MatchSettings
+from arena.tournament import TournamentPlan
+
+__all__ = ["TournamentConfig"]
+
+
+@dataclass(frozen=True)
+class TournamentConfig:
+    """A validated tournament file."""
+
+    name: str
+    """The tournament's name (default: the file's stem)."""
+    path: Path | None
+    """The config file, resolved (None for :func:`arena.config.config_from_dict`)."""
+    bots: tuple[BotSpec, ...]
+    """At least two bots, in the file's order (a gauntlet's first bot is its challenger)."""
+    format: str = "round-robin"
+    """One of :data:`arena.schedule.FORMATS`."""
+    games_per_pairing: int = 10
+    """Games per *ordered* pair: A as Order against B as Chaos (and as many the other way round)."""
+    time_control: TimeControl = dataclasses.field(default_factory=TimeControl)
+    """Per-move and startup time."""
+    limits: Limits = dataclasses.field(default_factory=Limits)
+    """Resource limits of each bot process."""
+    workers: int = 1
+    """Matches played at once (the file's default: the number of usable cores)."""
+    seed: int = 1
+    """Seed of everything random in the tournament (0 to 2**63 - 1)."""
+    db: Path = Path("results/tournament.sqlite")
+    """The results store, absolute (default: ``results/<name>.sqlite`` beside the file)."""
+    sandbox: SandboxMode = SandboxMode.AUTO
+    """How bots are isolated (resolved where the bots run: ``auto`` is shipped as is)."""
+    affinity: AffinityMode = AffinityMode.AUTO
+    """Whether each match is pinned to one core."""
+    freeze_idle: bool = False
+    """SIGSTOP the bot that is not on move."""
+    executor: str = DEFAULT_EXECUTOR
+    """Where matches run: a name of :data:`arena.executors.EXECUTORS`."""
+    force_workers: bool = False
+    """Use ``workers`` even beyond what the machine runs fairly (``--force-workers``)."""
+    notices: tuple[str, ...] = ()
+    """What the user should know about the file that is not an error (printed once a run)."""
+    opening_plies: int = 0
+    """``openings: {random_plies: N}``: each pair of games (both role assignments) starts from
+    the same seeded random position of N plies (0: the empty board)."""
+
+    def settings(self) -> MatchSettings:
+        """How each match is played."""
+        return MatchSettings(
+            time_control=self.time_control,
+            limits=self.limits,
+            sandbox=self.sandbox,
+            freeze_idle=self.freeze_idle,
+        )
+
+    def plan(self) -> TournamentPlan:
+        """The run this file describes, in the library's terms."""
+        return TournamentPlan(
+            name=self.name,
+            bots=self.bots,
+            format=self.format,
+            games_per_pairing=self.games_per_pairing,
+            seed=self.seed,
+            workers=self.workers,
+            settings=self.settings(),
+            db=self.db,
+            affinity=self.affinity,
+            executor=self.executor,
+            opening_plies=self.opening_plies,
+            force_workers=self.force_workers,
+        )

@@ -1,0 +1,102 @@
+"""Executors: where matches run, behind one interface, chosen by name.
+
+- ``base``: the events (``GameDone``, ``JobDone``, ``JobFailed``), the ``MatchExecutor`` protocol,
+  ``ExecutorSetup`` and ``play_job`` (the unit of work of every executor);
+- ``inline``: one match after another in this process;
+- ``local``: a pool of forked worker processes on this machine (the default);
+- a cluster executor (e.g. Dask, calling ``play_job`` per match on remote workers and returning
+  unrecorded ``GameDone``s) goes in a module of its own, registered in :data:`EXECUTORS`.
+
+The registry names each executor's factory by module and attribute, so that choosing one imports
+only its module (and its dependencies) when it is made.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from arena.errors import ArenaError
+
+if TYPE_CHECKING:  # at run time these come lazily, through __getattr__
+    from arena.executors.base import (
+        Event,
+        ExecutorSetup,
+        GameDone,
+        GameSink,
+        JobDone,
+        JobFailed,
+        MatchExecutor,
+        play_job,
+    )
+    from arena.executors.inline import InlineExecutor
+    from arena.executors.local import LocalPoolExecutor
+
+__all__ = [
+    "EXECUTORS",
+    "DEFAULT_EXECUTOR",
+    "executor_names",
+    "make_executor",
+    "Event",
+    "ExecutorSetup",
+    "GameDone",
+    "GameSink",
+    "JobDone",
+    "JobFailed",
+    "MatchExecutor",
+    "play_job",
+    "InlineExecutor",
+    "LocalPoolExecutor",
+]
+
+EXECUTORS: dict[str, str] = {
+    "local": "arena.executors.local:make_local",
+    "inline": "arena.executors.inline:make_inline",
+}
+"""Executor name → ``module:factory``; a factory takes an ``ExecutorSetup``."""
+
+DEFAULT_EXECUTOR = "local"
+
+_LAZY = {
+    **dict.fromkeys(
+        (
+            "Event",
+            "ExecutorSetup",
+            "GameDone",
+            "GameSink",
+            "JobDone",
+            "JobFailed",
+            "MatchExecutor",
+            "play_job",
+        ),
+        "arena.executors.base",
+    ),
+    "InlineExecutor": "arena.executors.inline",
+    "LocalPoolExecutor": "arena.executors.local",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'arena.executors' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)
+
+
+def executor_names() -> list[str]:
+    """The names an executor can be chosen by, sorted."""
+    return sorted(EXECUTORS)
+
+
+def make_executor(name: str, setup: ExecutorSetup) -> MatchExecutor:
+    """The executor called ``name``, made from ``setup`` (its module imported now)."""
+    target = EXECUTORS.get(name)
+    if target is None:
+        known = ", ".join(repr(n) for n in executor_names())
+        raise ArenaError(f"unknown executor {name!r}; expected one of {known}")
+    module, attribute = target.split(":")
+    factory: Callable[[ExecutorSetup], MatchExecutor] = getattr(
+        importlib.import_module(module), attribute
+    )
+    return factory(setup)

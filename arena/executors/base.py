@@ -1,0 +1,124 @@
+"""What every executor shares: the events it reports, the interface it offers, and ``play_job``.
+
+An executor takes ``MatchJob``s and yields events as they happen, in batches (the events that
+arrived together, so that the caller can commit their games in one transaction): a ``GameDone``
+for every finished game (so that the caller stores it at once), a ``JobDone`` when a match is
+over, and a ``JobFailed`` when the harness itself failed (a worker died, an internal error): it is
+never charged to a bot; the caller replays the job's missing games.
+
+``play_job`` is the unit any executor runs, wherever it runs: a cluster executor calls it once per
+match on a remote worker and sends back its (unrecorded) ``GameDone``s. Everything a job carries
+is resolved where it is played: the bots' paths (``BotSpec.launch_argv``) and the sandbox mode
+(``Match`` resolves ``MatchSettings.sandbox`` on the machine that starts the bots).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from arena.limits import AffinityMode
+from arena.records import GameRecord
+from arena.referee import Match, MatchSettings
+from arena.schedule import GameSlot, MatchJob
+
+__all__ = [
+    "GameDone",
+    "JobDone",
+    "JobFailed",
+    "Event",
+    "GameSink",
+    "MatchExecutor",
+    "ExecutorSetup",
+    "play_job",
+    "active_matches",
+]
+
+
+@dataclass(frozen=True)
+class GameDone:
+    """A game of job ``key`` finished."""
+
+    key: str
+    slot: GameSlot
+    record: GameRecord
+    recorded: bool | None = None
+    """Whether the worker's ``GameSink`` stored it as a new game (None: no sink; the caller
+    stores it)."""
+
+
+@dataclass(frozen=True)
+class JobDone:
+    """Every game of job ``key`` was played."""
+
+    key: str
+
+
+@dataclass(frozen=True)
+class JobFailed:
+    """Job ``key`` stopped because of the harness (not a bot): replay what it did not play."""
+
+    key: str
+    error: str
+
+
+Event = GameDone | JobDone | JobFailed
+GameSink = Callable[[list[GameDone]], list[bool]]
+"""Records finished games where they were played (e.g. commits them to a store) and says, for
+each, whether it was new. A factory of sinks is called once in each worker process."""
+
+
+class MatchExecutor(Protocol):
+    """Runs matches somewhere and reports their games as they finish."""
+
+    def execute(self, jobs: Sequence[MatchJob]) -> Iterator[list[Event]]:
+        """Run every job; yield batches of events until each job is done or failed."""
+        ...
+
+    def close(self) -> None:
+        """Stop everything still running (bots included)."""
+        ...
+
+
+@dataclass(frozen=True)
+class ExecutorSetup:
+    """What an executor is made from (see ``arena.executors.make_executor``)."""
+
+    settings: MatchSettings
+    """How the games are played; shipped as is (the sandbox mode is resolved where bots run)."""
+    workers: int = 1
+    """Matches played at once (an executor may use fewer; the inline one plays one)."""
+    affinity: AffinityMode = AffinityMode.AUTO
+    """Whether local workers are pinned to cores."""
+    sink_factory: Callable[[], GameSink] | None = None
+    """Makes, in each worker process, the sink that records its games there (None: the caller
+    records every game). Executors whose workers cannot reach the store ignore it."""
+
+
+_ACTIVE: list[Match] = []
+"""The matches being played in this process (a worker's SIGTERM handler kills their bots)."""
+
+
+def active_matches() -> list[Match]:
+    """The matches ``play_job`` is playing in this process right now."""
+    return list(_ACTIVE)
+
+
+def _play(match: Match, slot: GameSlot) -> GameRecord:
+    if slot.opening:  # the referee plays the opening's moves before the first turn
+        return match.play(slot.order_seat, slot.opening)  # type: ignore[call-arg,unused-ignore]
+    return match.play(slot.order_seat)
+
+
+def play_job(job: MatchJob, settings: MatchSettings, emit: Callable[[Event], None]) -> None:
+    """Play one match job, emitting a ``GameDone`` after each game and a ``JobDone`` at the end."""
+    match = Match(job.bot_a, job.bot_b, settings, job.seed, expected_games=len(job.slots))
+    _ACTIVE.append(match)
+    try:
+        with match:
+            for slot in job.slots:
+                emit(GameDone(job.key, slot, _play(match, slot)))
+    finally:
+        _ACTIVE.remove(match)
+    emit(JobDone(job.key))

@@ -1,0 +1,40 @@
+"""The inline executor: matches one after another in the calling process.
+
+For library use, debugging (a breakpoint in a bot's referee just works) and machines where
+forking workers is not wanted. The caller records every game (there is no worker to do it).
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Iterator, Sequence
+
+from arena.executors.base import Event, ExecutorSetup, JobFailed, play_job
+from arena.referee import MatchSettings
+from arena.schedule import MatchJob
+
+__all__ = ["InlineExecutor", "make_inline"]
+
+
+class InlineExecutor:
+    """Plays jobs one after another in this process; each job's events come as one batch."""
+
+    def __init__(self, settings: MatchSettings) -> None:
+        self.settings = settings
+
+    def execute(self, jobs: Sequence[MatchJob]) -> Iterator[list[Event]]:
+        for job in jobs:
+            events: list[Event] = []
+            try:
+                play_job(job, self.settings, events.append)
+            except Exception:
+                events.append(JobFailed(job.key, traceback.format_exc(limit=8)))
+            yield events
+
+    def close(self) -> None:
+        """Nothing runs between two calls of ``execute``."""
+
+
+def make_inline(setup: ExecutorSetup) -> InlineExecutor:
+    """The registry's factory: ``workers``, ``affinity`` and the sink do not apply."""
+    return InlineExecutor(setup.settings)

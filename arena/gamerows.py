@@ -1,0 +1,211 @@
+"""The columns of the store's ``games`` table, written once, and the GameRecord <-> row mapping.
+
+Everything the store says about a game's columns comes from ``COLUMNS``: the ``CREATE TABLE``
+statement, the insert, the select, the conversion of a ``GameRecord`` to a row and back, and the
+migration of an older file (a column added later carries a ``default``, so that an existing
+table gains it with ``ALTER TABLE ... ADD COLUMN`` and a read-only reader of an older file reads
+the default instead). Adding a field to the store is adding one ``Column`` here.
+"""
+
+from __future__ import annotations
+
+import json
+import operator
+import re
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass, fields
+from typing import Any
+
+from arena.records import GameRecord, Reason
+from arena.rules import Role
+
+__all__ = [
+    "COLUMNS",
+    "Column",
+    "create_table",
+    "insert_statement",
+    "missing_columns",
+    "select_list",
+    "record_from_row",
+    "row_from_record",
+    "safe_text",
+]
+
+_INT64 = range(-(2**63), 2**63)
+
+SqlValue = str | int | float | None
+
+
+def safe_text(text: str) -> str:
+    """``text`` as storable UTF-8: lone surrogates (undecodable bot output) become escapes."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
+
+
+def dumps(value: object) -> str:
+    """Compact JSON, as every JSON column is written."""
+    return json.dumps(value, separators=(",", ":"))
+
+
+_PLAIN_TOKENS = re.compile(r'[A-Za-z0-9]+(?:","[A-Za-z0-9]+)*')
+_PLAIN_NUMBERS = re.compile(r"[0-9eE.+\-]+(?:,[0-9eE.+\-]+)*")
+
+
+def _dump_tokens(tokens: Sequence[str]) -> str:
+    """JSON for a list of move tokens; the same text as ``dumps``, written directly (hot path)."""
+    if not tokens:
+        return "[]"
+    text = '","'.join(tokens) if all(type(t) is str for t in tokens) else ""
+    return f'["{text}"]' if _PLAIN_TOKENS.fullmatch(text) else dumps(list(tokens))
+
+
+def _dump_floats(values: Sequence[float]) -> str:
+    """JSON for a list of finite numbers, as ``dumps`` writes it (hot path)."""
+    if not values:
+        return "[]"
+    text = ",".join(map(repr, values))
+    return f"[{text}]" if _PLAIN_NUMBERS.fullmatch(text) else dumps(list(values))
+
+
+def _dump_optional_floats(values: Sequence[float] | None) -> str | None:
+    return None if values is None else _dump_floats(values)
+
+
+def _load_tokens(text: str) -> list[str]:
+    return [str(token) for token in json.loads(text)]
+
+
+def _load_floats(text: str) -> list[float]:
+    return [float(x) for x in json.loads(text)]
+
+
+def _load_optional_floats(text: str | None) -> list[float] | None:
+    return None if text is None else _load_floats(text)
+
+
+def _dump_seed(seed: int) -> int:
+    if seed not in _INT64:
+        raise ValueError(f"seed out of the 64-bit range: {seed}")
+    return seed
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column of the games table and the GameRecord field it keeps."""
+
+    name: str
+    """The column's name in SQL."""
+    decl: str
+    """Its SQL type and constraints."""
+    field: str
+    """The GameRecord field it stores (empty for the slot, which is not part of a record)."""
+    dump: Callable[[Any], SqlValue] = _same
+    """Field value -> SQL value."""
+    load: Callable[[Any], Any] = _same
+    """SQL value -> field value."""
+    default: str | None = None
+    """SQL literal for rows stored before the column existed (columns added by a migration)."""
+
+
+COLUMNS: tuple[Column, ...] = (
+    Column("order_name", "TEXT NOT NULL", "order"),
+    Column("chaos_name", "TEXT NOT NULL", "chaos"),
+    Column("order_version", "TEXT NOT NULL", "order_version"),
+    Column("chaos_version", "TEXT NOT NULL", "chaos_version"),
+    Column("slot", "INTEGER NOT NULL CHECK (slot >= 0)", ""),
+    Column(
+        "winner",
+        "TEXT NOT NULL CHECK (winner IN ('order', 'chaos'))",
+        "winner",
+        lambda v: Role(v).value,
+        Role,
+    ),
+    Column("reason", "TEXT NOT NULL", "reason", lambda v: Reason(v).value, Reason),
+    Column("detail", "TEXT NOT NULL", "detail", safe_text),
+    Column("moves", "TEXT NOT NULL", "moves", _dump_tokens, _load_tokens),
+    Column("ms", "TEXT NOT NULL", "ms", _dump_floats, _load_floats),
+    Column("cpu_ms", "TEXT", "cpu_ms", _dump_optional_floats, _load_optional_floats),
+    Column("stderr_order", "TEXT NOT NULL", "stderr_order", safe_text),
+    Column("stderr_chaos", "TEXT NOT NULL", "stderr_chaos", safe_text),
+    Column("seed", "INTEGER NOT NULL", "seed", _dump_seed),
+    Column("started_at", "REAL NOT NULL", "started_at"),
+    Column("finished_at", "REAL NOT NULL", "finished_at"),
+    # Added in schema 2: the opening's moves, played before the bots' own (JSON list of tokens).
+    Column("opening", "TEXT NOT NULL DEFAULT '[]'", "opening", _dump_tokens, _load_tokens, "'[]'"),
+)
+
+PAIRING_KEY = ("order_name", "order_version", "chaos_name", "chaos_version", "slot")
+"""The columns that identify a game: each slot of an ordered pairing of versions is stored once."""
+
+_RECORD_FIELDS = frozenset(f.name for f in fields(GameRecord))
+_STORED = tuple(c for c in COLUMNS if c.field in _RECORD_FIELDS)
+"""The columns read back into a record (today all but the slot)."""
+
+
+def create_table() -> str:
+    """The ``CREATE TABLE`` statement of the games table."""
+    body = ",\n        ".join(f"{c.name} {c.decl}" for c in COLUMNS)
+    return (
+        "CREATE TABLE IF NOT EXISTS games (\n"
+        "        id INTEGER PRIMARY KEY AUTOINCREMENT,\n"
+        f"        {body},\n"
+        f"        UNIQUE ({', '.join(PAIRING_KEY)})\n"
+        "    )"
+    )
+
+
+def missing_columns(present: Collection[str]) -> list[Column]:
+    """The columns an existing games table lacks (an older schema); each has a default."""
+    missing = [c for c in COLUMNS if c.name not in present]
+    for column in missing:
+        if column.default is None:
+            raise ValueError(f"the games table has no column {column.name}")
+    return missing
+
+
+def insert_statement() -> str:
+    """Insert one game, doing nothing when its slot is stored already."""
+    names = ", ".join(c.name for c in COLUMNS)
+    marks = ", ".join("?" * len(COLUMNS))
+    return (
+        f"INSERT INTO games ({names}) VALUES ({marks})"
+        f" ON CONFLICT ({', '.join(PAIRING_KEY)}) DO NOTHING"
+    )
+
+
+def select_list(present: Collection[str] | None = None) -> str:
+    """The select list of a record's columns, in ``record_from_row`` order.
+
+    ``present``: the columns the table has, when it may be older than ``COLUMNS`` (a read-only
+    reader cannot migrate it); a missing column reads as its default.
+    """
+    return ", ".join(
+        c.name if present is None or c.name in present else f"{c.default} AS {c.name}"
+        for c in _STORED
+    )
+
+
+_SLOT = next(i for i, c in enumerate(COLUMNS) if not c.field)
+_FIELDS = operator.attrgetter(*(c.field for c in COLUMNS if c.field))
+_DUMPS = tuple(None if c.dump is _same else c.dump for c in COLUMNS if c.field)
+
+
+def row_from_record(record: GameRecord, slot: int) -> tuple[SqlValue, ...]:
+    """The row of ``record`` as game ``slot`` of its pairing, in ``COLUMNS`` order (hot path)."""
+    if isinstance(slot, bool) or not isinstance(slot, int) or slot < 0:
+        raise ValueError(f"a game slot is an int >= 0, not {slot!r}")
+    values = [v if d is None else d(v) for v, d in zip(_FIELDS(record), _DUMPS, strict=True)]
+    values.insert(_SLOT, slot)
+    return tuple(values)
+
+
+def record_from_row(row: Sequence[Any]) -> GameRecord:
+    """The record of a row selected with ``select_list``; ValueError/TypeError if unreadable."""
+    return GameRecord(**{c.field: c.load(value) for c, value in zip(_STORED, row, strict=True)})

@@ -1,0 +1,105 @@
+"""Finding bundled bots by bare name: single files and folders, in the checkout and the wheel.
+
+The look-up is tested on folders made here (it takes the bundled folders as a parameter), so
+these tests do not depend on which bots ship; one test checks the real folders' defaults.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import arena
+from arena import botspec
+from arena.botspec import BotSpec, bundled_bot_names, bundled_bot_path, bundled_dirs
+from arena.config import load_config
+from arena.errors import ConfigError
+
+
+@pytest.fixture
+def bundled(tmp_path: Path) -> tuple[Path, Path]:
+    """A checkout's ``bots/`` and a wheel's ``_bundled_bots/``, with bots of both kinds."""
+    checkout, wheel = tmp_path / "repo_bots", tmp_path / "_bundled_bots"
+    checkout.mkdir()
+    wheel.mkdir()
+    (checkout / "random_bot.py").write_text("print('random')\n")
+    (wheel / "greedy_bot.py").write_text("print('greedy')\n")
+    (wheel / "random_bot.py").write_text("print('shadowed')\n")
+    (checkout / "mcts").mkdir()
+    (checkout / "mcts" / "main.py").write_text("print('mcts')\n")
+    (checkout / "mcts" / "book.txt").write_text("data\n")
+    (wheel / "native").mkdir()
+    native = wheel / "native" / "main"
+    native.write_text("#!/bin/sh\n")
+    native.chmod(0o755)
+    (checkout / "notabot").mkdir()  # a folder without a main
+    (checkout / "notabot" / "helper.py").write_text("")
+    return checkout, wheel
+
+
+def test_single_files_and_folders(bundled: tuple[Path, Path]) -> None:
+    checkout, wheel = bundled
+    assert bundled_bot_path("random", bundled) == checkout / "random_bot.py"  # checkout first
+    assert bundled_bot_path("greedy", bundled) == wheel / "greedy_bot.py"
+    assert bundled_bot_path("mcts", bundled) == checkout / "mcts" / "main.py"
+    assert bundled_bot_path("native", bundled) == wheel / "native" / "main"
+    assert bundled_bot_path("notabot", bundled) is None
+    assert bundled_bot_path("nope", bundled) is None
+    assert bundled_bot_path("../repo_bots/random", bundled) is None
+    assert bundled_bot_names(bundled) == ["greedy", "mcts", "native", "random"]
+
+
+def test_a_folder_bot_has_its_folder(bundled: tuple[Path, Path]) -> None:
+    checkout, wheel = bundled
+    mcts = BotSpec.resolve("mcts", bundled)
+    assert (mcts.name, mcts.dir) == ("mcts", checkout / "mcts")
+    assert mcts.program == checkout / "mcts" / "main.py"
+    native = BotSpec.resolve("native", bundled)
+    assert native.launch_argv() == [str(wheel / "native" / "main")]
+    single = BotSpec.resolve("random", bundled)
+    assert single.dir == checkout
+    assert (mcts.own_dir, native.own_dir, single.own_dir) == (True, True, False)
+    before = mcts.version()
+    (checkout / "mcts" / "book.txt").write_text("other data\n")
+    assert mcts.version() != before  # all of its files
+
+
+def test_the_default_folders_and_the_shipped_bots() -> None:
+    package = Path(arena.__file__).resolve().parent
+    assert bundled_dirs() == (package.parent / "bots", package / "_bundled_bots")
+    for name in bundled_bot_names():  # whichever ship: each is found and can be described
+        assert BotSpec.resolve(name).name == name
+
+
+def test_the_config_finds_bundled_bots_by_bare_name(
+    tmp_path: Path, bundled: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    checkout, _wheel = bundled
+    monkeypatch.setattr(botspec, "bundled_dirs", lambda: bundled)
+    config = tmp_path / "t.yaml"
+    config.write_text("bots: [random, mcts]\n")
+    random, mcts = load_config(config).bots
+    assert random == BotSpec.bundled("random", bundled)
+    assert random.own_dir is False  # bots/ holds the other bundled bots: only its file counts
+    assert (mcts.dir, mcts.own_dir) == (checkout / "mcts", True)
+    config.write_text("bots:\n  - random\n  - randon\n")
+    with pytest.raises(ConfigError) as info:
+        load_config(config)
+    assert info.value.key == "bots[1]" and info.value.line == 3
+    assert "unknown bundled bot 'randon' (did you mean 'random'?)" in str(info.value)
+    assert "bundled bots: mcts, native, random" not in str(info.value)  # all four are listed
+    assert "greedy, mcts, native, random" in str(info.value)
+
+
+def test_a_bundled_name_hint_when_path_is_missing(
+    tmp_path: Path, bundled: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(botspec, "bundled_dirs", lambda: bundled)
+    config = tmp_path / "t.yaml"
+    config.write_text("bots:\n  - name: random\n  - greedy\n")
+    with pytest.raises(ConfigError) as info:
+        load_config(config)
+    assert (info.value.key, info.value.line) == ("bots[0]", 2)
+    assert "expected exactly one of 'path' or 'command'" in str(info.value)
+    assert "'- random'" in str(info.value)

@@ -1,0 +1,274 @@
+"""Executors: the events they report, workers that die, closing, and choosing one by name.
+
+Real bot processes (copied into ``tmp_path``, so that a scan of ``/proc`` for it finds exactly
+what these tests started) and real worker processes.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from conftest import TEST_BOTS_DIR, child_processes, leftover_processes, wait_for_no_leftovers
+
+from arena.botspec import BotSpec
+from arena.config import config_from_dict
+from arena.errors import ArenaError
+from arena.executors import (
+    Event,
+    ExecutorSetup,
+    GameDone,
+    InlineExecutor,
+    JobDone,
+    JobFailed,
+    LocalPoolExecutor,
+    MatchExecutor,
+    executor_names,
+    make_executor,
+)
+from arena.executors.local import STALL_MARGIN_S, slowest_game_seconds
+from arena.limits import SandboxMode, TimeControl
+from arena.referee import MatchSettings
+from arena.rules import Reason
+from arena.schedule import MatchJob, plan_matches
+
+SETTINGS = MatchSettings(time_control=TimeControl(200, 2000), sandbox=SandboxMode.NONE)
+
+
+def bot(tmp_path: Path, name: str, *args: str) -> BotSpec:
+    """``tests/bots/<name>`` copied into ``tmp_path``, as a bot named after its arguments."""
+    target = tmp_path / name
+    if not target.exists():
+        shutil.copyfile(TEST_BOTS_DIR / name, target)
+    return BotSpec.from_command(["python3", str(target), *args], f"{target.stem}{''.join(args)}")
+
+
+def events_of(executor: MatchExecutor, jobs: list[MatchJob]) -> list[Event]:
+    return [event for batch in executor.execute(jobs) for event in batch]
+
+
+def wait_gone(pid: int, timeout: float = 10.0) -> None:
+    """Until ``pid`` is gone or a zombie (a dead worker not yet joined)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            return
+        if state == "Z":
+            return
+        time.sleep(0.02)
+    raise AssertionError(f"process {pid} still running after {timeout}s")
+
+
+@pytest.fixture
+def pools() -> Iterator[list[LocalPoolExecutor]]:
+    """Pools made by a test, closed after it even when it fails; then nothing may be left."""
+    made: list[LocalPoolExecutor] = []
+    yield made
+    for pool in made:
+        pool.close()
+    assert child_processes() == []
+
+
+def check_job_events(events: list[Event], jobs: list[MatchJob]) -> None:
+    """Every slot's game once, each job's games before its ``JobDone``, nothing failed."""
+    for job in jobs:
+        mine = [e for e in events if getattr(e, "key", None) == job.key]
+        assert [type(e) for e in mine] == [GameDone] * len(job.slots) + [JobDone]
+        assert [e.slot for e in mine if isinstance(e, GameDone)] == list(job.slots)
+
+
+# --- inline -------------------------------------------------------------------------------------
+
+
+def test_inline_reports_each_game_then_the_end_of_its_job(tmp_path: Path) -> None:
+    a, b = bot(tmp_path, "instant.py"), bot(tmp_path, "paced.py", "1")
+    jobs = plan_matches([a, b], 2)
+    executor = InlineExecutor(SETTINGS)
+    events = events_of(executor, jobs)
+    executor.close()
+    check_job_events(events, jobs)
+    assert all(e.recorded is None for e in events if isinstance(e, GameDone))  # caller records
+    assert wait_for_no_leftovers([str(tmp_path)]) == []
+
+
+def test_inline_reports_a_harness_failure_and_goes_on(tmp_path: Path) -> None:
+    for name in ("doomed.py", "other.py"):
+        shutil.copyfile(TEST_BOTS_DIR / "instant.py", tmp_path / name)
+    a = bot(tmp_path, "instant.py")
+    doomed = BotSpec.from_path(tmp_path / "doomed.py")
+    other = BotSpec.from_path(tmp_path / "other.py")
+    jobs = plan_matches([a, doomed, other], 1)
+    (tmp_path / "doomed.py").unlink()  # its identity can no longer be read: not a bot's fault
+    events = events_of(InlineExecutor(SETTINGS), jobs)
+    failed = {e.key: e.error for e in events if isinstance(e, JobFailed)}
+    assert sorted(failed) == ["doomed~other#0", "instant~doomed#0"]
+    assert all("cannot read" in error for error in failed.values())
+    check_job_events(events, [job for job in jobs if job.key not in failed])
+    assert wait_for_no_leftovers([str(tmp_path)]) == []
+
+
+# --- the local pool -------------------------------------------------------------------------------
+
+
+def test_the_pool_reports_the_same_events(tmp_path: Path, pools: list[LocalPoolExecutor]) -> None:
+    bots = [bot(tmp_path, "instant.py"), bot(tmp_path, "paced.py", "1"), bot(tmp_path, "paced.py")]
+    jobs = plan_matches(bots, 2, workers=2)
+    pools.append(LocalPoolExecutor(2, SETTINGS))
+    check_job_events(events_of(pools[0], jobs), jobs)
+
+
+def test_a_worker_killed_mid_job_fails_its_job_and_is_replaced(
+    tmp_path: Path, pools: list[LocalPoolExecutor]
+) -> None:
+    a, b = bot(tmp_path, "paced.py", "30"), bot(tmp_path, "paced.py", "31")
+    c = bot(tmp_path, "instant.py")
+    killed, then = plan_matches([a, b], 20)[0], plan_matches([a, c], 1)[0]
+    pool = LocalPoolExecutor(1, SETTINGS)
+    pools.append(pool)
+    (before,) = pool.worker_pids
+    batches = pool.execute([killed, then])
+    first = next(batches)
+    assert isinstance(first[0], GameDone)  # the match is under way
+    os.kill(before, signal.SIGKILL)
+    rest = [event for batch in batches for event in batch]
+    failures = [e for e in rest if isinstance(e, JobFailed)]
+    assert [e.key for e in failures] == [killed.key]
+    assert "worker process died (exit code -9)" in failures[0].error
+    assert not any(isinstance(e, JobDone) and e.key == killed.key for e in rest)
+    (after,) = pool.worker_pids
+    assert after != before
+    check_job_events(rest, [then])  # the replacement played the next job
+    assert wait_for_no_leftovers([str(tmp_path)]) == []  # the dead worker's bots died with it
+
+
+def test_a_worker_killed_while_idle_is_replaced(
+    tmp_path: Path, pools: list[LocalPoolExecutor]
+) -> None:
+    a, b = bot(tmp_path, "instant.py"), bot(tmp_path, "paced.py", "1")
+    jobs = plan_matches([a, b], 2)
+    pool = LocalPoolExecutor(1, SETTINGS)
+    pools.append(pool)
+    (pid,) = pool.worker_pids
+    os.kill(pid, signal.SIGKILL)
+    wait_gone(pid)
+    events = events_of(pool, jobs)
+    assert [type(e) for e in events] == [JobFailed]
+    assert "worker process died" in events[0].error
+    check_job_events(events_of(pool, jobs), jobs)  # the replacement
+
+
+def test_close_leaves_nothing_running(tmp_path: Path) -> None:
+    a, b = bot(tmp_path, "paced.py", "50"), bot(tmp_path, "paced.py", "51")
+    pool = LocalPoolExecutor(2, SETTINGS)
+    workers = pool.worker_pids
+    try:
+        batches = pool.execute(plan_matches([a, b], 20, workers=2))
+        assert isinstance(next(batches)[0], GameDone)
+        assert len(leftover_processes([str(tmp_path)])) >= 2
+    finally:
+        started = time.monotonic()
+        pool.close()
+        assert time.monotonic() - started < 3
+    assert wait_for_no_leftovers([str(tmp_path)], timeout=5) == []
+    assert child_processes() == []
+    assert all(not Path(f"/proc/{pid}").exists() for pid in workers)
+
+
+# --- chosen by name -------------------------------------------------------------------------------
+
+
+def test_executors_are_made_by_name(pools: list[LocalPoolExecutor]) -> None:
+    assert executor_names() == ["inline", "local"]
+    assert isinstance(make_executor("inline", ExecutorSetup(SETTINGS, workers=4)), InlineExecutor)
+    local = make_executor("local", ExecutorSetup(SETTINGS, workers=2))
+    assert isinstance(local, LocalPoolExecutor)
+    pools.append(local)
+    assert len(local.worker_pids) == 2
+    with pytest.raises(ArenaError, match="unknown executor 'dask'; expected one of 'inline'"):
+        make_executor("dask", ExecutorSetup(SETTINGS))
+
+
+def test_the_config_and_the_command_line_name_the_executor(tmp_path: Path) -> None:
+    bots = [{"name": n, "path": str(TEST_BOTS_DIR / "instant.py")} for n in "ab"]
+    assert config_from_dict({"bots": bots}).plan().executor == "local"
+    config = config_from_dict({"bots": bots, "executor": "inline"}, base_dir=tmp_path)
+    assert config.plan().executor == "inline"
+    file = tmp_path / "t.yaml"
+    file.write_text(
+        f"bots: [{{name: a, path: {TEST_BOTS_DIR / 'instant.py'}}}, random]\n"
+        "games_per_pairing: 1\nsandbox: none\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-m", "arena", "tournament", str(file), "--executor", "cluster"],
+        capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert result.returncode == 2
+    assert result.stderr == (
+        "arena: error: --executor: expected one of 'inline', 'local', got 'cluster'\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-m", "arena", "tournament", str(file), "--executor", "inline", "-q"],
+        capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "results" / "t.sqlite").exists()
+
+
+# --- the watchdog ---------------------------------------------------------------------------------
+
+
+def test_the_slowest_game_follows_the_time_control() -> None:
+    slow = MatchSettings(time_control=TimeControl(move_ms=1000, startup_ms=5000))
+    fast = MatchSettings(time_control=TimeControl(move_ms=10, startup_ms=100))
+    assert slowest_game_seconds(slow) == pytest.approx(2 * 5 + 36 * 1 + STALL_MARGIN_S)
+    assert slowest_game_seconds(fast) == pytest.approx(0.2 + 0.36 + STALL_MARGIN_S)
+
+
+def test_a_stopped_worker_is_killed_and_its_job_failed(
+    tmp_path: Path, pools: list[LocalPoolExecutor]
+) -> None:
+    a, b = bot(tmp_path, "paced.py", "20"), bot(tmp_path, "paced.py", "21")
+    c = bot(tmp_path, "instant.py")
+    stopped, then = plan_matches([a, b], 20)[0], plan_matches([a, c], 1)[0]
+    pool = LocalPoolExecutor(1, SETTINGS, stall_seconds=1.5)
+    pools.append(pool)
+    (worker,) = pool.worker_pids
+    batches = pool.execute([stopped, then])
+    assert isinstance(next(batches)[0], GameDone)  # under way
+    os.kill(worker, signal.SIGSTOP)
+    started = time.monotonic()
+    rest = [event for batch in batches for event in batch]
+    assert time.monotonic() - started < 1.5 + 8  # noticed and dealt with in bounded time
+    failures = [e for e in rest if isinstance(e, JobFailed)]
+    assert [e.key for e in failures] == [stopped.key]
+    assert re.search(r"worker made no progress for \d+ s", failures[0].error)
+    assert "its match is replayed" in failures[0].error
+    check_job_events([e for e in rest if e.key == then.key], [then])  # the replacement plays
+    assert worker not in pool.worker_pids
+    assert wait_for_no_leftovers([str(tmp_path)]) == []  # its bots were killed with it
+
+
+def test_workers_leave_start_up_faults_for_the_parent_to_judge(
+    tmp_path: Path, pools: list[LocalPoolExecutor]
+) -> None:
+    a, broken = bot(tmp_path, "instant.py"), bot(tmp_path, "crash_at_start.py")
+    jobs = plan_matches([a, broken], 2)
+
+    def sink_factory() -> Callable[[list[GameDone]], list[bool]]:
+        return lambda games: [True] * len(games)  # as if stored by the worker
+
+    pools.append(LocalPoolExecutor(1, SETTINGS, sink_factory=sink_factory))
+    games = [e for e in events_of(pools[0], jobs) if isinstance(e, GameDone)]
+    startup = [g for g in games if g.record.reason is Reason.STARTUP]
+    assert startup and all(g.recorded is None for g in startup)
+    assert all(g.recorded is True for g in games if g not in startup)

@@ -1,0 +1,89 @@
+"""``freeze_idle``: the bot not on move is stopped, and each move's CPU time is recorded.
+
+Why: a tournament that promises that no bot thinks on its opponent's time must really stop the
+idle bot, in both sandbox modes, and the CPU times it records are what a user compares bots by.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+from conftest import TEST_BOTS_DIR, process_states
+
+from arena.botspec import BotSpec
+from arena.limits import SandboxMode, TimeControl
+from arena.referee import MatchSettings, play_match
+from arena.sandbox import bwrap_path
+
+pytestmark = pytest.mark.usefixtures("no_leftover_processes")
+
+
+def copy_bot(folder: Path, name: str) -> BotSpec:
+    """A copy of a fixture bot in the test's own folder (the marker of its processes)."""
+    target = folder / name
+    shutil.copyfile(TEST_BOTS_DIR / name, target)
+    return BotSpec.from_path(target)
+
+
+def test_freeze_idle_records_cpu_time_for_every_move(tmp_path: Path) -> None:
+    bot = copy_bot(tmp_path, "instant.py")
+    settings = MatchSettings(sandbox=SandboxMode.NONE, freeze_idle=True)
+    records = play_match(bot, bot.renamed("other"), 2, settings)
+    for record in records:
+        assert record.cpu_ms is not None
+        assert len(record.cpu_ms) == len(record.moves) > 0
+        assert all(0 <= t <= ms + 50 for t, ms in zip(record.cpu_ms, record.ms, strict=True))
+
+
+def _sample(marker: str, samples: list[str], done: threading.Event) -> None:
+    while not done.wait(0.003):
+        samples.extend(process_states(marker))
+
+
+@pytest.mark.parametrize("sandbox", [SandboxMode.NONE, SandboxMode.BWRAP], ids=["none", "bwrap"])
+def test_freeze_idle_stops_the_bot_not_on_move(sandbox: SandboxMode, tmp_path: Path) -> None:
+    """With freeze_idle the idle bot is seen stopped (T) while its opponent thinks; else never."""
+    if sandbox is SandboxMode.BWRAP and bwrap_path() is None:
+        pytest.skip("bubblewrap is not installed")
+    ponder = copy_bot(tmp_path, "ponder.py")
+    marker = str(tmp_path / "ponder.py")
+    paced = TEST_BOTS_DIR / "paced.py"
+    thinker = BotSpec.from_command([sys.executable, str(paced), "40"], "thinker")
+    stopped = {}
+    for freeze in (False, True):
+        samples: list[str] = []
+        done = threading.Event()
+        sampler = threading.Thread(target=_sample, args=(marker, samples, done))
+        sampler.start()
+        try:
+            settings = MatchSettings(sandbox=sandbox, freeze_idle=freeze)
+            records = play_match(ponder, thinker, [0, 1], settings)
+        finally:
+            done.set()
+            sampler.join(timeout=10)
+        assert all(not r.reason.is_fault for r in records), [r.detail for r in records]
+        assert samples, "the sampler saw no ponder process"
+        stopped[freeze] = samples.count("T") / len(samples)
+    assert stopped[False] == 0, stopped
+    assert stopped[True] > 0.2, stopped
+
+
+def test_cpu_time_counts_the_whole_process_tree_at_fine_resolution(tmp_path: Path) -> None:
+    """An adapter whose engine (a child started on its first turn) spends about 20 ms of CPU per
+    move: each of its moves is charged that time. The instant bot's sub-millisecond moves show
+    as such, not rounded to 10 ms clock ticks (that is, to 0)."""
+    adapter = copy_bot(tmp_path, "adapter.py")
+    instant = copy_bot(tmp_path, "instant.py")
+    settings = MatchSettings(TimeControl(move_ms=2000), sandbox=SandboxMode.NONE, freeze_idle=True)
+    records = play_match(adapter, instant, 2, settings)
+    for record in records:
+        assert not record.reason.is_fault, record.to_json()
+        assert record.cpu_ms is not None
+        first = 0 if record.order == adapter.name else 1
+        adapter_cpu, instant_cpu = record.cpu_ms[first::2], record.cpu_ms[1 - first :: 2]
+        assert all(t >= 15 for t in adapter_cpu), adapter_cpu
+        assert all(t < 10 for t in instant_cpu) and any(t > 0 for t in instant_cpu), instant_cpu

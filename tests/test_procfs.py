@@ -1,0 +1,86 @@
+"""``arena.procfs`` against real processes and pipes: CPU clocks of a process tree, pipe levels,
+and whether a process still holds a pipe.
+
+Why: the referee decides faults and records CPU times from these facts; a wrong one charges a bot
+for nothing (a silent crash taken for a timeout, a stale line taken for a move) or records 0 ms
+for a bot whose engine does the work.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from arena import procfs
+
+BURN = "import time\nend = time.process_time() + {s}\nwhile time.process_time() < end: pass\n"
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.binary(min_size=1, max_size=60_000))
+def test_unread_bytes_counts_what_the_reader_has_not_read(data: bytes) -> None:
+    read_end, write_end = os.pipe()
+    try:
+        os.write(write_end, data)
+        assert procfs.unread_bytes(write_end) == procfs.unread_bytes(read_end) == len(data)
+        os.read(read_end, 1)
+        assert procfs.unread_bytes(write_end) == len(data) - 1
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+
+
+def test_tree_cpu_time_counts_a_running_child() -> None:
+    """A parent waiting on a child that burns CPU: the tree's time grows, the parent's does not."""
+    code = f"import subprocess, sys\nsubprocess.run([sys.executable, '-c', {BURN.format(s=5)!r}])"
+    parent = subprocess.Popen([sys.executable, "-c", code])
+    try:
+        deadline = time.monotonic() + 20
+        while procfs.tree_cpu_ns(parent.pid) - procfs.process_cpu_ns(parent.pid) < 0.1e9:
+            assert time.monotonic() < deadline, "the child's CPU time never showed"
+            time.sleep(0.01)
+        assert procfs.descendants(parent.pid)
+    finally:
+        for pid in procfs.descendants(parent.pid):
+            os.kill(pid, 9)
+        parent.kill()
+        parent.wait()
+
+
+def test_process_cpu_ns_is_monotonic_and_zero_for_no_process() -> None:
+    first = procfs.process_cpu_ns(os.getpid())
+    sum(range(100_000))
+    assert procfs.process_cpu_ns(os.getpid()) > first > 0
+    assert procfs.process_cpu_ns(2**22 + 12345) == 0  # beyond pid_max: no such process
+
+
+def test_holds_pipe_tells_an_open_stdout_from_a_closed_one() -> None:
+    child = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import os, sys, time\nsys.stdin.readline()\nos.close(1)\ntime.sleep(30)",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+    )
+    assert child.stdin is not None and child.stdout is not None
+    try:
+        ours = child.stdout.fileno()
+        assert procfs.holds_pipe(child.pid, 1, ours) is True
+        assert procfs.holds_pipe(child.pid, 0, ours) is False  # another pipe
+        child.stdin.write(b"go\n")
+        child.stdin.flush()
+        deadline = time.monotonic() + 20
+        while procfs.holds_pipe(child.pid, 1, ours):
+            assert time.monotonic() < deadline, "the child never closed its stdout"
+            time.sleep(0.01)
+        assert procfs.holds_pipe(child.pid, 1, ours) is False
+    finally:
+        child.kill()
+        child.wait()
