@@ -1,14 +1,18 @@
 """arena: run, referee, store and rate tournaments between Order and Chaos bots.
 
-The library is layered, each layer knowing only those below it:
+The library is layered, each layer importing only those below it:
 
-- ``arena.rules``: the game model (pure, no I/O);
-- ``arena.protocol``, ``arena.process``, ``arena.sandbox``, ``arena.botspec``: the "arena 1" line
-  protocol and bot processes;
-- ``arena.referee`` / ``arena.match``: playing games between two bot processes;
-- ``arena.schedule``, ``arena.executors``, ``arena.tournament``: scheduling matches on workers;
-- ``arena.store``, ``arena.ratings``, ``arena.export``: results and ratings;
-- ``arena.cli``: the thin ``arena`` command.
+- ``arena.rules``: the game model (pure, no I/O); ``arena.botlib``: shared code of the bundled
+  bots (pure, on ``rules`` only);
+- ``arena.protocol``, ``arena.botspec``, ``arena.sandbox``, ``arena.process``, ``arena.procfs``,
+  ``arena.limits``: the "arena 1" line protocol, what a bot is, and its process;
+- ``arena.referee``: playing games between two bot processes (``Match``);
+- ``arena.schedule``, ``arena.executors``: which games a tournament owes, and where they run;
+- ``arena.store``, ``arena.ratings``, ``arena.export``, ``arena.tournament``: results, ratings,
+  exports, and running a tournament;
+- ``arena.config``, ``arena.cli``, ``arena.commands``: the ``arena`` command and its YAML config.
+
+``arena.bot``, the bot author's kit, sits on ``rules`` and ``protocol`` only.
 """
 
 __version__ = "0.1.0"

@@ -6,6 +6,8 @@ errors (``ArenaError``) are printed as one line on stderr with exit code 2, neve
 
 from __future__ import annotations
 
+import enum
+import os
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -14,12 +16,26 @@ import typer
 
 from arena.limits import AffinityMode, Limits, SandboxMode, TimeControl, least
 
+
+class FaultReason(enum.StrEnum):
+    """The ways a bot loses by its own fault (``arena.rules.Reason``'s faults)."""
+
+    timeout = "timeout"
+    illegal = "illegal"
+    malformed = "malformed"
+    crash = "crash"
+    startup = "startup"
+
+
 app = typer.Typer(
     name="arena",
     help="Run, referee and rate tournaments between Order and Chaos bots.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    # NO_COLOR (https://no-color.org): plain help, without bold or dim either.
+    rich_markup_mode=None if os.environ.get("NO_COLOR") else "rich",
 )
 
 SandboxOption = Annotated[
@@ -30,7 +46,9 @@ AffinityOption = Annotated[
     AffinityMode,
     typer.Option(help="Pin each match to a core (auto: when cores >= workers)."),
 ]
-QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")]
+QuietOption = Annotated[
+    bool, typer.Option("--quiet", "-q", help="No progress output (the results still print).")
+]
 AllVersionsOption = Annotated[
     bool,
     typer.Option(help="Every stored game, old bot versions too, each named NAME@VERSION."),
@@ -75,9 +93,23 @@ def match(
     freeze_idle: Annotated[
         bool, typer.Option(help="Stop the bot that is not on move; record CPU times.")
     ] = False,
+    openings: Annotated[
+        int,
+        typer.Option(
+            min=0,
+            max=24,  # arena.schedule.MAX_OPENING_PLIES, not imported here: --help stays instant
+            help="Start each pair of games from N random plies.",
+        ),
+    ] = 0,
     quiet: QuietOption = False,
 ) -> None:
-    """Play BOT_A against BOT_B, game 1 with BOT_A as Order, and print who won and why."""
+    """Play BOT_A against BOT_B, game 1 with BOT_A as Order, and print who won and why.
+
+    It ends with each bot's score per role, the Elo difference with its 95% interval (Order's
+    advantage taken out) and the likelihood of superiority.
+
+    Example: arena match my_bot.py greedy --games 20 --move-ms 200
+    """
     from arena.commands.match import run_match
 
     run_match(
@@ -93,6 +125,7 @@ def match(
         memory_mb=memory_mb,
         freeze_idle=freeze_idle,
         quiet=quiet,
+        openings=openings,
     )
 
 
@@ -126,7 +159,10 @@ def tournament(
     ] = False,
     quiet: QuietOption = False,
 ) -> None:
-    """Run a tournament, or resume it: only the games missing from its store are played."""
+    """Run a tournament, or resume it: only the games missing from its store are played.
+
+    Example: arena tournament tournaments/example.yaml --workers 2
+    """
     from arena.commands.tournament import run_tournament_command
 
     code = run_tournament_command(
@@ -146,34 +182,63 @@ def tournament(
 def ratings(
     db: Annotated[Path, typer.Argument(help="A tournament's SQLite store.")],
     json_output: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    wide: Annotated[bool, typer.Option(help="Every column; matrices at any width.")] = False,
     all_versions: AllVersionsOption = False,
 ) -> None:
-    """Standings of a stored tournament: Elo overall and per role, with intervals."""
-    import json
+    """Standings of a stored tournament: Elo overall and per role, with intervals.
 
-    from arena.commands.standings import print_standings, standings_json
-    from arena.store import Store
+    Elo: a maximum-likelihood fit of all games (order-independent, 95% intervals). seq:
+    sequential Elo, K=16, every bot starting at 1500, over the games in a fixed interleaving of
+    rounds (the same games give the same numbers). A footer explains every column.
 
-    with Store.open(db, readonly=True, all_versions=all_versions) as store:
-        if json_output:
-            typer.echo(json.dumps(standings_json(list(store.games())), indent=2))
-        else:
-            from rich.console import Console
+    Example: arena ratings results/example.sqlite --wide
+    """
+    from arena.commands.standings import ratings_command
 
-            print_standings(Console(highlight=False, soft_wrap=True), store)
+    ratings_command(db, json_output=json_output, wide=wide, all_versions=all_versions)
 
 
 @app.command()
 def export(
     db: Annotated[Path, typer.Argument(help="A tournament's SQLite store.")],
-    format: Annotated[str, typer.Option("--format", help="jsonl, csv or pgn.")] = "jsonl",
+    format: Annotated[
+        str, typer.Option("--format", metavar="[jsonl|csv|pgn]", help="jsonl, csv or pgn.")
+    ] = "jsonl",
     out: Annotated[Path | None, typer.Option(help="Write here instead of stdout.")] = None,
     all_versions: AllVersionsOption = False,
 ) -> None:
-    """Export stored games as JSONL (like --record), CSV, or PGN for Ordo and BayesElo."""
+    """Export stored games as JSONL (like --record), CSV, or PGN for Ordo and BayesElo.
+
+    Example: arena export results/example.sqlite --format pgn --out games.pgn
+    """
     from arena.export import export_games
 
     export_games(db, format, out, all_versions=all_versions)
+
+
+@app.command()
+def faults(
+    db: Annotated[Path, typer.Argument(help="A tournament's SQLite store.")],
+    bot: Annotated[str | None, typer.Option(help="Only this bot's faults.")] = None,
+    reason: Annotated[FaultReason | None, typer.Option(help="Only faults of this kind.")] = None,
+    lines: Annotated[int, typer.Option(min=0, help="Lines of the bot's stderr to show.")] = 5,
+    json_output: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    all_versions: AllVersionsOption = False,
+) -> None:
+    """The games bots lost by their own fault: why, and the end of their stderr (escaped).
+
+    Example: arena faults results/example.sqlite --bot my_bot --reason crash
+    """
+    from arena.commands.faults import faults_command
+
+    faults_command(
+        db,
+        bot=bot,
+        reason=None if reason is None else reason.value,
+        json_output=json_output,
+        stderr_lines=lines,
+        all_versions=all_versions,
+    )
 
 
 def main() -> None:

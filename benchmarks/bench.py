@@ -16,7 +16,7 @@ What each number means:
 
 1. **Per-ply cost.** A *ply* is one move: one ``turn`` line to a bot and its reply line.
 
-   - *floor*: a minimal referee written in this file (not arena's code): two persistent bot
+   - *floor*: a minimal referee written apart from arena (`floor.py`): two persistent bot
      processes, ``game``/``turn``/``end`` lines, each reply awaited under a deadline with
      ``select.poll``, looked up, checked for legality and for five in a row with bitboards (the 32
      five-cell windows), whole games. The benchmark pins itself to one core first (the core
@@ -80,340 +80,36 @@ import contextlib
 import json
 import os
 import re
-import select
 import shutil
 import sqlite3
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-BOTS = HERE / "bots"
-BUILD = HERE / "_build"
-PYTHON = sys.executable
+sys.dont_write_bytecode = True  # leave no __pycache__ beside the benchmarks
 
-SIZE = 6
-CELLS = 36
+from floor import check_pattern, measure_floor  # noqa: E402 - a script: its folder is on sys.path
+from support import (  # noqa: E402
+    BOTS,
+    PYTHON,
+    Run,
+    arena_command,
+    compile_bots,
+    other_load,
+    percentile,
+    run,
+    say,
+    section,
+    table,
+    vm_hwm_kb,
+)
+
 SLEEP_MS = 20
-
-
-# --- small helpers ----------------------------------------------------------------------------
-def say(text: str = "") -> None:
-    print(text, flush=True)
-
-
-def section(title: str) -> None:
-    """A section's title, with how busy other processes keep the machine as it starts."""
-    say(f"{title}   [others busy: {other_load(0.3):.0%}]")
-
-
-def arena_command() -> str:
-    """The ``arena`` script of this Python (its venv), else the one on PATH."""
-    beside = Path(PYTHON).with_name("arena")
-    if beside.exists():
-        return str(beside)
-    found = shutil.which("arena")
-    if found is None:
-        sys.exit("bench: no `arena` command beside this Python or on PATH (pip install -e .)")
-    return found
-
-
-def compile_bots() -> dict[str, Path]:
-    """Compile the C bots into the build folder (only when a source is newer)."""
-    BUILD.mkdir(exist_ok=True)
-    compiler = shutil.which("cc") or shutil.which("gcc")
-    if compiler is None:
-        sys.exit("bench: no C compiler (cc) found")
-    built = {}
-    for name in ("instant", "sleeper"):
-        source, target = BOTS / f"{name}.c", BUILD / name
-        if not target.exists() or target.stat().st_mtime < source.stat().st_mtime:
-            subprocess.run([compiler, "-O2", "-o", str(target), str(source)], check=True)
-        built[name] = target
-    return built
-
-
-@dataclass
-class Run:
-    """A finished subprocess: wall time, CPU time (itself and the descendants it waited for),
-    the peak RSS of the process itself, exit code and output."""
-
-    wall: float
-    user: float
-    system: float
-    peak_kb: int
-    """VmHWM of the process, sampled every 10 ms while it runs. (Not ``ru_maxrss``: Linux
-    carries the spawning process's RSS over into the child's at exec, so with a benchmark that
-    holds thousands of records in memory, ``ru_maxrss`` would measure the benchmark.)"""
-    code: int
-    out: str
-    err: str
-
-
-def run(argv: Sequence[str], watch: Callable[[int], None] | None = None) -> Run:
-    """Run a command to completion; ``wait4`` gives its CPU times.
-
-    ``watch(pid)``, if given, is called every 0.25 s in a thread while the command runs.
-    """
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        started = time.perf_counter()
-        proc = subprocess.Popen(list(argv), stdin=subprocess.DEVNULL, stdout=out, stderr=err)
-        stop = threading.Event()
-        peak = [0]
-
-        def sample() -> None:
-            ticks = 0
-            while not stop.wait(0.01):
-                peak[0] = max(peak[0], vm_hwm_kb(proc.pid))
-                ticks += 1
-                if watch is not None and ticks % 25 == 0:
-                    watch(proc.pid)
-
-        sampler = threading.Thread(target=sample, daemon=True)
-        sampler.start()
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - started
-        stop.set()
-        sampler.join()
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        out.seek(0)
-        err.seek(0)
-        result = Run(
-            wall,
-            usage.ru_utime,
-            usage.ru_stime,
-            peak[0],
-            proc.returncode,
-            out.read().decode(errors="replace"),
-            err.read().decode(errors="replace"),
-        )
-    if result.code != 0:
-        tail = (result.err or result.out).strip()[-800:]
-        raise RuntimeError(f"{' '.join(argv)} exited with {result.code}:\n{tail}")
-    return result
-
-
-def vm_hwm_kb(pid: int) -> int:
-    """Peak resident set size of a running process in KiB (0 once it has exited)."""
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1])
-    except (OSError, ValueError):
-        pass
-    return 0
-
-
-def other_load(seconds: float = 0.5) -> float:
-    """The fraction of all cores busy over ``seconds`` while this benchmark sleeps (from
-    /proc/stat): other processes that would disturb the measurements."""
-
-    def sample() -> tuple[int, int]:
-        with open("/proc/stat") as f:
-            fields = [int(x) for x in f.readline().split()[1:]]
-        idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
-        return sum(fields[:8]), idle
-
-    try:
-        total_0, idle_0 = sample()
-        time.sleep(seconds)
-        total_1, idle_1 = sample()
-    except (OSError, ValueError, IndexError):
-        return 0.0
-    return 1 - (idle_1 - idle_0) / max(total_1 - total_0, 1)
-
-
-def percentile(values: Sequence[float], p: float) -> float:
-    ordered = sorted(values)
-    if not ordered:
-        return float("nan")
-    k = (len(ordered) - 1) * p / 100
-    low = int(k)
-    high = min(low + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (k - low)
-
-
-def table(rows: Sequence[Sequence[object]], header: Sequence[str]) -> str:
-    cells = [[str(c) for c in header]] + [[str(c) for c in row] for row in rows]
-    widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
-    lines = []
-    for n, row in enumerate(cells):
-        parts = [c.ljust(widths[i]) if i == 0 else c.rjust(widths[i]) for i, c in enumerate(row)]
-        lines.append("  " + "  ".join(parts).rstrip())
-        if n == 0:
-            lines.append("  " + "  ".join("-" * w for w in widths))
-    return "\n".join(lines)
-
-
-@contextlib.contextmanager
-def pinned(core: int) -> Iterator[None]:
-    """Pin this process (and the children it starts meanwhile) to one core, then restore."""
-    before = os.sched_getaffinity(0)
-    os.sched_setaffinity(0, {core})
-    try:
-        yield
-    finally:
-        os.sched_setaffinity(0, before)
-
-
-# --- the rules, written out independently of arena ---------------------------------------------
-def five_windows() -> list[int]:
-    """The 32 five-cell windows of the 6x6 board as bitmasks (cell index = 6 * row + col)."""
-    windows = []
-    for row in range(SIZE):
-        for col in range(SIZE):
-            for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
-                if 0 <= row + 4 * dr < SIZE and 0 <= col + 4 * dc < SIZE:
-                    windows.append(
-                        sum(1 << (SIZE * (row + i * dr) + col + i * dc) for i in range(5))
-                    )
-    return windows
-
-
-WINDOWS = five_windows()
-assert len(WINDOWS) == 32
-THROUGH = [tuple(w for w in WINDOWS if w >> cell & 1) for cell in range(CELLS)]
-MOVES = {
-    f"{'abcdef'[cell % SIZE]}{cell // SIZE + 1}{mark}".encode(): (cell, "XOxo".index(mark) & 1)
-    for cell in range(CELLS)
-    for mark in "XOxo"
-}
-
-
-def pattern_mark(cell: int) -> int:
-    """The instant bots' mark for a cell: 0 (X) where row + col // 2 is even, else 1 (O)."""
-    return (cell // SIZE + cell % SIZE // 2) % 2
-
-
-def check_pattern() -> None:
-    """The instant bots' full board has no five: every game they play lasts 36 plies."""
-    bits = [0, 0]
-    for cell in range(CELLS):
-        bits[pattern_mark(cell)] |= 1 << cell
-    fives = [w for w in WINDOWS for b in bits if b & w == w]
-    assert not fives, "the instant bots' pattern makes five in a row"
-
-
-# --- 1. the floor --------------------------------------------------------------------------------
-class FloorBot:
-    """A bot process and its pipes, for the floor referee."""
-
-    def __init__(self, argv: Sequence[str]) -> None:
-        self.proc = subprocess.Popen(
-            list(argv),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            bufsize=0,
-        )
-        assert self.proc.stdin is not None and self.proc.stdout is not None
-        self.fd_in = self.proc.stdin.fileno()
-        self.fd_out = self.proc.stdout.fileno()
-        self.poller = select.poll()
-        self.poller.register(self.fd_out, select.POLLIN)
-        self.buf = b""
-
-    def send(self, data: bytes) -> None:
-        os.write(self.fd_in, data)
-
-    def line(self, deadline_ns: int) -> bytes:
-        """The next line from the bot, waiting at most until ``deadline_ns``."""
-        while True:
-            newline = self.buf.find(b"\n")
-            if newline >= 0:
-                line = self.buf[:newline]
-                self.buf = self.buf[newline + 1 :]
-                return line
-            remaining = deadline_ns - time.perf_counter_ns()
-            if remaining <= 0:
-                raise TimeoutError("the bot did not answer in time")
-            if self.poller.poll(remaining // 1_000_000 + 1):
-                data = os.read(self.fd_out, 4096)
-                if not data:
-                    raise EOFError("the bot exited")
-                self.buf += data
-
-    def close(self) -> None:
-        with contextlib.suppress(OSError):
-            self.send(b"quit\n")
-        try:
-            self.proc.wait(timeout=2)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-        for stream in (self.proc.stdin, self.proc.stdout):
-            if stream is not None:
-                stream.close()
-
-
-def floor_game(order: FloorBot, chaos: FloorBot, move_ms: int) -> int:
-    """One whole game between two bots; returns the plies played."""
-    order.send(b"game order\n")
-    chaos.send(b"game chaos\n")
-    seats = (order, chaos)
-    budget = move_ms * 1_000_000
-    suffix = b" %d\n" % move_ms
-    board = bytearray(b"." * CELLS)
-    bits = [0, 0]
-    occupied = 0
-    last = b"-"
-    winner = b"chaos", b"full"
-    plies = 0
-    clock = time.perf_counter_ns
-    for ply in range(CELLS):
-        bot = seats[ply & 1]
-        started = clock()
-        bot.send(b"turn " + board + b" " + last + suffix)
-        line = bot.line(started + budget)
-        move = MOVES.get(line)
-        if move is None:
-            raise ValueError(f"not a move: {line!r}")
-        cell, mark = move
-        bit = 1 << cell
-        if occupied & bit:
-            raise ValueError(f"illegal move: {line!r}")
-        occupied |= bit
-        mine = bits[mark] | bit
-        bits[mark] = mine
-        board[cell] = b"XO"[mark]
-        last = line
-        plies += 1
-        for window in THROUGH[cell]:
-            if mine & window == window:
-                winner = b"order", b"five"
-        if winner[1] == b"five":
-            break
-    order.send(b"end %s %s\n" % (b"win" if winner[0] == b"order" else b"loss", winner[1]))
-    chaos.send(b"end %s %s\n" % (b"win" if winner[0] == b"chaos" else b"loss", winner[1]))
-    return plies
-
-
-def measure_floor(argv: Sequence[str], games: int, core: int, move_ms: int = 100) -> float:
-    """The floor's us per ply over ``games`` whole games, pinned to ``core``."""
-    with pinned(core):
-        bots = [FloorBot(argv), FloorBot(argv)]
-        try:
-            for bot in bots:
-                bot.send(b"arena 1\n")
-                if not bot.line(time.perf_counter_ns() + 5_000_000_000).startswith(b"ready"):
-                    raise RuntimeError("no `ready` from the floor's bot")
-            plies = 0
-            started = time.perf_counter_ns()
-            for game in range(games):
-                order = game & 1
-                plies += floor_game(bots[order], bots[1 - order], move_ms)
-            elapsed = time.perf_counter_ns() - started
-        finally:
-            for bot in bots:
-                bot.close()
-    return elapsed / 1000 / plies
 
 
 # --- 1. arena match ------------------------------------------------------------------------------
@@ -716,32 +412,284 @@ def timing_errors(records: list[dict], sleep_ms: float) -> tuple[list[float], li
 # --- the report -----------------------------------------------------------------------------------
 @dataclass
 class Target:
+    """One line of the summary: a figure against its target (``(info)``: no target)."""
+
     what: str
     target: str
     value: str
     ok: bool
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="smaller counts (under ~40 s)")
-    args = parser.parse_args()
-    quick = args.quick
+@dataclass(frozen=True)
+class Plan:
+    """How much each section measures (``--quick`` trades precision for time)."""
 
+    quick: bool
+    match_games: dict[str, int]
+    """Games per ``arena match`` run, by the instant bot's language."""
+    rounds: int
+    """Interleaved repetitions of the per-ply runs (the best is kept)."""
+    scaling_rounds: int
+    scaling_seconds: float
+    """What one worker's tournament is calibrated to last."""
+    store_games: int
+    sleeper_games: int
+
+    @classmethod
+    def make(cls, quick: bool) -> Plan:
+        return cls(
+            quick=quick,
+            match_games={"C": 600 if quick else 2000, "Python": 200 if quick else 1000},
+            rounds=2 if quick else 3,
+            scaling_rounds=1 if quick else 3,
+            scaling_seconds=2.5 if quick else 6.0,
+            store_games=2000 if quick else 10_000,
+            sleeper_games=3 if quick else 8,
+        )
+
+
+@dataclass
+class Bench:
+    """What every section needs: the command, the built bots, the core, the plan, a scratch
+    folder, and the targets collected for the summary."""
+
+    arena: str
+    built: dict[str, Path]
+    core: int
+    plan: Plan
+    tmp: Path
+    targets: list[Target] = field(default_factory=list)
+
+    def target(self, what: str, target: str, value: str, ok: bool = True) -> None:
+        self.targets.append(Target(what, target, value, ok))
+
+
+def per_ply_report(b: Bench) -> PlyFigures:
+    """Section 1; returns the C bot's default-mode figures (section 4 reuses its runs)."""
+    plan = b.plan
+    section("1. Per-ply cost: floor (minimal referee in floor.py) vs `arena match`")
+    say(
+        f"   games per run: C bot {plan.match_games['C']}, Python bot "
+        f"{plan.match_games['Python']} (and a tenth of that for the start-up difference); best "
+        f"of {plan.rounds} round{'s' * (plan.rounds > 1)}"
+    )
+    bots = {"C": str(b.built["instant"]), "Python": str(BOTS / "instant.py")}
+    figures = per_ply_section(b.arena, bots, plan.match_games, plan.rounds, b.core, b.tmp)
+    rows = [
+        [
+            f.label, f"{f.plies}", f"{f.plies_per_game:.0f}", f"{f.floor_us:.1f}",
+            f"{f.whole_us:.1f}", f"{f.ratio:.2f}", f"{f.marginal_us:.1f}",
+            f"{f.marginal_ratio:.2f}", f"{f.long_run.run.wall:.2f}",
+            f"{f.short_run.run.wall:.2f}",
+        ]
+        for f in figures
+    ]  # fmt: skip
+    header = ["", "plies", "/game", "floor us", "arena us", "ratio", "excl.start us", "ratio",
+              "run s", "short s"]  # fmt: skip
+    say(table(rows, header))
+    say("   floor us = floor's us/ply; arena us = whole command / plies (nothing subtracted);")
+    say("   excl.start us = (t(N) - t(N/10)) / (plies(N) - plies(N/10)); ratio = floor/arena.")
+    for f in figures:
+        startup = f.short_run.run.wall - f.short_run.plies * f.marginal_us / 1e6
+        say(
+            f"   {f.label}: fixed cost (short run minus its plies at the marginal rate) "
+            f"{startup:.2f} s = {startup * 1e6 / f.plies:.1f} us of each of the {f.plies} plies"
+        )
+    c_default = figures[0]
+    b.target(
+        "per ply, C bot: floor/arena (whole command)",
+        ">= 0.70",
+        f"{c_default.ratio:.2f}",
+        c_default.ratio >= 0.7,
+    )
+    b.target(
+        "per ply, C bot: floor/arena excluding start-up",
+        "(info)",
+        f"{c_default.marginal_ratio:.2f}",
+    )
+    return c_default
+
+
+def scaling_report(b: Bench) -> None:
+    """Section 2: tournaments with 1 and 2 workers, and the machine's own ceiling."""
+    plan = b.plan
+    section("2. Scaling: round-robin of 4 C instant bots, `arena tournament --workers 1` vs 2")
+    scaling = scaling_section(
+        b.arena, b.built["instant"], plan.scaling_seconds, plan.scaling_rounds, b.tmp
+    )
+    rows = []
+    for workers in (1, 2):
+        t, small = scaling.runs[workers], scaling.small[workers]
+        rows.append(
+            [
+                f"--workers {workers}", t.games, f"{t.plies / t.games:.0f}", f"{t.run.wall:.2f}",
+                f"{t.games_per_s:.0f}", f"{t.run.user + t.run.system:.2f}",
+                f"{small.run.wall:.2f}", f"{scaling.marginal_rate(workers):.0f}",
+                f"{t.db_bytes / t.games:.0f}",
+            ]
+        )  # fmt: skip
+    header = ["", "games", "plies/game", "wall s", "games/s", "CPU s", "12-game s",
+              "games/s excl.start", "db B/game"]  # fmt: skip
+    say(table(rows, header))
+    speedup = scaling.rate(2) / scaling.rate(1)
+    marginal_speedup = scaling.marginal_rate(2) / scaling.marginal_rate(1)
+    say(
+        f"   games_per_pairing {scaling.gpp} (6 pairings x 2 role assignments); best of "
+        f"{plan.scaling_rounds}. Speed-up with 2 workers: {speedup:.2f}x whole command, "
+        f"{marginal_speedup:.2f}x excluding start-up"
+    )
+    say(
+        "   CPU s = user + sys of the command and the processes it reaped (bots inside "
+        "bubblewrap escape it); 12-game s = the same tournament with games_per_pairing 1;"
+    )
+    say("   games/s excl.start = (games - 12) / (wall - 12-game wall).")
+    peaks = scaling.runs[2].peaks
+    parent = next(iter(peaks), None)
+    if parent is not None:
+        workers_mib = [f"{kb / 1024:.1f}" for pid, kb in peaks.items() if pid != parent]
+        say(
+            f"   peak RSS with 2 workers (VmHWM, MiB): parent {peaks[parent] / 1024:.1f}, "
+            f"workers {', '.join(workers_mib) or '-'}"
+        )
+    b.target(
+        "scaling: 2 workers / 1 worker (games/s)", ">= 1.70x", f"{speedup:.2f}x", speedup >= 1.7
+    )
+    b.target("scaling: the same excluding start-up", "(info)", f"{marginal_speedup:.2f}x")
+    ceiling = machine_scaling([str(b.built["instant"])], 500 if plan.quick else 2000)
+    say(
+        f"   the machine's own ceiling: two floor referees side by side, one per core, "
+        f"give {ceiling:.2f}x one alone"
+    )
+    b.target("scaling: the machine's ceiling (two floors)", "(info)", f"{ceiling:.2f}x")
+
+
+def startup_report(b: Bench) -> None:
+    """Section 3: wall time of short commands, and what importing the CLI costs."""
+    section("3. Start-up: wall time of commands (5 runs each)")
+    c_bot = str(b.built["instant"])
+    commands = (
+        [b.arena, "--help"],
+        [b.arena, "match", "--help"],
+        [b.arena, "match", c_bot, c_bot, "--games", "2", "--quiet"],
+    )
+    rows = []
+    worst_best = 0.0
+    for n, argv in enumerate(commands):
+        times = startup_times(argv)
+        if n < 2:
+            worst_best = max(worst_best, min(times))
+        rows.append(
+            [
+                " ".join(["arena", *argv[1:]]).replace(c_bot, "C"),
+                f"{min(times):.3f}",
+                f"{statistics.median(times):.3f}",
+                f"{max(times):.3f}",
+            ]
+        )
+    say(table(rows, ["", "best s", "median s", "worst s"]))
+    b.target(
+        "start-up: `arena --help`, `arena match --help` (best)",
+        "< 0.300 s",
+        f"{worst_best:.3f} s",
+        worst_best < 0.3,
+    )
+    imports = import_times(["-c", "import arena.cli"])
+    total = next((t for name, _, t, depth in imports if name == "arena.cli"), 0)
+    say(
+        f'   python -X importtime -c "import arena.cli": {total / 1000:.0f} ms in all; '
+        "top 15 by cumulative time (ms):"
+    )
+    top = sorted(imports, key=lambda row: -row[2])[:15]
+    rows = [[name, f"{t / 1000:.1f}", f"{own / 1000:.1f}", depth] for name, own, t, depth in top]
+    say(table(rows, ["module", "cumul", "self", "depth"]))
+    real = import_times(["-m", "arena", "match", c_bot, c_bot, "--games", "2", "--quiet"])
+    top_level = sorted((row for row in real if row[3] == 0), key=lambda row: -row[2])
+    say(
+        "   what a real `arena match C C --games 2 --quiet` imports (python -X importtime -m "
+        f"arena ...): {sum(row[2] for row in top_level) / 1000:.0f} ms; top-level imports:"
+    )
+    rows = [[name, f"{t / 1000:.1f}"] for name, _, t, _ in top_level[:10]]
+    say(table(rows, ["module", "cumul"]))
+
+
+def memory_report(b: Bench, c_default: PlyFigures) -> None:
+    """Section 4: peak memory of a short and a long match, and the store's size per game."""
+    section("4. Memory")
+    long_run, short_run = c_default.long_run, c_default.short_run
+    rows = [
+        [f"arena match, {m.games} games", f"{m.run.peak_kb / 1024:.1f}"]
+        for m in (short_run, long_run)
+    ]
+    say(table(rows, ["", "peak RSS MiB (VmHWM)"]))
+    growth_kb = long_run.run.peak_kb - short_run.run.peak_kb
+    per_game = growth_kb * 1024 / (long_run.games - short_run.games)
+    say(
+        f"   growth: {growth_kb / 1024:+.1f} MiB for {long_run.games - short_run.games} more "
+        f"games ({per_game:.0f} bytes/game)"
+    )
+    b.target(
+        f"memory: match peak RSS, {long_run.games} vs {short_run.games} games",
+        "growth <= 2 MiB",
+        f"{growth_kb / 1024:+.1f} MiB",
+        growth_kb <= 2048,
+    )
+    games = b.plan.store_games
+    size, add_us = fill_store(b.tmp / "filled.sqlite", long_run.records(), games)
+    say(
+        f"   store of {games} games (36 moves each, via Store.add_game): {size / 1e6:.2f} MB, "
+        f"{size / games:.0f} bytes/game, {add_us:.0f} us per add_game (one transaction each)"
+    )
+    if b.plan.quick:
+        say(f"   (10,000 games at that rate: {size / games * 10_000 / 1e6:.1f} MB)")
+    b.target(f"store: bytes per game ({games} games)", "(info)", f"{size / games:.0f} B")
+
+
+def timing_report(b: Bench) -> None:
+    """Section 5: how far the recorded move times are from a bot's known sleep."""
+    games = b.plan.sleeper_games
+    section(f"5. Timing accuracy: a bot sleeping {SLEEP_MS} ms per move, {games} games, defaults")
+    wrapper = sleeper_wrapper(b.built["sleeper"], SLEEP_MS)
+    timed = arena_match(b.arena, str(wrapper), games, b.tmp / "sleeper.jsonl")
+    nominal, harness = timing_errors(timed.records(), SLEEP_MS)
+    rows = [
+        [label, len(errors)]
+        + [f"{percentile(errors, p):.3f}" for p in (50, 99)]
+        + [f"{max(errors):.3f}"]
+        for label, errors in (
+            ("recorded - sleep (what a bot loses)", nominal),
+            ("recorded - bot's own time (pipe + harness)", harness),
+        )
+    ]
+    say(table(rows, ["error (ms)", "moves", "p50", "p99", "max"]))
+    p99 = percentile(nominal, 99)
+    b.target(
+        f"timing: error of recorded ms vs {SLEEP_MS} ms sleep, p99",
+        "< 1.000 ms",
+        f"{p99:.3f} ms",
+        p99 < 1.0,
+    )
+
+
+def summary_report(targets: Sequence[Target]) -> None:
+    """Every target with PASS or MISS."""
+    say("Summary")
+    rows = [
+        [t.what, t.target, t.value, "-" if t.target == "(info)" else ("PASS" if t.ok else "MISS")]
+        for t in targets
+    ]
+    say(table(rows, ["", "target", "measured", ""]))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="smaller counts (under ~40 s)")
+    plan = Plan.make(parser.parse_args().quick)
     clock_start = time.perf_counter()
-    arena = arena_command()
-    built = compile_bots()
+    arena, built = arena_command(), compile_bots()
     check_pattern()
     cores = sorted(os.sched_getaffinity(0))
     core = cores[-1]  # the core arena's `affinity auto` picks for a match
-    match_games = {"C": 600 if quick else 2000, "Python": 200 if quick else 1000}
-    rounds = 2 if quick else 3
-    scaling_rounds = 1 if quick else 3
-    store_games = 2000 if quick else 10_000
-    sleeper_games = 3 if quick else 8
-    scaling_seconds = 2.5 if quick else 6.0
-
-    say(f"arena benchmark ({'quick' if quick else 'full'}): {arena}")
+    say(f"arena benchmark ({'quick' if plan.quick else 'full'}): {arena}")
     say(
         f"python {sys.version.split()[0]}, {len(cores)} usable cores {cores}, floor pinned to "
         f"core {core}, bwrap: {shutil.which('bwrap') or 'absent'}"
@@ -750,301 +698,20 @@ def main() -> None:
     say(f"CPU busy with other processes just before the run: {busy:.0%} of the machine")
     if busy > 0.05:
         say("   warning: something else is using the CPU: figures will be noisy")
-    say()
-    targets: list[Target] = []
-
-    with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp_name:
-        tmp = Path(tmp_name)
-
-        # 1. per-ply cost ------------------------------------------------------------------------
-        section("1. Per-ply cost: floor (minimal referee in this file) vs `arena match`")
-        say(
-            f"   games per run: C bot {match_games['C']}, Python bot {match_games['Python']} "
-            f"(and a tenth of that for the start-up difference); best of {rounds} "
-            f"round{'s' * (rounds > 1)}"
-        )
-        bots = {"C": str(built["instant"]), "Python": str(BOTS / "instant.py")}
-        figures = per_ply_section(arena, bots, match_games, rounds, core, tmp)
-        rows = []
-        for f in figures:
-            rows.append(
-                [
-                    f.label,
-                    f"{f.plies}",
-                    f"{f.plies_per_game:.0f}",
-                    f"{f.floor_us:.1f}",
-                    f"{f.whole_us:.1f}",
-                    f"{f.ratio:.2f}",
-                    f"{f.marginal_us:.1f}",
-                    f"{f.marginal_ratio:.2f}",
-                    f"{f.long_run.run.wall:.2f}",
-                    f"{f.short_run.run.wall:.2f}",
-                ]
-            )
-        say(
-            table(
-                rows,
-                [
-                    "",
-                    "plies",
-                    "/game",
-                    "floor us",
-                    "arena us",
-                    "ratio",
-                    "excl.start us",
-                    "ratio",
-                    "run s",
-                    "short s",
-                ],
-            )
-        )
-        say("   floor us = floor's us/ply; arena us = whole command / plies (nothing subtracted);")
-        say("   excl.start us = (t(N) - t(N/10)) / (plies(N) - plies(N/10)); ratio = floor/arena.")
-        for f in figures:
-            startup = f.short_run.run.wall - f.short_run.plies * f.marginal_us / 1e6
-            say(
-                f"   {f.label}: fixed cost (short run minus its plies at the marginal rate) "
-                f"{startup:.2f} s = {startup * 1e6 / f.plies:.1f} us of each of the {f.plies} plies"
-            )
-        c_default = figures[0]
-        targets.append(
-            Target(
-                "per ply, C bot: floor/arena (whole command)",
-                ">= 0.70",
-                f"{c_default.ratio:.2f}",
-                c_default.ratio >= 0.7,
-            )
-        )
-        targets.append(
-            Target(
-                "per ply, C bot: floor/arena excluding start-up",
-                "(info)",
-                f"{c_default.marginal_ratio:.2f}",
-                True,
-            )
-        )
+    with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
+        b = Bench(arena, built, core, plan, Path(tmp))
         say()
-
-        # 2. scaling -----------------------------------------------------------------------------
-        section("2. Scaling: round-robin of 4 C instant bots, `arena tournament --workers 1` vs 2")
-        scaling = scaling_section(arena, built["instant"], scaling_seconds, scaling_rounds, tmp)
-        rows = []
-        for workers in (1, 2):
-            t, small = scaling.runs[workers], scaling.small[workers]
-            rows.append(
-                [
-                    f"--workers {workers}",
-                    t.games,
-                    f"{t.plies / t.games:.0f}",
-                    f"{t.run.wall:.2f}",
-                    f"{t.games_per_s:.0f}",
-                    f"{t.run.user + t.run.system:.2f}",
-                    f"{small.run.wall:.2f}",
-                    f"{scaling.marginal_rate(workers):.0f}",
-                    f"{t.db_bytes / t.games:.0f}",
-                ]
-            )
-        say(
-            table(
-                rows,
-                ["", "games", "plies/game", "wall s", "games/s", "CPU s", "12-game s",
-                 "games/s excl.start", "db B/game"],
-            )
-        )  # fmt: skip
-        speedup = scaling.rate(2) / scaling.rate(1)
-        marginal_speedup = scaling.marginal_rate(2) / scaling.marginal_rate(1)
-        say(
-            f"   games_per_pairing {scaling.gpp} (6 pairings x 2 role assignments); best of "
-            f"{scaling_rounds}. Speed-up with 2 workers: {speedup:.2f}x whole command, "
-            f"{marginal_speedup:.2f}x excluding start-up"
-        )
-        say(
-            "   CPU s = user + sys of the command and the processes it reaped (bots inside "
-            "bubblewrap escape it); 12-game s = the same tournament with games_per_pairing 1;"
-        )
-        say("   games/s excl.start = (games - 12) / (wall - 12-game wall).")
-        peaks = scaling.runs[2].peaks
-        parent = next(iter(peaks), None)
-        if parent is not None:
-            workers_mib = [f"{kb / 1024:.1f}" for pid, kb in peaks.items() if pid != parent]
-            say(
-                f"   peak RSS with 2 workers (VmHWM, MiB): parent {peaks[parent] / 1024:.1f}, "
-                f"workers {', '.join(workers_mib) or '-'}"
-            )
-        targets.append(
-            Target(
-                "scaling: 2 workers / 1 worker (games/s)",
-                ">= 1.70x",
-                f"{speedup:.2f}x",
-                speedup >= 1.7,
-            )
-        )
-        targets.append(
-            Target(
-                "scaling: the same excluding start-up",
-                "(info)",
-                f"{marginal_speedup:.2f}x",
-                True,
-            )
-        )
-        ceiling = machine_scaling([str(built["instant"])], 500 if quick else 2000)
-        say(
-            f"   the machine's own ceiling: two floor referees side by side, one per core, "
-            f"give {ceiling:.2f}x one alone"
-        )
-        targets.append(
-            Target("scaling: the machine's ceiling (two floors)", "(info)", f"{ceiling:.2f}x", True)
-        )
+        c_default = per_ply_report(b)
         say()
-
-        # 3. start-up ----------------------------------------------------------------------------
-        section("3. Start-up: wall time of commands (5 runs each)")
-        rows = []
-        worst_best = 0.0
-        c_bot = str(built["instant"])
-        commands = (
-            [arena, "--help"],
-            [arena, "match", "--help"],
-            [arena, "match", c_bot, c_bot, "--games", "2", "--quiet"],
-        )
-        for n, argv in enumerate(commands):
-            times = startup_times(argv)
-            if n < 2:
-                worst_best = max(worst_best, min(times))
-            rows.append(
-                [
-                    " ".join(["arena", *argv[1:]]).replace(c_bot, "C"),
-                    f"{min(times):.3f}",
-                    f"{statistics.median(times):.3f}",
-                    f"{max(times):.3f}",
-                ]
-            )
-        say(table(rows, ["", "best s", "median s", "worst s"]))
-        targets.append(
-            Target(
-                "start-up: `arena --help`, `arena match --help` (best)",
-                "< 0.300 s",
-                f"{worst_best:.3f} s",
-                worst_best < 0.3,
-            )
-        )
-        imports = import_times(["-c", "import arena.cli"])
-        total = next((t for name, _, t, depth in imports if name == "arena.cli"), 0)
-        say(
-            f'   python -X importtime -c "import arena.cli": {total / 1000:.0f} ms in all; '
-            "top 15 by cumulative time (ms):"
-        )
-        top = sorted(imports, key=lambda row: -row[2])[:15]
-        say(
-            table(
-                [
-                    [name, f"{t / 1000:.1f}", f"{own / 1000:.1f}", depth]
-                    for name, own, t, depth in top
-                ],
-                ["module", "cumul", "self", "depth"],
-            )
-        )
-        bot = str(built["instant"])
-        real = import_times(["-m", "arena", "match", bot, bot, "--games", "2", "--quiet"])
-        top_level = sorted((row for row in real if row[3] == 0), key=lambda row: -row[2])
-        say(
-            "   what a real `arena match C C --games 2 --quiet` imports (python -X importtime -m "
-            f"arena ...): {sum(row[2] for row in top_level) / 1000:.0f} ms; top-level imports:"
-        )
-        say(
-            table(
-                [[name, f"{t / 1000:.1f}"] for name, _, t, _ in top_level[:10]],
-                ["module", "cumul"],
-            )
-        )
+        scaling_report(b)
         say()
-
-        # 4. memory ------------------------------------------------------------------------------
-        section("4. Memory")
-        long_run, short_run = c_default.long_run, c_default.short_run
-        rows = [
-            [f"arena match, {m.games} games", f"{m.run.peak_kb / 1024:.1f}"]
-            for m in (short_run, long_run)
-        ]
-        say(table(rows, ["", "peak RSS MiB (VmHWM)"]))
-        growth_kb = long_run.run.peak_kb - short_run.run.peak_kb
-        per_game = growth_kb * 1024 / (long_run.games - short_run.games)
-        say(
-            f"   growth: {growth_kb / 1024:+.1f} MiB for {long_run.games - short_run.games} more "
-            f"games ({per_game:.0f} bytes/game)"
-        )
-        targets.append(
-            Target(
-                "memory: match peak RSS, 2000 vs 200 games"
-                if not quick
-                else "memory: match peak RSS, N vs N/10 games",
-                "growth <= 2 MiB",
-                f"{growth_kb / 1024:+.1f} MiB",
-                growth_kb <= 2048,
-            )
-        )
-        size, add_us = fill_store(tmp / "filled.sqlite", long_run.records(), store_games)
-        say(
-            f"   store of {store_games} games (36 moves each, via Store.add_game): "
-            f"{size / 1e6:.2f} MB, {size / store_games:.0f} bytes/game, "
-            f"{add_us:.0f} us per add_game (one transaction each)"
-        )
-        if quick:
-            say(f"   (10,000 games at that rate: {size / store_games * 10_000 / 1e6:.1f} MB)")
-        targets.append(
-            Target(
-                f"store: bytes per game ({store_games} games)",
-                "(info)",
-                f"{size / store_games:.0f} B",
-                True,
-            )
-        )
+        startup_report(b)
         say()
-
-        # 5. timing accuracy ---------------------------------------------------------------------
-        section(
-            f"5. Timing accuracy: a bot sleeping {SLEEP_MS} ms per move, "
-            f"{sleeper_games} games, default settings"
-        )
-        wrapper = sleeper_wrapper(built["sleeper"], SLEEP_MS)
-        timed = arena_match(arena, str(wrapper), sleeper_games, tmp / "sleeper.jsonl")
-        nominal, harness = timing_errors(timed.records(), SLEEP_MS)
-        rows = [
-            ["recorded - sleep (what a bot loses)", len(nominal)]
-            + [f"{percentile(nominal, p):.3f}" for p in (50, 99)]
-            + [f"{max(nominal):.3f}"],
-            ["recorded - bot's own time (pipe + harness)", len(harness)]
-            + [f"{percentile(harness, p):.3f}" for p in (50, 99)]
-            + [f"{max(harness):.3f}"],
-        ]
-        say(table(rows, ["error (ms)", "moves", "p50", "p99", "max"]))
-        p99 = percentile(nominal, 99)
-        targets.append(
-            Target(
-                f"timing: error of recorded ms vs {SLEEP_MS} ms sleep, p99",
-                "< 1.000 ms",
-                f"{p99:.3f} ms",
-                p99 < 1.0,
-            )
-        )
+        memory_report(b, c_default)
         say()
-
-    # summary -------------------------------------------------------------------------------------
-    say("Summary")
-    say(
-        table(
-            [
-                [
-                    t.what,
-                    t.target,
-                    t.value,
-                    "-" if t.target == "(info)" else ("PASS" if t.ok else "MISS"),
-                ]
-                for t in targets
-            ],
-            ["", "target", "measured", ""],
-        )
-    )
+        timing_report(b)
+        say()
+    summary_report(b.targets)
     say(
         f"\nbenchmark wall time: {time.perf_counter() - clock_start:.0f} s; CPU busy with other "
         f"processes just after the run: {other_load():.0%} of the machine"

@@ -1,4 +1,4 @@
-"""Where the time of one ply (and of one game) goes in arena, next to the floor of ``bench.py``.
+"""Where the time of one ply (and of one game) goes in arena, next to the floor (``floor.py``).
 
 Run it from the repository, after ``bench.py`` has built the C bot (``benchmarks/_build/``)::
 
@@ -10,7 +10,7 @@ Everything runs in this process, pinned to one core with its bots (as ``arena ma
 1. Layers, in us per ply (best of 5 interleaved rounds):
    - a raw ping-pong: one constant ``turn`` line written, ``poll``, one ``read``: the kernel's and
      the bot's share, with no refereeing at all;
-   - the floor referee of ``bench.py``: + parsing, legality, bitboards, ``game``/``end`` lines;
+   - the floor referee (``floor.py``): + parsing, legality, bitboards, ``game``/``end`` lines;
    - ``arena.referee.Match.play``: arena's referee, game after game, nothing else;
    - ``Match.play`` + the ``--record`` line as ``arena match`` builds it
      (``GameRecord.to_json()`` + ``json.dumps``), and the same with a shallow dict built here
@@ -39,17 +39,17 @@ import timeit
 from collections.abc import Callable
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.dont_write_bytecode = True  # leave no __pycache__ beside the benchmarks
 
-import bench  # noqa: E402 - the floor and the bots live there
+from floor import FloorBot, measure_floor  # noqa: E402 - a script: its folder is on sys.path
+from support import compile_bots, table  # noqa: E402
 
 ROUNDS = 5
 
 
 def raw_ping_pong(argv: list[str], games: int) -> float:
     """us per ply of write + poll + read with a constant line: no refereeing."""
-    bots = [bench.FloorBot(argv), bench.FloorBot(argv)]
+    bots = [FloorBot(argv), FloorBot(argv)]
     try:
         for bot in bots:
             bot.send(b"arena 1\n")
@@ -179,7 +179,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=2000, help="games per measurement")
     games = parser.parse_args().games
-    program = str(bench.compile_bots()["instant"])
+    program = str(compile_bots()["instant"])
     core = sorted(os.sched_getaffinity(0))[-1]
     os.sched_setaffinity(0, {core})  # this process and, by inheritance, its bots
     print(f"pinned to core {core}; C instant bot; {games} games per measurement; sandbox none")
@@ -188,7 +188,7 @@ def main() -> None:
     game = None
     for _ in range(ROUNDS):
         layers["raw ping-pong (write + poll + read)"].append(raw_ping_pong([program], games))
-        layers["floor referee (bench.py)"].append(bench.measure_floor([program], games, core))
+        layers["floor referee (floor.py)"].append(measure_floor([program], games, core))
         us, game = arena_play(program, games, None)
         layers["arena Match.play"].append(us)
         layers["arena Match.play + to_json() + json.dumps"].append(
@@ -199,7 +199,7 @@ def main() -> None:
         )
     print(f"\n1. Layers (us per ply; best and median of {ROUNDS})")
     rows = []
-    floor = min(layers["floor referee (bench.py)"])
+    floor = min(layers["floor referee (floor.py)"])
     for name, values in layers.items():
         ordered = sorted(values)
         rows.append(
@@ -211,16 +211,16 @@ def main() -> None:
                 f"{floor / ordered[0]:.2f}",
             ]
         )
-    print(bench.table(rows, ["", "best", "median", "us/game", "floor/this"]))
+    print(table(rows, ["", "best", "median", "us/game", "floor/this"]))
 
     print("\n2. Match.play by part (us per game; one run)")
     parts = parts_of_play(program, games)
-    print(bench.table([[k, f"{v:.1f}", f"{v / 36:.2f}"] for k, v in parts.items()],
+    print(table([[k, f"{v:.1f}", f"{v / 36:.2f}"] for k, v in parts.items()],
                       ["", "us/game", "us/ply"]))  # fmt: skip
 
     print("\n3. Per-game work outside the referee (us per game, best of 5)")
     extras = per_game_extras(game)
-    print(bench.table([[k, f"{v:.1f}", f"{v / 36:.2f}"] for k, v in extras.items()],
+    print(table([[k, f"{v:.1f}", f"{v / 36:.2f}"] for k, v in extras.items()],
                       ["", "us/game", "us/ply"]))  # fmt: skip
 
 

@@ -77,10 +77,10 @@ def test_random_vs_greedy_summary_and_record(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert "Traceback" not in result.stderr
     out = result.stdout
-    assert re.search(r"^2 games$", out, re.M), out
+    assert re.search(r"^2 games \(\d distinct\)$", out, re.M), out
     for name in ("random_bot", "greedy_bot"):
         line = re.search(
-            rf"^\s+{name}\s+(\d+) wins\s+as Order (\d)/1\s+as Chaos (\d)/1$", out, re.M
+            rf"^\s+{name}\s+won\s+(\d+)\s+as Order (\d)/1\s+as Chaos (\d)/1$", out, re.M
         )
         assert line, out
         assert int(line[1]) == int(line[2]) + int(line[3])
@@ -96,7 +96,7 @@ def test_random_vs_greedy_summary_and_record(tmp_path: Path) -> None:
         assert_record_consistent(game, 500)
         wins[game.winner_name] += 1
     for name, count in wins.items():  # the summary agrees with the record
-        assert re.search(rf"^\s+{name}\s+{count} wins", out, re.M), out
+        assert re.search(rf"^\s+{name}\s+won\s+{count}\b", out, re.M), out
 
 
 def test_three_games_with_faults(tmp_path: Path) -> None:
@@ -123,9 +123,13 @@ def test_three_games_with_faults(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     out = result.stdout
-    assert re.search(r"^3 games$", out, re.M), out
-    assert re.search(r"^\s+bad_cell\s+0 wins\s+as Order 0/2\s+as Chaos 0/1$", out, re.M), out
-    assert re.search(r"^\s+instant\s+3 wins\s+as Order 1/1\s+as Chaos 2/2$", out, re.M), out
+    assert re.search(r"^3 games \(\d distinct\)$", out, re.M), out
+    assert re.search(r"^\s+bad_cell\s+won\s+0\s+as Order 0/2\s+as Chaos 0/1$", out, re.M), out
+    assert re.search(r"^\s+instant\s+won\s+3\s+as Order 1/1\s+as Chaos 2/2$", out, re.M), out
+    # bad_cell lost every game: its Elo difference is a bound, with no made-up interval.
+    assert re.search(
+        r"^Elo difference bad_cell - instant: <-\d+ \(bad_cell lost every game", out, re.M
+    ), out
     assert "faults (3):" in out
     for number in (1, 2, 3):
         assert f"game {number}: bad_cell lost by illegal: no such cell: z9X" in out, out
@@ -137,7 +141,7 @@ def test_three_games_with_faults(tmp_path: Path) -> None:
         assert_record_consistent(game, 200)
 
 
-def test_quiet_prints_nothing_and_still_records(tmp_path: Path) -> None:
+def test_quiet_hides_progress_but_prints_the_summary(tmp_path: Path) -> None:
     good = copy(TEST_BOTS_DIR / "instant.py", tmp_path)
     record = tmp_path / "games.jsonl"
     result = arena(
@@ -154,7 +158,9 @@ def test_quiet_prints_nothing_and_still_records(tmp_path: Path) -> None:
         cwd=tmp_path,
     )
     assert result.returncode == 0, result.stderr
-    assert result.stdout == ""
+    assert "game 1/2" not in result.stdout  # no progress
+    assert re.search(r"^2 games \(\d distinct\)$", result.stdout, re.M), result.stdout
+    assert "no faults" in result.stdout
     records = read_records(record)
     assert [(g.order, g.chaos) for g in records] == [
         ("instant", "instant-2"),
@@ -227,3 +233,73 @@ def test_ctrl_c_stops_the_match_with_a_summary_and_no_bot_left(
     played = len(record.read_text().splitlines())
     assert re.search(rf"interrupted after {played} of 1000 games", err), err
     assert f"{played} games" in out
+
+
+def test_summary_gives_the_elo_difference_with_interval_and_superiority(tmp_path: Path) -> None:
+    """What a bot author asks after a match (as cutechess-cli answers it): per-role scores,
+    the Elo difference with its 95% interval, the likelihood of superiority."""
+    random_bot = copy(BUNDLED_BOTS_DIR / "random_bot.py", tmp_path)
+    result = arena(
+        "match", random_bot, random_bot, "--games", 8, "--quiet", "--sandbox", "none", cwd=tmp_path
+    )
+    assert result.returncode == 0, result.stderr
+    line = next(x for x in result.stdout.splitlines() if x.startswith("Elo difference"))
+    assert re.fullmatch(
+        r"Elo difference random_bot - random_bot-2: (?:[+-]\d+ ±\d+ \(95%, Order's advantage "
+        r"[+-]\d+ taken out\)|[<>][+-]\d+ \(.*\)); likelihood of superiority \d+\.\d%",
+        line,
+    ), line
+
+
+def test_bot_text_is_escaped_in_the_summary(tmp_path: Path) -> None:
+    """A crashing bot's last words, quoted in the fault detail, cannot drive the terminal."""
+    bot = tmp_path / "hostile.py"
+    bot.write_text(
+        "import sys\n"
+        "sys.stdout.write('ready\\n'); sys.stdout.flush()\n"
+        "sys.stdin.readline(); sys.stdin.readline()\n"
+        "sys.stderr.write('oops \\x1b[2J\\x1b]0;pwned\\x07 end\\n'); sys.stderr.flush()\n"
+        "sys.exit(3)\n"
+    )
+    good = copy(TEST_BOTS_DIR / "instant.py", tmp_path)
+    result = arena("match", bot, good, "--games", 1, "--sandbox", "none", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "lost by crash" in result.stdout, result.stdout
+    for raw in ("\x1b", "\x07"):
+        assert raw not in result.stdout
+    assert "oops \\x1b[2J\\x1b]0;pwned\\x07 end" in result.stdout, result.stdout
+
+
+def test_deterministic_bots_replay_few_distinct_games(tmp_path: Path) -> None:
+    """Two deterministic bots: 6 games but only 2 distinct ones (one per role assignment)."""
+    good = copy(TEST_BOTS_DIR / "instant.py", tmp_path)
+    result = arena("match", good, good, "--games", 6, "--quiet", "--sandbox", "none", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert re.search(r"^6 games \(2 distinct\)$", result.stdout, re.M), result.stdout
+
+
+def test_openings_start_each_pair_from_the_same_position(tmp_path: Path) -> None:
+    good = copy(TEST_BOTS_DIR / "instant.py", tmp_path)
+    record = tmp_path / "games.jsonl"
+    result = arena(
+        "match", good, good, "--games", 6, "--openings", 4, "--record", record,
+        "--quiet", "--sandbox", "none", cwd=tmp_path,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    openings = [json.loads(line)["opening"] for line in record.read_text().splitlines()]
+    assert all(len(o) == 4 for o in openings)
+    assert openings[0] == openings[1] and openings[2] == openings[3] and openings[4] == openings[5]
+    assert len({tuple(o) for o in openings}) == 3
+    assert re.search(r"^6 games \([3-6] distinct\)$", result.stdout, re.M), result.stdout
+
+
+def test_openings_option_allows_what_the_schedule_allows() -> None:
+    """The CLI states the limit without importing arena.schedule (a fast --help): kept equal."""
+    import typer.main
+
+    from arena.cli import app
+    from arena.schedule import MAX_OPENING_PLIES
+
+    match = typer.main.get_command(app).commands["match"]  # type: ignore[attr-defined]
+    option = next(p for p in match.params if p.name == "openings")
+    assert option.type.max == MAX_OPENING_PLIES

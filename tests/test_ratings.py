@@ -24,7 +24,7 @@ from arena.ratings import (
     tallies,
 )
 from arena.ratings.elo import expected_score, package_available, sequential_elo
-from arena.ratings.mle import ELO_PER_LOGIT, _Logistic, aggregate, fit_mle
+from arena.ratings.mle import ELO_PER_LOGIT, LogisticPosterior, aggregate, fit_mle
 
 G = GameResult
 
@@ -67,11 +67,17 @@ def test_import_is_light():
 
 
 def test_game_result_from_record():
+    from arena.records import GameRecord, Reason
     from arena.rules import Role
 
-    rec = SimpleNamespace(order="a", chaos="b", winner=Role.CHAOS)
-    g = G.from_record(rec)
-    assert g == G("a", "b", False) and g.winner == "b" and g.loser == "a"
+    record = GameRecord("a", "b", Role.CHAOS, Reason.TIMEOUT, moves=["a1X", "b2O", "c3X"])
+    g = G.from_record(record)
+    assert g[:5] == ("a", "b", False, "timeout", 3) and g.winner == "b" and g.loser == "a"
+    assert len(g.key) == 16
+    # The key is the game's content: equal for the same game, different for another one.
+    again = GameRecord("a", "b", Role.CHAOS, Reason.TIMEOUT, moves=["a1X", "b2O", "c3X"], seed=9)
+    other = GameRecord("a", "b", Role.CHAOS, Reason.TIMEOUT, moves=["a1X", "b2O", "c4X"])
+    assert G.from_record(again).key == g.key != G.from_record(other).key
     assert G.from_record(SimpleNamespace(order="a", chaos="b", winner="order")).order_won
     with pytest.raises(ValueError):
         G.from_record(SimpleNamespace(order="a", chaos="b", winner="draw"))
@@ -184,7 +190,7 @@ def test_analytic_gradient_and_hessian():
     n, p = 4, 10
     cols = np.column_stack([rng.integers(0, n, p), n + rng.integers(0, n, p), np.full(p, 2 * n)])
     games = rng.integers(1, 20, p).astype(float)
-    model = _Logistic(
+    model = LogisticPosterior(
         cols,
         np.tile([1.0, -1.0, 1.0], (p, 1)),
         games,
@@ -397,9 +403,10 @@ def test_compute_all_and_json():
     games.append(G("bot0", "bot0", True))
     standings = compute_all(iter(games), names=["newbie"])
     assert standings.games == len(games)
-    ratings = [standings.mle.rating[n] for n in standings.bots]
-    assert ratings == sorted(ratings, reverse=True) and set(standings.bots) >= {"newbie"}
-    assert standings.bots[0] == "bot0"
+    played = [b for b in standings.bots if b.tally.games]
+    ratings = [b.rating.value for b in played]
+    assert ratings == sorted(ratings, reverse=True) and standings.bots[-1].name == "newbie"
+    assert standings.bots[0].name == "bot0" and [b.rank for b in standings.bots] == [1, 2, 3, 4]
 
     data = standings.to_json()
     assert _plain(data)
@@ -413,7 +420,7 @@ def test_compute_all_and_json():
         "cross_table",
     }
     first = data["bots"][0]
-    assert list(first) == [
+    assert {
         "name",
         "games",
         "wins",
@@ -430,12 +437,14 @@ def test_compute_all_and_json():
         "elo_sequential",
         "elo_sequential_order",
         "elo_sequential_chaos",
-    ]
+        "faults",
+        "survival",
+    } <= set(first)
     assert first["name"] == "bot0"
     assert first["games"] == first["games_order"] + first["games_chaos"]
-    assert first["elo_sequential"] == standings.elo.overall["bot0"]
+    assert first["elo_sequential"] == standings.bot("bot0").sequential
     newbie = next(b for b in data["bots"] if b["name"] == "newbie")
-    assert newbie["games"] == 0 and newbie["elo_sequential"] == 1500.0
+    assert newbie["games"] == 0 and newbie["elo_sequential"] is None and newbie["elo"] is None
     assert data["cross_table"]["bot0"]["bot1"] == table_cell(games, "bot0", "bot1")
     assert data["los"]["bot0"]["bot1"] + data["los"]["bot1"]["bot0"] == pytest.approx(1.0)
 
@@ -457,3 +466,233 @@ def test_compute_all_without_games():
     data = standings.to_json()
     assert data["bots"] == [] and data["order_win_rate"] is None
     json.dumps(data, allow_nan=False)
+
+
+# --- agreement with independent computations -----------------------------------------------
+
+
+def independent_map_fit(
+    games: list[GameResult], names: list[str], prior_sd: float, prior_sd_role: float
+) -> tuple[np.ndarray, float]:
+    """The overall model's posterior mode by plain Newton steps over the games one by one (no
+    aggregation, no scipy): a second implementation to check ``fit_mle`` against."""
+    index = {n: i for i, n in enumerate(names)}
+    n = len(names)
+    rows = np.zeros((len(games), n + 1))
+    for k, g in enumerate(games):
+        rows[k, index[g.order]] += 1.0
+        rows[k, index[g.chaos]] -= 1.0
+        rows[k, n] = 1.0
+    y = np.array([float(g.order_won) for g in games])
+    precision = np.r_[
+        np.full(n, (ELO_PER_LOGIT / prior_sd) ** 2), (ELO_PER_LOGIT / prior_sd_role) ** 2
+    ]
+    u = np.zeros(n + 1)
+    for _ in range(100):
+        p = 1.0 / (1.0 + np.exp(-(rows @ u)))
+        grad = rows.T @ (y - p) - precision * u
+        hess = (rows * (p * (1 - p))[:, None]).T @ rows + np.diag(precision)
+        step = np.linalg.solve(hess, grad)
+        u += step
+        if np.abs(step).max() < 1e-12:
+            break
+    s = u[:n] * ELO_PER_LOGIT
+    return s - s.mean(), float(u[n] * ELO_PER_LOGIT)
+
+
+def test_fit_agrees_with_an_independent_fit():
+    names, games = simulate(
+        12, [250.0, 100.0, 0.0, -60.0, -200.0], [50.0, -80.0, -100.0, -150.0, -300.0], 4000
+    )
+    mine = fit_mle(games, offset=0.0)
+    other, h = independent_map_fit(games, names, 400.0, 1000.0)
+    for name, value in zip(names, other, strict=True):
+        assert mine.rating[name] == pytest.approx(value, abs=0.01)
+    assert mine.role_advantage == pytest.approx(h, abs=0.01)
+
+
+def test_head_to_head_is_the_fit_without_prior():
+    """Two bots: the closed form of ``arena match`` is the exact maximum likelihood of the
+    standings' model (what Ordo gives with -W -d 0), so the fit with a negligible prior agrees."""
+    from arena.ratings.headtohead import head_to_head
+
+    games = [G("a", "b", True)] * 37 + [G("a", "b", False)] * 13
+    games += [G("b", "a", True)] * 21 + [G("b", "a", False)] * 29
+    fit = fit_mle(games, prior_sd=1e6, prior_sd_role=1e6)
+    h2h = head_to_head(37, 50, 21, 50)
+    assert h2h.diff == pytest.approx(fit.rating["a"] - fit.rating["b"], abs=0.01)
+    assert h2h.order_advantage == pytest.approx(fit.role_advantage, abs=0.01)
+    assert h2h.los == pytest.approx(fit.los["a"]["b"], abs=1e-6)
+    # By hand: logit(37/50) = 1.0460, logit(21/50) = -0.3228: d = 0.6844 logits = 118.9 Elo;
+    # se = sqrt(1/(50*.74*.26) + 1/(50*.42*.58)) / 2 = 0.2157 logits: ±73 Elo at 95%.
+    assert h2h.diff == pytest.approx(118.9, abs=0.1) and h2h.text() == "+119 ±73"
+    assert not h2h.bound
+
+
+def test_head_to_head_bounds_and_gaps():
+    from arena.ratings.headtohead import head_to_head
+
+    unbeaten = head_to_head(10, 10, 0, 10)
+    assert unbeaten.bound == ">" and unbeaten.ci95 is None and unbeaten.text().startswith(">+")
+    assert unbeaten.los is not None and unbeaten.los > 0.99
+    assert head_to_head(0, 5, 5, 5).bound == "<"
+    one_role = head_to_head(3, 5, 0, 0)
+    assert one_role.diff is None and one_role.text() == "-"
+
+
+# --- what the standings say (issue 9) -------------------------------------------------------
+
+
+def record_like(order: str, chaos: str, order_won: bool, reason: str, moves: int, salt: int) -> G:
+    from arena.records import GameRecord, Reason
+    from arena.rules import Role
+
+    tokens = [f"{'abcdef'[i % 6]}{i // 6 + 1}{'XO'[(i + salt) % 2]}" for i in range(moves)]
+    winner = Role.ORDER if order_won else Role.CHAOS
+    return G.from_record(GameRecord(order, chaos, winner, Reason(reason), moves=tokens))
+
+
+def tournament_games(seed: int) -> list[GameResult]:
+    rnd = random.Random(seed)
+    games = []
+    for o in "abcd":
+        for c in "abcd":
+            if o != c:
+                for k in range(12):
+                    won = rnd.random() < 0.7
+                    games.append(
+                        record_like(o, c, won, "five" if won else "full", rnd.randint(9, 36), k)
+                    )
+    return games
+
+
+def test_sequential_elo_does_not_depend_on_the_schedule():
+    """The same games in any order (another schedule, other worker timing) give the same
+    sequential Elo in the standings; the raw sequential_elo over play order does not."""
+    games = tournament_games(1)
+    schedules = [games, games[::-1], sorted(games, key=lambda g: (g.chaos, g.order_won))]
+    standings = [compute_all(s) for s in schedules]
+    for other in standings[1:]:
+        for name in "abcd":
+            assert other.bot(name).sequential == standings[0].bot(name).sequential
+            assert other.bot(name).sequential_order == standings[0].bot(name).sequential_order
+    assert sequential_elo(games).overall != sequential_elo(schedules[2]).overall
+
+
+def test_canonical_order_interleaves_rounds():
+    from arena.ratings.elo import canonical_order
+
+    games = tournament_games(2)
+    ordered = canonical_order(games)
+    assert sorted(ordered) == sorted(games)
+    # Every pairing's first game comes before any pairing's second game.
+    first_round = ordered[:12]
+    assert len({(g.order, g.chaos) for g in first_round}) == 12
+
+
+def test_json_states_the_ratings_settings_and_convergence():
+    data = compute_all(tournament_games(3)).to_json()
+    assert data["sequential_elo"]["k"] == 16.0 and data["sequential_elo"]["initial"] == 1500.0
+    assert "rounds" in data["sequential_elo"]["order"]
+    assert data["converged"] is True and data["fit"]["converged"] is True
+    assert data["fit"]["prior_sd"] == 400.0 and data["fit"]["prior_sd_role"] == 1000.0
+    json.dumps(data, allow_nan=False)
+
+
+def test_faults_are_counted_per_bot_and_reason():
+    games = [
+        record_like("a", "b", False, "timeout", 4, 0),  # a (Order) timed out
+        record_like("a", "b", False, "crash", 2, 1),
+        record_like("b", "a", False, "crash", 3, 0),  # b (Order) crashed
+        record_like("b", "a", True, "illegal", 5, 0),  # a (Chaos) played an illegal move
+        record_like("a", "b", True, "five", 9, 0),
+    ]
+    s = compute_all(games)
+    assert s.bot("a").faults == {
+        "timeout": 1,
+        "illegal": 1,
+        "malformed": 0,
+        "crash": 1,
+        "startup": 0,
+    }
+    assert s.bot("b").faults["crash"] == 1 and s.bot("b").fault_total == 1
+    bots = {b["name"]: b for b in s.to_json()["bots"]}
+    assert bots["a"]["faults"]["timeout"] == 1 and bots["a"]["fault_total"] == 3
+
+
+def test_bounds_and_roles_never_played():
+    games = [G("ace", "x", True), G("x", "ace", False)] * 5  # ace wins everything
+    games += [G("x", "y", True), G("y", "x", True), G("x", "y", False)] * 3
+    games += [G("order-only", "x", True), G("order-only", "y", False)] * 3
+    s = compute_all(games)
+    ace, x, only = s.bot("ace"), s.bot("x"), s.bot("order-only")
+    assert ace.rating.bound == ">" and ace.rating.ci95 is None
+    assert ace.rating.text().startswith(">") and "±" not in ace.rating.text()
+    assert ace.order.bound == ">" and ace.chaos.bound == ">"
+    assert x.rating.bound == "" and x.rating.ci95 is not None
+    assert only.chaos.value is None and only.chaos.text() == "-" and only.sequential_chaos is None
+    entry = next(b for b in s.to_json()["bots"] if b["name"] == "order-only")
+    assert entry["elo_chaos"] is None and entry["chaos"] == {
+        "value": None,
+        "ci95": None,
+        "bound": None,
+    }
+    assert entry["survival"] is None
+
+
+def test_groups_that_never_met_are_found():
+    games = [G("a", "b", True), G("b", "a", True), G("c", "d", False), G("d", "c", True)]
+    games += [G("e", "e", True)]  # a game against itself connects nothing
+    s = compute_all(games)
+    assert s.groups == [["a", "b"], ["c", "d"], ["e"]]
+    assert s.bot("c").group == 1 and s.to_json()["groups"] == [["a", "b"], ["c", "d"], ["e"]]
+    assert compute_all(tournament_games(4)).groups == [["a", "b", "c", "d"]]
+
+
+def test_survival_per_chaos_bot():
+    games = [
+        record_like("a", "c", True, "five", 10, 0),
+        record_like("a", "c", True, "five", 20, 1),
+        record_like("a", "c", False, "full", 36, 0),
+        record_like("b", "c", True, "five", 30, 0),
+    ]
+    s = compute_all(games).bot("c").survival
+    assert s is not None and (s.games, s.wins) == (4, 1)
+    assert s.mean_plies_lost == pytest.approx(20.0) and s.win_rate == 0.25
+    assert s.by_order["a"].games == 3 and s.by_order["a"].mean_plies_lost == pytest.approx(15.0)
+    assert s.by_order["b"].wins == 0 and s.by_order["b"].mean_plies_lost == 30.0
+    assert compute_all(games).bot("a").survival is None  # never played Chaos
+
+
+def test_distinct_games_are_counted():
+    games = [record_like("a", "b", True, "five", 9, 0)] * 5 + [
+        record_like("b", "a", True, "five", 9, 0)
+    ]
+    games += [record_like("a", "b", True, "five", 9, 1)]
+    s = compute_all(games)
+    assert s.games == 7 and s.distinct_games == 3 and s.to_json()["distinct_games"] == 3
+    assert compute_all([G("a", "b", True)]).distinct_games is None  # no content known
+
+
+def test_a_gauntlet_splits_the_per_role_model():
+    """A gauntlet connects everyone overall, but the first bot's Order play meets only the
+    others' Chaos play: two role groups, said in the JSON and under the table."""
+    from arena.commands.standings import render_standings
+
+    games = []
+    for other in "bcd":
+        games += [
+            G("a", other, True),
+            G("a", other, False),
+            G(other, "a", True),
+            G(other, "a", False),
+        ]
+    s = compute_all(games)
+    assert s.groups == [["a", "b", "c", "d"]]
+    assert s.role_groups == [
+        ["a as Chaos", "b as Order", "c as Order", "d as Order"],
+        ["a as Order", "b as Chaos", "c as Chaos", "d as Chaos"],
+    ]
+    text = " ".join(line.text for line in render_standings(s))
+    assert "per-role ratings form 2 groups that never met" in text
+    assert len(compute_all(tournament_games(5)).role_groups) == 1

@@ -6,17 +6,23 @@ import json
 import sys
 from collections import Counter
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from arena.affinity import pin_to_core, plan_cores
 from arena.botspec import BotSpec
+from arena.commands.faults import shown_detail
 from arena.errors import ArenaError
 from arena.limits import AffinityMode, Limits, SandboxMode, TimeControl
 from arena.records import GameRecord
 from arena.referee import Match, MatchSettings, alternating_order_seats
 from arena.rules import Role
 from arena.sandbox import resolve_mode
+from arena.schedule import opening_for
 
-__all__ = ["run_match", "summarize", "MatchTally", "describe"]
+if TYPE_CHECKING:
+    from arena.ratings.headtohead import HeadToHead
+
+__all__ = ["run_match", "MatchTally", "describe"]
 
 
 def run_match(
@@ -33,8 +39,14 @@ def run_match(
     memory_mb: int,
     freeze_idle: bool,
     quiet: bool,
+    openings: int = 0,
 ) -> MatchTally:
-    """Play the match, streaming records to ``record``; memory does not grow with ``games``."""
+    """Play the match, streaming records to ``record``; memory does not grow with ``games``.
+
+    ``openings``: each pair of games (both role assignments) starts from the same seeded random
+    position of that many plies (``arena.schedule.opening_for``, as in a tournament), so that
+    deterministic bots do not replay one game over and over.
+    """
     spec_a, spec_b = BotSpec.resolve(bot_a), BotSpec.resolve(bot_b)
     if spec_a.name == spec_b.name:
         spec_b = spec_b.renamed(spec_b.name + "-2")
@@ -64,8 +76,8 @@ def run_match(
     interrupted = False
     try:
         with Match(spec_a, spec_b, settings, seed, expected_games=games) as match:
-            for order_seat in alternating_order_seats(games):
-                game = match.play(order_seat)
+            for index, order_seat in enumerate(alternating_order_seats(games)):
+                game = match.play(order_seat, opening=opening_for(seed, index // 2, openings))
                 if sink is not None:
                     sink.write(json.dumps(game.to_json(), separators=(",", ":")) + "\n")
                     sink.flush()
@@ -79,8 +91,7 @@ def run_match(
             sink.close()
     if interrupted:
         print(f"\ninterrupted after {tally.games} of {games} games", file=sys.stderr)
-    if not quiet:
-        print(tally.summary())
+    print(tally.summary())  # --quiet hides the progress, never the result
     if interrupted:
         raise SystemExit(130)
     return tally
@@ -93,7 +104,7 @@ def describe(game: GameRecord) -> str:
     text = f"{game.order} (Order) vs {game.chaos} (Chaos): {winner} wins as {role} by {game.reason}"
     text += f" after {len(game.moves)} moves"
     if game.detail:
-        text += f" ({game.detail})"
+        text += f" ({shown_detail(game.detail, 300)})"
     return text
 
 
@@ -109,31 +120,61 @@ class MatchTally:
         self.played: Counter[tuple[str, Role]] = Counter()
         self.fault_count = 0
         self.faults: list[str] = []
+        self.distinct: set[int] = set()  # hashes of the games' openings and moves
 
     def add(self, game: GameRecord) -> None:
         self.games += 1
+        opening = tuple(game.opening)
+        self.distinct.add(hash((game.order, game.chaos, opening, tuple(game.moves))))
         self.played[(game.order, Role.ORDER)] += 1
         self.played[(game.chaos, Role.CHAOS)] += 1
         self.wins[(game.winner_name, game.winner)] += 1
         if game.reason.is_fault:
             self.fault_count += 1
             if len(self.faults) < self.MAX_LISTED_FAULTS:
+                detail = shown_detail(game.detail, 300)
                 self.faults.append(
-                    f"  game {self.games}: {game.loser_name} lost by {game.reason}: {game.detail}"
+                    f"  game {self.games}: {game.loser_name} lost by {game.reason}: {detail}"
                 )
+
+    def head_to_head(self) -> HeadToHead:
+        """The first bot against the second: Elo difference, interval, superiority."""
+        from arena.ratings.headtohead import head_to_head
+
+        a, b = self.names
+        a_as_order = (self.wins[(a, Role.ORDER)], self.played[(a, Role.ORDER)])
+        b_as_order = (self.wins[(b, Role.ORDER)], self.played[(b, Role.ORDER)])
+        return head_to_head(*a_as_order, *b_as_order)
+
+    def elo_line(self) -> str:
+        """What a bot author asks after a match: how much stronger, and how sure."""
+        a, b = self.names
+        h2h = self.head_to_head()
+        if h2h.diff is None or h2h.los is None:
+            return f"Elo difference {a} - {b}: - (it needs games with each bot as Order)"
+        if h2h.bound:
+            how = "won" if h2h.bound == ">" else "lost"
+            estimate = f"{h2h.text()} ({a} {how} every game: a bound, not an estimate)"
+        else:
+            h = round(h2h.order_advantage or 0.0)
+            estimate = f"{h2h.text()} (95%, Order's advantage {h:+d} taken out)"
+        return (
+            f"Elo difference {a} - {b}: {estimate}; likelihood of superiority {100 * h2h.los:.1f}%"
+        )
 
     def summary(self) -> str:
         """Each bot's wins as Order and as Chaos, and every fault with its reason."""
         wins, played = self.wins, self.played
-        lines = [f"{self.games} games"]
+        lines = [f"{self.games} game{'s' * (self.games != 1)} ({len(self.distinct)} distinct)"]
         width = max(*(len(n) for n in self.names), 3)
         for name in self.names:
             total = sum(wins[(name, r)] for r in Role)
             lines.append(
-                f"  {name:<{width}}  {total:>4} wins   as Order {wins[(name, Role.ORDER)]}"
+                f"  {name:<{width}}  won {total:>4}   as Order {wins[(name, Role.ORDER)]}"
                 f"/{played[(name, Role.ORDER)]}   as Chaos {wins[(name, Role.CHAOS)]}"
                 f"/{played[(name, Role.CHAOS)]}"
             )
+        lines.append(self.elo_line())
         if self.fault_count:
             lines.append(f"faults ({self.fault_count}):")
             lines.extend(self.faults)
@@ -142,11 +183,3 @@ class MatchTally:
         else:
             lines.append("no faults")
         return "\n".join(lines)
-
-
-def summarize(records: list[GameRecord], name_a: str, name_b: str) -> str:
-    """The summary of a list of records (for library use)."""
-    tally = MatchTally(name_a, name_b)
-    for record in records:
-        tally.add(record)
-    return tally.summary()

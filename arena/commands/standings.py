@@ -1,130 +1,380 @@
-"""Standings tables (ratings, per-role results, cross-table) for the terminal."""
+"""The standings in the terminal: a rendering of ``arena.ratings.Standings``, nothing computed here.
+
+The default table is compact: it fits 80 columns with bot names of up to about 25 characters,
+and stays one line per bot with 40 bots. What does not fit goes below it in a few lines (faults
+by reason, Chaos survival), or to ``--wide`` and ``--json``. Matrices (the cross-table, the
+likelihood of superiority) are printed only in a form that fits the width, and otherwise say
+where to find them. Every rating column is explained in a footer.
+
+Text is plain (no table borders), so that it reads the same in a terminal, a pipe and a log;
+only the title and column headers are bold, and not even that under ``NO_COLOR``.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
-
-from arena.records import GameRecord
+import os
+import textwrap
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
-    from rich.console import Console, JustifyMethod
-    from rich.table import Table
+    from rich.console import Console
+
+    from arena.ratings.standings import BotStanding, Standings
+    from arena.store import Store
+
+__all__ = [
+    "load_standings",
+    "no_color",
+    "print_standings",
+    "ratings_command",
+    "render_standings",
+]
+
+DEFAULT_WIDTH = 80
+"""The width the default output fits when it is not written to a terminal."""
+
+Align = Literal["<", ">"]
+
+
+def no_color() -> bool:
+    """Whether the user asked for no colour or other text attributes (https://no-color.org)."""
+    return bool(os.environ.get("NO_COLOR"))
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column of a plain table."""
+
+    header: str
+    """Its header."""
+    align: Align
+    """``<`` left, ``>`` right."""
+    cell: Callable[[BotStanding], str]
+    """Its text for one bot."""
+
+
+@dataclass(frozen=True)
+class Line:
+    """One line of output and whether it is a heading (bold unless ``NO_COLOR``)."""
+
+    text: str
+    """The text, already safe to print (bot names are the user's own config)."""
+    heading: bool = False
+    """Shown bold on a terminal that allows it."""
+
+
+def load_standings(store: Store) -> Standings:
+    """The standings of the games ``store`` counts (every version's, each rated apart, when it
+    was opened with ``all_versions``)."""
+    from arena.ratings import GameResult
+    from arena.ratings.standings import compute_all
+
+    return compute_all(GameResult.from_record(r) for r in store.games())
+
+
+def _table(columns: Sequence[Column], bots: Sequence[BotStanding]) -> list[Line]:
+    rows = [[c.cell(b) for c in columns] for b in bots]
+    widths = [max(len(c.header), *(len(r[i]) for r in rows)) for i, c in enumerate(columns)]
+
+    def join(cells: Sequence[str]) -> str:
+        parts = [f"{text:{c.align}{w}}" for text, c, w in zip(cells, columns, widths, strict=True)]
+        return "  ".join(parts).rstrip()
+
+    return [Line(join([c.header for c in columns]), heading=True), *(Line(join(r)) for r in rows)]
+
+
+def _width(lines: Sequence[Line]) -> int:
+    return max((len(line.text) for line in lines), default=0)
+
+
+def _wins(wins: int, games: int) -> str:
+    return f"{wins}/{games}" if games else "-"
+
+
+def _seq(value: float | None) -> str:
+    return "-" if value is None else f"{value:.0f}"
+
+
+def _plies(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f}"
+
+
+def _percent(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.0f}%"
+
+
+def _survival(b: BotStanding) -> str:
+    return "-" if b.survival is None else _plies(b.survival.mean_plies_lost)
+
+
+def _columns(wide: bool) -> list[Column]:
+    """The compact columns, or all of them (``wide``)."""
+    from arena.ratings.standings import FAULT_NAMES
+
+    rank = Column("#", ">", lambda b: str(b.rank))
+    name = Column("bot", "<", lambda b: b.name)
+    games = Column("games", ">", lambda b: str(b.tally.games))
+    elo = Column("Elo ±95%", ">", lambda b: b.rating.text())
+    if not wide:
+        return [
+            rank,
+            name,
+            games,
+            elo,
+            Column("Order", ">", lambda b: b.order.text(interval=False)),
+            Column("Chaos", ">", lambda b: b.chaos.text(interval=False)),
+            Column("seq", ">", lambda b: _seq(b.sequential)),
+            Column("surv", ">", _survival),
+            Column("faults", ">", lambda b: str(b.fault_total)),
+        ]
+    columns = [
+        rank,
+        name,
+        games,
+        Column("won Order", ">", lambda b: _wins(b.tally.wins_order, b.tally.games_order)),
+        Column("won Chaos", ">", lambda b: _wins(b.tally.wins_chaos, b.tally.games_chaos)),
+        elo,
+        Column("Order ±95%", ">", lambda b: b.order.text()),
+        Column("Chaos ±95%", ">", lambda b: b.chaos.text()),
+        Column("seq", ">", lambda b: _seq(b.sequential)),
+        Column("seq O", ">", lambda b: _seq(b.sequential_order)),
+        Column("seq C", ">", lambda b: _seq(b.sequential_chaos)),
+        Column("survival", ">", _survival),
+    ]
+    return columns + [Column(reason, ">", _fault_count(reason)) for reason in FAULT_NAMES]
+
+
+def _fault_count(reason: str) -> Callable[[BotStanding], str]:
+    return lambda b: str(b.faults[reason])
+
+
+def _main_table(standings: Standings, width: int, wide: bool) -> list[Line]:
+    columns = _columns(wide)
+    lines = _table(columns, standings.bots)
+    if not wide:
+        # Over-long names: drop what is repeated or summarised elsewhere, never the names.
+        for header in ("seq", "surv", "faults"):
+            if _width(lines) <= width:
+                break
+            columns = [c for c in columns if c.header != header]
+            lines = _table(columns, standings.bots)
+    return lines
+
+
+def _wrapped(text: str, width: int) -> list[Line]:
+    return [Line(t) for t in textwrap.wrap(text, width, break_on_hyphens=False)]
+
+
+def _fault_lines(standings: Standings, width: int, db: str) -> list[Line]:
+    faulty = [b for b in standings.bots if b.fault_total]
+    if not faulty:
+        return [Line("No faults.")]
+    parts = []
+    for b in faulty:
+        reasons = ", ".join(f"{n} {r}" for r, n in b.faults.items() if n)
+        parts.append(f"{b.name} {b.fault_total} ({reasons})")
+    text = (
+        f"Faults ({standings.fault_total} games lost by the bot's own fault): "
+        + "; ".join(parts)
+        + "."
+    )
+    return [*_wrapped(text, width), Line(f"Details: arena faults {db}")]
+
+
+def _matrix(
+    title: str,
+    names: Sequence[str],
+    cell: Callable[[str, str], str],
+    width: int | None,
+) -> list[Line] | None:
+    """A bot-by-bot matrix with numbered columns (the row numbers), or None if it does not fit
+    ``width`` (None: any width)."""
+    rows = [[("" if col == row else cell(row, col)) for col in names] for row in names]
+    labels = [f"{i} {name}" for i, name in enumerate(names, 1)]
+    label_width = max(len(label) for label in labels)
+    cell_width = max(len(str(len(names))), *(len(c) for r in rows for c in r))
+    header = " " * label_width + "".join(f"  {i:>{cell_width}}" for i in range(1, len(names) + 1))
+    lines = [Line(header.rstrip(), heading=True)]
+    for label, row in zip(labels, rows, strict=True):
+        text = f"{label:<{label_width}}" + "".join(f"  {c:>{cell_width}}" for c in row)
+        lines.append(Line(text.rstrip()))
+    if width is not None and _width(lines) > width:
+        return None
+    wrapped = textwrap.wrap(title, width or DEFAULT_WIDTH, break_on_hyphens=False)
+    return [Line(t, heading=True) for t in wrapped] + lines
+
+
+def _cross_lines(standings: Standings, width: int, wide: bool) -> list[Line]:
+    names = standings.names
+    if len(names) < 2:
+        return []
+    cross = standings.cross
+
+    def by_role(row: str, col: str) -> str:
+        c = cross[row].get(col)
+        if c is None:
+            return "-"
+        return f"{_wins(c.order_wins, c.order_games)} {_wins(c.chaos_wins, c.chaos_games)}"
+
+    def overall(row: str, col: str) -> str:
+        c = cross[row].get(col)
+        games = 0 if c is None else c.order_games + c.chaos_games
+        if c is None or not games:
+            return "-"
+        return f"{100 * (c.order_wins + c.chaos_wins) / games:.0f}"
+
+    limit = None if wide else width
+    found = _matrix(
+        "Cross-table: row bot's wins/games vs column bot, as Order and as Chaos",
+        names,
+        by_role,
+        limit,
+    ) or _matrix(
+        "Cross-table: row bot's % of games won vs column bot (by role: --wide, --json)",
+        names,
+        overall,
+        limit,
+    )
+    if found is not None:
+        return found
+    return _wrapped(
+        f"Cross-table: {len(names)} bots do not fit {width} columns; see --wide, or --json "
+        "(cross_table: every pairing by role).",
+        width,
+    )
+
+
+def _los_lines(standings: Standings, width: int, wide: bool) -> list[Line]:
+    names = standings.names
+    if len(names) < 2:
+        return []
+    los = standings.los
+
+    def cell(row: str, col: str) -> str:
+        return f"{100 * los[row][col]:.0f}"
+
+    found = _matrix(
+        "Likelihood of superiority (%): row bot stronger than column bot",
+        names,
+        cell,
+        None if wide else width,
+    )
+    if found is not None:
+        return found
+    return _wrapped(
+        f"Likelihood of superiority: {len(names)} bots do not fit {width} columns; see --wide, "
+        "or --json (los).",
+        width,
+    )
+
+
+def _footer(standings: Standings, width: int) -> list[Line]:
+    e, f = standings.elo, standings.fit
+    text = (
+        "Elo ±95%: maximum-likelihood (Bradley-Terry) fit of all games at once, with Order's "
+        "advantage fitted, prior sd "
+        f"{f.prior_sd:.0f}, average bot {f.offset:.0f}; it does not depend on game order. "
+        "Order, Chaos: the same fit with a strength per role (compare an Order rating with a "
+        "Chaos rating; intervals in --wide). "
+        f"seq: sequential Elo, K={e.k:g}, start {e.initial:.0f}, games in a fixed interleaving "
+        "of rounds (the same games give the same numbers). "
+        ">R / <R: the bot won / lost every game (in that role): the data give no value, only a "
+        "bound; R is where the prior stops it. -: no games (in that role). surv: Chaos "
+        "survival, the mean number of marks on the board when the bot lost as Chaos (36: a full "
+        "board; - if it never lost; per Order opponent in --json)."
+    )
+    return _wrapped(text, width)
+
+
+def render_standings(
+    standings: Standings, *, width: int = DEFAULT_WIDTH, wide: bool = False, db: str = "DB"
+) -> list[Line]:
+    """Every line of the standings: table, summary, faults, survival, matrices, footer."""
+    if not standings.bots:
+        return [Line("No games stored yet.")]
+    distinct = standings.distinct_games
+    title = f"Standings: {standings.games} games"
+    if distinct is not None:
+        title += f" ({distinct} distinct)"
+    lines = [Line(title, heading=True)]
+    lines += _main_table(standings, width, wide)
+    lines.append(Line(""))
+    h = standings.role_advantage
+    rate = standings.order_win_rate
+    lines += _wrapped(
+        f"Order won {_percent(rate)} of the games; Order's advantage h = {h.text()} Elo "
+        "(overall fit).",
+        width,
+    )
+    if not standings.fit.converged:
+        lines += _wrapped(
+            "WARNING: the rating fit did not converge; the fitted ratings are not reliable.",
+            width,
+        )
+    if len(standings.groups) > 1:
+        described = "; ".join(f"{i}: {', '.join(g)}" for i, g in enumerate(standings.groups, 1))
+        lines += _wrapped(
+            f"WARNING: the bots form {len(standings.groups)} groups that never met ({described}). "
+            "Ratings compare only within a group; across groups only the prior relates them.",
+            width,
+        )
+    if len(standings.groups) == 1 and len(standings.role_groups) > 1:
+        described = "; ".join(
+            f"{i}: {', '.join(g)}" for i, g in enumerate(standings.role_groups, 1)
+        )
+        lines += _wrapped(
+            f"Note: the per-role ratings form {len(standings.role_groups)} groups that never "
+            f"met ({described}); Order and Chaos ratings compare only within a group.",
+            width,
+        )
+    lines += _fault_lines(standings, width, db)
+    for section in (_cross_lines(standings, width, wide), _los_lines(standings, width, wide)):
+        if section:
+            lines.append(Line(""))
+            lines += section
+    lines.append(Line(""))
+    lines += _footer(standings, width)
+    return lines
+
+
+def print_standings(console: Console, store: Store, *, wide: bool = False) -> None:
+    """Print the standings of ``store``'s games, and its harness errors, on ``console``."""
+    from rich.text import Text
+
+    standings = load_standings(store)
+    width = console.width if console.is_terminal else DEFAULT_WIDTH
+    bold = "" if no_color() else "bold"
+    db = str(store.path)
+    for line in render_standings(standings, width=width, wide=wide, db=db):
+        console.print(Text(line.text, style=bold if line.heading else ""), soft_wrap=True)
+    errors = store.harness_errors()
+    if errors:
+        from arena.protocol import escape
+
+        last = errors[-1].error.strip().splitlines() or [""]
+        console.print(
+            Text(
+                f"{len(errors)} harness errors (not counted against any bot; their games were "
+                f"replayed). The last: {escape(last[-1], 200)}"
+            ),
+            soft_wrap=True,
+        )
+
+
+def ratings_command(db: Path, *, json_output: bool, wide: bool, all_versions: bool = False) -> None:
+    """``arena ratings``: the standings of a stored tournament, as a table or as JSON."""
+    import json
 
     from arena.store import Store
 
-__all__ = ["standings_json", "print_standings"]
+    with Store.open(db, readonly=True, all_versions=all_versions) as store:
+        if json_output:
+            data = load_standings(store).to_json()
+            print(json.dumps(data, indent=2, allow_nan=False))
+            return
+        from rich.console import Console
 
-
-def standings_json(records: list[GameRecord]) -> dict[str, Any]:
-    """The standings of these games as plain data (what ``arena ratings --json`` prints)."""
-    from arena.ratings import GameResult, compute_all
-
-    results = [GameResult.from_record(r) for r in records]
-    return compute_all(results).to_json()
-
-
-def _num(value: float | None, digits: int = 0) -> str:
-    return "-" if value is None else f"{value:.{digits}f}"
-
-
-def _elo(value: float | None, ci: float | None) -> str:
-    return "-" if value is None else f"{value:.0f} ± {_num(ci)}"
-
-
-def print_standings(console: Console, store: Store) -> None:
-    """Rank, bot, games, wins by role, Elo (ML fit, 95%) overall and per role, cross-table."""
-    from rich.table import Table
-
-    records = list(store.games())
-    if not records:
-        console.print("no games stored yet")
-        return
-    data = standings_json(records)
-    table = Table(title="Standings", title_justify="left")
-    columns: tuple[tuple[str, JustifyMethod], ...] = (
-        ("#", "right"), ("bot", "left"), ("games", "right"), ("wins", "right"),
-        ("as Order", "right"), ("as Chaos", "right"), ("Elo (95%)", "right"),
-        ("Elo as Order", "right"), ("Elo as Chaos", "right"), ("seq. Elo", "right"),
-    )  # fmt: skip
-    for column, justify in columns:
-        table.add_column(column, justify=justify)
-    for rank, bot in enumerate(data["bots"], 1):
-        table.add_row(
-            str(rank),
-            bot["name"],
-            str(bot["games"]),
-            str(bot["wins"]),
-            f"{bot['wins_order']}/{bot['games_order']}",
-            f"{bot['wins_chaos']}/{bot['games_chaos']}",
-            _elo(bot["elo"], bot["elo_ci95"]),
-            _elo(bot["elo_order"], bot["elo_order_ci95"]),
-            _elo(bot["elo_chaos"], bot["elo_chaos_ci95"]),
-            _num(bot["elo_sequential"]),
-        )
-    console.print(table)
-    rate = data.get("order_win_rate")
-    advantage = _elo(data.get("role_advantage"), data.get("role_advantage_ci95"))
-    console.print(
-        f"Order wins {_num(None if rate is None else rate * 100, 1)}% of games; "
-        f"role advantage (Order) {advantage} Elo"
-    )
-    names = [bot["name"] for bot in data["bots"]]
-
-    def results(row: str, col: str) -> str:
-        cell = data["cross_table"].get(row, {}).get(col)
-        if cell is None:
-            return ""
-        return (
-            f"{cell['order_wins']}/{cell['order_games']} | "
-            f"{cell['chaos_wins']}/{cell['chaos_games']}"
-        )
-
-    def superiority(row: str, col: str) -> str:
-        return _num(_percent(data["los"].get(row, {}).get(col)), 0)
-
-    console.print(
-        _bot_matrix(
-            "Cross-table: row bot's wins vs column bot (as Order | as Chaos)", names, results,
-            "center",
-        )
-    )  # fmt: skip
-    if len(names) <= MAX_LOS_BOTS:
-        console.print(
-            _bot_matrix(
-                "Likelihood of superiority (%): row bot stronger than column bot",
-                names,
-                superiority,
-                "right",
-            )
-        )
-    errors = store.harness_errors()
-    if errors:
-        from rich.markup import escape
-
-        console.print(
-            f"{len(errors)} harness errors (not counted against any bot; their games were "
-            "replayed). The last: " + escape(errors[-1].error.strip().splitlines()[-1])
-        )
-
-
-MAX_LOS_BOTS = 16
-
-
-def _bot_matrix(
-    title: str, names: list[str], cell: Callable[[str, str], str], justify: JustifyMethod
-) -> Table:
-    """A bot-by-bot table: ``cell(row, col)`` for each pair, blank on the diagonal."""
-    from rich.table import Table
-
-    table = Table(title=title, title_justify="left")
-    table.add_column("")
-    for name in names:
-        table.add_column(name, justify=justify)
-    for row in names:
-        table.add_row(row, *("" if col == row else cell(row, col) for col in names))
-    return table
-
-
-def _percent(value: float | None) -> float | None:
-    return None if value is None else value * 100
+        print_standings(Console(highlight=False, soft_wrap=True), store, wide=wide)

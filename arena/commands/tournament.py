@@ -8,7 +8,8 @@ import shlex
 import signal
 import sys
 import time
-from collections.abc import Iterator
+from collections import deque
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING
@@ -32,47 +33,81 @@ __all__ = ["run_tournament_command", "ProgressDisplay"]
 
 
 class ProgressDisplay:
-    """Games done/total, games/s, ETA and faults: a bar on a terminal, plain lines elsewhere."""
+    """Games done/total, games/s, ETA and faults: a bar on a terminal, plain lines elsewhere.
 
-    def __init__(self, console: Console, quiet: bool) -> None:
+    The ETA divides the games left by the rate of the *recent* games (the last
+    ``ETA_WINDOW_S`` seconds, and at least the last ``ETA_MIN_GAMES`` games), so that it follows
+    a run whose games slow down (one long pairing left, fewer busy workers), and it is shown
+    only once a few games have finished: the first games carry the bots' start-up and say
+    nothing of the pace.
+    """
+
+    ETA_WINDOW_S = 30.0
+    ETA_MIN_GAMES = 5
+
+    def __init__(
+        self, console: Console, quiet: bool, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.console = console
         self.quiet = quiet
         self.live = console.is_terminal and not quiet
+        self.clock = clock
         self.total = self.done = self.faults = self.played = 0
-        self.start = time.monotonic()
+        self.start = clock()
         self.last_print = 0.0
+        self.recent: deque[float] = deque()  # finishing times of the recent games
         self.progress: Progress | None = None
         self.task: TaskID | None = None
+
+    @staticmethod
+    def plural(count: int, word: str) -> str:
+        """``1 game``, ``2 games``."""
+        return f"{count} {word}{'s' * (count != 1)}"
+
+    def eta(self) -> str:
+        """``eta 1m05s``, or ``eta -`` while the pace is not known yet."""
+        left = self.total - self.done
+        if left <= 0:
+            return "eta 0s"
+        if self.played < self.ETA_MIN_GAMES or len(self.recent) < 2:
+            return "eta -"
+        span = self.clock() - self.recent[0]
+        if span <= 0:
+            return "eta -"
+        seconds = round(left * span / (len(self.recent) - 1))
+        if seconds < 60:
+            return f"eta {seconds}s"
+        if seconds < 3600:
+            return f"eta {seconds // 60}m{seconds % 60:02d}s"
+        return f"eta {seconds // 3600}h{seconds % 3600 // 60:02d}m"
 
     def started(self, total: int, already: int, jobs: int) -> None:
         self.total, self.done = total, already
         if self.quiet:
             return
         if already:
-            self.console.print(f"resuming: {already} of {total} games already played")
-        if self.live and total > already:
-            from rich.progress import (
-                BarColumn,
-                MofNCompleteColumn,
-                Progress,
-                TextColumn,
-                TimeRemainingColumn,
+            self.console.print(
+                f"resuming: {already} of {self.plural(total, 'game')} already played"
             )
+        if self.live and total > already:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+            from arena.commands.standings import no_color
 
             # No refresh thread (auto_refresh=False): workers are forked from this process.
             progress = Progress(
-                TextColumn("[bold]games"),
+                TextColumn("games" if no_color() else "[bold]games"),
                 BarColumn(),
                 MofNCompleteColumn(),
                 TextColumn("{task.fields[rate]:.1f} games/s"),
                 TextColumn("faults {task.fields[faults]}"),
-                TimeRemainingColumn(),
+                TextColumn("{task.fields[eta]}"),
                 console=self.console,
                 auto_refresh=False,
                 transient=False,
             )
             self.task = progress.add_task(
-                "games", total=total, completed=already, rate=0.0, faults=0
+                "games", total=total, completed=already, rate=0.0, faults=0, eta="eta -"
             )
             progress.start()
             self.progress = progress
@@ -81,27 +116,36 @@ class ProgressDisplay:
         self.done += 1
         self.played += 1
         self.faults += record.reason.is_fault
-        now = time.monotonic()
+        now = self.clock()
+        self.recent.append(now)
+        while (
+            len(self.recent) > self.ETA_MIN_GAMES + 1 and now - self.recent[0] > self.ETA_WINDOW_S
+        ):
+            self.recent.popleft()
         rate = self.played / max(now - self.start, 1e-9)
         if self.progress is not None and self.task is not None:
             # Ten redraws a second at most: with fast bots, games come in by the thousand.
             if now - self.last_print > 0.1 or self.done == self.total:
-                self.progress.update(self.task, completed=self.done, rate=rate, faults=self.faults)
+                self.progress.update(
+                    self.task, completed=self.done, rate=rate, faults=self.faults, eta=self.eta()
+                )
                 self.progress.refresh()
                 self.last_print = now
         elif not self.quiet and (now - self.last_print > 2 or self.done == self.total):
-            left = (self.total - self.done) / rate if rate else 0
             print(
                 f"games {self.done}/{self.total}  {rate:.1f} games/s  faults {self.faults}"
-                f"  eta {left:.0f}s",
+                f"  {self.eta()}",
                 flush=True,
             )
             self.last_print = now
 
     def bot_changed(self, change: VersionChange, set_aside: int) -> None:
+        if not set_aside:  # nothing was played with the old version (or the store was reset)
+            return
         message = (
-            f"bot {change.name} changed since the last run: its {set_aside} earlier games are "
-            "set aside and its pairings replayed"
+            f"bot {change.name} changed since the last run: its "
+            f"{self.plural(set_aside, 'earlier game')} "
+            f"{'is' if set_aside == 1 else 'are'} set aside and its pairings replayed"
         )
         if self.quiet:  # still worth saying, but not on stdout
             print(message, file=sys.stderr, flush=True)
@@ -128,7 +172,9 @@ class ProgressDisplay:
     def stop(self) -> None:
         if self.progress is not None:
             if self.task is not None:
-                self.progress.update(self.task, completed=self.done, faults=self.faults)
+                self.progress.update(
+                    self.task, completed=self.done, faults=self.faults, eta=self.eta()
+                )
             self.progress.refresh()
             self.progress.stop()
             self.progress = None

@@ -2,12 +2,15 @@
 
 Pure functions of a sequence of games (no I/O), so the store, the CLI and the tests share them:
 
-- ``GameResult``: the only input, one finished game (who played which role, who won);
+- ``GameResult``: the only input, one finished game (who played which role, who won, how, in how
+  many plies, and a digest of its content that orders games canonically);
 - ``cross_table`` / ``tallies``: plain counts for standings tables;
-- ``arena.ratings.elo.sequential_elo``: the classic running Elo (depends on game order);
+- ``arena.ratings.elo``: the classic running Elo, over games in a canonical order
+  (``canonical_order``) so that it does not depend on how the games were scheduled;
 - ``arena.ratings.mle.fit_mle``: a maximum-likelihood (MAP) fit, as BayesElo/Ordo do, which does
   not depend on game order and comes with standard errors and likelihood-of-superiority;
-- ``compute_all``: all of the above bundled into ``Standings`` for the CLI and ``--json``.
+- ``arena.ratings.standings``: the one standings model (``Standings``, built by ``compute_all``)
+  that the terminal table, ``--json`` and any report render.
 
 Importing this package is cheap on purpose (the CLI's start-up time matters): numpy, scipy and
 the ``elo`` package are imported only by the submodules, which load on first use.
@@ -16,15 +19,19 @@ the ``elo`` package are imported only by the submodules, which load on first use
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterable, Sequence
+import math
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 if TYPE_CHECKING:
     from arena.ratings.elo import EloRatings
     from arena.ratings.mle import MLEFit
+    from arena.ratings.standings import BotStanding, Standings
 
 __all__ = [
+    "ELO_PER_LOGIT",
+    "BotStanding",
     "BotTally",
     "CrossCell",
     "EloRatings",
@@ -40,6 +47,9 @@ __all__ = [
     "tallies",
 ]
 
+ELO_PER_LOGIT = 400.0 / math.log(10.0)
+"""Elo points per unit of natural log-odds (about 173.7): 400 points are odds of 10 to 1."""
+
 # Names re-exported from the submodules, loaded lazily by ``__getattr__`` below.
 _LAZY = {
     "EloRatings": "arena.ratings.elo",
@@ -47,6 +57,9 @@ _LAZY = {
     "sequential_elo": "arena.ratings.elo",
     "MLEFit": "arena.ratings.mle",
     "fit_mle": "arena.ratings.mle",
+    "BotStanding": "arena.ratings.standings",
+    "Standings": "arena.ratings.standings",
+    "compute_all": "arena.ratings.standings",
 }
 
 
@@ -74,7 +87,11 @@ class GameLike(Protocol):
 
 
 class GameResult(NamedTuple):
-    """One finished game, all the ratings need: Order and Chaos cannot draw."""
+    """One finished game, all the ratings need: Order and Chaos cannot draw.
+
+    Only the first three fields are rated; the others feed the fault counts, the survival
+    statistic and the canonical order of the sequential Elo, and default to "unknown".
+    """
 
     order: str
     """Name of the bot that played Order."""
@@ -82,15 +99,47 @@ class GameResult(NamedTuple):
     """Name of the bot that played Chaos."""
     order_won: bool
     """True when Order won, False when Chaos won."""
+    reason: str = ""
+    """How the game ended (an ``arena.rules.Reason`` value: ``five``, ``full``, ``timeout``...);
+    empty when unknown. For a fault, the loser is the bot at fault."""
+    plies: int = 0
+    """Marks on the board when the game ended (the opening's and the bots' moves)."""
+    key: str = ""
+    """A digest of the game's content (players, result, opening and moves): identical games have
+    the same key, so sorting by it orders games independently of when they were played. Empty
+    when unknown (such games keep their given order)."""
 
     @classmethod
     def from_record(cls, record: Any) -> GameResult:
         """Reduce an ``arena.records.GameRecord`` (or anything with ``order``, ``chaos`` and a
         ``winner`` role or ``"order"``/``"chaos"`` string) to what the ratings use."""
+        import hashlib  # here, not at the top: `arena match` imports this package, never this
+
         winner = getattr(record.winner, "value", record.winner)
         if winner not in ("order", "chaos"):
             raise ValueError(f"unknown winner {record.winner!r}")
-        return cls(str(record.order), str(record.chaos), winner == "order")
+        reason = str(getattr(getattr(record, "reason", ""), "value", getattr(record, "reason", "")))
+        opening = [str(m) for m in getattr(record, "opening", None) or ()]
+        moves = [str(m) for m in getattr(record, "moves", None) or ()]
+        content = "\n".join(
+            [
+                str(record.order),
+                str(record.chaos),
+                winner,
+                reason,
+                " ".join(opening),
+                " ".join(moves),
+            ]
+        )
+        key = hashlib.blake2b(content.encode("utf-8", "surrogateescape"), digest_size=8).hexdigest()
+        return cls(
+            str(record.order),
+            str(record.chaos),
+            winner == "order",
+            reason,
+            len(opening) + len(moves),
+            key,
+        )
 
     @property
     def winner(self) -> str:
@@ -200,97 +249,3 @@ def order_win_rate(games: Iterable[GameLike]) -> float | None:
         n += 1
         wins += bool(g.order_won)
     return wins / n if n else None
-
-
-@dataclass(frozen=True)
-class Standings:
-    """Everything a standings table shows, computed once; ``to_json`` for ``--json``."""
-
-    bots: list[str]
-    """Bot names, best first by the maximum-likelihood rating (ties by name)."""
-    tallies: dict[str, BotTally]
-    """Raw game and win counts per bot."""
-    elo: EloRatings
-    """Sequential Elo (order-dependent, the familiar running rating)."""
-    mle: MLEFit
-    """Order-independent maximum-likelihood ratings with intervals and LOS."""
-    cross: dict[str, dict[str, CrossCell]]
-    """Head-to-head results, see ``cross_table``."""
-    games: int
-    """Number of games rated."""
-    order_win_rate: float | None
-    """Fraction of all games Order won, None without games."""
-
-    def to_json(self) -> dict[str, Any]:
-        """Plain dicts, lists, ints, floats and None only: ready for ``json.dumps``."""
-        m, e = self.mle, self.elo
-        bots = []
-        for name in self.bots:
-            t = self.tallies[name]
-            bots.append(
-                {
-                    "name": name,
-                    "games": t.games,
-                    "wins": t.wins,
-                    "wins_order": t.wins_order,
-                    "games_order": t.games_order,
-                    "wins_chaos": t.wins_chaos,
-                    "games_chaos": t.games_chaos,
-                    "elo": float(m.rating[name]),
-                    "elo_ci95": float(m.rating_ci95[name]),
-                    "elo_order": float(m.order_rating[name]),
-                    "elo_order_ci95": float(m.order_ci95[name]),
-                    "elo_chaos": float(m.chaos_rating[name]),
-                    "elo_chaos_ci95": float(m.chaos_ci95[name]),
-                    "elo_sequential": float(e.overall[name]),
-                    "elo_sequential_order": float(e.as_order[name]),
-                    "elo_sequential_chaos": float(e.as_chaos[name]),
-                }
-            )
-        return {
-            "bots": bots,
-            "games": self.games,
-            "order_win_rate": self.order_win_rate,
-            "role_advantage": float(m.role_advantage),
-            "role_advantage_ci95": float(m.role_advantage_ci95),
-            "los": {a: {b: float(p) for b, p in row.items()} for a, row in m.los.items()},
-            "cross_table": {
-                row: {col: cell._asdict() for col, cell in cells.items()}
-                for row, cells in self.cross.items()
-            },
-        }
-
-
-def compute_all(
-    games: Iterable[GameLike],
-    *,
-    names: Sequence[str] = (),
-    k: float = 16.0,
-    offset: float = 1500.0,
-    prior_sd: float = 400.0,
-    prior_sd_role: float = 1000.0,
-    elo_backend: Literal["auto", "package", "builtin"] = "auto",
-) -> Standings:
-    """Tallies, sequential Elo and the maximum-likelihood fit of ``games`` (in play order).
-
-    ``names`` adds bots that have no games yet (they get prior-only ratings). ``offset`` places
-    the average bot of the fit at 1500, the sequential Elo's starting rating, so that the two
-    columns read on the same scale. See ``sequential_elo`` and ``fit_mle`` for the rest.
-    """
-    from arena.ratings.elo import sequential_elo
-    from arena.ratings.mle import fit_mle
-
-    games = [
-        g if isinstance(g, GameResult) else GameResult(g.order, g.chaos, g.order_won) for g in games
-    ]
-    fit = fit_mle(games, names=names, prior_sd=prior_sd, prior_sd_role=prior_sd_role, offset=offset)
-    seq = sequential_elo(games, names=fit.names, k=k, initial=offset, backend=elo_backend)
-    return Standings(
-        bots=sorted(fit.names, key=lambda n: (-fit.rating[n], n)),
-        tallies=tallies(games, fit.names),
-        elo=seq,
-        mle=fit,
-        cross=cross_table(games, fit.names),
-        games=len(games),
-        order_win_rate=order_win_rate(games),
-    )

@@ -1,8 +1,11 @@
-"""Sequential (running) Elo: each game moves both players' ratings, in play order.
+"""Sequential (running) Elo: each game moves both players' ratings, one game after another.
 
-This is the rating people know, and it is what a live tournament can show after every game, but
-it depends on the order games were played and forgets old results; ``arena.ratings.mle`` gives
-the order-independent fit. The arithmetic comes from the ``elo`` package (0.1.1) where it is
+This is the rating people know, but it depends on the order of the games and weighs the last
+ones most; ``arena.ratings.mle`` gives the order-independent fit. The order in which a tournament
+*played* its games depends on its schedule and on worker timing, so the standings never rate
+games in that order: ``canonical_order`` puts them in a fixed interleaving of rounds that depends
+only on the games themselves, so that the same games always give the same numbers and no bot's
+games all come first or last. The arithmetic comes from the ``elo`` package (0.1.1) where it is
 installed; that package cannot be installed on Python >= 3.12, so a built-in implementation of
 the same formula is used there (and can be forced, to check that both agree):
 
@@ -11,14 +14,38 @@ the same formula is used there (and can be forced, to check that both agree):
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import random
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, TypeVar
 
 if TYPE_CHECKING:
     from arena.ratings import GameLike
 
-__all__ = ["Backend", "EloRatings", "expected_score", "package_available", "sequential_elo"]
+__all__ = [
+    "DEFAULT_INITIAL",
+    "DEFAULT_K",
+    "Backend",
+    "EloRatings",
+    "canonical_order",
+    "expected_score",
+    "package_available",
+    "sequential_elo",
+]
+
+DEFAULT_K = 16.0
+"""The K-factor of the standings' sequential Elo (the most a game can move a rating is K)."""
+
+DEFAULT_INITIAL = 1500.0
+"""The starting rating of every bot (and of each of its roles) in the sequential Elo."""
+
+CANONICAL_ORDER = (
+    "rounds: the n-th game of every (Order, Chaos) pairing, pairings shuffled by a fixed seed per "
+    "round, each pairing's games sorted by a digest of their content"
+)
+"""How ``canonical_order`` orders games, in words (for ``--json`` and the standings' footer)."""
+
+G = TypeVar("G", bound="GameLike")
 
 Backend = Literal["auto", "package", "builtin"]
 
@@ -30,7 +57,31 @@ Rater = Callable[[float, float], tuple[float, float]]
 
 def expected_score(rating: float, other: float) -> float:
     """Expected score (win probability) of a player rated ``rating`` against ``other``."""
-    return float(1.0 / (1.0 + 10.0 ** ((other - rating) / (2.0 * _BETA))))
+    return 1.0 / (1.0 + float(10.0 ** ((other - rating) / (2.0 * _BETA))))
+
+
+def canonical_order(games: Iterable[G]) -> list[G]:
+    """The games in an order that depends only on the games, not on when they were played.
+
+    Round ``r`` holds the ``r``-th game of every (Order bot, Chaos bot) pairing that has one, the
+    pairings shuffled by a generator seeded with ``r`` (so no bot is always rated first or last
+    in a round); within a pairing, games are sorted by their content digest (``key``, see
+    ``GameResult``), so that a rerun whose games finished in another order gives the same
+    sequence. Games without a key keep their given order within their pairing.
+    """
+    by_pair: dict[tuple[str, str], list[G]] = {}
+    for g in games:
+        by_pair.setdefault((g.order, g.chaos), []).append(g)
+    for pair_games in by_pair.values():
+        pair_games.sort(key=lambda g: str(getattr(g, "key", "")))
+    pairs = sorted(by_pair)
+    rounds = max((len(v) for v in by_pair.values()), default=0)
+    ordered: list[G] = []
+    for r in range(rounds):
+        present: Sequence[tuple[str, str]] = [p for p in pairs if len(by_pair[p]) > r]
+        present = random.Random(r).sample(present, len(present))
+        ordered.extend(by_pair[p][r] for p in present)
+    return ordered
 
 
 def package_available() -> bool:
@@ -111,12 +162,12 @@ class EloRatings:
 def sequential_elo(
     games: Iterable[GameLike],
     *,
-    k: float = 16.0,
-    initial: float = 1500.0,
+    k: float = DEFAULT_K,
+    initial: float = DEFAULT_INITIAL,
     backend: Backend = "auto",
     names: Iterable[str] = (),
 ) -> EloRatings:
-    """Run Elo over ``games`` in the given (play) order.
+    """Run Elo over ``games`` in the given order (``canonical_order`` gives a reproducible one).
 
     Overall: the Order bot and the Chaos bot each have one rating. Per role: each bot has an
     Order entity and a Chaos entity, and a game is rated between the Order bot's Order entity

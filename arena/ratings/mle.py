@@ -15,10 +15,15 @@ own mean rather than towards each other.
 
 Ratings are reported relative to the average bot (the likelihood only sees differences, so the
 zero is a choice): the mean overall rating of the bots that played is ``offset`` (default 1500,
-where sequential Elo starts), and their mean of ``(order + chaos) / 2`` is ``offset`` too, so that
-per-role ratings sit around the overall ones, about ``h/2`` above (Order) and below (Chaos). A bot
-without games does not count in that mean, so adding one changes nobody else. Intervals are
-``1.96`` standard errors from the inverse Hessian of the negative log-posterior (Laplace), for
+where sequential Elo starts), and so is their mean of ``(order + chaos) / 2`` in the per-role model.
+That is all the two scales share: a bot's per-role ratings do *not* sit about ``h/2`` above and
+below its overall rating. The per-role model has its own Order advantage (its mean Order rating
+minus its mean Chaos rating), which differs from the overall ``h`` whenever bots differ between
+roles; and a role a bot won or lost every game in has no maximum-likelihood value, so the prior
+alone holds it (tens to hundreds of points from where the data point). Read Order ratings against
+Chaos ratings (their difference predicts a game between them), not against the overall column.
+A bot without games does not count in the means, so adding one changes nobody else. Intervals
+are ``1.96`` standard errors from the inverse Hessian of the negative log-posterior (Laplace), for
 those relative ratings: a lone bot's rating is exactly the average, with zero width.
 
 Games are first aggregated into counts per (Order bot, Chaos bot) pair, so the cost depends on
@@ -34,13 +39,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from arena.ratings import ELO_PER_LOGIT
+
 if TYPE_CHECKING:
     from arena.ratings import GameLike
 
-__all__ = ["ELO_PER_LOGIT", "MLEFit", "PairCounts", "aggregate", "fit_mle"]
+__all__ = ["ELO_PER_LOGIT", "LogisticPosterior", "MLEFit", "PairCounts", "aggregate", "fit_mle"]
 
-ELO_PER_LOGIT = 400.0 / math.log(10.0)
-"""Elo points per unit of natural log-odds (about 173.7)."""
 
 _Z95 = 1.959963984540054  # two-sided 95% normal quantile
 
@@ -83,7 +88,7 @@ def aggregate(games: Iterable[GameLike], names: Iterable[str] = ()) -> PairCount
     return PairCounts(all_names, played // n, played % n, total[played], won[played])
 
 
-class _Logistic:
+class LogisticPosterior:
     """Negative log-posterior of a logistic model in which each pair's log-odds is a signed sum
     of a few parameters: ``x[p] = sum_k coefs[p, k] * u[cols[p, k]]`` (natural-log units).
 
@@ -229,12 +234,12 @@ class MLEFit:
     def expected(self, order_bot: str, chaos_bot: str) -> float:
         """Overall model: probability that ``order_bot`` as Order beats ``chaos_bot`` as Chaos."""
         d = self.rating[order_bot] - self.rating[chaos_bot] + self.role_advantage
-        return float(1.0 / (1.0 + 10.0 ** (-d / 400.0)))
+        return 1.0 / (1.0 + math.pow(10.0, -d / 400.0))
 
     def expected_by_role(self, order_bot: str, chaos_bot: str) -> float:
         """Per-role model: probability that ``order_bot`` as Order beats ``chaos_bot``."""
         d = self.order_rating[order_bot] - self.chaos_rating[chaos_bot]
-        return float(1.0 / (1.0 + 10.0 ** (-d / 400.0)))
+        return 1.0 / (1.0 + math.pow(10.0, -d / 400.0))
 
 
 def fit_mle(
@@ -272,7 +277,7 @@ def fit_mle(
     centre = np.eye(n) - weights[None, :]
 
     # Overall: u = [s_0 .. s_{n-1}, h].
-    overall = _Logistic(
+    overall = LogisticPosterior(
         np.column_stack([counts.order_idx, counts.chaos_idx, np.full(p, n)]).astype(np.int64),
         coefs,
         counts.games,
@@ -288,7 +293,7 @@ def fit_mle(
     h, h_se = float(vals[n]), float(se[n])
 
     # Per role: u = [a_0 .. a_{n-1}, b_0 .. b_{n-1}, h] with s_order = a + h/2, s_chaos = b - h/2.
-    per_role = _Logistic(
+    per_role = LogisticPosterior(
         np.column_stack([counts.order_idx, n + counts.chaos_idx, np.full(p, 2 * n)]).astype(
             np.int64
         ),

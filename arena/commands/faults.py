@@ -1,0 +1,172 @@
+"""``arena faults``: which games a bot lost by its own fault, why, and what it said on stderr.
+
+The standings count faults per bot and reason; this command shows the games behind the counts,
+so that a bot author can see what went wrong without opening the store. Everything the bot wrote
+(the fault detail quotes its replies; its stderr) is escaped before it is printed
+(``protocol.escape``): a bot cannot clear the screen or forge lines of this output.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from arena.errors import ArenaError
+from arena.protocol import escape
+from arena.records import GameRecord
+from arena.rules import Role
+
+__all__ = [
+    "FaultRow",
+    "fault_rows",
+    "faults_command",
+    "render_faults",
+    "shown_detail",
+    "last_lines",
+]
+
+DETAIL_WIDTH = 300
+"""Characters of a fault detail shown (after escaping)."""
+
+
+def shown_detail(detail: str, limit: int) -> str:
+    """A stored fault detail, safe to print and cut to ``limit`` characters (then ``...``).
+
+    The referee already escapes what a bot wrote in a detail (``protocol.quote``), so a printable
+    detail is shown as stored: escaping it again would double its backslashes. One that is not
+    printable (written by an older referee) is escaped here.
+    """
+    if not detail.isprintable():
+        return escape(detail, limit)
+    return detail if len(detail) <= limit else detail[:limit] + "..."
+
+
+def last_lines(text: str, count: int, width: int = 200) -> list[str]:
+    """The last ``count`` non-blank lines of a bot's stderr ``text``, each escaped and cut to
+    ``width`` characters (stderr is stored as the bot wrote it)."""
+    lines = [line for line in text.replace("\r\n", "\n").split("\n") if line.strip()]
+    return [escape(line, width) for line in lines[-count:]]
+
+
+@dataclass(frozen=True)
+class FaultRow:
+    """One game lost by a bot's own fault."""
+
+    game: int
+    """The game's number in the store (1 = the first stored game of the current versions)."""
+    bot: str
+    """The bot at fault (it lost the game)."""
+    role: str
+    """The role it played: ``order`` or ``chaos``."""
+    opponent: str
+    """The other bot."""
+    reason: str
+    """``timeout``, ``illegal``, ``malformed``, ``crash`` or ``startup``."""
+    detail: str
+    """What the referee saw, escaped and cut to ``DETAIL_WIDTH``."""
+    stderr: list[str]
+    """The last lines the bot wrote to stderr during that game, each escaped."""
+    plies: int
+    """Moves played before the fault."""
+    seed: int
+    """The seed the bots had (``ARENA_SEED``), to reproduce the game."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "game": self.game,
+            "bot": self.bot,
+            "role": self.role,
+            "opponent": self.opponent,
+            "reason": self.reason,
+            "detail": self.detail,
+            "stderr": list(self.stderr),
+            "plies": self.plies,
+            "seed": self.seed,
+        }
+
+
+def fault_rows(
+    records: Iterable[GameRecord],
+    *,
+    bot: str | None = None,
+    reason: str | None = None,
+    stderr_lines: int = 5,
+) -> list[FaultRow]:
+    """The faulted games among ``records`` (numbered from 1 in their order), optionally only
+    those of ``bot`` and of ``reason``."""
+    rows = []
+    for number, record in enumerate(records, 1):
+        role = record.faulty_role
+        if role is None:
+            continue
+        faulty = record.loser_name
+        if (bot is not None and faulty != bot) or (reason is not None and record.reason != reason):
+            continue
+        stderr = record.stderr_order if role is Role.ORDER else record.stderr_chaos
+        rows.append(
+            FaultRow(
+                game=number,
+                bot=faulty,
+                role=role.value,
+                opponent=record.winner_name,
+                reason=record.reason.value,
+                detail=shown_detail(record.detail, DETAIL_WIDTH),
+                stderr=last_lines(stderr, stderr_lines),
+                plies=len(record.moves),
+                seed=record.seed,
+            )
+        )
+    return rows
+
+
+def render_faults(rows: Sequence[FaultRow]) -> list[str]:
+    """Plain lines: one block per faulted game, then the counts by bot and reason."""
+    if not rows:
+        return ["No faulted games."]
+    lines = []
+    for r in rows:
+        plies = f"{r.plies} move{'s' * (r.plies != 1)}"
+        lines.append(
+            f"game {r.game}: {r.bot} as {r.role.capitalize()} vs {r.opponent}: {r.reason} "
+            f"after {plies} (seed {r.seed})"
+        )
+        lines.append(f"  detail: {r.detail or '-'}")
+        if r.stderr:
+            lines.append(f"  stderr, last {len(r.stderr)} line{'s' * (len(r.stderr) != 1)}:")
+            lines.extend(f"  | {line}" for line in r.stderr)
+        else:
+            lines.append("  stderr: nothing")
+    counts = Counter((r.bot, r.reason) for r in rows)
+    summary = ", ".join(f"{bot} {reason} {n}" for (bot, reason), n in sorted(counts.items()))
+    lines.append(f"{len(rows)} faulted game{'s' * (len(rows) != 1)}: {summary}")
+    return lines
+
+
+def faults_command(
+    db: Path,
+    *,
+    bot: str | None,
+    reason: str | None,
+    json_output: bool,
+    stderr_lines: int,
+    all_versions: bool = False,
+) -> None:
+    """``arena faults DB``: print the faulted games of a stored tournament."""
+    from arena.store import Store
+
+    with Store.open(db, readonly=True, all_versions=all_versions) as store:
+        records = list(store.games())
+    if bot is not None:
+        names = sorted({r.order for r in records} | {r.chaos for r in records})
+        if bot not in names:
+            known = ", ".join(names) or "none"
+            raise ArenaError(f"{db}: no games of a bot named {bot!r} (its bots: {known})")
+    rows = fault_rows(records, bot=bot, reason=reason, stderr_lines=stderr_lines)
+    if json_output:
+        print(json.dumps([r.to_json() for r in rows], indent=2))
+    else:
+        print("\n".join(render_faults(rows)))

@@ -1,0 +1,508 @@
+"""The standings model: everything a standings table says about a set of games, computed once.
+
+``compute_all`` builds a ``Standings`` from games; the terminal table
+(``arena.commands.standings``), ``arena ratings --json`` (``Standings.to_json``) and any future
+report render this one typed model, so no renderer recomputes a number or reads back another
+renderer's output.
+
+A rating is shown for what it is (``Rating``): a value with its interval; a *bound* when the bot
+won or lost every game it played (the likelihood then has no maximum and the prior alone sets
+the number); nothing at all for a role the bot never played.
+
+This module imports only the standard library and ``arena.rules`` at import time; the fit and the
+sequential Elo (numpy, scipy, ``elo``) load when ``compute_all`` runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from arena.ratings import BotTally, CrossCell, GameLike, GameResult, cross_table, tallies
+from arena.rules import Reason
+
+if TYPE_CHECKING:
+    from arena.ratings.elo import EloRatings
+    from arena.ratings.mle import MLEFit
+
+__all__ = [
+    "FAULT_NAMES",
+    "BotStanding",
+    "EloSettings",
+    "FitSettings",
+    "Rating",
+    "Standings",
+    "Survival",
+    "SurvivalCell",
+    "compute_all",
+    "groups",
+    "role_groups",
+]
+
+FAULT_NAMES: tuple[str, ...] = tuple(r.value for r in Reason if r.is_fault)
+"""The reasons a bot can lose by its own fault, in a fixed order: timeout, illegal, malformed,
+crash, startup."""
+
+Bound = Literal["", ">", "<"]
+
+
+@dataclass(frozen=True)
+class Rating:
+    """One rating as the data support it: a value with its interval, a bound, or nothing."""
+
+    value: float | None
+    """The fitted rating (Elo points), or None when the bot never played (in this role)."""
+    ci95: float | None
+    """Half-width of the 95% interval, or None with ``value`` (or for a bound, whose interval
+    is the prior's, not the data's)."""
+    bound: Bound = ""
+    """``">"`` when the bot won every game it played (in this role): the data only say it is
+    better than the others, and ``value`` is where the prior stops it; ``"<"`` when it lost
+    every game; ``""`` for an ordinary estimate."""
+
+    def text(self, interval: bool = True) -> str:
+        """``1523 ±12``, ``>1850``, ``<1200`` or ``-``."""
+        if self.value is None:
+            return "-"
+        value = int(round(self.value))  # never "-0"
+        if self.bound:
+            return f"{self.bound}{value}"
+        if interval and self.ci95 is not None:
+            return f"{value} ±{round(self.ci95)}"
+        return f"{value}"
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"value", "ci95", "bound"}`` with None for what is not known (``bound`` null for an
+        ordinary estimate)."""
+        return {"value": self.value, "ci95": self.ci95, "bound": self.bound or None}
+
+
+@dataclass(frozen=True)
+class SurvivalCell:
+    """How one Chaos bot fared against one Order bot."""
+
+    games: int
+    """Games the Chaos bot played against this Order bot."""
+    wins: int
+    """Of those, games the Chaos bot won (the board filled, or Order faulted)."""
+    mean_plies_lost: float | None
+    """Mean number of marks on the board when the Chaos bot lost (None: it never lost)."""
+
+    @property
+    def win_rate(self) -> float | None:
+        """Fraction of these games the Chaos bot won, None without games."""
+        return self.wins / self.games if self.games else None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "games": self.games,
+            "wins": self.wins,
+            "win_rate": self.win_rate,
+            "mean_plies_lost": self.mean_plies_lost,
+        }
+
+
+@dataclass(frozen=True)
+class Survival:
+    """A Chaos bot's survival (issue 11): Chaos rarely wins against a good Order, so how long it
+    holds out before losing is what tells Chaos bots apart."""
+
+    games: int
+    """Games played as Chaos."""
+    wins: int
+    """Games won as Chaos."""
+    mean_plies_lost: float | None
+    """The survival score: mean number of marks on the board when it lost as Chaos, over all
+    its Chaos losses (None: it never lost as Chaos). 36 would be a full board."""
+    by_order: dict[str, SurvivalCell]
+    """Per Order opponent (by name, sorted), its results against that bot."""
+
+    @property
+    def win_rate(self) -> float | None:
+        """Fraction of its Chaos games won, None without games."""
+        return self.wins / self.games if self.games else None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "games": self.games,
+            "wins": self.wins,
+            "win_rate": self.win_rate,
+            "mean_plies_lost": self.mean_plies_lost,
+            "by_order": {name: cell.to_json() for name, cell in self.by_order.items()},
+        }
+
+
+@dataclass(frozen=True)
+class BotStanding:
+    """One bot's line of the standings."""
+
+    name: str
+    """The bot's name."""
+    rank: int
+    """1 for the best overall fitted rating (bots without games come last)."""
+    group: int
+    """Index in ``Standings.groups`` of the group of bots it is connected to by games
+    (-1 for a bot without games)."""
+    tally: BotTally
+    """Its games and wins, overall and per role."""
+    rating: Rating
+    """The overall fitted rating (Bradley–Terry with Order's advantage, all games at once)."""
+    order: Rating
+    """The per-role fit's rating of its Order play."""
+    chaos: Rating
+    """The per-role fit's rating of its Chaos play (same scale as ``order``)."""
+    sequential: float | None
+    """Sequential Elo over the games in canonical order (None without games)."""
+    sequential_order: float | None
+    """Sequential Elo of its Order play (None: never played Order)."""
+    sequential_chaos: float | None
+    """Sequential Elo of its Chaos play (None: never played Chaos)."""
+    faults: dict[str, int]
+    """Games it lost by its own fault, by reason (every name of ``FAULT_NAMES``, zeros
+    included, in that order)."""
+    survival: Survival | None
+    """Its survival as Chaos (None: never played Chaos)."""
+
+    @property
+    def fault_total(self) -> int:
+        """Games it lost by its own fault, whatever the reason."""
+        return sum(self.faults.values())
+
+    def to_json(self) -> dict[str, Any]:
+        """The bot's entry of ``Standings.to_json``: the flat keys of earlier versions (``elo``,
+        ``elo_ci95``, ``elo_order``...; null where there is no number) plus the structured
+        ones (``rating``, ``order``, ``chaos`` with their bounds, ``faults``, ``survival``)."""
+        t = self.tally
+        return {
+            "name": self.name,
+            "rank": self.rank,
+            "group": self.group,
+            "games": t.games,
+            "wins": t.wins,
+            "wins_order": t.wins_order,
+            "games_order": t.games_order,
+            "wins_chaos": t.wins_chaos,
+            "games_chaos": t.games_chaos,
+            "elo": self.rating.value,
+            "elo_ci95": self.rating.ci95,
+            "elo_order": self.order.value,
+            "elo_order_ci95": self.order.ci95,
+            "elo_chaos": self.chaos.value,
+            "elo_chaos_ci95": self.chaos.ci95,
+            "elo_sequential": self.sequential,
+            "elo_sequential_order": self.sequential_order,
+            "elo_sequential_chaos": self.sequential_chaos,
+            "rating": self.rating.to_json(),
+            "order": self.order.to_json(),
+            "chaos": self.chaos.to_json(),
+            "faults": dict(self.faults),
+            "fault_total": self.fault_total,
+            "survival": None if self.survival is None else self.survival.to_json(),
+        }
+
+
+@dataclass(frozen=True)
+class EloSettings:
+    """What the sequential Elo column is, so that it can be stated wherever it is shown."""
+
+    k: float
+    """The K-factor: the most one game moves a rating."""
+    initial: float
+    """Every bot's (and role's) starting rating."""
+    order: str
+    """How the games were ordered (``arena.ratings.elo.CANONICAL_ORDER``)."""
+    backend: str
+    """Which implementation did the arithmetic (``package``: the ``elo`` package; ``builtin``)."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"k": self.k, "initial": self.initial, "order": self.order, "backend": self.backend}
+
+
+@dataclass(frozen=True)
+class FitSettings:
+    """What the fitted columns are: the model, its prior, and whether the optimiser converged."""
+
+    model: str
+    """The models, in words."""
+    prior_sd: float
+    """Prior standard deviation of each strength (Elo points)."""
+    prior_sd_role: float
+    """Prior standard deviation of Order's advantage (Elo points)."""
+    offset: float
+    """The average rating of the bots that played."""
+    converged: bool
+    """Whether both optimisations reported success; if not, the numbers are not to be trusted."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "model": self.model,
+            "prior_sd": self.prior_sd,
+            "prior_sd_role": self.prior_sd_role,
+            "offset": self.offset,
+            "converged": self.converged,
+        }
+
+
+MODEL = (
+    "Bradley-Terry (logistic, 400 Elo = 10:1) maximum a posteriori: overall P(Order wins) = "
+    "1/(1+10^(-(s_order - s_chaos + h)/400)); per role, separate Order and Chaos strengths; "
+    "Gaussian priors on strengths and h; 95% intervals from the Hessian"
+)
+
+
+@dataclass(frozen=True)
+class Standings:
+    """Everything a standings table shows, computed once; ``to_json`` for ``--json``."""
+
+    bots: list[BotStanding]
+    """One entry per bot, best first by the overall fitted rating (ties by name)."""
+    games: int
+    """Number of games rated."""
+    distinct_games: int | None
+    """How many of them differ (in players, opening, moves or result): deterministic bots
+    replay the same few games, and the intervals then claim more than the games hold. None
+    when the games carry no content digest (``GameResult.key``)."""
+    order_win_rate: float | None
+    """Fraction of all games Order won, None without games."""
+    role_advantage: Rating
+    """``h``: Order's advantage in the overall fit (Elo points, negative if Chaos's)."""
+    los: dict[str, dict[str, float]]
+    """``los[a][b]``: likelihood of superiority, the probability that ``a``'s overall strength
+    exceeds ``b``'s (0.5 on the diagonal)."""
+    cross: dict[str, dict[str, CrossCell]]
+    """Head-to-head results, see ``arena.ratings.cross_table``."""
+    groups: list[list[str]]
+    """The bots with games, split into groups that are connected by games (sorted names; the
+    largest group first). More than one group means ratings of bots in different groups are
+    not comparable: nothing in the data relates them, only the prior does."""
+    role_groups: list[list[str]]
+    """The same for the per-role model, whose players are each bot's Order play and its Chaos
+    play (``"NAME as Order"``): ratings in different role groups are not comparable."""
+    elo: EloSettings
+    """What the sequential Elo columns are."""
+    fit: FitSettings
+    """What the fitted columns are, and whether the fit converged."""
+    elo_ratings: EloRatings | None = field(default=None, repr=False, compare=False)
+    """The full sequential Elo result, for library users (not rendered)."""
+    mle: MLEFit | None = field(default=None, repr=False, compare=False)
+    """The full fit (covariances...), for library users (not rendered)."""
+
+    def bot(self, name: str) -> BotStanding:
+        """The entry of bot ``name`` (KeyError if it has none)."""
+        for b in self.bots:
+            if b.name == name:
+                return b
+        raise KeyError(name)
+
+    @property
+    def names(self) -> list[str]:
+        """Bot names in standings order."""
+        return [b.name for b in self.bots]
+
+    @property
+    def fault_total(self) -> int:
+        """Games lost by a fault, all bots together."""
+        return sum(b.fault_total for b in self.bots)
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain dicts, lists, strings, numbers, booleans and None only: ready for
+        ``json.dumps(..., allow_nan=False)``."""
+        return {
+            "games": self.games,
+            "distinct_games": self.distinct_games,
+            "order_win_rate": self.order_win_rate,
+            "role_advantage": self.role_advantage.value,
+            "role_advantage_ci95": self.role_advantage.ci95,
+            "converged": self.fit.converged,
+            "fit": self.fit.to_json(),
+            "sequential_elo": self.elo.to_json(),
+            "groups": [list(g) for g in self.groups],
+            "role_groups": [list(g) for g in self.role_groups],
+            "bots": [b.to_json() for b in self.bots],
+            "los": {a: dict(row) for a, row in self.los.items()},
+            "cross_table": {
+                row: {col: cell._asdict() for col, cell in cells.items()}
+                for row, cells in self.cross.items()
+            },
+        }
+
+
+def groups(games: Iterable[GameLike]) -> list[list[str]]:
+    """Bots split into groups connected by games (a game against itself connects nothing).
+
+    Largest group first, then by first name; names sorted within a group.
+    """
+    return _components((g.order, g.chaos) for g in games)
+
+
+def role_groups(games: Iterable[GameLike]) -> list[list[str]]:
+    """The per-role model's groups: ``"NAME as Order"`` and ``"NAME as Chaos"`` are connected
+    when they met. A gauntlet (one bot against all the others) makes two: the first bot's
+    Order play with the others' Chaos play, and the reverse, so its Order rating does not
+    compare with the others' Order ratings."""
+    return _components((f"{g.order} as Order", f"{g.chaos} as Chaos") for g in games)
+
+
+def _components(edges: Iterable[tuple[str, str]]) -> list[list[str]]:
+    parent: dict[str, str] = {}
+
+    def find(x: str) -> str:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for x, y in edges:
+        for name in (x, y):
+            parent.setdefault(name, name)
+        a, b = find(x), find(y)
+        if a != b:
+            parent[max(a, b)] = min(a, b)
+    found: dict[str, list[str]] = {}
+    for name in sorted(parent):
+        found.setdefault(find(name), []).append(name)
+    return sorted(found.values(), key=lambda g: (-len(g), g[0]))
+
+
+def _bound(wins: int, games: int) -> Bound:
+    if games == 0 or 0 < wins < games:
+        return ""
+    return ">" if wins == games else "<"
+
+
+def _survival(results: Sequence[GameResult]) -> dict[str, Survival]:
+    """Per Chaos bot, its results and mean plies before losing, overall and per Order bot."""
+    # chaos -> order -> [games, wins, plies summed over losses, losses]
+    acc: dict[str, dict[str, list[int]]] = {}
+    for g in results:
+        cell = acc.setdefault(g.chaos, {}).setdefault(g.order, [0, 0, 0, 0])
+        cell[0] += 1
+        if g.order_won:
+            cell[2] += g.plies
+            cell[3] += 1
+        else:
+            cell[1] += 1
+
+    def mean(plies: int, losses: int) -> float | None:
+        return plies / losses if losses else None
+
+    out: dict[str, Survival] = {}
+    for chaos, by_order in acc.items():
+        cells = {
+            order: SurvivalCell(n, w, mean(p, lost))
+            for order, (n, w, p, lost) in sorted(by_order.items())
+        }
+        totals = [sum(c[i] for c in by_order.values()) for i in range(4)]
+        out[chaos] = Survival(totals[0], totals[1], mean(totals[2], totals[3]), cells)
+    return out
+
+
+def _faults(results: Sequence[GameResult], names: Iterable[str]) -> dict[str, dict[str, int]]:
+    """Per bot, the games it lost by its own fault, by reason."""
+    counts = {name: dict.fromkeys(FAULT_NAMES, 0) for name in names}
+    for g in results:
+        if g.reason in FAULT_NAMES:
+            counts[g.loser][g.reason] += 1
+    return counts
+
+
+def compute_all(
+    games: Iterable[GameLike],
+    *,
+    names: Sequence[str] = (),
+    k: float | None = None,
+    offset: float | None = None,
+    prior_sd: float = 400.0,
+    prior_sd_role: float = 1000.0,
+    elo_backend: Literal["auto", "package", "builtin"] = "auto",
+) -> Standings:
+    """The standings of ``games`` (their order does not matter: see ``canonical_order``).
+
+    ``names`` adds bots that have no games yet (listed last, without ratings). ``k`` and
+    ``offset`` default to the sequential Elo's K and starting rating (16 and 1500): ``offset``
+    places the average bot of the fit at the sequential Elo's start, so that the columns read on
+    one scale. ``prior_sd``/``prior_sd_role``: see ``arena.ratings.mle.fit_mle``.
+    """
+    from arena.ratings.elo import (
+        CANONICAL_ORDER,
+        DEFAULT_INITIAL,
+        DEFAULT_K,
+        canonical_order,
+        sequential_elo,
+    )
+    from arena.ratings.mle import fit_mle
+
+    k = DEFAULT_K if k is None else k
+    offset = DEFAULT_INITIAL if offset is None else offset
+    results = [
+        g if isinstance(g, GameResult) else GameResult(g.order, g.chaos, g.order_won) for g in games
+    ]
+    fit = fit_mle(
+        results, names=names, prior_sd=prior_sd, prior_sd_role=prior_sd_role, offset=offset
+    )
+    seq = sequential_elo(
+        canonical_order(results), names=fit.names, k=k, initial=offset, backend=elo_backend
+    )
+    counts = tallies(results, fit.names)
+    found = groups(results)
+    group_of = {name: i for i, members in enumerate(found) for name in members}
+    faults = _faults(results, fit.names)
+    survival = _survival(results)
+
+    def rating(value: float, ci: float, wins: int, played: int) -> Rating:
+        if played == 0:
+            return Rating(None, None)
+        bound = _bound(wins, played)
+        return Rating(value, None if bound else ci, bound)
+
+    ordered = sorted(fit.names, key=lambda n: (counts[n].games == 0, -fit.rating[n], n))
+    bots = []
+    for rank, name in enumerate(ordered, 1):
+        t = counts[name]
+        bots.append(
+            BotStanding(
+                name=name,
+                rank=rank,
+                group=group_of.get(name, -1),
+                tally=t,
+                rating=rating(fit.rating[name], fit.rating_ci95[name], t.wins, t.games),
+                order=rating(
+                    fit.order_rating[name], fit.order_ci95[name], t.wins_order, t.games_order
+                ),
+                chaos=rating(
+                    fit.chaos_rating[name], fit.chaos_ci95[name], t.wins_chaos, t.games_chaos
+                ),
+                sequential=seq.overall[name] if t.games else None,
+                sequential_order=seq.as_order[name] if t.games_order else None,
+                sequential_chaos=seq.as_chaos[name] if t.games_chaos else None,
+                faults=faults[name],
+                survival=survival.get(name),
+            )
+        )
+    return Standings(
+        bots=bots,
+        games=len(results),
+        distinct_games=len({g.key for g in results}) if all(g.key for g in results) else None,
+        order_win_rate=fit.order_win_rate,
+        role_advantage=Rating(
+            fit.role_advantage if results else None,
+            fit.role_advantage_ci95 if results else None,
+        ),
+        los=fit.los,
+        cross=cross_table(results, fit.names),
+        groups=found,
+        role_groups=role_groups(results),
+        elo=EloSettings(
+            k=float(k), initial=float(offset), order=CANONICAL_ORDER, backend=seq.backend
+        ),
+        fit=FitSettings(
+            model=MODEL,
+            prior_sd=float(prior_sd),
+            prior_sd_role=float(prior_sd_role),
+            offset=float(offset),
+            converged=fit.converged,
+        ),
+        elo_ratings=seq,
+        mle=fit,
+    )

@@ -1,0 +1,312 @@
+"""What ``arena ratings`` and ``arena faults`` show, from real tournaments in real SQLite stores.
+
+One module-scoped tournament of real bot processes (a bot that crashes, a bot that writes
+terminal escapes on stderr before it plays an illegal move, and two sound bots) feeds the
+end-to-end checks; the layout checks (80 columns, 40 bots) render the standings model of
+simulated games directly, since they test the rendering and not the games.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import random
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import BUNDLED_BOTS_DIR, TEST_BOTS_DIR
+
+from arena.commands.faults import last_lines, shown_detail
+from arena.commands.standings import render_standings
+from arena.ratings import GameResult
+from arena.ratings.elo import DEFAULT_INITIAL, DEFAULT_K
+from arena.ratings.standings import compute_all
+
+pytestmark = pytest.mark.usefixtures("no_leftover_processes")
+
+TIMEOUT_S = 120
+
+HOSTILE = """\
+import sys
+
+sys.stdout.write("ready\\n")
+sys.stdout.flush()
+for line in sys.stdin:
+    if line.startswith("turn"):
+        sys.stderr.write("thinking \\x1b[2J\\x1b]0;pwned\\x07 done\\rforged\\n")
+        sys.stderr.flush()
+        sys.stdout.write("a1X\\n" if line.split()[1][0] != "." else "b1X\\n")
+        sys.stdout.flush()
+        sys.stdout.write("a1X\\n")  # occupied by its own first move: illegal soon enough
+        sys.stdout.flush()
+    elif line.startswith("quit"):
+        break
+"""
+
+
+def arena(*args: object, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "arena", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT_S,
+        stdin=subprocess.DEVNULL,
+        env=env,
+    )
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A finished round robin: crash_midgame, hostile, greedy and random, 2 games a pairing."""
+    folder = tmp_path_factory.mktemp("standings")
+    for source in (TEST_BOTS_DIR / "crash_midgame.py", BUNDLED_BOTS_DIR / "greedy_bot.py"):
+        shutil.copyfile(source, folder / source.name)
+    shutil.copyfile(BUNDLED_BOTS_DIR / "random_bot.py", folder / "random_bot.py")
+    (folder / "hostile.py").write_text(HOSTILE)
+    db = folder / "t.sqlite"
+    (folder / "t.yaml").write_text(
+        "name: standings-test\n"
+        "bots:\n"
+        "  - {name: crashy, path: crash_midgame.py}\n"
+        "  - {name: hostile, path: hostile.py}\n"
+        "  - {name: greedy, path: greedy_bot.py}\n"
+        "  - {name: random, path: random_bot.py}\n"
+        "games_per_pairing: 2\n"
+        "time_control: {move_ms: 500, startup_ms: 5000}\n"
+        "workers: 1\n"
+        "sandbox: none\n"
+        "seed: 3\n"
+        f"db: {db}\n"
+    )
+    result = arena("tournament", folder / "t.yaml", "--quiet")
+    assert result.returncode == 0, result.stderr
+    return db
+
+
+def test_json_shows_faults_per_bot_and_reason(store: Path) -> None:
+    result = arena("ratings", store, "--json")
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    bots = {b["name"]: b for b in data["bots"]}
+    assert bots["crashy"]["faults"]["crash"] == bots["crashy"]["fault_total"] > 0
+    assert bots["hostile"]["faults"]["illegal"] > 0 or bots["hostile"]["faults"]["malformed"] > 0
+    assert bots["greedy"]["fault_total"] == 0 and bots["random"]["fault_total"] == 0
+    assert set(bots["greedy"]["faults"]) == {"timeout", "illegal", "malformed", "crash", "startup"}
+    assert data["converged"] is True and data["sequential_elo"]["k"] == DEFAULT_K
+    for name in bots:  # every bot played Chaos: it has a survival entry per Order opponent
+        assert set(bots[name]["survival"]["by_order"]) == set(bots) - {name}
+
+
+def test_terminal_standings_fit_80_columns_and_explain_themselves(store: Path) -> None:
+    result = arena("ratings", store)
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert max(len(line) for line in out.splitlines()) <= 80, out
+    assert "crashy" in out and "greedy" in out and "hostile" in out
+    assert re.search(r"^Faults \(\d+ games lost by the bot's own fault\): ", out, re.M), out
+    assert re.search(r"crashy \d+ \(\d+ crash\)", out), out
+    assert re.search(
+        r"^\s*#\s+bot\s+games\s+Elo ±95%\s+Order\s+Chaos\s+seq\s+surv\s+faults$", out, re.M
+    )
+    assert f"K={DEFAULT_K:g}, start {DEFAULT_INITIAL:.0f}" in out
+    assert "\x1b" not in out
+
+
+def test_faults_command_lists_games_with_escaped_stderr(store: Path) -> None:
+    result = arena("faults", store, "--bot", "hostile")
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "\x1b" not in out and "\x07" not in out and "\r" not in out
+    assert re.search(r"^game \d+: hostile as (Order|Chaos) vs \w+: (illegal|malformed)", out, re.M)
+    assert "| thinking \\x1b[2J\\x1b]0;pwned\\x07 done\\x0dforged" in out, out
+    assert "crashy" not in out.split("faulted game")[0].replace("vs crashy", "")
+
+    crashes = json.loads(arena("faults", store, "--reason", "crash", "--json").stdout)
+    assert crashes and all(row["reason"] == "crash" and row["bot"] == "crashy" for row in crashes)
+    assert all(row["stderr"] is not None and row["detail"] for row in crashes)
+
+    unknown = arena("faults", store, "--bot", "nobody")
+    assert unknown.returncode == 2 and "no games of a bot named 'nobody'" in unknown.stderr
+    bad_reason = arena("faults", store, "--reason", "sneeze")
+    assert bad_reason.returncode == 2 and "timeout" in bad_reason.stderr
+
+
+def _tty_output(args: list[str], env: dict[str, str]) -> bytes:
+    """Run ``arena ARGS`` on a pseudo-terminal (as a user's shell would) and read everything."""
+    pid, fd = pty.fork()
+    if pid == 0:  # pragma: no cover - the child
+        os.execvpe(sys.executable, [sys.executable, "-m", "arena", *args], env)
+    out = b""
+    try:
+        while True:
+            try:
+                data = os.read(fd, 65536)
+            except OSError:
+                break
+            if not data:
+                break
+            out += data
+    finally:
+        os.close(fd)
+        _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0, out
+    return out
+
+
+@pytest.mark.parametrize("args", [["ratings"], ["ratings", "--help"], ["faults", "-h"]])
+def test_no_color_means_no_escape_codes_on_a_terminal(store: Path, args: list[str]) -> None:
+    argv = [args[0], str(store), *args[1:]]
+    env = dict(os.environ, NO_COLOR="1", COLUMNS="100", TERM="xterm-256color")
+    assert b"\x1b[" not in _tty_output(argv, env)
+    coloured = dict(env)
+    del coloured["NO_COLOR"]
+    if args == ["ratings"]:  # the check above would pass vacuously if nothing were ever styled
+        assert b"\x1b[1m" in _tty_output(argv, coloured)
+
+
+@pytest.mark.parametrize("command", ["match", "tournament", "ratings", "export", "faults"])
+def test_every_help_has_an_example_and_h_works(command: str) -> None:
+    result = arena(command, "-h", env=dict(os.environ, NO_COLOR="1"))
+    assert result.returncode == 0, result.stderr
+    assert f"Example: arena {command} " in result.stdout
+
+
+def test_ratings_help_states_k_and_start() -> None:
+    out = arena("ratings", "--help", env=dict(os.environ, NO_COLOR="1", COLUMNS="200")).stdout
+    assert f"K={DEFAULT_K:g}" in out and f"starting at {DEFAULT_INITIAL:.0f}" in out
+
+
+# --- layout, from the model ----------------------------------------------------------------------
+
+
+def simulated(n_bots: int, name_length: int, seed: int = 0) -> list[GameResult]:
+    rnd = random.Random(seed)
+    names = [f"bot{i:02d}-" + "x" * (name_length - 6) for i in range(n_bots)]
+    strength = {n: rnd.gauss(0, 200) for n in names}
+    games = []
+    for o in names:
+        for c in names:
+            if o != c:
+                for k in range(4):
+                    p = 1 / (1 + 10 ** (-(strength[o] - strength[c] + 200) / 400))
+                    won = rnd.random() < p
+                    games.append(GameResult(o, c, won, "five" if won else "full", 20, f"{k}"))
+    return games
+
+
+@pytest.mark.parametrize("n_bots", [2, 6, 40])
+def test_compact_standings_fit_80_columns_with_full_names(n_bots: int) -> None:
+    standings = compute_all(simulated(n_bots, name_length=24))
+    lines = [line.text for line in render_standings(standings, width=80)]
+    assert max(len(line) for line in lines) <= 80, "\n".join(lines)
+    table = lines[1 : 2 + n_bots]
+    assert len(table) == n_bots + 1 and all(
+        b.name in row for b, row in zip(standings.bots, table[1:], strict=True)
+    )
+    if n_bots == 40:  # no 40-row matrix: a pointer to the full data instead
+        text = "\n".join(lines)
+        assert "Cross-table: 40 bots do not fit 80 columns" in text and "--json" in text
+        assert len(lines) < 80, text
+
+
+def test_wide_shows_every_column_and_the_full_cross_table() -> None:
+    standings = compute_all(simulated(6, name_length=10))
+    text = "\n".join(line.text for line in render_standings(standings, width=80, wide=True))
+    for header in ("won Order", "won Chaos", "Order ±95%", "survival", "timeout", "startup"):
+        assert header in text
+    assert re.search(r"^1 bot\S+ +\d/4 \d/4  \d/4 \d/4", text, re.M), text
+
+
+def test_disconnected_pools_and_non_convergence_are_said() -> None:
+    import dataclasses
+
+    games = [GameResult("a", "b", True), GameResult("b", "a", False)] * 3
+    games += [GameResult("c", "d", True), GameResult("d", "c", True)] * 3
+    standings = compute_all(games)
+    text = " ".join(line.text for line in render_standings(standings))
+    assert "2 groups that never met (1: a, b; 2: c, d)" in text
+    failed = dataclasses.replace(standings, fit=dataclasses.replace(standings.fit, converged=False))
+    assert "did not converge" in " ".join(line.text for line in render_standings(failed))
+
+
+def test_bounds_and_missing_roles_are_shown_as_such() -> None:
+    games = [GameResult("ace", "x", True), GameResult("x", "ace", False)] * 4
+    games += [GameResult("x", "y", True), GameResult("y", "x", False)] * 2
+    games += [GameResult("y", "x", True)]
+    games += [GameResult("solo", "x", True), GameResult("solo", "y", False)]
+    standings = compute_all(games)
+    rows = {line.text.split()[1]: line.text for line in render_standings(standings)[2:6]}
+    assert re.search(r"ace\s+\d+\s+>\d+\s+>\d+\s+>\d+", rows["ace"]), rows["ace"]
+    solo = rows["solo"].split()
+    assert solo[6] == "-" and "±" not in rows["ace"]
+
+
+def test_bot_text_is_shown_escaped() -> None:
+    """Stored details are escaped by the referee: shown as they are, unless an older referee
+    left a control character in one; stderr is stored raw and escaped line by line."""
+    escaped = "got 'x\\x1b[31m' without a newline"
+    assert shown_detail(escaped, 300) == escaped
+    assert shown_detail("a\x1b[31mb\rc\u202e", 300) == "a\\x1b[31mb\\x0dc\\u202e"
+    assert shown_detail("x" * 50, 10) == "x" * 10 + "..."
+    assert last_lines("one\r\ntwo\n\n\x1b]0;t\x07\n", 2) == ["two", "\\x1b]0;t\\x07"]
+
+
+def test_readme_command_table_lists_every_option() -> None:
+    """The README's command table names every option of every command (and each choice)."""
+    import typer
+
+    from arena.cli import app
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    rows = {m.group(1): m.group(0) for m in re.finditer(r"^\| `arena (\w+) .*$", readme, re.M)}
+    group = typer.main.get_command(app)
+    commands = group.commands  # type: ignore[attr-defined]
+    assert set(commands) >= {"match", "tournament", "ratings", "faults", "export"}
+    for name, command in commands.items():
+        assert name in rows, f"the README's command table lacks `arena {name}`"
+        for param in command.params:
+            if param.param_type_name != "option" or param.name == "help":
+                continue
+            flag = max(param.opts, key=len)
+            assert flag in rows[name], f"README: `arena {name}` lacks {flag}"
+            for choice in getattr(param.type, "choices", None) or ():
+                assert str(choice) in rows[name], f"README: {flag} lacks the choice {choice}"
+
+
+def test_all_versions_rates_older_versions_apart(tmp_path: Path) -> None:
+    """A bot that changed: by default only its current version's games count; with
+    --all-versions every version's games count, each version named apart as NAME@VERSION."""
+    from arena.records import GameRecord, Reason
+    from arena.rules import Role
+    from arena.store import BotVersion, Store
+
+    db = tmp_path / "versions.sqlite"
+
+    def game(order: str, chaos: str, versions: tuple[str, str], won: bool) -> GameRecord:
+        return GameRecord(
+            order, chaos, Role.ORDER if won else Role.CHAOS, Reason.FIVE if won else Reason.FULL,
+            moves=["a1X"] * 9, order_version=versions[0], chaos_version=versions[1],
+        )  # fmt: skip
+
+    with Store.open(db) as store:
+        store.register_bots(
+            [BotVersion("a", "old00000aaaa", "a.py"), BotVersion("b", "bbb", "b.py")]
+        )
+        for slot in range(4):
+            store.add_game(game("a", "b", ("old00000aaaa", "bbb"), True), slot)
+        store.register_bots(
+            [BotVersion("a", "new11111aaaa", "a.py"), BotVersion("b", "bbb", "b.py")]
+        )
+        for slot in range(2):
+            store.add_game(game("b", "a", ("bbb", "new11111aaaa"), True), slot)
+
+    current = json.loads(arena("ratings", db, "--json").stdout)
+    assert {b["name"]: b["games"] for b in current["bots"]} == {"a": 2, "b": 2}
+    every = json.loads(arena("ratings", db, "--json", "--all-versions").stdout)
+    games = {b["name"]: b["games"] for b in every["bots"]}
+    assert games == {"a@new11111": 2, "a@old00000": 4, "b@bbb": 6}
