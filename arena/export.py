@@ -26,6 +26,7 @@ FORMATS = ("jsonl", "csv", "pgn")
 CSV_FIELDS = (
     "order", "chaos", "winner", "reason", "detail", "moves", "ms", "seed",
     "started_at", "finished_at", "order_version", "chaos_version", "opening",
+    "order_display", "chaos_display",
 )  # fmt: skip
 
 
