@@ -20,12 +20,13 @@ from arena.files import atomic_write, refuse_same_file
 from arena.pgn import game_text
 from arena.records import GameRecord
 
-__all__ = ["FORMATS", "write_jsonl", "write_csv", "write_pgn", "export_games"]
+__all__ = ["FORMATS", "csv_cell", "write_jsonl", "write_csv", "write_pgn", "export_games"]
 
 FORMATS = ("jsonl", "csv", "pgn")
 CSV_FIELDS = (
     "order", "chaos", "winner", "reason", "detail", "moves", "ms", "seed",
     "started_at", "finished_at", "order_version", "chaos_version", "opening",
+    "order_display", "chaos_display",
 )  # fmt: skip
 
 
@@ -42,10 +43,26 @@ def write_jsonl(records: Iterable[GameRecord], out: TextIO) -> int:
     return count
 
 
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+"""What a spreadsheet takes for the start of a formula (or strips before one) in a CSV cell."""
+
+
+def csv_cell(value: object) -> object:
+    """``value`` as a CSV cell that no spreadsheet evaluates: text that would start a formula
+    (``=``, ``+``, ``-``, ``@``, tab, CR: a bot's fault detail or name such as
+    ``=HYPERLINK(...)``) is written with a ``'`` in front, which spreadsheets read as "this is
+    text"; numbers and other text are written as they are."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
 def write_csv(records: Iterable[GameRecord], out: TextIO) -> int:
     """A header and one row per record (moves, times, opening space-separated); the count.
 
-    The ``csv`` module quotes any field holding a comma, a quote or a line break.
+    The ``csv`` module quotes any field holding a comma, a quote or a line break, and a text
+    cell that would start a formula gets a ``'`` in front (``csv_cell``): opened in a
+    spreadsheet, nothing a bot wrote runs as a formula.
     """
     writer = csv.writer(out)
     writer.writerow(CSV_FIELDS)
@@ -56,7 +73,7 @@ def write_csv(records: Iterable[GameRecord], out: TextIO) -> int:
         data["moves"] = " ".join(record.moves)
         data["ms"] = " ".join(f"{t:g}" for t in record.ms)
         data["opening"] = " ".join(record.opening)
-        writer.writerow([data[name] for name in CSV_FIELDS])
+        writer.writerow([csv_cell(data[name]) for name in CSV_FIELDS])
     return count
 
 

@@ -139,6 +139,9 @@ COLUMNS: tuple[Column, ...] = (
     Column("finished_at", "REAL NOT NULL", "finished_at"),
     # Added in schema 2: the opening's moves, played before the bots' own (JSON list of tokens).
     Column("opening", "TEXT NOT NULL DEFAULT '[]'", "opening", _dump_tokens, _load_tokens, "'[]'"),
+    # Added in schema 3: the display names the bots gave with `ready <name>`.
+    Column("order_display", "TEXT NOT NULL DEFAULT ''", "order_display", safe_text, _same, "''"),
+    Column("chaos_display", "TEXT NOT NULL DEFAULT ''", "chaos_display", safe_text, _same, "''"),
 )
 
 PAIRING_KEY = ("order_name", "order_version", "chaos_name", "chaos_version", "slot")

@@ -55,6 +55,12 @@ class GameRecord:
     opening: list[str] = field(default_factory=list)
     """Move tokens played onto the board before the bots' first turn (the same for both games of
     a pair); not included in ``moves`` and ``ms``, which are the bots' own."""
+    order_display: str = ""
+    """The display name the Order bot gave with ``ready <name>`` (printable ASCII, at most 64
+    characters; empty when it sent a plain ``ready`` or did not start). Chosen by the bot, so
+    shown beside its tournament name, never instead of it."""
+    chaos_display: str = ""
+    """The display name the Chaos bot gave with ``ready <name>`` (as ``order_display``)."""
 
     @property
     def winner_name(self) -> str:

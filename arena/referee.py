@@ -99,6 +99,7 @@ class _Seat:
     starts: int = 0
     stderr_left: str = ""  # the stderr tail of a process already stopped in this game
     version: str = ""  # identity of the program as it was when the current process started
+    display_name: str = ""  # what the bot called itself in its last `ready` ("" if nothing)
 
 
 def alternating_order_seats(games: int) -> list[int]:
@@ -247,7 +248,7 @@ class Match:
             else:
                 failures.append(self._startup_failed(other, "exited during start-up"))
         if status is WaitStatus.LINE and (name := parse_ready(line)) is not None:
-            process.display_name = name
+            process.display_name = seat.display_name = name
             process.expecting = False
             seat.ready = True
             seat.failed_startups = 0
@@ -364,6 +365,8 @@ class Match:
         record.stderr_chaos = _tail(chaos)
         record.order_version = order.version
         record.chaos_version = chaos.version
+        record.order_display = order.display_name
+        record.chaos_display = chaos.display_name
         record.finished_at = time.time()
 
     def _play_plies(

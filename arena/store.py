@@ -81,11 +81,13 @@ __all__ = [
     "versioned_name",
 ]
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """The layout of the file, kept in ``PRAGMA user_version`` (0 means a new, empty file).
 
-1: the first layout; 2: games gain ``opening`` (a file of schema 1 is migrated when opened for
-writing; read-only, its games read with an empty opening).
+1: the first layout; 2: games gain ``opening``; 3: games gain ``order_display`` and
+``chaos_display`` (the names the bots gave with ``ready``). An older file is migrated when
+opened for writing; read-only, the columns it lacks read as their defaults (an empty opening,
+no display names).
 """
 
 DEFAULT_BUSY_TIMEOUT = 10.0

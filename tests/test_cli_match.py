@@ -78,9 +78,12 @@ def test_random_vs_greedy_summary_and_record(tmp_path: Path) -> None:
     assert "Traceback" not in result.stderr
     out = result.stdout
     assert re.search(r"^2 games \(\d distinct\)$", out, re.M), out
-    for name in ("random_bot", "greedy_bot"):
+    for name in ("random_bot", "greedy_bot"):  # beside each, the name it gave with `ready`
+        shown = name.removesuffix("_bot")
         line = re.search(
-            rf"^\s+{name}\s+won\s+(\d+)\s+as Order (\d)/1\s+as Chaos (\d)/1$", out, re.M
+            rf"^\s+{name} \({shown}\)\s+won\s+(\d+)\s+as Order (\d)/1\s+as Chaos (\d)/1$",
+            out,
+            re.M,
         )
         assert line, out
         assert int(line[1]) == int(line[2]) + int(line[3])
@@ -88,6 +91,7 @@ def test_random_vs_greedy_summary_and_record(tmp_path: Path) -> None:
     records = read_records(record)
     assert len(records) == 2
     assert (records[0].order, records[0].chaos) == ("random_bot", "greedy_bot")
+    assert (records[0].order_display, records[0].chaos_display) == ("random", "greedy")
     assert (records[1].order, records[1].chaos) == ("greedy_bot", "random_bot")
     wins = {"random_bot": 0, "greedy_bot": 0}
     for game in records:
@@ -96,7 +100,7 @@ def test_random_vs_greedy_summary_and_record(tmp_path: Path) -> None:
         assert_record_consistent(game, 500)
         wins[game.winner_name] += 1
     for name, count in wins.items():  # the summary agrees with the record
-        assert re.search(rf"^\s+{name}\s+won\s+{count}\b", out, re.M), out
+        assert re.search(rf"^\s+{name} \(\w+\)\s+won\s+{count}\b", out, re.M), out
 
 
 def test_three_games_with_faults(tmp_path: Path) -> None:

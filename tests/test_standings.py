@@ -117,6 +117,29 @@ def test_terminal_standings_fit_80_columns_and_explain_themselves(store: Path) -
     assert "\x1b" not in out
 
 
+def test_display_names_stand_beside_the_names(store: Path) -> None:
+    """What a bot calls itself (`ready <name>`) is shown beside its name when it differs, in
+    full in JSON; a bot that sent a plain `ready` has none."""
+    out = arena("ratings", store).stdout
+    assert re.search(r"^\d\s+crashy \(crash_midgame\)\s", out, re.M), out
+    assert re.search(r"^\d\s+greedy\s", out, re.M), out  # "ready greedy": nothing to add
+    assert re.search(r"^\d\s+hostile\s", out, re.M), out  # a plain "ready"
+    bots = {b["name"]: b for b in json.loads(arena("ratings", store, "--json").stdout)["bots"]}
+    assert {name: b["display_name"] for name, b in bots.items()} == {
+        "crashy": "crash_midgame", "hostile": "", "greedy": "greedy", "random": "random",
+    }  # fmt: skip
+
+
+def test_a_long_display_name_is_cut_in_the_compact_table_only() -> None:
+    games = [GameResult("a", "b", True), GameResult("b", "a", False)]
+    long = "Alpha Beta Gamma Delta Epsilon 1.0"
+    standings = compute_all(games, display_names={"a": long, "b": "b"})
+    compact = "\n".join(line.text for line in render_standings(standings))
+    assert "a (Alpha Beta Gamma...)" in compact and "b (b)" not in compact
+    wide = "\n".join(line.text for line in render_standings(standings, wide=True))
+    assert f"a ({long})" in wide
+
+
 def test_faults_command_lists_games_with_escaped_stderr(store: Path) -> None:
     result = arena("faults", store, "--bot", "hostile")
     assert result.returncode == 0, result.stderr

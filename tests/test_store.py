@@ -663,6 +663,37 @@ def test_schema_1_store_is_migrated_when_opened_for_writing(tmp_path: Path) -> N
     conn.close()
 
 
+def schema_2_store(path: Path) -> Path:
+    """A store as arena wrote it before games kept the bots' display names (schema 2)."""
+    conn = sqlite3.connect(path)
+    conn.executescript(SCHEMA_1.replace("PRAGMA user_version = 1;", ""))
+    conn.execute("ALTER TABLE games ADD COLUMN opening TEXT NOT NULL DEFAULT '[]'")
+    conn.execute("UPDATE games SET opening = '[\"a1X\"]'")
+    conn.execute("PRAGMA user_version = 2")
+    conn.commit()
+    conn.close()
+    return path
+
+
+def test_schema_2_store_reads_without_display_names_and_migrates(tmp_path: Path) -> None:
+    path = schema_2_store(tmp_path / "old.sqlite")
+    before = path.read_bytes()
+    with Store.open(path, readonly=True) as store:
+        (game,) = store.games()
+    assert (game.order_display, game.chaos_display, game.opening) == ("", "", ["a1X"])
+    assert path.read_bytes() == before
+    with Store.open(path) as store:
+        assert store.add_game(make_record(order_display="Alpha 2.0", chaos_display="b"), 1)
+        assert [(g.order_display, g.chaos_display) for g in store.games()] == [
+            ("", ""),
+            ("Alpha 2.0", "b"),
+        ]
+    conn = sqlite3.connect(path)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
+    assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    conn.close()
+
+
 # --- claims: one tournament per store -----------------------------------------------------------
 DEFINITION = {
     "name": "league",

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from arena.affinity import pin_to_core, plan_cores
 from arena.botspec import BotSpec
 from arena.commands.faults import shown_detail
+from arena.commands.standings import bot_label
 from arena.errors import ArenaError
 from arena.limits import AffinityMode, Limits, SandboxMode, TimeControl
 from arena.records import GameRecord
@@ -121,11 +122,15 @@ class MatchTally:
         self.fault_count = 0
         self.faults: list[str] = []
         self.distinct: set[int] = set()  # hashes of the games' openings and moves
+        self.display_names: dict[str, str] = {}  # what each bot called itself (`ready <name>`)
 
     def add(self, game: GameRecord) -> None:
         self.games += 1
         opening = tuple(game.opening)
         self.distinct.add(hash((game.order, game.chaos, opening, tuple(game.moves))))
+        for name, display in ((game.order, game.order_display), (game.chaos, game.chaos_display)):
+            if display:
+                self.display_names[name] = display
         self.played[(game.order, Role.ORDER)] += 1
         self.played[(game.chaos, Role.CHAOS)] += 1
         self.wins[(game.winner_name, game.winner)] += 1
@@ -166,11 +171,12 @@ class MatchTally:
         """Each bot's wins as Order and as Chaos, and every fault with its reason."""
         wins, played = self.wins, self.played
         lines = [f"{self.games} game{'s' * (self.games != 1)} ({len(self.distinct)} distinct)"]
-        width = max(*(len(n) for n in self.names), 3)
+        labels = {n: bot_label(n, self.display_names.get(n, ""), None) for n in self.names}
+        width = max(*(len(label) for label in labels.values()), 3)
         for name in self.names:
             total = sum(wins[(name, r)] for r in Role)
             lines.append(
-                f"  {name:<{width}}  won {total:>4}   as Order {wins[(name, Role.ORDER)]}"
+                f"  {labels[name]:<{width}}  won {total:>4}   as Order {wins[(name, Role.ORDER)]}"
                 f"/{played[(name, Role.ORDER)]}   as Chaos {wins[(name, Role.CHAOS)]}"
                 f"/{played[(name, Role.CHAOS)]}"
             )

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from arena.store import Store
 
 __all__ = [
+    "bot_label",
     "load_standings",
     "no_color",
     "print_standings",
@@ -72,7 +73,35 @@ def load_standings(store: Store) -> Standings:
     from arena.ratings import GameResult
     from arena.ratings.standings import compute_all
 
-    return compute_all(GameResult.from_record(r) for r in store.games())
+    shown: dict[str, str] = {}  # each bot's display name in its latest game that gave one
+    results = []
+    for record in store.games():
+        for name, display in (
+            (record.order, record.order_display),
+            (record.chaos, record.chaos_display),
+        ):
+            if display:
+                shown[name] = display
+        results.append(GameResult.from_record(record))
+    return compute_all(results, display_names=shown)
+
+
+DISPLAY_LIMIT = 20
+"""Characters of a bot's display name shown in the compact table (all of them in ``--wide``)."""
+
+
+def bot_label(name: str, display_name: str, limit: int | None = DISPLAY_LIMIT) -> str:
+    """``name``, and the name the bot gave itself beside it when that differs:
+    ``g1 (GreedyBot 2.1)``. The display name is cut to ``limit`` characters (None: whole)."""
+    if not display_name or display_name == name:
+        return name
+    if not display_name.isprintable():  # the protocol allows printable ASCII; a store may not
+        from arena.protocol import escape
+
+        display_name = escape(display_name, None)
+    if limit is not None and len(display_name) > limit:
+        display_name = display_name[: limit - 3].rstrip() + "..."
+    return f"{name} ({display_name})"
 
 
 def _table(columns: Sequence[Column], bots: Sequence[BotStanding]) -> list[Line]:
@@ -115,7 +144,8 @@ def _columns(wide: bool) -> list[Column]:
     from arena.ratings.standings import FAULT_NAMES
 
     rank = Column("#", ">", lambda b: str(b.rank))
-    name = Column("bot", "<", lambda b: b.name)
+    limit = None if wide else DISPLAY_LIMIT
+    name = Column("bot", "<", lambda b: bot_label(b.name, b.display_name, limit))
     games = Column("games", ">", lambda b: str(b.tally.games))
     elo = Column("Elo ±95%", ">", lambda b: b.rating.text())
     if not wide:

@@ -293,7 +293,8 @@ def run_tournament_command(
             command = shlex.join(["arena", "tournament", str(config_path)])
             signum = stop.signum if isinstance(stop, Stopped) else signal.SIGINT
             console.print(
-                f"\ninterrupted ({signal.Signals(signum).name}): {display.played} games stored"
+                f"\ninterrupted ({signal.Signals(signum).name}): "
+                f"{display.plural(display.played, 'game')} stored"
                 f" this run. Resume with:\n  {escape(' '.join([command, *options]))}"
             )
             return 128 + signum
@@ -306,20 +307,23 @@ def run_tournament_command(
                 file=sys.stderr,
                 flush=True,
             )
-        if not quiet:
-            from arena.commands.standings import print_standings
+        # --quiet hides the progress, never the result: the standings and the summary print.
+        from arena.commands.standings import print_standings
 
-            print_standings(console, store)
-            console.print(
-                f"{result.played} games played this run, {result.already} resumed; "
-                f"{len(result.harness_errors)} harness errors. Results: {escape(str(config.db))}"
+        print_standings(console, store)
+        plural = ProgressDisplay.plural
+        console.print(
+            f"{plural(result.played, 'game')} played this run, {result.already} resumed; "
+            f"{plural(len(result.harness_errors), 'harness error')}. "
+            f"Results: {escape(str(config.db))}"
+        )
+        console.print(
+            f"{result.distinct} distinct {'game' if result.distinct == 1 else 'games'}"
+            f" of {result.total}"
+            + (
+                " (deterministic bots repeat their games: try openings: {random_plies: 4})"
+                if result.distinct * 2 < result.total and not config.opening_plies
+                else ""
             )
-            console.print(
-                f"{result.distinct} distinct games of {result.total}"
-                + (
-                    " (deterministic bots repeat their games: try openings: {random_plies: 4})"
-                    if result.distinct * 2 < result.total and not config.opening_plies
-                    else ""
-                )
-            )
+        )
     return 0 if result.complete else 1

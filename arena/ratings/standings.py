@@ -15,7 +15,7 @@ sequential Elo (numpy, scipy, ``elo``) load when ``compute_all`` runs.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -163,6 +163,9 @@ class BotStanding:
     included, in that order)."""
     survival: Survival | None
     """Its survival as Chaos (None: never played Chaos)."""
+    display_name: str = ""
+    """The name the bot gave itself with ``ready <name>`` in its latest game ("" if none): the
+    bot's own words, shown beside ``name``, never instead of it."""
 
     @property
     def fault_total(self) -> int:
@@ -176,6 +179,7 @@ class BotStanding:
         t = self.tally
         return {
             "name": self.name,
+            "display_name": self.display_name,
             "rank": self.rank,
             "group": self.group,
             "games": t.games,
@@ -411,6 +415,7 @@ def compute_all(
     games: Iterable[GameLike],
     *,
     names: Sequence[str] = (),
+    display_names: Mapping[str, str] | None = None,
     k: float | None = None,
     offset: float | None = None,
     prior_sd: float = 400.0,
@@ -419,7 +424,8 @@ def compute_all(
 ) -> Standings:
     """The standings of ``games`` (their order does not matter: see ``canonical_order``).
 
-    ``names`` adds bots that have no games yet (listed last, without ratings). ``k`` and
+    ``names`` adds bots that have no games yet (listed last, without ratings);
+    ``display_names`` gives the names the bots gave themselves (``ready <name>``). ``k`` and
     ``offset`` default to the sequential Elo's K and starting rating (16 and 1500): ``offset``
     places the average bot of the fit at the sequential Elo's start, so that the columns read on
     one scale. ``prior_sd``/``prior_sd_role``: see ``arena.ratings.mle.fit_mle``.
@@ -478,6 +484,7 @@ def compute_all(
                 sequential_chaos=seq.as_chaos[name] if t.games_chaos else None,
                 faults=faults[name],
                 survival=survival.get(name),
+                display_name=(display_names or {}).get(name, ""),
             )
         )
     return Standings(
