@@ -12,6 +12,7 @@ children of the test process itself (a zombie among them is a child nobody reape
 from __future__ import annotations
 
 import os
+import signal
 import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -25,6 +26,13 @@ DEFAULT_MARKERS = (f"{TEST_BOTS_DIR}{os.sep}", f"{BUNDLED_BOTS_DIR}{os.sep}")
 FIXTURE_BOTS = sorted(TEST_BOTS_DIR.glob("*.py"))
 """Every fixture bot (a Python script in ``tests/bots``)."""
 LEFTOVER_WAIT_S = 2.0
+
+# A shell that starts a job in the background (``cmd &``, as some CI runners and job tools do) sets
+# SIGINT to "ignore", and an ignored signal stays ignored across exec: every arena command a test
+# started would then ignore the Ctrl-C the interrupt tests send it, as a background job should. The
+# tests stand for a person at a terminal, so they give their children the default disposition.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture

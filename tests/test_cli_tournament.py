@@ -478,7 +478,9 @@ def resume_completes(config: Path, db: Path) -> None:
     result = arena("tournament", config)
     assert result.returncode == 0, result.stdout + result.stderr
     assert f"resuming: {already} of {total} games already played" in result.stdout
-    assert f"{total - already} games played this run, {already} resumed" in result.stdout
+    played = total - already
+    games = "game" if played == 1 else "games"
+    assert f"{played} {games} played this run, {already} resumed" in result.stdout
     assert stored_slots(db) == owed(INTERRUPTED_BOTS, INTERRUPTED_GAMES)
     assert integrity(db) == "ok"
 
@@ -487,7 +489,7 @@ def test_ctrl_c_stops_cleanly_and_the_rerun_resumes(tmp_path: Path) -> None:
     config, db, output = start_and_stop(tmp_path, signal.SIGINT)
     assert "Resume with:" in output and f"arena tournament {config}" in output
     assert "Traceback" not in output and "Exception ignored" not in output
-    reported = int(re.search(r"interrupted \(SIGINT\): (\d+) games stored", output).group(1))
+    reported = int(re.search(r"interrupted \(SIGINT\): (\d+) games? stored", output).group(1))
     assert reported <= sum(stored_slots(db).values())
     resume_completes(config, db)
 
