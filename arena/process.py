@@ -7,7 +7,9 @@ reported at once, never mistaken later for the answer to a turn. Reading is boun
 than ``Limits.line_bytes`` is a fault, not a memory leak.
 
 Killing is thorough: a bot runs in its own session and process group, and is stopped with SIGTERM
-to the whole group, then SIGKILL after a short grace, and reaped; no zombie or orphan survives.
+to the whole group, then SIGKILL after a short grace, and reaped; then whatever left the group is
+killed too: every member of the bot's cgroup (where there is one), the processes that still carry
+its environment marker, and the orphans the harness adopted as subreaper (``arena.reaper``).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import subprocess
 import time
 from collections.abc import Sequence
 
+from arena import reaper
 from arena.botspec import BotSpec
 from arena.limits import Limits
 from arena.protocol import QUIT_LINE
@@ -94,6 +97,7 @@ class BotProcess:
             start_new_session=True,
             close_fds=True,
         )
+        reaper.track(self.proc.pid)
         assert self.proc.stdin and self.proc.stdout and self.proc.stderr
         self.stdin_fd = self.proc.stdin.fileno()
         self.stdout_fd = self.proc.stdout.fileno()
@@ -154,12 +158,16 @@ class BotProcess:
             self._signal_group(signal.SIGTERM)
             self._exited_within(KILL_GRACE_S)
         self._signal_group(signal.SIGKILL)  # stray children in the group, or the leader itself
-        if not self.plan.sandboxed and self.plan.token:
+        if self.plan.cgroup is not None:
+            self.plan.cgroup.kill()  # every process it started, wherever it went
+        elif not self.plan.sandboxed and self.plan.token:
             kill_marked(self.plan.token)  # descendants that left the group (setsid)
         try:
             code = self.proc.wait(timeout=5)
         except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL cannot be ignored
             code = None
+        reaper.untrack(self.proc.pid)
+        reaper.kill_adopted()  # what it left behind and re-parented to the harness
         # What it wrote last (a traceback, say) is still in the pipe: keep it for the record. Its
         # whole group is dead by now, so this reads at most what the pipe holds.
         self.drain_stderr()

@@ -26,7 +26,9 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from arena import reaper
 from arena.botspec import BotSpec
+from arena.cgroups import BotCgroup
 from arena.errors import SandboxError
 from arena.limits import Limits, SandboxMode
 from arena.procfs import die_with_parent
@@ -75,8 +77,13 @@ class LaunchPlan:
     token: str = ""
     """A value of ``ARENA_BOT_TOKEN`` unique to this launch: descendants that left the bot's
     process group are still found by it (without bubblewrap, whose PID namespace does that)."""
+    cgroup: BotCgroup | None = None
+    """The bot's own cgroup (every process it starts, bounded in number), where one can be made."""
 
     def cleanup(self) -> None:
+        """Kill whatever is left in the bot's cgroup and remove its scratch folder."""
+        if self.cgroup is not None:
+            self.cgroup.kill()
         if self.scratch is not None:
             shutil.rmtree(self.scratch, ignore_errors=True)
 
@@ -115,7 +122,7 @@ def resolve_mode(mode: SandboxMode | str) -> SandboxMode:
     return mode
 
 
-def _make_preexec(limits: Limits, cpu_seconds: int) -> Callable[[], None]:
+def _make_preexec(limits: Limits, cpu_seconds: int, cgroup: BotCgroup | None) -> Callable[[], None]:
     memory = limits.memory_mb * 1024 * 1024
     file_size = limits.file_size_mb * 1024 * 1024
     settings = [
@@ -128,8 +135,15 @@ def _make_preexec(limits: Limits, cpu_seconds: int) -> Callable[[], None]:
     if limits.processes is not None:
         settings.append((resource.RLIMIT_NPROC, limits.processes))
 
+    join = cgroup.join if cgroup is not None else None
+    harness = os.getpid()
+
     def preexec() -> None:  # runs in the child between fork and exec: keep it allocation-light
+        if join is not None:
+            join()  # first: nothing this process starts can be outside it
         die_with_parent(signal.SIGKILL)
+        if os.getppid() != harness:  # the harness died before the request took effect
+            os._exit(1)
         for which, value in settings:
             try:
                 hard = resource.getrlimit(which)[1]
@@ -203,13 +217,14 @@ def plan_launch(
     """How to start ``spec`` under ``mode`` (``auto`` is resolved here)."""
     mode = resolve_mode(mode)
     token = secrets.token_hex(8)
-    preexec = _make_preexec(limits, cpu_seconds)
+    cgroup = BotCgroup.create(limits.processes)
+    preexec = _make_preexec(limits, cpu_seconds, cgroup)
     if mode is SandboxMode.BWRAP:
         bwrap = bwrap_path()
         assert bwrap is not None  # resolve_mode checked it
         argv = _bwrap_argv(bwrap, spec) + list(spec.argv)
         env = _environment("/tmp", seed, token)  # the sandbox's own private /tmp
-        return LaunchPlan(argv, env, str(spec.dir), preexec, None, True, token)
-    scratch = tempfile.mkdtemp(prefix=f"arena-{spec.name[:20]}-")
+        return LaunchPlan(argv, env, str(spec.dir), preexec, None, True, token, cgroup)
+    scratch = tempfile.mkdtemp(prefix=f"arena-{spec.name[:20]}-", dir=reaper.scratch_root())
     env = _environment(scratch, seed, token)
-    return LaunchPlan(list(spec.argv), env, str(spec.dir), preexec, scratch, False, token)
+    return LaunchPlan(list(spec.argv), env, str(spec.dir), preexec, scratch, False, token, cgroup)

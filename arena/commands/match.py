@@ -64,6 +64,10 @@ def run_match(
         freeze_idle=freeze_idle,
     )
     pin_to_core(plan_cores(1, affinity)[0])
+    from arena import reaper  # no bot process outlives this command, however it is stopped
+
+    reaper.install_harness()
+    reaper.interrupt_on_termination()
     sink = None
     if record is not None:
         try:

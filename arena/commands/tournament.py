@@ -280,6 +280,9 @@ def run_tournament_command(
             "resource limits only, without a sandbox (apt-get install bubblewrap)"
         )
     display = ProgressDisplay(console, quiet)
+    from arena.reaper import interrupt_on_termination
+
+    interrupt_on_termination()  # SIGTERM and SIGHUP stop the run like Ctrl-C
     with Store.open(config.db) as store:
         if fresh:
             store.reset()

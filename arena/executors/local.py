@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from types import FrameType
 from typing import Protocol
 
-from arena import procfs
+from arena import procfs, reaper
 from arena.affinity import pin_to_core, plan_cores
 from arena.executors.base import (
     Event,
@@ -90,6 +90,7 @@ def _terminate(_signum: int, _frame: FrameType | None) -> None:
     where an exception is printed and swallowed, and the worker then plays on.
     """
     processes = [seat.process for match in active_matches() for seat in match.seats if seat.process]
+    reaper.close_harness()  # every process below this one, the bots' cgroups and folders
     for pid in {p.pid for p in processes if p.pid > 0} | procfs.all_children():
         with contextlib.suppress(OSError):
             os.killpg(pid, signal.SIGKILL)  # a bot leads its own process group
@@ -180,6 +181,7 @@ def _worker_main(
     # The bots' scratch folders go here, which the parent removes even if this process is killed.
     tempfile.tempdir = scratch
     _SCRATCH[:] = [scratch]
+    reaper.install_harness(scratch)  # subreaper and guardian: no bot process outlives the worker
     send = _Batcher(conn, sink_factory() if sink_factory is not None else None)
     while True:
         try:

@@ -1,0 +1,182 @@
+"""Every process a bot starts dies with the match, whatever it does and however arena is stopped.
+
+The fixture ``tests/bots/scatter.py`` hides 20 children at start-up (new sessions, new process
+groups, double forks, all with an empty environment). ``arena match`` runs for real in a
+subprocess; the checks read ``/proc`` (command lines that mention the test's own folder) and the
+temporary folder given to arena as ``TMPDIR``, with bounded waits.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import TEST_BOTS_DIR, leftover_processes, wait_for_no_leftovers
+
+from arena import cgroups
+from arena.sandbox import bwrap_path
+
+MODES = [
+    pytest.param("none", id="none"),
+    pytest.param(
+        "bwrap",
+        id="bwrap",
+        marks=[
+            pytest.mark.sandbox,
+            pytest.mark.skipif(bwrap_path() is None, reason="bubblewrap is not usable here"),
+        ],
+    ),
+]
+CGROUPS = [
+    pytest.param(
+        "1",
+        id="cgroups",
+        marks=pytest.mark.skipif(cgroups.pids_root() is None, reason="no usable pids cgroup"),
+    ),
+    pytest.param("0", id="no-cgroups"),
+]
+HIDDEN = 20
+TIMEOUT_S = 60
+
+
+def hidden_children(folder: Path) -> list[int]:
+    """The pids of the scatter bot's hidden children (their command line ends in --hidden)."""
+    return [
+        pid for pid, cmd in leftover_processes([str(folder)]) if cmd.rstrip().endswith("--hidden")
+    ]
+
+
+def wait_until(predicate, timeout: float) -> bool:  # noqa: ANN001 - a zero-argument callable
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.02)
+    return True
+
+
+def arena_env(tmpdir: Path, use_cgroups: str = "1") -> dict[str, str]:
+    """The environment of an ``arena`` subprocess whose temporary folders go to ``tmpdir``."""
+    tmpdir.mkdir(exist_ok=True)
+    return {**os.environ, "TMPDIR": str(tmpdir), "ARENA_CGROUPS": use_cgroups}
+
+
+def scatter_match(folder: Path, mode: str, games: int) -> list[str]:
+    bots = folder / "bots"
+    bots.mkdir()
+    scatter = bots / "scatter.py"
+    instant = bots / "instant.py"
+    shutil.copy(TEST_BOTS_DIR / "scatter.py", scatter)
+    shutil.copy(TEST_BOTS_DIR / "instant.py", instant)
+    return [
+        sys.executable, "-m", "arena", "match", str(scatter), str(instant),
+        "--games", str(games), "--sandbox", mode, "--quiet",
+    ]  # fmt: skip
+
+
+def arena_folders(tmpdir: Path) -> list[str]:
+    return sorted(entry.name for entry in tmpdir.iterdir() if entry.name.startswith("arena-"))
+
+
+@pytest.mark.parametrize("use_cgroups", CGROUPS)
+@pytest.mark.parametrize("mode", MODES)
+def test_hidden_children_die_with_their_bot(
+    mode: str, use_cgroups: str, no_leftover_processes: Path
+) -> None:
+    tmpdir = no_leftover_processes / "tmp"
+    argv = scatter_match(no_leftover_processes, mode, games=2)
+    result = subprocess.run(
+        argv, env=arena_env(tmpdir, use_cgroups), capture_output=True, text=True, timeout=TIMEOUT_S,
+        stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert wait_for_no_leftovers([str(no_leftover_processes)]) == []
+    assert arena_folders(tmpdir) == []
+
+
+@pytest.mark.parametrize("use_cgroups", CGROUPS)
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize(
+    "signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGKILL], ids=lambda s: s.name
+)
+def test_a_signal_to_arena_match_leaves_nothing_behind(
+    mode: str, use_cgroups: str, signum: signal.Signals, no_leftover_processes: Path
+) -> None:
+    if (signum, mode, use_cgroups) == (signal.SIGKILL, "none", "0"):
+        pytest.skip("not guaranteed: a killed harness without cgroup nor PID namespace (README)")
+    folder = no_leftover_processes
+    tmpdir = folder / "tmp"
+    argv = scatter_match(folder, mode, games=100_000)
+    with subprocess.Popen(
+        argv, env=arena_env(tmpdir, use_cgroups), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, start_new_session=True,
+    ) as proc:  # fmt: skip
+        try:
+            assert wait_until(lambda: len(hidden_children(folder)) >= HIDDEN, 20), (
+                f"the bot did not hide its children: {leftover_processes([str(folder)])}"
+            )
+            proc.send_signal(signum)
+            _out, err = proc.communicate(timeout=TIMEOUT_S)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait(timeout=10)
+    if signum is not signal.SIGKILL:
+        assert proc.returncode == 130, err
+        assert "interrupted after" in err
+    assert wait_for_no_leftovers([str(folder)], timeout=5) == []
+    assert wait_until(lambda: arena_folders(tmpdir) == [], 5), arena_folders(tmpdir)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=lambda s: s.name)
+def test_a_signal_to_arena_tournament_leaves_nothing_behind(
+    mode: str, signum: signal.Signals, no_leftover_processes: Path
+) -> None:
+    """Workers are harnesses too: their bots' hidden children die when the run is stopped."""
+    import json
+
+    folder = no_leftover_processes
+    tmpdir = folder / "tmp"
+    scatter_match(folder, mode, games=1)  # copies the bots
+    config = folder / "t.yaml"
+    config.write_text(
+        json.dumps(
+            {
+                "name": "t",
+                "bots": [
+                    {"name": "scatter", "path": str(folder / "bots" / "scatter.py")},
+                    {"name": "instant", "path": str(folder / "bots" / "instant.py")},
+                ],
+                "games_per_pairing": 5000,
+                "time_control": {"move_ms": 200, "startup_ms": 5000},
+                "workers": 2,
+                "sandbox": mode,
+                "db": str(folder / "t.sqlite"),
+            }
+        )
+    )
+    argv = [sys.executable, "-m", "arena", "tournament", str(config), "--quiet"]
+    with subprocess.Popen(
+        argv, env=arena_env(tmpdir), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, start_new_session=True,
+    ) as proc:  # fmt: skip
+        try:
+            assert wait_until(lambda: len(hidden_children(folder)) >= 2 * HIDDEN, 30), (
+                f"the bots did not hide their children: {leftover_processes([str(folder)])}"
+            )
+            proc.send_signal(signum)
+            out, err = proc.communicate(timeout=TIMEOUT_S)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait(timeout=10)
+    assert proc.returncode == 130, out + err
+    assert wait_for_no_leftovers([str(folder)], timeout=5) == []
+    assert wait_until(lambda: arena_folders(tmpdir) == [], 5), arena_folders(tmpdir)
