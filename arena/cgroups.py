@@ -95,6 +95,7 @@ class BotCgroup:
         self.path = path
         self.processes = processes
         self._procs = str(path / "cgroup.procs").encode()
+        self._events = -1  # pids.events, kept open: read after every game
 
     @classmethod
     def create(cls, processes: int | None) -> BotCgroup | None:
@@ -129,11 +130,13 @@ class BotCgroup:
         return _members(self.path)
 
     def exceeded(self) -> bool:
-        """Whether a fork in the cgroup failed because of ``pids.max``."""
+        """Whether a fork in the cgroup failed because of ``pids.max`` (one ``pread``)."""
         try:
-            for line in (self.path / "pids.events").read_text().splitlines():
-                key, _, value = line.partition(" ")
-                if key == "max":
+            if self._events < 0:
+                self._events = os.open(self.path / "pids.events", os.O_RDONLY | os.O_CLOEXEC)
+            for line in os.pread(self._events, 256, 0).splitlines():
+                key, _, value = line.partition(b" ")
+                if key == b"max":
                     return int(value) > 0
         except (OSError, ValueError):
             pass
@@ -141,6 +144,10 @@ class BotCgroup:
 
     def kill(self) -> None:
         """SIGKILL every member until none is left, then remove the cgroup."""
+        if self._events >= 0:
+            with contextlib.suppress(OSError):
+                os.close(self._events)
+            self._events = -1
         kill_tree(self.path)
 
 

@@ -24,7 +24,7 @@ import subprocess
 import time
 from collections.abc import Sequence
 
-from arena import reaper
+from arena import procfs, reaper
 from arena.botspec import BotSpec
 from arena.limits import Limits
 from arena.protocol import QUIT_LINE
@@ -73,6 +73,7 @@ class BotProcess:
         self.display_name = ""
         self.quit_sent = False
         self.started_at = 0.0
+        self._tmp_fd = -1  # the bot's /tmp, open for fstatvfs (bwrap's is visible only through it)
 
     # --- life cycle --------------------------------------------------------------------------
     @property
@@ -179,8 +180,45 @@ class BotProcess:
         self.stdin_fd = self.stdout_fd = self.stderr_fd = -1
         self.outbuf.clear()
         self.expecting = False
+        if self._tmp_fd >= 0:
+            with contextlib.suppress(OSError):
+                os.close(self._tmp_fd)
+            self._tmp_fd = -1
         self.plan.cleanup()
         return code
+
+    # --- limits --------------------------------------------------------------------------------
+    def over_limit(self) -> str | None:
+        """Which of its limits the bot went past (its fault), or None. Cheap (two system calls):
+        the referee asks after every game, and at a fault to say what caused it."""
+        cgroup = self.plan.cgroup
+        if cgroup is not None and cgroup.exceeded():
+            count = cgroup.processes
+            return f"exceeded limits.processes ({count} processes and threads): a fork failed"
+        if self.plan.tmp_bounded:
+            if self._tmp_fd < 0:
+                self._tmp_fd = self._open_tmp()
+            if self._tmp_fd >= 0:
+                with contextlib.suppress(OSError):
+                    if os.fstatvfs(self._tmp_fd).f_bavail == 0:
+                        return f"filled its /tmp (limits.tmp_mb: {self.limits.tmp_mb} MB)"
+        return None
+
+    def _open_tmp(self) -> int:
+        """An fd of the bot's private /tmp: the scratch tmpfs, or inside bubblewrap's namespace
+        (through its init process's root); -1 when it cannot be opened (yet)."""
+        path = self.plan.scratch
+        if self.plan.sandboxed:
+            inner = procfs.children(self.pid)
+            if not inner:
+                return -1
+            path = f"/proc/{inner[0]}/root/tmp"
+        if path is None:
+            return -1
+        try:
+            return os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        except OSError:
+            return -1
 
     # --- stderr ------------------------------------------------------------------------------
     def drain_stderr(self) -> bool:

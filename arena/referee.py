@@ -330,7 +330,10 @@ class Match:
             self._begin(order, chaos, first_mover)
             winner, reason = self._play_plies(order, chaos, record, start)
             record.winner, record.reason = winner, reason
+            if (excess := _limit_fault(order, chaos)) is not None:
+                raise excess
         except _GameOver as over:
+            over = _limit_fault(over.culprit) or over  # say so when a limit caused the fault
             record.winner = Role.CHAOS if over.culprit is order else Role.ORDER
             record.reason = over.reason
             record.detail = over.detail
@@ -523,6 +526,15 @@ class Match:
 
 _STALL_NS = STALL_MS * 1_000_000
 _EMPTY_BOARD = Position()  # read, never changed, by _play_plies
+
+
+def _limit_fault(*seats: _Seat) -> _GameOver | None:
+    """The fault of the first seat whose bot went past a limit (processes, /tmp), or None."""
+    for seat in seats:
+        excess = seat.process.over_limit() if seat.process is not None else None
+        if excess is not None:
+            return _GameOver(seat, Reason.CRASH, excess)
+    return None
 
 
 def _check_stall(process: BotProcess, deadline_ns: int, what: str) -> None:

@@ -14,6 +14,7 @@ the results store or anyone's home.
 
 from __future__ import annotations
 
+import ctypes
 import os
 import resource
 import secrets
@@ -36,6 +37,7 @@ from arena.procfs import die_with_parent
 __all__ = ["LaunchPlan", "plan_launch", "bwrap_path", "resolve_mode", "SANDBOX_UID"]
 
 SANDBOX_UID = 65534  # nobody
+_MB = 1024 * 1024
 _KEPT_VARIABLES = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ")
 _DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"
 # What of /etc a program may need (dynamic linker, locale, users, certificates), and no more.
@@ -79,12 +81,17 @@ class LaunchPlan:
     process group are still found by it (without bubblewrap, whose PID namespace does that)."""
     cgroup: BotCgroup | None = None
     """The bot's own cgroup (every process it starts, bounded in number), where one can be made."""
+    tmp_bounded: bool = False
+    """Whether the bot's ``/tmp`` is a tmpfs of ``limits.tmp_mb`` (bubblewrap's, or ``scratch``
+    mounted as one when arena runs as root)."""
 
     def cleanup(self) -> None:
         """Kill whatever is left in the bot's cgroup and remove its scratch folder."""
         if self.cgroup is not None:
             self.cgroup.kill()
         if self.scratch is not None:
+            if self.tmp_bounded:
+                _unmount(self.scratch)
             shutil.rmtree(self.scratch, ignore_errors=True)
 
 
@@ -132,8 +139,6 @@ def _make_preexec(limits: Limits, cpu_seconds: int, cgroup: BotCgroup | None) ->
         (resource.RLIMIT_NOFILE, limits.open_files),
         (resource.RLIMIT_CORE, 0),
     ]
-    if limits.processes is not None:
-        settings.append((resource.RLIMIT_NPROC, limits.processes))
 
     join = cgroup.join if cgroup is not None else None
     harness = os.getpid()
@@ -175,7 +180,7 @@ def _python_roots() -> list[Path]:
     return sorted(r.resolve() for r in roots if r.exists())
 
 
-def _bwrap_argv(bwrap: str, spec: BotSpec) -> list[str]:
+def _bwrap_argv(bwrap: str, spec: BotSpec, limits: Limits) -> list[str]:
     argv = [
         bwrap,
         "--unshare-all",
@@ -186,7 +191,7 @@ def _bwrap_argv(bwrap: str, spec: BotSpec) -> list[str]:
         "--hostname", "arena",
         "--proc", "/proc",
         "--dev", "/dev",
-        "--tmpfs", "/tmp",
+        "--size", str(limits.tmp_mb * _MB), "--tmpfs", "/tmp",
     ]  # fmt: skip
     for name in _SYSTEM_DIRS:
         host = Path("/") / name
@@ -222,9 +227,28 @@ def plan_launch(
     if mode is SandboxMode.BWRAP:
         bwrap = bwrap_path()
         assert bwrap is not None  # resolve_mode checked it
-        argv = _bwrap_argv(bwrap, spec) + list(spec.argv)
+        argv = _bwrap_argv(bwrap, spec, limits) + list(spec.argv)
         env = _environment("/tmp", seed, token)  # the sandbox's own private /tmp
-        return LaunchPlan(argv, env, str(spec.dir), preexec, None, True, token, cgroup)
+        return LaunchPlan(argv, env, str(spec.dir), preexec, None, True, token, cgroup, True)
     scratch = tempfile.mkdtemp(prefix=f"arena-{spec.name[:20]}-", dir=reaper.scratch_root())
+    bounded = os.geteuid() == 0 and _mount_tmpfs(scratch, limits.tmp_mb * _MB)
     env = _environment(scratch, seed, token)
-    return LaunchPlan(list(spec.argv), env, str(spec.dir), preexec, scratch, False, token, cgroup)
+    argv = list(spec.argv)
+    return LaunchPlan(argv, env, str(spec.dir), preexec, scratch, False, token, cgroup, bounded)
+
+
+_MS_NOSUID, _MS_NODEV = 2, 4
+_MNT_DETACH = 2
+_LIBC = ctypes.CDLL(None, use_errno=True)
+
+
+def _mount_tmpfs(folder: str, size_bytes: int) -> bool:
+    """Mount a tmpfs of ``size_bytes`` on ``folder`` (needs CAP_SYS_ADMIN); False if refused."""
+    options = f"size={size_bytes},mode=0700".encode()
+    flags = _MS_NOSUID | _MS_NODEV
+    return bool(_LIBC.mount(b"tmpfs", folder.encode(), b"tmpfs", flags, options) == 0)
+
+
+def _unmount(folder: str) -> None:
+    """Detach the file system mounted on ``folder`` (lazily: even while a file is open there)."""
+    _LIBC.umount2(folder.encode(), _MNT_DETACH)
