@@ -29,6 +29,7 @@ from pathlib import Path
 
 from arena import reaper
 from arena.botspec import BotSpec
+from arena.botuser import BotUser, bot_user, check_reachable
 from arena.cgroups import BotCgroup
 from arena.errors import SandboxError
 from arena.limits import Limits, SandboxMode
@@ -129,7 +130,12 @@ def resolve_mode(mode: SandboxMode | str) -> SandboxMode:
     return mode
 
 
-def _make_preexec(limits: Limits, cpu_seconds: int, cgroup: BotCgroup | None) -> Callable[[], None]:
+def _make_preexec(
+    limits: Limits, cpu_seconds: int, cgroup: BotCgroup | None, user: BotUser | None = None
+) -> Callable[[], None]:
+    """What the child does before exec, in this order: join the bot's cgroup (which needs root),
+    set the rlimits, become ``user`` (dropping every group), then ask for SIGKILL when the harness
+    dies (a change of user clears that request, so it comes last)."""
     memory = limits.memory_mb * 1024 * 1024
     file_size = limits.file_size_mb * 1024 * 1024
     settings = [
@@ -139,16 +145,16 @@ def _make_preexec(limits: Limits, cpu_seconds: int, cgroup: BotCgroup | None) ->
         (resource.RLIMIT_NOFILE, limits.open_files),
         (resource.RLIMIT_CORE, 0),
     ]
-
+    if user is not None and cgroup is None and limits.processes is not None:
+        # Counted per user: with a uid of its own, this bounds this bot's processes (not its
+        # threads). Not with a cgroup, whose count (and record of the fault) must come first.
+        settings.append((resource.RLIMIT_NPROC, limits.processes))
     join = cgroup.join if cgroup is not None else None
     harness = os.getpid()
 
     def preexec() -> None:  # runs in the child between fork and exec: keep it allocation-light
         if join is not None:
             join()  # first: nothing this process starts can be outside it
-        die_with_parent(signal.SIGKILL)
-        if os.getppid() != harness:  # the harness died before the request took effect
-            os._exit(1)
         for which, value in settings:
             try:
                 hard = resource.getrlimit(which)[1]
@@ -156,6 +162,13 @@ def _make_preexec(limits: Limits, cpu_seconds: int, cgroup: BotCgroup | None) ->
                 resource.setrlimit(which, (capped, capped))
             except (ValueError, OSError):
                 pass
+        if user is not None:  # any failure here fails the start (never a root bot by accident)
+            os.setgroups([])
+            os.setresgid(user.gid, user.gid, user.gid)
+            os.setresuid(user.uid, user.uid, user.uid)
+        die_with_parent(signal.SIGKILL)
+        if os.getppid() != harness:  # the harness died before the request took effect
+            os._exit(1)
 
     return preexec
 
@@ -223,15 +236,26 @@ def plan_launch(
     mode = resolve_mode(mode)
     token = secrets.token_hex(8)
     cgroup = BotCgroup.create(limits.processes)
-    preexec = _make_preexec(limits, cpu_seconds, cgroup)
     if mode is SandboxMode.BWRAP:
+        preexec = _make_preexec(limits, cpu_seconds, cgroup)
         bwrap = bwrap_path()
         assert bwrap is not None  # resolve_mode checked it
         argv = _bwrap_argv(bwrap, spec, limits) + list(spec.argv)
         env = _environment("/tmp", seed, token)  # the sandbox's own private /tmp
         return LaunchPlan(argv, env, str(spec.dir), preexec, None, True, token, cgroup, True)
+    user = bot_user()
+    if user is not None:
+        try:
+            check_reachable(list(spec.argv), spec.dir, user)
+        except SandboxError:
+            if cgroup is not None:
+                cgroup.kill()
+            raise
+    preexec = _make_preexec(limits, cpu_seconds, cgroup, user)
     scratch = tempfile.mkdtemp(prefix=f"arena-{spec.name[:20]}-", dir=reaper.scratch_root())
     bounded = os.geteuid() == 0 and _mount_tmpfs(scratch, limits.tmp_mb * _MB)
+    if user is not None:
+        os.chown(scratch, user.uid, user.gid)
     env = _environment(scratch, seed, token)
     argv = list(spec.argv)
     return LaunchPlan(argv, env, str(spec.dir), preexec, scratch, False, token, cgroup, bounded)

@@ -25,6 +25,11 @@ DEFAULT_MARKERS = (f"{TEST_BOTS_DIR}{os.sep}", f"{BUNDLED_BOTS_DIR}{os.sep}")
 FIXTURE_BOTS = sorted(TEST_BOTS_DIR.glob("*.py"))
 """Every fixture bot (a Python script in ``tests/bots``)."""
 LEFTOVER_WAIT_S = 2.0
+if os.geteuid() == 0:
+    # As root, bots without bubblewrap run as an unprivileged user, who cannot reach pytest's
+    # private temporary folders (0700) where the tests copy their bots: the suite runs them as
+    # root, except the tests of that user (test_botuser.py), which unset this.
+    os.environ.setdefault("ARENA_BOTS_AS_ROOT", "1")
 
 
 @pytest.fixture
