@@ -262,7 +262,9 @@ class Match:
     ) -> _GameOver:
         """The fault of a bot that wrote, or closed its stdout, when no reply was due."""
         if status is WaitStatus.OTHER_EOF:
-            return _GameOver(seat, Reason.CRASH, "exited (closed its stdout) while not on move")
+            process = seat.process
+            pipe = "stdin" if process and process.running and process.input_closed() else "stdout"
+            return _GameOver(seat, Reason.CRASH, f"exited (closed its {pipe}) while not on move")
         return _GameOver(seat, Reason.MALFORMED, faults.unsolicited(seat.process))
 
     def _seat_of(self, process: BotProcess | None) -> _Seat:

@@ -39,6 +39,7 @@ __all__ = ["LaunchPlan", "plan_launch", "bwrap_path", "resolve_mode", "SANDBOX_U
 
 SANDBOX_UID = 65534  # nobody
 _MB = 1024 * 1024
+_IO_INSIDE = "/run/arena"  # where a sandboxed bot finds its stdin and stdout FIFOs
 _KEPT_VARIABLES = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ")
 _DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"
 # What of /etc a program may need (dynamic linker, locale, users, certificates), and no more.
@@ -82,6 +83,10 @@ class LaunchPlan:
     process group are still found by it (without bubblewrap, whose PID namespace does that)."""
     cgroup: BotCgroup | None = None
     """The bot's own cgroup (every process it starts, bounded in number), where one can be made."""
+    io_dir: str | None = None
+    """Under bubblewrap: the host folder of the bot's stdin and stdout FIFOs (``in``, ``out``),
+    which the bot's own process opens (bwrap would hold a copy of pipes it is given, hiding a bot
+    that closes them); removed once the bot has opened them."""
     tmp_bounded: bool = False
     """Whether the bot's ``/tmp`` is a tmpfs of ``limits.tmp_mb`` (bubblewrap's, or ``scratch``
     mounted as one when arena runs as root)."""
@@ -90,6 +95,8 @@ class LaunchPlan:
         """Kill whatever is left in the bot's cgroup and remove its scratch folder."""
         if self.cgroup is not None:
             self.cgroup.kill()
+        if self.io_dir is not None:
+            shutil.rmtree(self.io_dir, ignore_errors=True)
         if self.scratch is not None:
             if self.tmp_bounded:
                 _unmount(self.scratch)
@@ -193,7 +200,37 @@ def _python_roots() -> list[Path]:
     return sorted(r.resolve() for r in roots if r.exists())
 
 
-def _bwrap_argv(bwrap: str, spec: BotSpec, limits: Limits) -> list[str]:
+def _io_command(argv: list[str], processes: int | None) -> list[str]:
+    """``argv`` run by a shell that first opens the FIFOs as stdin and stdout (about 1 ms).
+
+    ``processes``: also set RLIMIT_NPROC there, inside the sandbox's user namespace, where it
+    counts this sandbox's processes only (set before bwrap, it would count all of the user's).
+    """
+    script = f'exec "$@" <{_IO_INSIDE}/in >{_IO_INSIDE}/out'
+    flag = _shell_nproc_flag()
+    if processes is not None and flag:
+        script = f"ulimit {flag} {processes} 2>/dev/null; {script}"
+    return ["/bin/sh", "-c", script, "arena-bot", *argv]
+
+
+@cache
+def _shell_nproc_flag() -> str | None:
+    """The ``ulimit`` option for processes of ``/bin/sh``: ``-u`` for bash, ``-p`` for dash and
+    busybox (where ``-u`` does not exist); None if unknown."""
+    shell = os.path.basename(os.path.realpath("/bin/sh"))
+    if shell.startswith("bash"):
+        return "-u"
+    if shell.startswith(("dash", "busybox")):
+        return "-p"
+    return None
+
+
+def _make_fifos(folder: str) -> None:
+    for name in ("in", "out"):
+        os.mkfifo(os.path.join(folder, name), 0o600)
+
+
+def _bwrap_argv(bwrap: str, spec: BotSpec, limits: Limits, io_dir: str) -> list[str]:
     argv = [
         bwrap,
         "--unshare-all",
@@ -219,6 +256,7 @@ def _bwrap_argv(bwrap: str, spec: BotSpec, limits: Limits) -> list[str]:
     for folder in exposed:
         argv += ["--ro-bind", str(folder), str(folder)]
     argv += [
+        "--ro-bind", io_dir, _IO_INSIDE,
         "--chdir", str(spec.dir),
         "--",
     ]  # fmt: skip
@@ -240,9 +278,15 @@ def plan_launch(
         preexec = _make_preexec(limits, cpu_seconds, cgroup)
         bwrap = bwrap_path()
         assert bwrap is not None  # resolve_mode checked it
-        argv = _bwrap_argv(bwrap, spec, limits) + list(spec.argv)
+        io_dir = tempfile.mkdtemp(prefix="arena-io-", dir=reaper.scratch_root())
+        _make_fifos(io_dir)
+        # As root the bot is root's uid in its namespace, which RLIMIT_NPROC does not bind.
+        nproc = limits.processes if cgroup is None and os.geteuid() != 0 else None
+        argv = _bwrap_argv(bwrap, spec, limits, io_dir) + _io_command(list(spec.argv), nproc)
         env = _environment("/tmp", seed, token)  # the sandbox's own private /tmp
-        return LaunchPlan(argv, env, str(spec.dir), preexec, None, True, token, cgroup, True)
+        return LaunchPlan(
+            argv, env, str(spec.dir), preexec, None, True, token, cgroup, io_dir, True
+        )
     user = bot_user()
     if user is not None:
         try:
@@ -258,7 +302,9 @@ def plan_launch(
         os.chown(scratch, user.uid, user.gid)
     env = _environment(scratch, seed, token)
     argv = list(spec.argv)
-    return LaunchPlan(argv, env, str(spec.dir), preexec, scratch, False, token, cgroup, bounded)
+    return LaunchPlan(
+        argv, env, str(spec.dir), preexec, scratch, False, token, cgroup, None, bounded
+    )
 
 
 _MS_NOSUID, _MS_NODEV = 2, 4
