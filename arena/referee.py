@@ -85,6 +85,8 @@ class MatchSettings:
     startup_attempts: int = 2
     """After this many failed start-ups in a row, a bot is not started again in this match: its
     remaining games are lost by ``startup`` at once instead of costing the allowance each."""
+    hidden: tuple[str, ...] = ()
+    """Host paths no bot may see under the sandbox: the results store, its folder, the config."""
 
 
 @dataclass
@@ -185,7 +187,10 @@ class Match:
         seed = (self.seed * 1_000_003 + seat.index * 7_919 + seat.starts) % 2**31
         seat.version = seat.spec.version()  # the code this process runs, even if edited later
         seat.starts += 1
-        plan = plan_launch(seat.spec, self.sandbox, self.settings.limits, seed, self._cpu_seconds)
+        plan = plan_launch(
+            seat.spec, self.sandbox, self.settings.limits, seed, self._cpu_seconds,
+            self.settings.hidden,
+        )  # fmt: skip
         process = BotProcess(seat.spec, plan, self.settings.limits)
         try:
             process.start()

@@ -22,7 +22,7 @@ import shutil
 import signal
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -230,7 +230,37 @@ def _make_fifos(folder: str) -> None:
         os.mkfifo(os.path.join(folder, name), 0o600)
 
 
-def _bwrap_argv(bwrap: str, spec: BotSpec, limits: Limits, io_dir: str) -> list[str]:
+def _masks(exposed: Sequence[Path], hidden: Sequence[str | os.PathLike[str]]) -> list[str]:
+    """bwrap arguments that cover each ``hidden`` host path found inside an ``exposed`` folder:
+    an empty tmpfs over a folder, an empty file over a file. A hidden path that *is* an exposed
+    folder, or holds one, cannot be covered without hiding the folder: ``SandboxError``."""
+    masks: list[str] = []
+    for item in hidden:
+        real = Path(os.path.realpath(item))
+        for folder in exposed:
+            real_folder = Path(os.path.realpath(folder))
+            if real == real_folder or real in real_folder.parents:
+                raise SandboxError(
+                    f"{folder} would be visible to a bot, and it is (or is inside) {item}, which "
+                    "no bot may see (the results store, its folder or the config): keep bots in "
+                    "folders of their own"
+                )
+            if real_folder in real.parents and os.path.lexists(real):
+                inside = str(Path(folder) / real.relative_to(real_folder))
+                if real.is_dir():
+                    masks += ["--tmpfs", inside]
+                else:
+                    masks += ["--ro-bind", "/dev/null", inside]
+    return masks
+
+
+def _bwrap_argv(
+    bwrap: str,
+    spec: BotSpec,
+    limits: Limits,
+    io_dir: str,
+    hidden: Sequence[str | os.PathLike[str]] = (),
+) -> list[str]:
     argv = [
         bwrap,
         "--unshare-all",
@@ -255,6 +285,7 @@ def _bwrap_argv(bwrap: str, spec: BotSpec, limits: Limits, io_dir: str) -> list[
     exposed = [*_python_roots(), package_dir, spec.dir]
     for folder in exposed:
         argv += ["--ro-bind", str(folder), str(folder)]
+    argv += _masks(exposed, hidden)  # after the binds, so that they cover what these show
     argv += [
         "--ro-bind", io_dir, _IO_INSIDE,
         "--chdir", str(spec.dir),
@@ -269,8 +300,15 @@ def plan_launch(
     limits: Limits,
     seed: int,
     cpu_seconds: int,
+    hidden: Sequence[str | os.PathLike[str]] = (),
 ) -> LaunchPlan:
-    """How to start ``spec`` under ``mode`` (``auto`` is resolved here)."""
+    """How to start ``spec`` under ``mode`` (``auto`` is resolved here).
+
+    ``hidden``: host paths no bot may see (the results store, its folder, the config). Under
+    bubblewrap each one inside a mounted folder is covered; one that is (or holds) the bot's
+    folder is refused with ``SandboxError``. Without bubblewrap nothing is hidden from a bot
+    (see the README).
+    """
     mode = resolve_mode(mode)
     token = secrets.token_hex(8)
     cgroup = BotCgroup.create(limits.processes)
@@ -282,7 +320,14 @@ def plan_launch(
         _make_fifos(io_dir)
         # As root the bot is root's uid in its namespace, which RLIMIT_NPROC does not bind.
         nproc = limits.processes if cgroup is None and os.geteuid() != 0 else None
-        argv = _bwrap_argv(bwrap, spec, limits, io_dir) + _io_command(list(spec.argv), nproc)
+        try:
+            prefix = _bwrap_argv(bwrap, spec, limits, io_dir, hidden)
+        except SandboxError:
+            shutil.rmtree(io_dir, ignore_errors=True)
+            if cgroup is not None:
+                cgroup.kill()
+            raise
+        argv = prefix + _io_command(list(spec.argv), nproc)
         env = _environment("/tmp", seed, token)  # the sandbox's own private /tmp
         return LaunchPlan(
             argv, env, str(spec.dir), preexec, None, True, token, cgroup, io_dir, True
