@@ -59,11 +59,12 @@ except OSError:  # pragma: no cover - every Linux has a libc
 class _Harness:
     """What ``install_harness`` made in this process."""
 
-    def __init__(self, pid: int, root: str, guardian: int, pipe: int) -> None:
+    def __init__(self, pid: int, root: str, guardian: int, pipe: int, tempdir: str | None) -> None:
         self.pid = pid
         self.root = root
         self.guardian = guardian
         self.pipe = pipe
+        self.tempdir = tempdir  # tempfile.tempdir before, restored at close
 
 
 _harness: _Harness | None = None
@@ -107,10 +108,10 @@ def install_harness(scratch: str | None = None) -> None:
     become_subreaper()
     root = scratch or tempfile.mkdtemp(prefix="arena-run-")
     os.chmod(root, 0o711)  # bots that run as another user reach their own folders only
-    tempfile.tempdir = root
+    previous, tempfile.tempdir = tempfile.tempdir, root
     cgroup = cgroups.harness_cgroup()
     guardian, pipe = _spawn_guardian(root, cgroup)
-    _harness = _Harness(os.getpid(), root, guardian, pipe)
+    _harness = _Harness(os.getpid(), root, guardian, pipe, previous)
     atexit.register(close_harness)
 
 
@@ -184,6 +185,8 @@ def close_harness() -> None:
     if not installed() or _harness is None:
         return
     harness, root = _harness, _harness.root
+    if tempfile.tempdir == root:
+        tempfile.tempdir = harness.tempdir
     kill_descendants()
     _cleanup(root, cgroups.harness_cgroup())
     with contextlib.suppress(OSError):
@@ -197,6 +200,8 @@ def close_harness() -> None:
             break
         time.sleep(0.001)
     _harness = None
+    if _LIBC is not None:
+        _LIBC.prctl(_PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)  # as before: a library user's process
 
 
 def _cleanup(root: str, cgroup: Path | None) -> None:

@@ -194,10 +194,33 @@ def _environment(home: str, seed: int, token: str) -> dict[str, str]:
     return env
 
 
-def _python_roots() -> list[Path]:
+@cache
+def _python_roots() -> tuple[Path, ...]:
     """Folders the harness's Python lives in (a venv and the interpreter it was made from)."""
     roots = {Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).resolve().parent.parent}
-    return sorted(r.resolve() for r in roots if r.exists())
+    return tuple(sorted(r.resolve() for r in roots if r.exists()))
+
+
+@cache
+def _system_binds() -> tuple[str, ...]:
+    """The bwrap arguments that show the system's folders and the needed /etc entries (read-only),
+    the harness's Python and the arena package: the same for every bot, so computed once."""
+    argv: list[str] = []
+    for name in _SYSTEM_DIRS:
+        host = Path("/") / name
+        if host.is_symlink():
+            argv += ["--symlink", os.readlink(host), str(host)]
+        elif host.is_dir():
+            argv += ["--ro-bind", str(host), str(host)]
+    for name in _ETC_ENTRIES:
+        argv += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
+    for folder in _shared_folders():
+        argv += ["--ro-bind", str(folder), str(folder)]
+    return tuple(argv)
+
+
+def _shared_folders() -> tuple[Path, ...]:
+    return (*_python_roots(), Path(__file__).resolve().parent)
 
 
 def _io_command(argv: list[str], processes: int | None) -> list[str]:
@@ -273,19 +296,11 @@ def _bwrap_argv(
         "--dev", "/dev",
         "--size", str(limits.tmp_mb * _MB), "--tmpfs", "/tmp",
     ]  # fmt: skip
-    for name in _SYSTEM_DIRS:
-        host = Path("/") / name
-        if host.is_symlink():
-            argv += ["--symlink", os.readlink(host), str(host)]
-        elif host.is_dir():
-            argv += ["--ro-bind", str(host), str(host)]
-    for name in _ETC_ENTRIES:
-        argv += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
-    package_dir = Path(__file__).resolve().parent
-    exposed = [*_python_roots(), package_dir, spec.dir]
-    for folder in exposed:
-        argv += ["--ro-bind", str(folder), str(folder)]
-    argv += _masks(exposed, hidden)  # after the binds, so that they cover what these show
+    argv += _system_binds()
+    argv += ["--ro-bind", str(spec.dir), str(spec.dir)]
+    argv += _masks(
+        [*_shared_folders(), spec.dir], hidden
+    )  # after the binds, so that they cover what these show
     argv += [
         "--ro-bind", io_dir, _IO_INSIDE,
         "--chdir", str(spec.dir),

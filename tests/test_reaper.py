@@ -180,3 +180,34 @@ def test_a_signal_to_arena_tournament_leaves_nothing_behind(
     assert proc.returncode == 130, out + err
     assert wait_for_no_leftovers([str(folder)], timeout=5) == []
     assert wait_until(lambda: arena_folders(tmpdir) == [], 5), arena_folders(tmpdir)
+
+
+def test_a_harness_in_process_cleans_up_and_restores_what_it_changed(
+    no_leftover_processes: Path,
+) -> None:
+    """install_harness / close_harness in this very process (as a library user would)."""
+    import tempfile
+
+    from arena import reaper
+    from arena.botspec import BotSpec
+    from arena.referee import MatchSettings, play_match
+
+    folder = no_leftover_processes
+    scatter_match(folder, "none", games=1)
+    before = tempfile.tempdir
+    reaper.install_harness()
+    try:
+        root = reaper.scratch_root()
+        assert root is not None and tempfile.gettempdir() == root
+        assert reaper.is_subreaper()
+        spec = BotSpec.from_path(folder / "bots" / "scatter.py")
+        instant = BotSpec.from_path(folder / "bots" / "instant.py")
+        for _ in range(2):  # a second match in the same process still has its scratch folder
+            records = play_match(spec, instant, 1, MatchSettings(sandbox="none"))
+            assert not records[0].reason.is_fault, records[0]
+            assert wait_for_no_leftovers([str(folder)]) == []
+    finally:
+        reaper.close_harness()
+    assert tempfile.tempdir == before
+    assert not Path(root).exists()
+    assert not reaper.is_subreaper()
