@@ -63,6 +63,8 @@ def harness_cgroup() -> Path | None:
     up without touching anyone else's bots.
     """
     global _harness
+    if os.environ.get("ARENA_CGROUPS") == "0":
+        return None
     if _harness is not None and _harness[0] == os.getpid():
         return _harness[1]
     folder: Path | None = None

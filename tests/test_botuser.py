@@ -105,3 +105,25 @@ def test_a_bot_its_user_cannot_reach_is_refused_in_one_line(
     assert result.returncode != 0
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and "cannot reach the bot's folder" in lines[0], result.stderr
+
+
+@AS_ROOT
+def test_without_a_cgroup_the_uid_of_its_own_bounds_a_bots_processes(
+    open_folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """RLIMIT_NPROC counts per user: it binds a bot with a uid of its own (root ignores it)."""
+    from arena.limits import Limits
+    from arena.records import Reason
+
+    monkeypatch.setenv("ARENA_CGROUPS", "0")
+    shutil.copy(TEST_BOTS_DIR / "fork_many.sh", open_folder / "fork_many.sh")
+    (open_folder / "fork_many.sh").chmod(0o755)
+    bomb = BotSpec.from_path(open_folder / "fork_many.sh")
+    probe = BotSpec.from_path(open_folder / "probe.sh")
+    bounded = MatchSettings(sandbox="none", limits=Limits(processes=10), startup_attempts=1)
+    (record,) = play_match(bomb, probe, 1, bounded)
+    assert record.loser_name == "fork_many" and record.reason is Reason.STARTUP, record
+    assert "fork" in record.detail.lower(), record.detail
+    (record,) = play_match(bomb, probe, 1, MatchSettings(sandbox="none"))  # 64: room for 40
+    assert not record.reason.is_fault, record
+    assert "fork_many: started 40" in record.stderr_order

@@ -134,16 +134,10 @@ def test_a_signal_to_arena_match_leaves_nothing_behind(
     assert wait_until(lambda: arena_folders(tmpdir) == [], 5), arena_folders(tmpdir)
 
 
-@pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=lambda s: s.name)
-def test_a_signal_to_arena_tournament_leaves_nothing_behind(
-    mode: str, signum: signal.Signals, no_leftover_processes: Path
-) -> None:
-    """Workers are harnesses too: their bots' hidden children die when the run is stopped."""
+def scatter_tournament(folder: Path, mode: str) -> list[str]:
+    """The command of a long tournament between the scatter bot and an instant one."""
     import json
 
-    folder = no_leftover_processes
-    tmpdir = folder / "tmp"
     scatter_match(folder, mode, games=1)  # copies the bots
     config = folder / "t.yaml"
     config.write_text(
@@ -162,7 +156,18 @@ def test_a_signal_to_arena_tournament_leaves_nothing_behind(
             }
         )
     )
-    argv = [sys.executable, "-m", "arena", "tournament", str(config), "--quiet"]
+    return [sys.executable, "-m", "arena", "tournament", str(config), "--quiet"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=lambda s: s.name)
+def test_a_signal_to_arena_tournament_leaves_nothing_behind(
+    mode: str, signum: signal.Signals, no_leftover_processes: Path
+) -> None:
+    """Workers are harnesses too: their bots' hidden children die when the run is stopped."""
+    folder = no_leftover_processes
+    tmpdir = folder / "tmp"
+    argv = scatter_tournament(folder, mode)
     with subprocess.Popen(
         argv, env=arena_env(tmpdir), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, text=True, start_new_session=True,
@@ -211,3 +216,41 @@ def test_a_harness_in_process_cleans_up_and_restores_what_it_changed(
     assert tempfile.tempdir == before
     assert not Path(root).exists()
     assert not reaper.is_subreaper()
+
+
+def cgroup_of(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cgroup").read_text()
+    except OSError:
+        return ""
+
+
+@pytest.mark.skipif(cgroups.pids_root() is None, reason="no usable pids cgroup")
+@pytest.mark.parametrize("mode", MODES)
+def test_a_killed_worker_leaves_nothing_behind(mode: str, no_leftover_processes: Path) -> None:
+    """SIGKILL of one tournament worker: its guardian kills what its bots hid (cgroups)."""
+    from arena import procfs
+
+    folder = no_leftover_processes
+    argv = scatter_tournament(folder, mode)
+    with subprocess.Popen(
+        argv, env=arena_env(folder / "tmp"), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, start_new_session=True,
+    ) as proc:  # fmt: skip
+        try:
+            assert wait_until(lambda: len(hidden_children(folder)) >= 2 * HIDDEN, 30)
+            worker = (procfs.children(proc.pid) or [])[0]
+            mine = [pid for pid in hidden_children(folder) if f"/arena-{worker}-" in cgroup_of(pid)]
+            assert len(mine) >= HIDDEN, "the first worker's bots hid nothing"
+            os.kill(worker, signal.SIGKILL)
+            alive = set(mine)
+            assert wait_until(lambda: not (alive & set(hidden_children(folder))), 5), (
+                f"survived their worker: {alive & set(hidden_children(folder))}"
+            )
+            proc.send_signal(signal.SIGTERM)
+            proc.communicate(timeout=TIMEOUT_S)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait(timeout=10)
+    assert wait_for_no_leftovers([str(folder)], timeout=5) == []
