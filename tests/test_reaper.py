@@ -75,9 +75,27 @@ def scatter_match(folder: Path, mode: str, games: int) -> list[str]:
     shutil.copy(TEST_BOTS_DIR / "scatter.py", scatter)
     shutil.copy(TEST_BOTS_DIR / "instant.py", instant)
     return [
-        sys.executable, "-m", "arena", "match", str(scatter), str(instant),
+        sys.executable, "-X", "faulthandler", "-m", "arena", "match", str(scatter), str(instant),
         "--games", str(games), "--sandbox", mode, "--quiet",
     ]  # fmt: skip
+
+
+def finish(proc: subprocess.Popen[str], timeout: float = TIMEOUT_S) -> tuple[str, str]:
+    """Wait for a stopped arena command; if it hangs, fail with its Python stacks (faulthandler
+    prints them on SIGABRT) and its process tree, rather than a bare timeout."""
+    try:
+        return proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        tree = subprocess.run(
+            ["ps", "-eo", "pid,ppid,stat,wchan:20,cmd", "--forest"],
+            capture_output=True, text=True, timeout=10,
+        ).stdout  # fmt: skip
+        proc.send_signal(signal.SIGABRT)
+        try:
+            _out, err = proc.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            err = "(no answer to SIGABRT)"
+        pytest.fail(f"arena did not stop within {timeout} s\n{err[-6000:]}\n{tree[-6000:]}")
 
 
 def arena_folders(tmpdir: Path) -> list[str]:
@@ -122,7 +140,7 @@ def test_a_signal_to_arena_match_leaves_nothing_behind(
                 f"the bot did not hide its children: {leftover_processes([str(folder)])}"
             )
             proc.send_signal(signum)
-            _out, err = proc.communicate(timeout=TIMEOUT_S)
+            _out, err = finish(proc)
         finally:
             if proc.poll() is None:
                 proc.kill()
@@ -156,7 +174,16 @@ def scatter_tournament(folder: Path, mode: str) -> list[str]:
             }
         )
     )
-    return [sys.executable, "-m", "arena", "tournament", str(config), "--quiet"]
+    return [
+        sys.executable,
+        "-X",
+        "faulthandler",
+        "-m",
+        "arena",
+        "tournament",
+        str(config),
+        "--quiet",
+    ]
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -177,7 +204,7 @@ def test_a_signal_to_arena_tournament_leaves_nothing_behind(
                 f"the bots did not hide their children: {leftover_processes([str(folder)])}"
             )
             proc.send_signal(signum)
-            out, err = proc.communicate(timeout=TIMEOUT_S)
+            out, err = finish(proc)
         finally:
             if proc.poll() is None:
                 proc.kill()
@@ -248,7 +275,7 @@ def test_a_killed_worker_leaves_nothing_behind(mode: str, no_leftover_processes:
                 f"survived their worker: {alive & set(hidden_children(folder))}"
             )
             proc.send_signal(signal.SIGTERM)
-            proc.communicate(timeout=TIMEOUT_S)
+            finish(proc)
         finally:
             if proc.poll() is None:
                 proc.kill()
