@@ -23,8 +23,11 @@ from conftest import TEST_BOTS_DIR, wait_for_no_leftovers
 from arena.botspec import BotSpec
 from arena.botuser import UID_BASE
 from arena.errors import SandboxError
+from arena.limits import TimeControl
 from arena.referee import MatchSettings, play_match
 from arena.sandbox import bwrap_path
+
+SLOW_OK = TimeControl(move_ms=2000)  # tests that expect no fault: none from load
 
 AS_ROOT = pytest.mark.skipif(os.geteuid() != 0, reason="arena does not run as root here")
 MODES = [
@@ -68,7 +71,7 @@ def test_a_bot_is_not_root_and_has_no_terminal(mode: str, open_folder: Path) -> 
         pytest.skip("without bubblewrap, a bot runs as arena's own user (not root here)")
     a = BotSpec.from_path(open_folder / "probe.sh")
     b = BotSpec.from_path(open_folder / "probe2.sh")
-    records = play_match(a, b, 1, MatchSettings(sandbox=mode))
+    records = play_match(a, b, 1, MatchSettings(time_control=SLOW_OK, sandbox=mode))
     assert not records[0].reason.is_fault, records[0]
     reports = [probe_report(records[0].stderr_order), probe_report(records[0].stderr_chaos)]
     for report in reports:
@@ -124,6 +127,7 @@ def test_without_a_cgroup_the_uid_of_its_own_bounds_a_bots_processes(
     (record,) = play_match(bomb, probe, 1, bounded)
     assert record.loser_name == "fork_many" and record.reason is Reason.STARTUP, record
     assert "fork" in record.detail.lower(), record.detail
-    (record,) = play_match(bomb, probe, 1, MatchSettings(sandbox="none"))  # 64: room for 40
+    settings = MatchSettings(time_control=SLOW_OK, sandbox="none")
+    (record,) = play_match(bomb, probe, 1, settings)  # 64 processes: room for 40
     assert not record.reason.is_fault, record
     assert "fork_many: started 40" in record.stderr_order

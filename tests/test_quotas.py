@@ -16,10 +16,12 @@ from conftest import TEST_BOTS_DIR
 
 from arena import cgroups
 from arena.botspec import BotSpec
-from arena.limits import Limits
+from arena.limits import Limits, TimeControl
 from arena.records import Reason
 from arena.referee import MatchSettings, play_match
 from arena.sandbox import bwrap_path
+
+SLOW_OK = TimeControl(move_ms=2000)  # tests that expect no fault: none from load
 
 BWRAP = pytest.param(
     "bwrap",
@@ -72,5 +74,5 @@ def test_filling_tmp_is_bounded_and_loses(mode: str, no_leftover_processes: Path
 @pytest.mark.parametrize("mode", [NONE_AS_ROOT, BWRAP])
 def test_bots_within_their_limits_are_not_charged(mode: str, no_leftover_processes: Path) -> None:
     instant, other = bots(no_leftover_processes, "instant.py")
-    records = play_match(instant, other, 2, MatchSettings(sandbox=mode))
+    records = play_match(instant, other, 2, MatchSettings(time_control=SLOW_OK, sandbox=mode))
     assert [r.reason.is_fault for r in records] == [False, False]

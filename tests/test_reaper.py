@@ -225,6 +225,7 @@ def test_a_harness_in_process_cleans_up_and_restores_what_it_changed(
 
     from arena import reaper
     from arena.botspec import BotSpec
+    from arena.limits import TimeControl
     from arena.referee import MatchSettings, play_match
 
     folder = no_leftover_processes
@@ -238,7 +239,8 @@ def test_a_harness_in_process_cleans_up_and_restores_what_it_changed(
         spec = BotSpec.from_path(folder / "bots" / "scatter.py")
         instant = BotSpec.from_path(folder / "bots" / "instant.py")
         for _ in range(2):  # a second match in the same process still has its scratch folder
-            records = play_match(spec, instant, 1, MatchSettings(sandbox="none"))
+            settings = MatchSettings(time_control=TimeControl(move_ms=2000), sandbox="none")
+            records = play_match(spec, instant, 1, settings)  # no timeout under load
             assert not records[0].reason.is_fault, records[0]
             assert wait_for_no_leftovers([str(folder)]) == []
     finally:
