@@ -1,15 +1,20 @@
-"""How a bot process is launched: its command (inside bubblewrap or not), environment and rlimits.
+"""How a bot process is launched: its command (inside bubblewrap or not), environment and limits.
 
 Whatever the mode, a bot gets a minimal environment (nothing of the harness's beyond PATH, the
-locale and the time zone: no tokens or secrets), its own session and process group, rlimits for
-memory, CPU time, file size and open files, a private scratch folder, and a kernel signal that
-kills it if the process that started it dies.
+locale and the time zone: no tokens or secrets), its own session and process group (so no
+terminal), rlimits for memory, CPU time, file size and open files, its own cgroup where one can be
+made (``arena.cgroups``: every process it starts, at most ``limits.processes``), a private
+scratch folder, and a kernel signal that kills it if the process that started it dies.
 
 With bubblewrap (``bwrap``) it also gets empty network, PID, IPC and UTS namespaces, runs as
 ``nobody`` with no capabilities, and sees only: the system's read-only folders, the Python that
 runs the harness (read-only, for ``.py`` bots), the ``arena`` package (read-only, for the author's
-kit), its own folder (read-only) and a private writable ``/tmp``. Not the other bots, the config,
-the results store or anyone's home.
+kit), its own folder (read-only, with the paths it must not see covered) and a private ``/tmp``
+tmpfs of ``limits.tmp_mb``. Its stdin and stdout are FIFOs that its own process opens, so that
+bwrap holds no copy of them (a bot that closes one is seen at once).
+
+Without bubblewrap, when arena runs as root, it runs as an unprivileged uid of its own
+(``arena.botuser``) and its scratch folder is a tmpfs of ``limits.tmp_mb``.
 """
 
 from __future__ import annotations
