@@ -24,7 +24,7 @@ import signal
 import time
 from pathlib import Path
 
-__all__ = ["BotCgroup", "harness_cgroup", "kill_tree", "pids_root"]
+__all__ = ["BotCgroup", "harness_cgroup", "kill_tree", "pids_root", "remove_harness_cgroup"]
 
 _V1_ROOT = Path("/sys/fs/cgroup/pids")
 _V2_ROOT = Path("/sys/fs/cgroup")
@@ -85,6 +85,15 @@ def _remove_own(pid: int, folder: Path) -> None:
     """At exit, the harness's cgroup folder goes (only in the process that made it)."""
     if os.getpid() == pid:
         kill_tree(folder)
+
+
+def remove_harness_cgroup() -> None:
+    """Kill what is in this process's cgroup folder and remove it; the next bot makes a new one."""
+    global _harness
+    if _harness is not None and _harness[0] == os.getpid():
+        if _harness[1] is not None:
+            kill_tree(_harness[1])
+        _harness = None
 
 
 _serial = itertools.count()

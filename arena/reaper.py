@@ -188,7 +188,8 @@ def close_harness() -> None:
     if tempfile.tempdir == root:
         tempfile.tempdir = harness.tempdir
     kill_descendants()
-    _cleanup(root, cgroups.harness_cgroup())
+    cgroups.remove_harness_cgroup()
+    _cleanup(root, None)
     with contextlib.suppress(OSError):
         os.close(harness.pipe)  # the guardian wakes, finds nothing left, and exits
     deadline = time.monotonic() + _REAP_S

@@ -248,6 +248,10 @@ def test_a_harness_in_process_cleans_up_and_restores_what_it_changed(
     assert tempfile.tempdir == before
     assert not Path(root).exists()
     assert not reaper.is_subreaper()
+    if cgroups.pids_root() is not None:  # a bot started later still gets a cgroup
+        later = cgroups.BotCgroup.create(8)
+        assert later is not None
+        later.kill()
 
 
 def cgroup_of(pid: int) -> str:
