@@ -81,7 +81,7 @@ def send_failure(process: BotProcess) -> tuple[Reason, str]:
 
 
 def exit_detail(process: BotProcess | None) -> str:
-    """How a bot's process ended (its exit code or signal), or that it closed its stdout or stdin."""
+    """How a bot's process ended (its exit code or signal), or which of its pipes it closed."""
     code = None
     if process is not None and process.proc is not None:
         try:

@@ -42,7 +42,6 @@ __all__ = [
     "kill_descendants",
     "close_harness",
     "scratch_root",
-    "interrupt_on_termination",
 ]
 
 _PR_SET_CHILD_SUBREAPER = 36
@@ -253,9 +252,3 @@ def _spawn_guardian(root: str, cgroup: Path | None) -> tuple[int, int]:
             os._exit(0)
     os.close(read_end)
     return pid, write_end
-
-
-def interrupt_on_termination() -> None:
-    """Treat SIGTERM and SIGHUP like Ctrl-C (KeyboardInterrupt): stop the bots, sum up, exit 130."""
-    for sig in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, signal.default_int_handler)

@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import shlex
-import signal
 import sys
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
-from types import FrameType
 from typing import TYPE_CHECKING
 
 from rich.markup import escape
 
 from arena.affinity import core_count
+from arena.commands.stopping import exit_code, stopped_like_ctrl_c
 from arena.config import TournamentConfig, load_config
 from arena.errors import ArenaError
 from arena.executors import executor_names
@@ -180,29 +178,6 @@ class ProgressDisplay:
             self.progress = None
 
 
-class Stopped(KeyboardInterrupt):
-    """SIGTERM or SIGHUP during a run: stopped as Ctrl-C stops it (bots killed, games kept)."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signum)
-        self.signum = signum
-
-
-@contextlib.contextmanager
-def stopped_like_ctrl_c() -> Iterator[None]:
-    """While the block runs, SIGTERM and SIGHUP raise ``Stopped`` (a ``KeyboardInterrupt``)."""
-
-    def stop(signum: int, _frame: FrameType | None) -> None:
-        raise Stopped(signum)
-
-    previous = {signum: signal.signal(signum, stop) for signum in (signal.SIGTERM, signal.SIGHUP)}
-    try:
-        yield
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
-
-
 def with_overrides(
     config: TournamentConfig,
     *,
@@ -280,9 +255,6 @@ def run_tournament_command(
             "resource limits only, without a sandbox (apt-get install bubblewrap)"
         )
     display = ProgressDisplay(console, quiet)
-    from arena.reaper import interrupt_on_termination
-
-    interrupt_on_termination()  # SIGTERM and SIGHUP stop the run like Ctrl-C
     with Store.open(config.db) as store:
         if fresh:
             store.reset()
@@ -294,12 +266,12 @@ def run_tournament_command(
             options = [f"--{key} {value}" for key, value in overrides.items()]
             options += ["--force-workers"] if force_workers else []
             command = shlex.join(["arena", "tournament", str(config_path)])
-            signum = stop.signum if isinstance(stop, Stopped) else signal.SIGINT
+            code, name = exit_code(stop)
             console.print(
-                f"\ninterrupted ({signal.Signals(signum).name}): {display.played} games stored"
+                f"\ninterrupted ({name}): {display.played} games stored"
                 f" this run. Resume with:\n  {escape(' '.join([command, *options]))}"
             )
-            return 128 + signum
+            return code
         finally:
             display.stop()
         if not result.complete:
