@@ -42,6 +42,7 @@ __all__ = [
     "kill_descendants",
     "close_harness",
     "scratch_root",
+    "remove_scratch",
 ]
 
 _PR_SET_CHILD_SUBREAPER = 36
@@ -202,6 +203,13 @@ def close_harness() -> None:
     _harness = None
     if _LIBC is not None:
         _LIBC.prctl(_PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)  # as before: a library user's process
+
+
+def remove_scratch(root: str) -> None:
+    """Remove a harness's scratch folder from outside it (a worker's, by the pool that killed it
+    and maybe its guardian too): first unmount the bots' size-bounded tmpfs in it, on which a
+    plain removal stops (a mount point cannot be removed), leaving the folder and the mounts."""
+    _cleanup(root, None)
 
 
 def _cleanup(root: str, cgroup: Path | None) -> None:

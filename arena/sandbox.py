@@ -260,18 +260,18 @@ def _make_fifos(folder: str) -> None:
 
 def _masks(exposed: Sequence[Path], hidden: Sequence[str | os.PathLike[str]]) -> list[str]:
     """bwrap arguments that cover each ``hidden`` host path found inside an ``exposed`` folder:
-    an empty tmpfs over a folder, an empty file over a file. A hidden path that *is* an exposed
-    folder, or holds one, cannot be covered without hiding the folder: ``SandboxError``."""
+    an empty tmpfs over a folder, an empty file over a file. A hidden folder that *is* an exposed
+    one cannot be covered without hiding that folder: ``SandboxError``. (A hidden folder that
+    holds an exposed one shows nothing of its own: only the exposed folder is mounted.)"""
     masks: list[str] = []
     for item in hidden:
         real = Path(os.path.realpath(item))
         for folder in exposed:
             real_folder = Path(os.path.realpath(folder))
-            if real == real_folder or real in real_folder.parents:
+            if real == real_folder:
                 raise SandboxError(
-                    f"{folder} would be visible to a bot, and it is (or is inside) {item}, which "
-                    "no bot may see (the results store, its folder or the config): keep bots in "
-                    "folders of their own"
+                    f"{folder} would be visible to a bot, and it is {item}, which no bot may see"
+                    " (the results store's folder, say): keep bots in folders of their own"
                 )
             if real_folder in real.parents and os.path.lexists(real):
                 inside = str(Path(folder) / real.relative_to(real_folder))

@@ -16,6 +16,7 @@ from rich.markup import escape
 from arena.affinity import core_count
 from arena.commands.stopping import exit_code, stopped_like_ctrl_c
 from arena.config import TournamentConfig, load_config
+from arena.config.model import in_store_folder, store_folder_problem
 from arena.errors import ArenaError
 from arena.executors import executor_names
 from arena.limits import AffinityMode, SandboxMode
@@ -191,6 +192,13 @@ def with_overrides(
     if executor is not None and executor not in executor_names():
         known = ", ".join(repr(name) for name in executor_names())
         raise ArenaError(f"--executor: expected one of {known}, got {executor!r}")
+    if sandbox is not None and sandbox is not SandboxMode.NONE:
+        for spec in config.bots:
+            if in_store_folder(spec, config.db):
+                raise ArenaError(
+                    f"--sandbox {sandbox.value}: bot {spec.name}: "
+                    + store_folder_problem(spec, config.db)
+                )
     return dataclasses.replace(
         config,
         workers=config.workers if workers is None else workers,

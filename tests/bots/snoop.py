@@ -1,4 +1,5 @@
-"""Fault fixture (a hostile probe): at start-up, reads every file under its own folder and says on
+"""Fault fixture (a hostile probe): at start-up, reads every file under its own folder, then each
+absolute path listed in ``snoop-targets.txt`` beside it (if any; a folder is listed), and says on
 stderr what it found (``snoop: <path> <first bytes>``), then plays X in the first empty cell.
 
 Why: a bot's folder may hold things no bot may see (the config, the results store and its
@@ -19,7 +20,23 @@ def snoop() -> None:
             except OSError as exc:
                 head = f"<{exc.strerror}>".encode()
             sys.stderr.write(f"snoop: {path} {head!r}\n")
+    targets = os.path.join(os.path.dirname(os.path.abspath(__file__)), "snoop-targets.txt")
+    if os.path.exists(targets):
+        with open(targets) as f:
+            for path in f.read().split():
+                sys.stderr.write(f"snoop: {path} {peek(path)!r}\n")
     sys.stderr.flush()
+
+
+def peek(path: str) -> bytes:
+    """The first bytes of a file, the names in a folder, or the error."""
+    try:
+        if os.path.isdir(path):
+            return ("listed " + ",".join(sorted(os.listdir(path)))).encode()
+        with open(path, "rb") as f:
+            return f.read(16)
+    except OSError as exc:
+        return f"<{exc.strerror}>".encode()
 
 
 def main() -> None:
