@@ -73,19 +73,21 @@ def written_before_turn(line: bytes) -> str:
 
 def send_failure(process: BotProcess) -> tuple[Reason, str]:
     """The fault of a bot that a ``turn`` could not be written to."""
+    if process.running and process.input_closed():
+        return Reason.CRASH, "closed its stdin"
     if process.running:
         return Reason.TIMEOUT, "does not read its input (its input pipe is full)"
     return Reason.CRASH, exit_detail(process)
 
 
 def exit_detail(process: BotProcess | None) -> str:
-    """How a bot's process ended (its exit code or signal), or that it closed its stdout."""
+    """How a bot's process ended (its exit code or signal), or which of its pipes it closed."""
     code = None
     if process is not None and process.proc is not None:
         try:
             code = process.proc.wait(timeout=0.2)
-        except Exception:  # still running: it closed its stdout without exiting
-            return "closed its stdout"
+        except Exception:  # still running: it closed its stdout (or stdin) without exiting
+            return "closed its stdin" if process.input_closed() else "closed its stdout"
     if code is None:
         return "exited"
     if code < 0:

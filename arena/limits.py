@@ -42,8 +42,11 @@ class Limits:
     """Largest file the bot may write (RLIMIT_FSIZE), in its private tmp."""
     open_files: int = _at_least(64, 16, "a Python bot cannot start with fewer")
     """RLIMIT_NOFILE."""
-    processes: int | None = None
-    """RLIMIT_NPROC, only applied inside the sandbox's user namespace (None: not set)."""
+    processes: int | None = _at_least(64, 8, "an interpreter starts threads of its own")
+    """Processes and threads of one bot, all its descendants included (None: unbounded).
+    Exceeding it is the bot's fault (a ``crash``) where a cgroup records it (see the README)."""
+    tmp_mb: int = _at_least(64, 1, "a bot's private /tmp needs some room")
+    """Size of the bot's private ``/tmp`` (a tmpfs); filling it is the bot's fault (``crash``)."""
     stderr_kb: int = 16
     """How much of a bot's stderr is kept with each game (the tail); the rest is dropped."""
     line_bytes: int = _at_least(1024, 64, "a 'ready <name>' line may be that long")

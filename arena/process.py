@@ -7,7 +7,9 @@ reported at once, never mistaken later for the answer to a turn. Reading is boun
 than ``Limits.line_bytes`` is a fault, not a memory leak.
 
 Killing is thorough: a bot runs in its own session and process group, and is stopped with SIGTERM
-to the whole group, then SIGKILL after a short grace, and reaped; no zombie or orphan survives.
+to the whole group, then SIGKILL after a short grace, and reaped; then whatever left the group is
+killed too: every member of the bot's cgroup (where there is one), the processes that still carry
+its environment marker, and the orphans the harness adopted as subreaper (``arena.reaper``).
 """
 
 from __future__ import annotations
@@ -17,11 +19,13 @@ import enum
 import errno
 import os
 import select
+import shutil
 import signal
 import subprocess
 import time
 from collections.abc import Sequence
 
+from arena import procfs, reaper
 from arena.botspec import BotSpec
 from arena.limits import Limits
 from arena.protocol import QUIT_LINE
@@ -40,11 +44,11 @@ class WaitStatus(enum.Enum):
 
     LINE = "line"  # the awaited bot wrote a complete line
     TIMEOUT = "timeout"  # the deadline passed first
-    EOF = "eof"  # the awaited bot closed its stdout (exited)
+    EOF = "eof"  # the awaited bot closed its stdout or its stdin (or exited)
     OVERLONG = "overlong"  # the awaited bot wrote more than line_bytes without a newline
     EXTRA = "extra"  # the awaited bot wrote more after its line (extra lines)
     UNSOLICITED = "unsolicited"  # another bot wrote a line when none was due (the culprit)
-    OTHER_EOF = "other_eof"  # another bot closed its stdout (exited) meanwhile (the culprit)
+    OTHER_EOF = "other_eof"  # another bot closed a pipe (exited) meanwhile (the culprit)
 
 
 class BotProcess:
@@ -70,6 +74,9 @@ class BotProcess:
         self.display_name = ""
         self.quit_sent = False
         self.started_at = 0.0
+        self.unsettled = False
+        """Under bubblewrap, until the bot's first line: its FIFOs may not be open yet."""
+        self._tmp_fd = -1  # the bot's /tmp, open for fstatvfs (bwrap's is visible only through it)
 
     # --- life cycle --------------------------------------------------------------------------
     @property
@@ -81,26 +88,76 @@ class BotProcess:
         return self.proc is not None and self.proc.poll() is None
 
     def start(self) -> None:
-        """Start the process (does not wait for it to be ready)."""
-        self.proc = subprocess.Popen(
-            self.plan.argv,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            bufsize=0,
-            cwd=self.plan.cwd,
-            env=self.plan.env,
-            preexec_fn=self.plan.preexec,
-            start_new_session=True,
-            close_fds=True,
-        )
-        assert self.proc.stdin and self.proc.stdout and self.proc.stderr
-        self.stdin_fd = self.proc.stdin.fileno()
-        self.stdout_fd = self.proc.stdout.fileno()
+        """Start the process (does not wait for it to be ready).
+
+        Under bubblewrap the bot's stdin and stdout are FIFOs that its own process opens (see
+        ``LaunchPlan.io_dir``): the harness holds the read end of ``out`` and, until the bot has
+        opened ``in``, both ends of ``in`` (so that it can write ``arena 1`` at once and the bot's
+        open does not block); ``settle_input`` then keeps the write end only.
+        """
+        io_dir = self.plan.io_dir
+        fifo_in = fifo_out = -1
+        if io_dir is not None:
+            flags = os.O_NONBLOCK | os.O_CLOEXEC
+            fifo_in = os.open(os.path.join(io_dir, "in"), os.O_RDWR | flags)
+            fifo_out = os.open(os.path.join(io_dir, "out"), os.O_RDONLY | flags)
+        piped = subprocess.PIPE if io_dir is None else subprocess.DEVNULL
+        try:
+            self.proc = subprocess.Popen(
+                self.plan.argv,
+                stdin=piped,
+                stdout=piped,
+                stderr=subprocess.PIPE,
+                bufsize=0,
+                cwd=self.plan.cwd,
+                env=self.plan.env,
+                preexec_fn=self.plan.preexec,
+                start_new_session=True,
+                close_fds=True,
+            )
+        except BaseException:
+            for fd in (fifo_in, fifo_out):
+                if fd >= 0:
+                    os.close(fd)
+            raise
+        reaper.track(self.proc.pid)
+        assert self.proc.stderr is not None
+        if io_dir is None:
+            assert self.proc.stdin and self.proc.stdout
+            self.stdin_fd = self.proc.stdin.fileno()
+            self.stdout_fd = self.proc.stdout.fileno()
+        else:
+            self.stdin_fd, self.stdout_fd = fifo_in, fifo_out
+            self.unsettled = True
         self.stderr_fd = self.proc.stderr.fileno()
         for fd in (self.stdin_fd, self.stdout_fd, self.stderr_fd):
             os.set_blocking(fd, False)
         self.started_at = time.time()
+
+    def settle_input(self) -> None:
+        """Once the bot has written a line (so its process has opened both FIFOs), keep only the
+        write end of its stdin: a bot that closes its stdin then leaves it without a reader, which
+        the next write reports at once. The FIFOs' names are no longer needed."""
+        self.unsettled = False
+        io_dir = self.plan.io_dir
+        if io_dir is None or self.stdin_fd < 0:
+            return
+        try:
+            write_end = os.open(os.path.join(io_dir, "in"), os.O_WRONLY | os.O_NONBLOCK)
+        except OSError:
+            return
+        os.dup2(write_end, self.stdin_fd, inheritable=False)
+        os.close(write_end)
+        self.plan.io_dir = None
+        shutil.rmtree(io_dir, ignore_errors=True)
+
+    def input_closed(self) -> bool:
+        """Whether no process reads the bot's stdin any more (it closed it, or exited)."""
+        if self.stdin_fd < 0:
+            return True
+        poller = select.poll()
+        poller.register(self.stdin_fd, select.POLLOUT)
+        return any(event & select.POLLERR for _fd, event in poller.poll(0))
 
     def send(self, data: bytes) -> bool:
         """Write one or more whole lines; False if the bot cannot take them (exited or not reading).
@@ -154,12 +211,16 @@ class BotProcess:
             self._signal_group(signal.SIGTERM)
             self._exited_within(KILL_GRACE_S)
         self._signal_group(signal.SIGKILL)  # stray children in the group, or the leader itself
-        if not self.plan.sandboxed and self.plan.token:
+        if self.plan.cgroup is not None:
+            self.plan.cgroup.kill()  # every process it started, wherever it went
+        elif not self.plan.sandboxed and self.plan.token:
             kill_marked(self.plan.token)  # descendants that left the group (setsid)
         try:
             code = self.proc.wait(timeout=5)
         except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL cannot be ignored
             code = None
+        reaper.untrack(self.proc.pid)
+        reaper.kill_adopted()  # what it left behind and re-parented to the harness
         # What it wrote last (a traceback, say) is still in the pipe: keep it for the record. Its
         # whole group is dead by now, so this reads at most what the pipe holds.
         self.drain_stderr()
@@ -167,12 +228,54 @@ class BotProcess:
             if stream is not None:
                 with contextlib.suppress(OSError):
                     stream.close()
+        if self.proc.stdout is None:  # the FIFOs: plain descriptors
+            for fd in (self.stdin_fd, self.stdout_fd):
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+        self.unsettled = False
         self.proc = None
         self.stdin_fd = self.stdout_fd = self.stderr_fd = -1
         self.outbuf.clear()
         self.expecting = False
+        if self._tmp_fd >= 0:
+            with contextlib.suppress(OSError):
+                os.close(self._tmp_fd)
+            self._tmp_fd = -1
         self.plan.cleanup()
         return code
+
+    # --- limits --------------------------------------------------------------------------------
+    def over_limit(self) -> str | None:
+        """Which of its limits the bot went past (its fault), or None. Cheap (two system calls):
+        the referee asks after every game, and at a fault to say what caused it."""
+        cgroup = self.plan.cgroup
+        if cgroup is not None and cgroup.exceeded():
+            count = cgroup.processes
+            return f"exceeded limits.processes ({count} processes and threads): a fork failed"
+        if self.plan.tmp_bounded:
+            if self._tmp_fd < 0:
+                self._tmp_fd = self._open_tmp()
+            if self._tmp_fd >= 0:
+                with contextlib.suppress(OSError):
+                    if os.fstatvfs(self._tmp_fd).f_bavail == 0:
+                        return f"filled its /tmp (limits.tmp_mb: {self.limits.tmp_mb} MB)"
+        return None
+
+    def _open_tmp(self) -> int:
+        """An fd of the bot's private /tmp: the scratch tmpfs, or inside bubblewrap's namespace
+        (through its init process's root); -1 when it cannot be opened (yet)."""
+        path = self.plan.scratch
+        if self.plan.sandboxed:
+            inner = procfs.children(self.pid)
+            if not inner:
+                return -1
+            path = f"/proc/{inner[0]}/root/tmp"
+        if path is None:
+            return -1
+        try:
+            return os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        except OSError:
+            return -1
 
     # --- stderr ------------------------------------------------------------------------------
     def drain_stderr(self) -> bool:
@@ -236,15 +339,20 @@ class Channels:
         """The raw ``poll`` of every watched pipe, for the referee's fast path."""
         self._owner: dict[int, BotProcess] = {}
         self._is_stderr: dict[int, bool] = {}
+        self._stdin: dict[int, BotProcess] = {}
         for bot in bots:
             self.add(bot)
 
     def add(self, bot: BotProcess) -> None:
-        """Watch a (newly started) bot's stdout and stderr."""
+        """Watch a (newly started) bot's stdout and stderr, and its stdin for the loss of its
+        reader (POLLERR, which poll reports unasked): a bot that closed its stdin is seen at
+        once, even while the harness waits for its reply."""
         for fd, is_err in ((bot.stdout_fd, False), (bot.stderr_fd, True)):
             self._poll.register(fd, _POLLIN)
             self._owner[fd] = bot
             self._is_stderr[fd] = is_err
+        self._poll.register(bot.stdin_fd, 0)
+        self._stdin[bot.stdin_fd] = bot
 
     def discard(self, bot: BotProcess) -> None:
         """Stop watching a bot (before it is stopped: its fds are about to close)."""
@@ -253,6 +361,9 @@ class Channels:
                 self._is_stderr.pop(fd, None)
                 with contextlib.suppress(KeyError, ValueError):
                     self._poll.unregister(fd)
+        if self._stdin.pop(bot.stdin_fd, None) is not None:
+            with contextlib.suppress(KeyError, ValueError):
+                self._poll.unregister(bot.stdin_fd)
 
     def _stderr_closed(self, fd: int) -> None:
         self._is_stderr.pop(fd, None)
@@ -277,6 +388,8 @@ class Channels:
             if newline >= 0:
                 line = bytes(buf[:newline])
                 del buf[: newline + 1]
+                if bot.unsettled:
+                    bot.settle_input()
                 return (WaitStatus.EXTRA if buf else WaitStatus.LINE), line, None
             if len(buf) > limit:
                 return WaitStatus.OVERLONG, b"", None
@@ -294,6 +407,8 @@ class Channels:
                     continue
                 fault = self._service(fd)
                 if fault is not None:
+                    if fault[1] is bot:  # its sandbox ended before it opened its stdout
+                        return WaitStatus.EOF, b"", None
                     return fault[0], b"", fault[1]
 
     def check_idle(self) -> tuple[WaitStatus, BotProcess] | None:
@@ -309,10 +424,13 @@ class Channels:
         stdout into its buffer; that bot's fault if it wrote when no line was due or exited."""
         owner = self._owner.get(fd)
         if owner is None:
-            return None
+            reader_gone = self._stdin.get(fd)
+            return None if reader_gone is None else (WaitStatus.OTHER_EOF, reader_gone)
         if self._is_stderr[fd]:
             if not owner.drain_stderr():
                 self._stderr_closed(fd)
+                if owner.unsettled:  # bwrap ended: its stdout FIFO may never have had a writer
+                    return WaitStatus.OTHER_EOF, owner
             return None
         data = _read(fd)
         if data is None:

@@ -128,22 +128,25 @@ def first_descendant(pid: int, generations: int) -> int | None:
 
 
 def holds_pipe(pid: int, fd: int, ours: int) -> bool | None:
-    """Whether ``pid``'s file descriptor ``fd`` is still the pipe we hold as ``ours``.
+    """Whether ``pid``'s file descriptor ``fd`` is still the pipe (or FIFO) we hold as ``ours``.
 
     False when that descriptor is closed (or the process is gone) or is another file; None when
     it cannot be told (not ours to read). This is how a bot that closed its stdout is told from a
     slow one while a child of it keeps the pipe open, so that end of file never comes.
     """
     try:
-        target = os.readlink(f"/proc/{pid}/fd/{fd}")
+        target = os.stat(f"/proc/{pid}/fd/{fd}")  # the file it leads to: a pipe, or a FIFO
     except FileNotFoundError:
         return False
     except OSError:
         return None
     try:
-        return target == f"pipe:[{os.fstat(ours).st_ino}]"
+        own = os.fstat(ours)
     except OSError:
         return None
+    # An inode number is unique on its device only: FIFOs on different file systems (bubblewrap's
+    # FIFOs live in a folder, pipes in pipefs) may share one.
+    return (target.st_ino, target.st_dev) == (own.st_ino, own.st_dev)
 
 
 def process_cpu_ns(pid: int) -> int:

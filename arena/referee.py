@@ -85,6 +85,8 @@ class MatchSettings:
     startup_attempts: int = 2
     """After this many failed start-ups in a row, a bot is not started again in this match: its
     remaining games are lost by ``startup`` at once instead of costing the allowance each."""
+    hidden: tuple[str, ...] = ()
+    """Host paths no bot may see under the sandbox: the results store, its folder, the config."""
 
 
 @dataclass
@@ -186,7 +188,10 @@ class Match:
         seed = (self.seed * 1_000_003 + seat.index * 7_919 + seat.starts) % 2**31
         seat.version = seat.spec.version()  # the code this process runs, even if edited later
         seat.starts += 1
-        plan = plan_launch(seat.spec, self.sandbox, self.settings.limits, seed, self._cpu_seconds)
+        plan = plan_launch(
+            seat.spec, self.sandbox, self.settings.limits, seed, self._cpu_seconds,
+            self.settings.hidden,
+        )  # fmt: skip
         process = BotProcess(seat.spec, plan, self.settings.limits)
         try:
             process.start()
@@ -263,7 +268,9 @@ class Match:
     ) -> _GameOver:
         """The fault of a bot that wrote, or closed its stdout, when no reply was due."""
         if status is WaitStatus.OTHER_EOF:
-            return _GameOver(seat, Reason.CRASH, "exited (closed its stdout) while not on move")
+            process = seat.process
+            pipe = "stdin" if process and process.running and process.input_closed() else "stdout"
+            return _GameOver(seat, Reason.CRASH, f"exited (closed its {pipe}) while not on move")
         return _GameOver(seat, Reason.MALFORMED, faults.unsolicited(seat.process))
 
     def _seat_of(self, process: BotProcess | None) -> _Seat:
@@ -331,7 +338,10 @@ class Match:
             self._begin(order, chaos, first_mover)
             winner, reason = self._play_plies(order, chaos, record, start)
             record.winner, record.reason = winner, reason
+            if (excess := _limit_fault(order, chaos)) is not None:
+                raise excess
         except _GameOver as over:
+            over = _limit_fault(over.culprit) or over  # say so when a limit caused the fault
             record.winner = Role.CHAOS if over.culprit is order else Role.ORDER
             record.reason = over.reason
             record.detail = over.detail
@@ -526,6 +536,15 @@ class Match:
 
 _STALL_NS = STALL_MS * 1_000_000
 _EMPTY_BOARD = Position()  # read, never changed, by _play_plies
+
+
+def _limit_fault(*seats: _Seat) -> _GameOver | None:
+    """The fault of the first seat whose bot went past a limit (processes, /tmp), or None."""
+    for seat in seats:
+        excess = seat.process.over_limit() if seat.process is not None else None
+        if excess is not None:
+            return _GameOver(seat, Reason.CRASH, excess)
+    return None
 
 
 def _check_stall(process: BotProcess, deadline_ns: int, what: str) -> None:

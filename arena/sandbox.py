@@ -1,19 +1,25 @@
-"""How a bot process is launched: its command (inside bubblewrap or not), environment and rlimits.
+"""How a bot process is launched: its command (inside bubblewrap or not), environment and limits.
 
 Whatever the mode, a bot gets a minimal environment (nothing of the harness's beyond PATH, the
-locale and the time zone: no tokens or secrets), its own session and process group, rlimits for
-memory, CPU time, file size and open files, a private scratch folder, and a kernel signal that
-kills it if the process that started it dies.
+locale and the time zone: no tokens or secrets), its own session and process group (so no
+terminal), rlimits for memory, CPU time, file size and open files, its own cgroup where one can be
+made (``arena.cgroups``: every process it starts, at most ``limits.processes``), a private
+scratch folder, and a kernel signal that kills it if the process that started it dies.
 
 With bubblewrap (``bwrap``) it also gets empty network, PID, IPC and UTS namespaces, runs as
 ``nobody`` with no capabilities, and sees only: the system's read-only folders, the Python that
 runs the harness (read-only, for ``.py`` bots), the ``arena`` package (read-only, for the author's
-kit), its own folder (read-only) and a private writable ``/tmp``. Not the other bots, the config,
-the results store or anyone's home.
+kit), its own folder (read-only, with the paths it must not see covered) and a private ``/tmp``
+tmpfs of ``limits.tmp_mb``. Its stdin and stdout are FIFOs that its own process opens, so that
+bwrap holds no copy of them (a bot that closes one is seen at once).
+
+Without bubblewrap, when arena runs as root, it runs as an unprivileged uid of its own
+(``arena.botuser``) and its scratch folder is a tmpfs of ``limits.tmp_mb``.
 """
 
 from __future__ import annotations
 
+import ctypes
 import os
 import resource
 import secrets
@@ -21,12 +27,15 @@ import shutil
 import signal
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from arena import reaper
 from arena.botspec import BotSpec
+from arena.botuser import BotUser, bot_user, check_reachable
+from arena.cgroups import BotCgroup
 from arena.errors import SandboxError
 from arena.limits import Limits, SandboxMode
 from arena.procfs import die_with_parent
@@ -34,6 +43,8 @@ from arena.procfs import die_with_parent
 __all__ = ["LaunchPlan", "plan_launch", "bwrap_path", "resolve_mode", "SANDBOX_UID"]
 
 SANDBOX_UID = 65534  # nobody
+_MB = 1024 * 1024
+_IO_INSIDE = "/run/arena"  # where a sandboxed bot finds its stdin and stdout FIFOs
 _KEPT_VARIABLES = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ")
 _DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"
 # What of /etc a program may need (dynamic linker, locale, users, certificates), and no more.
@@ -75,9 +86,25 @@ class LaunchPlan:
     token: str = ""
     """A value of ``ARENA_BOT_TOKEN`` unique to this launch: descendants that left the bot's
     process group are still found by it (without bubblewrap, whose PID namespace does that)."""
+    cgroup: BotCgroup | None = None
+    """The bot's own cgroup (every process it starts, bounded in number), where one can be made."""
+    io_dir: str | None = None
+    """Under bubblewrap: the host folder of the bot's stdin and stdout FIFOs (``in``, ``out``),
+    which the bot's own process opens (bwrap would hold a copy of pipes it is given, hiding a bot
+    that closes them); removed once the bot has opened them."""
+    tmp_bounded: bool = False
+    """Whether the bot's ``/tmp`` is a tmpfs of ``limits.tmp_mb`` (bubblewrap's, or ``scratch``
+    mounted as one when arena runs as root)."""
 
     def cleanup(self) -> None:
+        """Kill whatever is left in the bot's cgroup and remove its scratch folder."""
+        if self.cgroup is not None:
+            self.cgroup.kill()
+        if self.io_dir is not None:
+            shutil.rmtree(self.io_dir, ignore_errors=True)
         if self.scratch is not None:
+            if self.tmp_bounded:
+                _unmount(self.scratch)
             shutil.rmtree(self.scratch, ignore_errors=True)
 
 
@@ -115,7 +142,12 @@ def resolve_mode(mode: SandboxMode | str) -> SandboxMode:
     return mode
 
 
-def _make_preexec(limits: Limits, cpu_seconds: int) -> Callable[[], None]:
+def _make_preexec(
+    limits: Limits, cpu_seconds: int, cgroup: BotCgroup | None, user: BotUser | None = None
+) -> Callable[[], None]:
+    """What the child does before exec, in this order: join the bot's cgroup (which needs root),
+    set the rlimits, become ``user`` (dropping every group), then ask for SIGKILL when the harness
+    dies (a change of user clears that request, so it comes last)."""
     memory = limits.memory_mb * 1024 * 1024
     file_size = limits.file_size_mb * 1024 * 1024
     settings = [
@@ -125,11 +157,16 @@ def _make_preexec(limits: Limits, cpu_seconds: int) -> Callable[[], None]:
         (resource.RLIMIT_NOFILE, limits.open_files),
         (resource.RLIMIT_CORE, 0),
     ]
-    if limits.processes is not None:
+    if user is not None and cgroup is None and limits.processes is not None:
+        # Counted per user: with a uid of its own, this bounds this bot's processes (not its
+        # threads). Not with a cgroup, whose count (and record of the fault) must come first.
         settings.append((resource.RLIMIT_NPROC, limits.processes))
+    join = cgroup.join if cgroup is not None else None
+    harness = os.getpid()
 
     def preexec() -> None:  # runs in the child between fork and exec: keep it allocation-light
-        die_with_parent(signal.SIGKILL)
+        if join is not None:
+            join()  # first: nothing this process starts can be outside it
         for which, value in settings:
             try:
                 hard = resource.getrlimit(which)[1]
@@ -137,6 +174,13 @@ def _make_preexec(limits: Limits, cpu_seconds: int) -> Callable[[], None]:
                 resource.setrlimit(which, (capped, capped))
             except (ValueError, OSError):
                 pass
+        if user is not None:  # any failure here fails the start (never a root bot by accident)
+            os.setgroups([])
+            os.setresgid(user.gid, user.gid, user.gid)
+            os.setresuid(user.uid, user.uid, user.uid)
+        die_with_parent(signal.SIGKILL)
+        if os.getppid() != harness:  # the harness died before the request took effect
+            os._exit(1)
 
     return preexec
 
@@ -155,13 +199,96 @@ def _environment(home: str, seed: int, token: str) -> dict[str, str]:
     return env
 
 
-def _python_roots() -> list[Path]:
+@cache
+def _python_roots() -> tuple[Path, ...]:
     """Folders the harness's Python lives in (a venv and the interpreter it was made from)."""
     roots = {Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).resolve().parent.parent}
-    return sorted(r.resolve() for r in roots if r.exists())
+    return tuple(sorted(r.resolve() for r in roots if r.exists()))
 
 
-def _bwrap_argv(bwrap: str, spec: BotSpec) -> list[str]:
+@cache
+def _system_binds() -> tuple[str, ...]:
+    """The bwrap arguments that show the system's folders and the needed /etc entries (read-only),
+    the harness's Python and the arena package: the same for every bot, so computed once."""
+    argv: list[str] = []
+    for name in _SYSTEM_DIRS:
+        host = Path("/") / name
+        if host.is_symlink():
+            argv += ["--symlink", os.readlink(host), str(host)]
+        elif host.is_dir():
+            argv += ["--ro-bind", str(host), str(host)]
+    for name in _ETC_ENTRIES:
+        argv += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
+    for folder in _shared_folders():
+        argv += ["--ro-bind", str(folder), str(folder)]
+    return tuple(argv)
+
+
+def _shared_folders() -> tuple[Path, ...]:
+    return (*_python_roots(), Path(__file__).resolve().parent)
+
+
+def _io_command(argv: list[str], processes: int | None) -> list[str]:
+    """``argv`` run by a shell that first opens the FIFOs as stdin and stdout (about 1 ms).
+
+    ``processes``: also set RLIMIT_NPROC there, inside the sandbox's user namespace, where it
+    counts this sandbox's processes only (set before bwrap, it would count all of the user's).
+    """
+    script = f'exec "$@" <{_IO_INSIDE}/in >{_IO_INSIDE}/out'
+    flag = _shell_nproc_flag()
+    if processes is not None and flag:
+        script = f"ulimit {flag} {processes} 2>/dev/null; {script}"
+    return ["/bin/sh", "-c", script, "arena-bot", *argv]
+
+
+@cache
+def _shell_nproc_flag() -> str | None:
+    """The ``ulimit`` option for processes of ``/bin/sh``: ``-u`` for bash, ``-p`` for dash and
+    busybox (where ``-u`` does not exist); None if unknown."""
+    shell = os.path.basename(os.path.realpath("/bin/sh"))
+    if shell.startswith("bash"):
+        return "-u"
+    if shell.startswith(("dash", "busybox")):
+        return "-p"
+    return None
+
+
+def _make_fifos(folder: str) -> None:
+    for name in ("in", "out"):
+        os.mkfifo(os.path.join(folder, name), 0o600)
+
+
+def _masks(exposed: Sequence[Path], hidden: Sequence[str | os.PathLike[str]]) -> list[str]:
+    """bwrap arguments that cover each ``hidden`` host path found inside an ``exposed`` folder:
+    an empty tmpfs over a folder, an empty file over a file. A hidden folder that *is* an exposed
+    one cannot be covered without hiding that folder: ``SandboxError``. (A hidden folder that
+    holds an exposed one shows nothing of its own: only the exposed folder is mounted.)"""
+    masks: list[str] = []
+    for item in hidden:
+        real = Path(os.path.realpath(item))
+        for folder in exposed:
+            real_folder = Path(os.path.realpath(folder))
+            if real == real_folder:
+                raise SandboxError(
+                    f"{folder} would be visible to a bot, and it is {item}, which no bot may see"
+                    " (the results store's folder, say): keep bots in folders of their own"
+                )
+            if real_folder in real.parents and os.path.lexists(real):
+                inside = str(Path(folder) / real.relative_to(real_folder))
+                if real.is_dir():
+                    masks += ["--tmpfs", inside]
+                else:
+                    masks += ["--ro-bind", "/dev/null", inside]
+    return masks
+
+
+def _bwrap_argv(
+    bwrap: str,
+    spec: BotSpec,
+    limits: Limits,
+    io_dir: str,
+    hidden: Sequence[str | os.PathLike[str]] = (),
+) -> list[str]:
     argv = [
         bwrap,
         "--unshare-all",
@@ -172,21 +299,15 @@ def _bwrap_argv(bwrap: str, spec: BotSpec) -> list[str]:
         "--hostname", "arena",
         "--proc", "/proc",
         "--dev", "/dev",
-        "--tmpfs", "/tmp",
+        "--size", str(limits.tmp_mb * _MB), "--tmpfs", "/tmp",
     ]  # fmt: skip
-    for name in _SYSTEM_DIRS:
-        host = Path("/") / name
-        if host.is_symlink():
-            argv += ["--symlink", os.readlink(host), str(host)]
-        elif host.is_dir():
-            argv += ["--ro-bind", str(host), str(host)]
-    for name in _ETC_ENTRIES:
-        argv += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
-    package_dir = Path(__file__).resolve().parent
-    exposed = [*_python_roots(), package_dir, spec.dir]
-    for folder in exposed:
-        argv += ["--ro-bind", str(folder), str(folder)]
+    argv += _system_binds()
+    argv += ["--ro-bind", str(spec.dir), str(spec.dir)]
+    argv += _masks(
+        [*_shared_folders(), spec.dir], hidden
+    )  # after the binds, so that they cover what these show
     argv += [
+        "--ro-bind", io_dir, _IO_INSIDE,
         "--chdir", str(spec.dir),
         "--",
     ]  # fmt: skip
@@ -199,17 +320,70 @@ def plan_launch(
     limits: Limits,
     seed: int,
     cpu_seconds: int,
+    hidden: Sequence[str | os.PathLike[str]] = (),
 ) -> LaunchPlan:
-    """How to start ``spec`` under ``mode`` (``auto`` is resolved here)."""
+    """How to start ``spec`` under ``mode`` (``auto`` is resolved here).
+
+    ``hidden``: host paths no bot may see (the results store, its folder, the config). Under
+    bubblewrap each one inside a mounted folder is covered; one that is (or holds) the bot's
+    folder is refused with ``SandboxError``. Without bubblewrap nothing is hidden from a bot
+    (see the README).
+    """
     mode = resolve_mode(mode)
     token = secrets.token_hex(8)
-    preexec = _make_preexec(limits, cpu_seconds)
+    cgroup = BotCgroup.create(limits.processes)
     if mode is SandboxMode.BWRAP:
+        preexec = _make_preexec(limits, cpu_seconds, cgroup)
         bwrap = bwrap_path()
         assert bwrap is not None  # resolve_mode checked it
-        argv = _bwrap_argv(bwrap, spec) + list(spec.argv)
+        io_dir = tempfile.mkdtemp(prefix="arena-io-", dir=reaper.scratch_root())
+        _make_fifos(io_dir)
+        # As root the bot is root's uid in its namespace, which RLIMIT_NPROC does not bind.
+        nproc = limits.processes if cgroup is None and os.geteuid() != 0 else None
+        try:
+            prefix = _bwrap_argv(bwrap, spec, limits, io_dir, hidden)
+        except SandboxError:
+            shutil.rmtree(io_dir, ignore_errors=True)
+            if cgroup is not None:
+                cgroup.kill()
+            raise
+        argv = prefix + _io_command(list(spec.argv), nproc)
         env = _environment("/tmp", seed, token)  # the sandbox's own private /tmp
-        return LaunchPlan(argv, env, str(spec.dir), preexec, None, True, token)
-    scratch = tempfile.mkdtemp(prefix=f"arena-{spec.name[:20]}-")
+        return LaunchPlan(
+            argv, env, str(spec.dir), preexec, None, True, token, cgroup, io_dir, True
+        )
+    user = bot_user()
+    if user is not None:
+        try:
+            check_reachable(list(spec.argv), spec.dir, user)
+        except SandboxError:
+            if cgroup is not None:
+                cgroup.kill()
+            raise
+    preexec = _make_preexec(limits, cpu_seconds, cgroup, user)
+    scratch = tempfile.mkdtemp(prefix=f"arena-{spec.name[:20]}-", dir=reaper.scratch_root())
+    bounded = os.geteuid() == 0 and _mount_tmpfs(scratch, limits.tmp_mb * _MB)
+    if user is not None:
+        os.chown(scratch, user.uid, user.gid)
     env = _environment(scratch, seed, token)
-    return LaunchPlan(list(spec.argv), env, str(spec.dir), preexec, scratch, False, token)
+    argv = list(spec.argv)
+    return LaunchPlan(
+        argv, env, str(spec.dir), preexec, scratch, False, token, cgroup, None, bounded
+    )
+
+
+_MS_NOSUID, _MS_NODEV = 2, 4
+_MNT_DETACH = 2
+_LIBC = ctypes.CDLL(None, use_errno=True)
+
+
+def _mount_tmpfs(folder: str, size_bytes: int) -> bool:
+    """Mount a tmpfs of ``size_bytes`` on ``folder`` (needs CAP_SYS_ADMIN); False if refused."""
+    options = f"size={size_bytes},mode=0700".encode()
+    flags = _MS_NOSUID | _MS_NODEV
+    return bool(_LIBC.mount(b"tmpfs", folder.encode(), b"tmpfs", flags, options) == 0)
+
+
+def _unmount(folder: str) -> None:
+    """Detach the file system mounted on ``folder`` (lazily: even while a file is open there)."""
+    _LIBC.umount2(folder.encode(), _MNT_DETACH)

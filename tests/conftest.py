@@ -3,6 +3,12 @@
 ``FIXTURE_BOTS`` lists the fixture bots of ``tests/bots`` by globbing the folder, so that a new
 fixture is checked (documented, standard library only) without editing a list.
 
+Every test is checked for leftovers (``_nothing_left_behind``, automatic): no bot process (one
+whose command line names ``tests/bots``, ``bots`` or the session's temporary folders) and no
+``arena-*`` folder in the temporary folder may outlive it. For the second check the suite runs
+with a temporary folder of its own (``TMPDIR``, inherited by every ``arena`` it starts), so that
+other programs' ``arena-*`` folders in ``/tmp`` do not count.
+
 ``leftover_processes`` scans ``/proc`` for processes whose command line mentions a marker (by
 default the ``tests/bots`` and ``bots`` folders; tests that copy their bots to a fresh temporary
 folder pass that folder, which no other test run can share). ``child_processes`` lists the
@@ -11,8 +17,11 @@ children of the test process itself (a zombie among them is a child nobody reape
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import signal
+import tempfile
 import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -26,6 +35,18 @@ DEFAULT_MARKERS = (f"{TEST_BOTS_DIR}{os.sep}", f"{BUNDLED_BOTS_DIR}{os.sep}")
 FIXTURE_BOTS = sorted(TEST_BOTS_DIR.glob("*.py"))
 """Every fixture bot (a Python script in ``tests/bots``)."""
 LEFTOVER_WAIT_S = 2.0
+if os.geteuid() == 0:
+    # As root, bots without bubblewrap run as an unprivileged user, who cannot reach pytest's
+    # private temporary folders (0700) where the tests copy their bots: the suite runs them as
+    # root, except the tests of that user (test_botuser.py), which unset this.
+    os.environ.setdefault("ARENA_BOTS_AS_ROOT", "1")
+
+SESSION_TMP = Path(tempfile.mkdtemp(prefix="pytest-arena-tmp-"))
+"""The suite's own temporary folder: where every ``arena-*`` folder of its runs goes."""
+SESSION_TMP.chmod(0o711)  # as /tmp lets a bot's own user reach its own folder in there
+os.environ["TMPDIR"] = str(SESSION_TMP)
+tempfile.tempdir = None  # taken from TMPDIR again at the next use
+atexit.register(shutil.rmtree, SESSION_TMP, ignore_errors=True)
 
 # A shell that starts a job in the background (``cmd &``, as some CI runners and job tools do) sets
 # SIGINT to "ignore", and an ignored signal stays ignored across exec: every arena command a test
@@ -123,3 +144,31 @@ def no_leftover_processes(tmp_path: Path) -> Iterator[Path]:
     assert not left, f"bot processes outlived the test: {left}"
     children = child_processes()
     assert not children, f"the test process has children left (Z: unreaped zombies): {children}"
+
+
+def arena_folders(folder: Path = SESSION_TMP) -> list[str]:
+    """The ``arena-*`` entries of ``folder`` (the suite's temporary folder by default)."""
+    try:
+        return sorted(entry.name for entry in os.scandir(folder) if entry.name.startswith("arena-"))
+    except FileNotFoundError:
+        return []
+
+
+@pytest.fixture(autouse=True)
+def _nothing_left_behind(request: pytest.FixtureRequest) -> Iterator[None]:
+    """After every test: no bot process left, and no ``arena-*`` folder in the temporary folder.
+
+    Waits (bounded) for both: a killed process takes a moment to leave ``/proc``, and a guardian
+    removes a killed harness's folder a moment after it died. What is found is removed, so that
+    the next test starts clean and only this one fails.
+    """
+    yield
+    markers = [*DEFAULT_MARKERS, str(SESSION_TMP)]
+    left = wait_for_no_leftovers(markers)
+    deadline = time.monotonic() + LEFTOVER_WAIT_S
+    while (folders := arena_folders()) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    for name in folders:
+        shutil.rmtree(SESSION_TMP / name, ignore_errors=True)
+    assert not left, f"bot processes outlived the test: {left}"
+    assert not folders, f"arena-* folders outlived the test in {SESSION_TMP}: {folders}"

@@ -9,6 +9,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from conftest import TEST_BOTS_DIR
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -730,3 +731,17 @@ def test_a_bot_beside_the_config_does_not_own_its_folder(project: Path) -> None:
     cfg = load_config(write(project / "conf", BOTS + "  - name: near\n    path: near.py\n"))
     assert cfg.bots[2].own_dir is False  # the config and the store live there
     assert cfg.bots[2].identity_files() == [project / "conf" / "near.py"]
+
+
+def test_a_bot_in_the_store_folder_is_refused_in_one_line(tmp_path: Path) -> None:
+    """A bot's folder is shown to it: the store's folder, where SQLite makes files during the run,
+    cannot be covered there, so a bot in it is refused before anything is created."""
+    instant = (TEST_BOTS_DIR / "instant.py").read_text()
+    (tmp_path / "a.py").write_text(instant)
+    (tmp_path / "b.py").write_text(instant)
+    config = tmp_path / "t.yaml"
+    config.write_text("bots:\n  - {name: a, path: a.py}\n  - {name: b, path: b.py}\ndb: t.sqlite\n")
+    err = load_error(config)
+    assert_error(err, "t.yaml", "bots[0]", 2, "holds the results store")
+    assert "\n" not in str(err)
+    assert not (tmp_path / "t.sqlite").exists()

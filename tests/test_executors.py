@@ -38,6 +38,7 @@ from arena.executors.local import STALL_MARGIN_S, slowest_game_seconds
 from arena.limits import SandboxMode, TimeControl
 from arena.referee import MatchSettings
 from arena.rules import Reason
+from arena.sandbox import bwrap_path
 from arena.schedule import MatchJob, plan_matches
 
 SETTINGS = MatchSettings(time_control=TimeControl(200, 2000), sandbox=SandboxMode.NONE)
@@ -272,3 +273,44 @@ def test_workers_leave_start_up_faults_for_the_parent_to_judge(
     startup = [g for g in games if g.record.reason is Reason.STARTUP]
     assert startup and all(g.recorded is None for g in startup)
     assert all(g.recorded is True for g in games if g not in startup)
+
+
+PREPARE = """
+import os, sys, tempfile
+from arena import reaper
+from arena.botspec import BotSpec
+from arena.executors.worker import prepare_worker, stop_bots
+from arena.referee import Match, MatchSettings
+
+mode = prepare_worker(sys.argv[1], scratch=None, core=None)
+assert prepare_worker(sys.argv[1]) is mode  # idempotent
+print(mode.value, reaper.is_subreaper(), tempfile.gettempdir(), flush=True)
+spec = BotSpec.from_path(sys.argv[2])
+match = Match(spec, spec.renamed("other"), MatchSettings(sandbox=mode), 1, expected_games=2)
+match.__enter__()
+match.play(0)
+stop_bots()  # as a signal handler would: no Match.__exit__
+print("stopped", flush=True)
+"""
+
+
+@pytest.mark.parametrize("asked", ["auto", "none"])
+def test_prepare_worker_resolves_the_mode_there_and_stop_bots_leaves_nothing(
+    asked: str, no_leftover_processes: Path
+) -> None:
+    """``prepare_worker`` (what any executor's worker calls, with plain data): the sandbox mode
+    resolved where the bots run, the process a subreaper with its own ``arena-run-*`` scratch
+    folder; ``stop_bots`` then kills the bots of a match in play and removes their folders."""
+    bot = no_leftover_processes / "instant.py"
+    shutil.copy(TEST_BOTS_DIR / "instant.py", bot)
+    done = subprocess.run(
+        [sys.executable, "-c", PREPARE, asked, str(bot)],
+        capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    first, second = done.stdout.splitlines()
+    mode, subreaper, scratch = first.split()
+    expected = "none" if asked == "none" or bwrap_path() is None else "bwrap"
+    assert (mode, subreaper, second) == (expected, "True", "stopped")
+    assert Path(scratch).name.startswith("arena-run-")
+    assert not Path(scratch).exists(), "the worker's scratch folder was left behind"

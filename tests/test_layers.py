@@ -28,6 +28,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "arena.sandbox",
             "arena.process",
             "arena.reaper",
+            "arena.cgroups",
+            "arena.botuser",
             "arena.bot",
             "arena.position",
         ),

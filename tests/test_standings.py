@@ -106,7 +106,8 @@ def test_terminal_standings_fit_80_columns_and_explain_themselves(store: Path) -
     result = arena("ratings", store)
     assert result.returncode == 0, result.stderr
     out = result.stdout
-    assert max(len(line) for line in out.splitlines()) <= 80, out
+    # Every line fits, but the one naming the store: a path is printed whole, however long.
+    assert max(len(line) for line in out.splitlines() if str(store) not in line) <= 80, out
     assert "crashy" in out and "greedy" in out and "hostile" in out
     assert re.search(r"^Faults \(\d+ games lost by the bot's own fault\): ", out, re.M), out
     assert re.search(r"crashy \d+ \(\d+ crash\)", out), out

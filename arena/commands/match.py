@@ -12,6 +12,7 @@ from arena.affinity import pin_to_core, plan_cores
 from arena.botspec import BotSpec
 from arena.commands.faults import shown_detail
 from arena.commands.standings import bot_label
+from arena.commands.stopping import exit_code, stopped_like_ctrl_c
 from arena.errors import ArenaError
 from arena.limits import AffinityMode, Limits, SandboxMode, TimeControl
 from arena.records import GameRecord
@@ -65,6 +66,9 @@ def run_match(
         freeze_idle=freeze_idle,
     )
     pin_to_core(plan_cores(1, affinity)[0])
+    from arena import reaper  # no bot process outlives this command, however it is stopped
+
+    reaper.install_harness()
     sink = None
     if record is not None:
         try:
@@ -74,9 +78,10 @@ def run_match(
             raise ArenaError(f"cannot write the record file {record}: {exc.strerror}") from exc
     tally = MatchTally(spec_a.name, spec_b.name)
     every = 1 if games <= 20 else max(1, games // 10)
-    interrupted = False
+    stopped: KeyboardInterrupt | None = None
     try:
-        with Match(spec_a, spec_b, settings, seed, expected_games=games) as match:
+        match = Match(spec_a, spec_b, settings, seed, expected_games=games)
+        with stopped_like_ctrl_c(), match:
             for index, order_seat in enumerate(alternating_order_seats(games)):
                 game = match.play(order_seat, opening=opening_for(seed, index // 2, openings))
                 if sink is not None:
@@ -85,16 +90,17 @@ def run_match(
                 tally.add(game)
                 if not quiet and tally.games % every == 0:
                     print(f"game {tally.games}/{games}: {describe(game)}", flush=True)
-    except KeyboardInterrupt:  # the bots are stopped by now (Match.__exit__)
-        interrupted = True
+    except KeyboardInterrupt as stop:  # the bots are stopped by now (Match.__exit__)
+        stopped = stop
     finally:
         if sink is not None:
             sink.close()
-    if interrupted:
-        print(f"\ninterrupted after {tally.games} of {games} games", file=sys.stderr)
+    if stopped is not None:
+        code, name = exit_code(stopped)
+        print(f"\ninterrupted after {tally.games} of {games} games ({name})", file=sys.stderr)
     print(tally.summary())  # --quiet hides the progress, never the result
-    if interrupted:
-        raise SystemExit(130)
+    if stopped is not None:
+        raise SystemExit(code)
     return tally
 
 

@@ -2,22 +2,21 @@
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import shlex
-import signal
 import sys
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
-from types import FrameType
 from typing import TYPE_CHECKING
 
 from rich.markup import escape
 
 from arena.affinity import core_count
+from arena.commands.stopping import exit_code, stopped_like_ctrl_c
 from arena.config import TournamentConfig, load_config
+from arena.config.model import in_store_folder, store_folder_problem
 from arena.errors import ArenaError
 from arena.executors import executor_names
 from arena.limits import AffinityMode, SandboxMode
@@ -180,29 +179,6 @@ class ProgressDisplay:
             self.progress = None
 
 
-class Stopped(KeyboardInterrupt):
-    """SIGTERM or SIGHUP during a run: stopped as Ctrl-C stops it (bots killed, games kept)."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signum)
-        self.signum = signum
-
-
-@contextlib.contextmanager
-def stopped_like_ctrl_c() -> Iterator[None]:
-    """While the block runs, SIGTERM and SIGHUP raise ``Stopped`` (a ``KeyboardInterrupt``)."""
-
-    def stop(signum: int, _frame: FrameType | None) -> None:
-        raise Stopped(signum)
-
-    previous = {signum: signal.signal(signum, stop) for signum in (signal.SIGTERM, signal.SIGHUP)}
-    try:
-        yield
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
-
-
 def with_overrides(
     config: TournamentConfig,
     *,
@@ -216,6 +192,13 @@ def with_overrides(
     if executor is not None and executor not in executor_names():
         known = ", ".join(repr(name) for name in executor_names())
         raise ArenaError(f"--executor: expected one of {known}, got {executor!r}")
+    if sandbox is not None and sandbox is not SandboxMode.NONE:
+        for spec in config.bots:
+            if in_store_folder(spec, config.db):
+                raise ArenaError(
+                    f"--sandbox {sandbox.value}: bot {spec.name}: "
+                    + store_folder_problem(spec, config.db)
+                )
     return dataclasses.replace(
         config,
         workers=config.workers if workers is None else workers,
@@ -291,13 +274,13 @@ def run_tournament_command(
             options = [f"--{key} {value}" for key, value in overrides.items()]
             options += ["--force-workers"] if force_workers else []
             command = shlex.join(["arena", "tournament", str(config_path)])
-            signum = stop.signum if isinstance(stop, Stopped) else signal.SIGINT
+            code, name = exit_code(stop)
             console.print(
-                f"\ninterrupted ({signal.Signals(signum).name}): "
+                f"\ninterrupted ({name}): "
                 f"{display.plural(display.played, 'game')} stored"
                 f" this run. Resume with:\n  {escape(' '.join([command, *options]))}"
             )
-            return 128 + signum
+            return code
         finally:
             display.stop()
         if not result.complete:

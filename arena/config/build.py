@@ -35,7 +35,7 @@ from arena.config.context import (
     text_of,
     value_line,
 )
-from arena.config.model import TournamentConfig
+from arena.config.model import TournamentConfig, in_store_folder, store_folder_problem
 from arena.errors import BotSpecError
 from arena.executors import DEFAULT_EXECUTOR, executor_names
 from arena.limits import AffinityMode, Limits, SandboxMode, TimeControl, minimum_of
@@ -96,17 +96,16 @@ def build(
     if isinstance(listed, list | tuple) and len(listed) >= 2:  # else _bots says what is wrong
         # Before any bot is looked at: a pool too large to plan is refused at once.
         games = _games_per_pairing(ctx, top, len(listed), fmt)
-    bots, notices = _bots(ctx, top, reserved)
+    sandbox = SandboxMode.AUTO
+    if "sandbox" in top:
+        sandbox = SandboxMode(ctx.choice(top, "sandbox", "sandbox", [m.value for m in SandboxMode]))
+    bots, notices = _bots(ctx, top, reserved, db, sandbox)
     time_control = _section(ctx, top, "time_control", TimeControl)
     limits = _section(ctx, top, "limits", Limits)
     workers = core_count()
     if "workers" in top:
         workers = ctx.integer(top, "workers", "workers", maximum=MAX_WORKERS)
     seed = ctx.integer(top, "seed", "seed", minimum=0, maximum=_MAX_SEED) if "seed" in top else 1
-
-    sandbox = SandboxMode.AUTO
-    if "sandbox" in top:
-        sandbox = SandboxMode(ctx.choice(top, "sandbox", "sandbox", [m.value for m in SandboxMode]))
 
     affinity = AffinityMode.AUTO
     if "affinity" in top:
@@ -255,9 +254,14 @@ def _section(ctx: Context, top: Mapping[str, Any], key: str, cls: type[_Section]
 
 
 def _bots(
-    ctx: Context, top: Mapping[str, Any], reserved: dict[Path, str]
+    ctx: Context,
+    top: Mapping[str, Any],
+    reserved: dict[Path, str],
+    db: Path,
+    sandbox: SandboxMode,
 ) -> tuple[tuple[BotSpec, ...], list[str]]:
-    """The bots, each folder decided (its own or shared), and what to tell about folders."""
+    """The bots, each folder decided (its own or shared), and what to tell about folders: a bot
+    in the store's folder is refused unless no sandbox is asked for (then only told)."""
     if "bots" not in top:
         raise ctx.error("bots", "missing (expected a list of at least 2 bots)", start_line(top))
     seq = top["bots"]
@@ -277,6 +281,8 @@ def _bots(
         spec = _bot(ctx, item, path, item_at, raw[i] if raw else None)
         if spec.own_dir and isinstance(item, Mapping) and "dir" in item:
             _check_own_folder(ctx, spec, reserved, f"{path}.dir", value_line(item, "dir"))
+        if sandbox is not SandboxMode.NONE and in_store_folder(spec, db):
+            raise ctx.error(path, store_folder_problem(spec, db), item_at)
         if spec.name in seen:
             where = path if not isinstance(item, Mapping) else f"{path}.name"
             name_line = value_line(item, "name") if isinstance(item, Mapping) else item_at
@@ -289,6 +295,12 @@ def _bots(
         specs.append(spec)
     claimed, shared = claim_folders(specs, reserved)
     notices = []
+    exposed = [spec.name for spec in specs if in_store_folder(spec, db)]
+    if exposed:  # without a sandbox nothing is hidden from a bot anyway (README)
+        notices.append(
+            f"bots {', '.join(exposed)}: their folder holds the results store, which they may"
+            " read (no sandbox here): give each a folder of its own, or the store another (db:)"
+        )
     if shared:
         notices.append(
             f"bots {', '.join(shared)}: their folder is not their own (it holds other bots,"

@@ -17,7 +17,25 @@ from arena.limits import AffinityMode, Limits, SandboxMode, TimeControl
 from arena.referee import MatchSettings
 from arena.tournament import TournamentPlan
 
-__all__ = ["TournamentConfig"]
+__all__ = ["TournamentConfig", "STORE_COMPANIONS", "in_store_folder", "store_folder_problem"]
+
+STORE_COMPANIONS = ("-wal", "-shm", "-journal", ".lock")
+"""What is made beside a store: SQLite's write-ahead log, shared memory and rollback journal, and
+the run lock (``arena.runlock``)."""
+
+
+def in_store_folder(spec: BotSpec, db: Path) -> bool:
+    """Whether the bot's folder (which is shown to it) is the results store's folder, where
+    SQLite makes files during a run: no sandbox could cover them there."""
+    return spec.dir.resolve() == db.resolve().parent
+
+
+def store_folder_problem(spec: BotSpec, db: Path) -> str:
+    """What is wrong with a bot in the store's folder, and the way out, in one line."""
+    return (
+        f"the bot's folder {spec.dir} holds the results store {db}, which no sandbox could then"
+        " hide from it: give the bot a folder of its own, or the store another (db:)"
+    )
 
 
 @dataclass(frozen=True)
@@ -67,7 +85,18 @@ class TournamentConfig:
             limits=self.limits,
             sandbox=self.sandbox,
             freeze_idle=self.freeze_idle,
+            hidden=self.hidden_from_bots(),
         )
+
+    def hidden_from_bots(self) -> tuple[str, ...]:
+        """What no bot's sandbox may show: the store with every file SQLite and the run lock make
+        beside it, the store's folder (where such files appear during the run, after the
+        sandbox was set up), and the config."""
+        store = str(self.db)
+        paths = [store, *(store + suffix for suffix in STORE_COMPANIONS), str(self.db.parent)]
+        if self.path is not None:
+            paths.append(str(self.path))
+        return tuple(paths)
 
     def plan(self) -> TournamentPlan:
         """The run this file describes, in the library's terms."""

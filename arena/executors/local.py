@@ -9,10 +9,10 @@ through its own game sink when it has one, and sends them with the standard pick
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import pickle
 import select
-import shutil
 import signal
 import tempfile
 import time
@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from types import FrameType
 from typing import Protocol
 
-from arena import procfs
-from arena.affinity import pin_to_core, plan_cores
+from arena import procfs, reaper
+from arena.affinity import plan_cores
 from arena.executors.base import (
     Event,
     ExecutorSetup,
@@ -32,9 +32,9 @@ from arena.executors.base import (
     GameSink,
     JobDone,
     JobFailed,
-    active_matches,
     play_job,
 )
+from arena.executors.worker import prepare_worker, stop_bots
 from arena.referee import MatchSettings
 from arena.rules import CELLS, Reason
 from arena.schedule import MatchJob
@@ -89,17 +89,9 @@ def _terminate(_signum: int, _frame: FrameType | None) -> None:
     also runs inside at-fork hooks and finalizers (the worker forks a bot after every fault),
     where an exception is printed and swallowed, and the worker then plays on.
     """
-    processes = [seat.process for match in active_matches() for seat in match.seats if seat.process]
-    for pid in {p.pid for p in processes if p.pid > 0} | procfs.all_children():
-        with contextlib.suppress(OSError):
-            os.killpg(pid, signal.SIGKILL)  # a bot leads its own process group
-        with contextlib.suppress(OSError):
-            os.kill(pid, signal.SIGKILL)  # in case it had not got there yet
-    for process in processes:
-        with contextlib.suppress(Exception):
-            process.plan.cleanup()  # its scratch folder
+    stop_bots()
     if _SCRATCH:  # the parent removes it too, unless it was killed itself (that is why we are here)
-        shutil.rmtree(_SCRATCH[0], ignore_errors=True)
+        reaper.remove_scratch(_SCRATCH[0])
     os._exit(1)
 
 
@@ -176,10 +168,11 @@ def _worker_main(
     procfs.die_with_parent(signal.SIGTERM)  # so that the worker can kill its bots
     if os.getppid() != parent:  # the parent died before the request took effect
         return
-    pin_to_core(core)
-    # The bots' scratch folders go here, which the parent removes even if this process is killed.
-    tempfile.tempdir = scratch
+    # The bots' scratch folders go in ``scratch``, which the parent removes even if this process
+    # is killed; subreaper and guardian: no bot process outlives the worker.
     _SCRATCH[:] = [scratch]
+    mode = prepare_worker(settings.sandbox, scratch=scratch, core=core)
+    settings = dataclasses.replace(settings, sandbox=mode)
     send = _Batcher(conn, sink_factory() if sink_factory is not None else None)
     while True:
         try:
@@ -208,7 +201,7 @@ class _Worker:
     """When the worker was last heard of (given its job, or sent events)."""
 
     def remove_scratch(self) -> None:
-        shutil.rmtree(self.scratch, ignore_errors=True)
+        reaper.remove_scratch(self.scratch)  # with the bots' tmpfs mounted in it
 
 
 class LocalPoolExecutor:

@@ -1,0 +1,63 @@
+"""What makes a process a place where bots can run, and what stops them all at once there.
+
+Every executor's workers call :func:`prepare_worker` once before their first match: the local
+pool's forked workers, and a cluster executor's remote workers (it takes plain data only, and is
+importable on its own, so that it can be shipped to them). It resolves the sandbox mode on the
+machine that starts the bots (bubblewrap may exist on one node and not on another), and makes the
+process a harness that no bot process can outlive (``arena.reaper``: child subreaper, guardian,
+scratch folder). :func:`stop_bots` kills the bots of this process at once, from a signal handler
+as well as from normal code.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+
+from arena import procfs, reaper
+from arena.affinity import pin_to_core
+from arena.executors.base import active_matches
+from arena.limits import SandboxMode
+from arena.sandbox import resolve_mode
+
+__all__ = ["prepare_worker", "stop_bots"]
+
+
+def prepare_worker(
+    sandbox: SandboxMode | str = SandboxMode.AUTO,
+    *,
+    scratch: str | None = None,
+    core: int | None = None,
+) -> SandboxMode:
+    """Make this process ready to run bots; return the sandbox mode its bots will run in.
+
+    ``sandbox``: the mode asked for (``auto`` becomes ``bwrap`` where bubblewrap works here, else
+    ``none``; ``bwrap`` where it does not raises ``SandboxError``). ``scratch``: the folder for
+    the bots' scratch folders (default: a new ``arena-run-*``), which the guardian removes even
+    if this process is killed. ``core``: pin this process (and so its bots) to that core.
+    Idempotent in a process; signal handling is the caller's (only a main thread may set it).
+    """
+    mode = resolve_mode(sandbox)
+    pin_to_core(core)
+    reaper.install_harness(scratch)
+    return mode
+
+
+def stop_bots() -> None:
+    """Kill every bot of this process and all they started, and remove their folders, at once.
+
+    Safe in a signal handler (no waiting beyond a short bounded reap): first each bot's process
+    group, then every other process below this one (the subreaper adopted what bots hid), then
+    the bots' cgroups and scratch folders.
+    """
+    processes = [seat.process for match in active_matches() for seat in match.seats if seat.process]
+    for pid in {p.pid for p in processes if p.pid > 0} | procfs.all_children():
+        with contextlib.suppress(OSError):
+            os.killpg(pid, signal.SIGKILL)  # a bot leads its own process group
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)  # in case it had not got there yet
+    reaper.close_harness()  # every process below this one, the bots' cgroups and folders
+    for process in processes:
+        with contextlib.suppress(Exception):
+            process.plan.cleanup()  # its cgroup and scratch folder

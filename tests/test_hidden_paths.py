@@ -1,0 +1,92 @@
+"""Under the sandbox, no bot sees the results store, its folder or the config, even when they lie
+inside the bot's own folder; a bot whose folder *is* the store's folder is refused in one line.
+
+The probe ``tests/bots/snoop.py`` reads every file under its folder and reports the first bytes.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import TEST_BOTS_DIR
+
+from arena.botspec import BotSpec
+from arena.errors import SandboxError
+from arena.referee import MatchSettings, play_match
+from arena.sandbox import bwrap_path
+
+pytestmark = [
+    pytest.mark.sandbox,
+    pytest.mark.skipif(bwrap_path() is None, reason="bubblewrap is not usable here"),
+]
+SECRET = b"SECRET-CONTENT"
+
+
+def snoop_in(folder: Path) -> tuple[BotSpec, BotSpec]:
+    shutil.copy(TEST_BOTS_DIR / "snoop.py", folder / "snoop.py")
+    shutil.copy(TEST_BOTS_DIR / "instant.py", folder / "instant.py")
+    return BotSpec.from_path(folder / "snoop.py"), BotSpec.from_path(folder / "instant.py")
+
+
+def test_the_store_and_the_config_are_covered(no_leftover_processes: Path) -> None:
+    folder = no_leftover_processes  # the config's folder, holding a path: bot and results/
+    config = folder / "t.yaml"
+    store_dir = folder / "results"
+    store_dir.mkdir()
+    store = store_dir / "t.sqlite"
+    for path in (config, store, Path(f"{store}-wal"), folder / "visible.txt"):
+        path.write_bytes(SECRET)
+    snoop, instant = snoop_in(folder)
+    hidden = (str(store), str(store_dir), str(config))
+    (record,) = play_match(snoop, instant, 1, MatchSettings(sandbox="bwrap", hidden=hidden))
+    seen = record.stderr_order
+    assert "visible.txt b'SECRET-CONTENT'" in seen, seen  # the probe does read its own files
+    assert seen.count("SECRET-CONTENT") == 1, seen
+    assert "results/" not in seen, seen
+
+
+def test_a_bot_folder_that_is_the_store_folder_is_refused(no_leftover_processes: Path) -> None:
+    folder = no_leftover_processes
+    store = folder / "t.sqlite"
+    store.write_bytes(SECRET)
+    snoop, instant = snoop_in(folder)
+    settings = MatchSettings(sandbox="bwrap", hidden=(str(store), str(folder)))
+    with pytest.raises(SandboxError, match="keep bots in folders of their own"):
+        play_match(snoop, instant, 1, settings)
+
+
+def test_a_tournament_hides_the_store_its_files_and_the_config(no_leftover_processes: Path) -> None:
+    """End to end: ``arena tournament`` with a snooping bot beside the config (its folder is the
+    config's, holding the default ``results/``): while the store is live (its ``-wal``, ``-shm``
+    and run lock exist), reading the store, each of its files, its folder or the config fails."""
+    import sqlite3
+    import subprocess
+    import sys
+
+    folder = no_leftover_processes
+    snoop_in(folder)
+    config = folder / "t.yaml"
+    config.write_text(
+        "bots:\n  - {name: snoop, path: snoop.py}\n  - {name: instant, path: instant.py}\n"
+        "games_per_pairing: 1\nworkers: 1\nsandbox: bwrap\n"
+        "time_control: {move_ms: 2000}\n"
+    )
+    store = folder / "results" / "t.sqlite"
+    targets = [store, *(Path(f"{store}{s}") for s in ("-wal", "-shm", "-journal", ".lock"))]
+    targets += [store.parent, config]
+    (folder / "snoop-targets.txt").write_text("\n".join(map(str, targets)) + "\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "arena", "tournament", str(config), "--quiet"],
+        capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    with sqlite3.connect(store) as db:
+        seen = "".join(a + b for a, b in db.execute("SELECT stderr_order, stderr_chaos FROM games"))
+    for target in targets[:-2]:  # the store's files: gone (its folder is covered)
+        assert f"snoop: {target} b'<No such file or directory>'" in seen, (target, seen)
+    assert f"snoop: {store.parent} b'listed '" in seen, seen  # an empty folder
+    assert f"snoop: {config} b'<" in seen, seen  # an error (covered by /dev/null)
+    assert "snoop: ./t.yaml b'<" in seen, seen  # nor found by a walk
+    assert "SQLite" not in seen and "bots:" not in seen, seen

@@ -1,0 +1,292 @@
+"""Every process a bot starts dies with the match, whatever it does and however arena is stopped.
+
+The fixture ``tests/bots/scatter.py`` hides 20 children at start-up (new sessions, new process
+groups, double forks, all with an empty environment). ``arena match`` runs for real in a
+subprocess; the checks read ``/proc`` (command lines that mention the test's own folder) and the
+temporary folder given to arena as ``TMPDIR``, with bounded waits.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import TEST_BOTS_DIR, leftover_processes, wait_for_no_leftovers
+
+from arena import cgroups
+from arena.sandbox import bwrap_path
+
+MODES = [
+    pytest.param("none", id="none"),
+    pytest.param(
+        "bwrap",
+        id="bwrap",
+        marks=[
+            pytest.mark.sandbox,
+            pytest.mark.skipif(bwrap_path() is None, reason="bubblewrap is not usable here"),
+        ],
+    ),
+]
+CGROUPS = [
+    pytest.param(
+        "1",
+        id="cgroups",
+        marks=pytest.mark.skipif(cgroups.pids_root() is None, reason="no usable pids cgroup"),
+    ),
+    pytest.param("0", id="no-cgroups"),
+]
+HIDDEN = 20
+TIMEOUT_S = 60
+
+
+def hidden_children(folder: Path) -> list[int]:
+    """The pids of the scatter bot's hidden children (their command line ends in --hidden)."""
+    return [
+        pid for pid, cmd in leftover_processes([str(folder)]) if cmd.rstrip().endswith("--hidden")
+    ]
+
+
+def wait_until(predicate, timeout: float) -> bool:  # noqa: ANN001 - a zero-argument callable
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.02)
+    return True
+
+
+def arena_env(tmpdir: Path, use_cgroups: str = "1") -> dict[str, str]:
+    """The environment of an ``arena`` subprocess whose temporary folders go to ``tmpdir``."""
+    tmpdir.mkdir(exist_ok=True)
+    return {**os.environ, "TMPDIR": str(tmpdir), "ARENA_CGROUPS": use_cgroups}
+
+
+def scatter_match(folder: Path, mode: str, games: int) -> list[str]:
+    bots = folder / "bots"
+    bots.mkdir()
+    scatter = bots / "scatter.py"
+    instant = bots / "instant.py"
+    shutil.copy(TEST_BOTS_DIR / "scatter.py", scatter)
+    shutil.copy(TEST_BOTS_DIR / "instant.py", instant)
+    return [
+        sys.executable, "-X", "faulthandler", "-m", "arena", "match", str(scatter), str(instant),
+        "--games", str(games), "--sandbox", mode, "--quiet",
+    ]  # fmt: skip
+
+
+def finish(proc: subprocess.Popen[str], timeout: float = TIMEOUT_S) -> tuple[str, str]:
+    """Wait for a stopped arena command; if it hangs, fail with its Python stacks (faulthandler
+    prints them on SIGABRT) and its process tree, rather than a bare timeout."""
+    try:
+        return proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        tree = subprocess.run(
+            ["ps", "-eo", "pid,ppid,stat,wchan:20,cmd", "--forest"],
+            capture_output=True, text=True, timeout=10,
+        ).stdout  # fmt: skip
+        proc.send_signal(signal.SIGABRT)
+        try:
+            _out, err = proc.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            err = "(no answer to SIGABRT)"
+        pytest.fail(f"arena did not stop within {timeout} s\n{err[-6000:]}\n{tree[-6000:]}")
+
+
+def arena_folders(tmpdir: Path) -> list[str]:
+    return sorted(entry.name for entry in tmpdir.iterdir() if entry.name.startswith("arena-"))
+
+
+@pytest.mark.parametrize("use_cgroups", CGROUPS)
+@pytest.mark.parametrize("mode", MODES)
+def test_hidden_children_die_with_their_bot(
+    mode: str, use_cgroups: str, no_leftover_processes: Path
+) -> None:
+    tmpdir = no_leftover_processes / "tmp"
+    argv = scatter_match(no_leftover_processes, mode, games=2)
+    result = subprocess.run(
+        argv, env=arena_env(tmpdir, use_cgroups), capture_output=True, text=True, timeout=TIMEOUT_S,
+        stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert wait_for_no_leftovers([str(no_leftover_processes)]) == []
+    assert arena_folders(tmpdir) == []
+
+
+@pytest.mark.parametrize("use_cgroups", CGROUPS)
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize(
+    "signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGKILL], ids=lambda s: s.name
+)
+def test_a_signal_to_arena_match_leaves_nothing_behind(
+    mode: str, use_cgroups: str, signum: signal.Signals, no_leftover_processes: Path
+) -> None:
+    if (signum, mode, use_cgroups) == (signal.SIGKILL, "none", "0"):
+        pytest.skip("not guaranteed: a killed harness without cgroup nor PID namespace (README)")
+    folder = no_leftover_processes
+    tmpdir = folder / "tmp"
+    argv = scatter_match(folder, mode, games=100_000)
+    with subprocess.Popen(
+        argv, env=arena_env(tmpdir, use_cgroups), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, start_new_session=True,
+    ) as proc:  # fmt: skip
+        try:
+            assert wait_until(lambda: len(hidden_children(folder)) >= HIDDEN, 20), (
+                f"the bot did not hide its children: {leftover_processes([str(folder)])}"
+            )
+            proc.send_signal(signum)
+            _out, err = finish(proc)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait(timeout=10)
+    if signum is not signal.SIGKILL:
+        assert proc.returncode == 128 + signum, err
+        assert "interrupted after" in err
+    assert wait_for_no_leftovers([str(folder)], timeout=5) == []
+    assert wait_until(lambda: arena_folders(tmpdir) == [], 5), arena_folders(tmpdir)
+
+
+def scatter_tournament(folder: Path, mode: str) -> list[str]:
+    """The command of a long tournament between the scatter bot and an instant one."""
+    import json
+
+    scatter_match(folder, mode, games=1)  # copies the bots
+    config = folder / "t.yaml"
+    config.write_text(
+        json.dumps(
+            {
+                "name": "t",
+                "bots": [
+                    {"name": "scatter", "path": str(folder / "bots" / "scatter.py")},
+                    {"name": "instant", "path": str(folder / "bots" / "instant.py")},
+                ],
+                "games_per_pairing": 5000,
+                "time_control": {"move_ms": 200, "startup_ms": 5000},
+                "workers": 2,
+                "sandbox": mode,
+                "db": str(folder / "t.sqlite"),
+            }
+        )
+    )
+    return [
+        sys.executable,
+        "-X",
+        "faulthandler",
+        "-m",
+        "arena",
+        "tournament",
+        str(config),
+        "--quiet",
+    ]
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize(
+    "signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGKILL], ids=lambda s: s.name
+)
+def test_a_signal_to_arena_tournament_leaves_nothing_behind(
+    mode: str, signum: signal.Signals, no_leftover_processes: Path
+) -> None:
+    """Workers are harnesses too: their bots' hidden children die when the run is stopped."""
+    folder = no_leftover_processes
+    tmpdir = folder / "tmp"
+    argv = scatter_tournament(folder, mode)
+    with subprocess.Popen(
+        argv, env=arena_env(tmpdir), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, start_new_session=True,
+    ) as proc:  # fmt: skip
+        try:
+            assert wait_until(lambda: len(hidden_children(folder)) >= 2 * HIDDEN, 30), (
+                f"the bots did not hide their children: {leftover_processes([str(folder)])}"
+            )
+            proc.send_signal(signum)
+            out, err = finish(proc)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait(timeout=10)
+    if signum is not signal.SIGKILL:  # killed, its workers stop their bots (parent-death signal)
+        assert proc.returncode == 128 + signum, out + err
+    assert wait_for_no_leftovers([str(folder)], timeout=5) == []
+    assert wait_until(lambda: arena_folders(tmpdir) == [], 5), arena_folders(tmpdir)
+
+
+def test_a_harness_in_process_cleans_up_and_restores_what_it_changed(
+    no_leftover_processes: Path,
+) -> None:
+    """install_harness / close_harness in this very process (as a library user would)."""
+    import tempfile
+
+    from arena import reaper
+    from arena.botspec import BotSpec
+    from arena.limits import TimeControl
+    from arena.referee import MatchSettings, play_match
+
+    folder = no_leftover_processes
+    scatter_match(folder, "none", games=1)
+    before = tempfile.tempdir
+    reaper.install_harness()
+    try:
+        root = reaper.scratch_root()
+        assert root is not None and tempfile.gettempdir() == root
+        assert reaper.is_subreaper()
+        spec = BotSpec.from_path(folder / "bots" / "scatter.py")
+        instant = BotSpec.from_path(folder / "bots" / "instant.py")
+        for _ in range(2):  # a second match in the same process still has its scratch folder
+            settings = MatchSettings(time_control=TimeControl(move_ms=2000), sandbox="none")
+            records = play_match(spec, instant, 1, settings)  # no timeout under load
+            assert not records[0].reason.is_fault, records[0]
+            assert wait_for_no_leftovers([str(folder)]) == []
+    finally:
+        reaper.close_harness()
+    assert tempfile.tempdir == before
+    assert not Path(root).exists()
+    assert not reaper.is_subreaper()
+    if cgroups.pids_root() is not None:  # a bot started later still gets a cgroup
+        later = cgroups.BotCgroup.create(8)
+        assert later is not None
+        later.kill()
+
+
+def cgroup_of(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cgroup").read_text()
+    except OSError:
+        return ""
+
+
+@pytest.mark.skipif(cgroups.pids_root() is None, reason="no usable pids cgroup")
+@pytest.mark.parametrize("mode", MODES)
+def test_a_killed_worker_leaves_nothing_behind(mode: str, no_leftover_processes: Path) -> None:
+    """SIGKILL of one tournament worker: its guardian kills what its bots hid (cgroups)."""
+    from arena import procfs
+
+    folder = no_leftover_processes
+    argv = scatter_tournament(folder, mode)
+    with subprocess.Popen(
+        argv, env=arena_env(folder / "tmp"), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, start_new_session=True,
+    ) as proc:  # fmt: skip
+        try:
+            assert wait_until(lambda: len(hidden_children(folder)) >= 2 * HIDDEN, 30)
+            worker = (procfs.children(proc.pid) or [])[0]
+            mine = [pid for pid in hidden_children(folder) if f"/arena-{worker}-" in cgroup_of(pid)]
+            assert len(mine) >= HIDDEN, "the first worker's bots hid nothing"
+            os.kill(worker, signal.SIGKILL)
+            alive = set(mine)
+            assert wait_until(lambda: not (alive & set(hidden_children(folder))), 5), (
+                f"survived their worker: {alive & set(hidden_children(folder))}"
+            )
+            proc.send_signal(signal.SIGTERM)
+            finish(proc)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait(timeout=10)
+    assert wait_for_no_leftovers([str(folder)], timeout=5) == []
