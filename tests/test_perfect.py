@@ -7,13 +7,20 @@ strategy is played out against every Chaos reply.
 
 from __future__ import annotations
 
+import importlib.util
+import io
 import random
+import subprocess
+import sys
 import time
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
+from arena.bot import run
 from arena.botlib import centre, solver
 from arena.botlib.centre import (
     CENTRE_CELLS,
@@ -23,11 +30,17 @@ from arena.botlib.centre import (
     canonical,
     canonical_with,
     map_cell,
+    to_centre,
 )
-from arena.rules import CELLS, SIZE, WINDOWS
+from arena.botlib.perfect import PerfectOrder, choose_move
+from arena.botspec import BotSpec
+from arena.limits import SandboxMode, TimeControl
+from arena.referee import MatchSettings, play_match
+from arena.rules import CELLS, SIZE, WINDOWS, Board, Mark, Move, Reason, Role, parse_cell
 
 ROOT = Path(__file__).resolve().parent.parent
-TABLE = ROOT / "bots" / "perfect" / "table.bin"
+BOT = ROOT / "bots" / "perfect" / "main.py"
+TABLE = BOT.with_name("table.bin")
 BOUND = 7
 
 
@@ -307,3 +320,219 @@ def test_search_limits_stop_the_search() -> None:
         solver.Solver(BOUND, node_limit=100).order_node(0, 0)
     with pytest.raises(solver.SearchLimitError):
         solver.Solver(BOUND, deadline=time.monotonic() - 1).order_node(0, 0)
+
+
+# --- the strategy on the whole board, in-process ------------------------------------------------
+@pytest.fixture(scope="module")
+def player(table: CentreTable) -> PerfectOrder:
+    return PerfectOrder(table=table)
+
+
+def random_chaos(board: Board, rng: random.Random) -> Move:
+    return rng.choice(board.legal_moves())
+
+
+def blocking_chaos(board: Board, rng: random.Random) -> Move:
+    """An adversarial Chaos: never makes five, blocks every four (both marks), else spoils.
+
+    It spoils the most valuable live lines (greedy on the windows: the opposite mark where the
+    other mark is strongest), and one move in five it plays the border (to test the pairing at
+    every stage of the game).
+    """
+    bits = board.bits
+    safe = []
+    for move in board.legal_moves():
+        mine = bits[move.mark] | 1 << move.cell
+        if not any(mine & w == w for w in WINDOWS if w >> move.cell & 1):
+            safe.append(move)
+    if not safe:
+        return rng.choice(board.legal_moves())
+    free = ~board.occupied & ((1 << CELLS) - 1)
+    for mark in Mark:
+        for w in WINDOWS:
+            missing = w & ~bits[mark]
+            if missing.bit_count() == 1 and missing & free:
+                cell = missing.bit_length() - 1
+                block = Move(cell, Mark(1 - mark))
+                if block in safe:
+                    return block
+    border = [m for m in safe if m.cell in PARTNER]
+    if border and rng.random() < 0.2:
+        return rng.choice(border)
+
+    def spoil(move: Move) -> int:
+        other = bits[1 - move.mark]
+        mine = bits[move.mark]
+        score = 0
+        for w in WINDOWS:
+            if w >> move.cell & 1:
+                if other & w and not mine & w:
+                    score += 8 ** (other & w).bit_count()
+                elif mine & w and not other & w:
+                    score -= 8 ** (mine & w).bit_count()
+        return score
+
+    best = max(spoil(m) for m in safe)
+    return rng.choice([m for m in safe if spoil(m) == best])
+
+
+def play_out(
+    player: PerfectOrder, chaos: Callable[[Board, random.Random], Move], seed: int
+) -> Board:
+    """A game from the empty board: the strategy's moves only (no search), against ``chaos``."""
+    rng = random.Random(seed)
+    board = Board()
+    while not board.is_game_over():
+        if board.turn is Role.ORDER:
+            move = player.strategy_move(board, rng)
+            assert move is not None, f"off the strategy in\n{board}"
+        else:
+            move = chaos(board, rng)
+        board.push(move)
+    return board
+
+
+def test_the_strategy_wins_1000_games_against_random_chaos(player: PerfectOrder) -> None:
+    for seed in range(1000):
+        board = play_out(player, random_chaos, seed)
+        assert board.outcome is not None and board.outcome.winner is Role.ORDER, seed
+
+
+def test_the_strategy_wins_against_a_blocking_chaos(player: PerfectOrder) -> None:
+    plies = []
+    for seed in range(300):
+        board = play_out(player, blocking_chaos, seed)
+        assert board.outcome is not None and board.outcome.winner is Role.ORDER, seed
+        plies.append(board.ply)
+    assert max(plies) > 15  # the blocker makes Order work for it
+
+
+def test_the_pairing_answers_a_border_move(player: PerfectOrder) -> None:
+    rng = random.Random(1)
+    board = Board.from_moves(["c3X", "a2O"])
+    assert player.strategy_move(board, rng) == Move.parse("f2X")
+    assert player.last_reason == "pair"
+    board = Board.from_moves(["c3X", "f6X"])  # the long diagonal's end: partner a1
+    assert player.strategy_move(board, rng) == Move.parse("a1O")
+
+
+def test_five_comes_first(player: PerfectOrder) -> None:
+    # Four X in row 3 (b3-e3) and a Chaos border move elsewhere: five beats the pairing answer.
+    board = Board.from_moves(["b3X", "c1O", "c3X", "c6X", "d3X", "b1O", "e3X", "e1O"])
+    move = player.strategy_move(board, random.Random(2))
+    assert move in (Move.parse("a3X"), Move.parse("f3X"))
+    assert player.last_reason == "five"
+
+
+def test_the_first_move_varies_with_the_seed(player: PerfectOrder) -> None:
+    firsts = {player.strategy_move(Board(), random.Random(seed)) for seed in range(40)}
+    assert len(firsts) > 4
+    assert all(move is not None and to_centre(move.cell) is not None for move in firsts)
+    again = {player.strategy_move(Board(), random.Random(seed)) for seed in range(40)}
+    assert firsts == again
+
+
+def random_opening(rng: random.Random, plies: int) -> Board:
+    board = Board()
+    while board.ply < plies:
+        move = rng.choice(board.legal_moves())
+        board.push(move)
+        if board.is_game_over():
+            board.pop()
+    return board
+
+
+def test_off_the_strategy_it_still_plays_legal_moves_in_time(player: PerfectOrder) -> None:
+    """Random openings leave the strategy's shape: it solves or searches, within its time."""
+    reasons = set()
+    wins = 0
+    games = 30
+    for seed in range(games):
+        rng = random.Random(seed)
+        board = random_opening(rng, rng.choice((2, 4, 6, 8)))
+        while not board.is_game_over():
+            if board.turn is Role.ORDER:
+                started = time.monotonic()
+                move = choose_move(player, board, Role.ORDER, rng, 100)
+                assert time.monotonic() - started < 0.09
+                reasons.add(player.last_reason)
+            else:
+                move = random_chaos(board, rng)
+            board.push(move)
+        wins += board.outcome is not None and board.outcome.winner is Role.ORDER
+    assert "search" in reasons or "solve" in reasons
+    assert wins >= games * 0.9
+
+
+def makes_five(board: Board, move: Move) -> bool:
+    mine = board.bits[move.mark] | 1 << move.cell
+    return any(mine & w == w for w in WINDOWS if w >> move.cell & 1)
+
+
+def test_as_chaos_it_blocks_and_never_makes_five(player: PerfectOrder) -> None:
+    board = Board.from_moves(["b3X", "a3O", "c3X", "a1O", "d3X", "f6O", "e3X"])
+    assert choose_move(player, board, Role.CHAOS, random.Random(3), 100) == Move.parse("f3O")
+    for seed in range(5):
+        rng = random.Random(seed)
+        board = Board()
+        while not board.is_game_over():
+            if board.turn is Role.CHAOS:
+                started = time.monotonic()
+                move = choose_move(player, board, Role.CHAOS, rng, 100)
+                assert time.monotonic() - started < 0.09
+                if makes_five(board, move):
+                    assert all(makes_five(board, m) for m in board.legal_moves())
+            else:
+                move = random_chaos(board, rng)
+            board.push(move)
+
+
+# --- the bot as a program ------------------------------------------------------------------------
+def load_bot_module() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("perfect_main", BOT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_bot_speaks_the_protocol_without_a_fallback() -> None:
+    """The kit's ``run`` with ``fallback=False``: any exception in ``choose`` would surface."""
+    bot = load_bot_module()
+    lines = b"arena 1\ngame order\nturn " + b"." * 36 + b" - 100\n"
+    lines += b"game chaos\nturn " + b"." * 15 + b"X" + b"." * 20 + b" d3X 100\nquit\n"
+    out = io.BytesIO()
+    run(
+        bot.choose,
+        name="perfect",
+        stdin=io.BytesIO(lines),
+        stdout=out,
+        fallback=False,
+        rng=random.Random(1),
+    )
+    replies = out.getvalue().decode().split()
+    assert replies[:2] == ["ready", "perfect"]
+    first, second = (Move.parse(token) for token in replies[2:])
+    assert to_centre(first.cell) is not None
+    assert second.cell != parse_cell("d3")
+
+
+def test_the_bot_starts_fast() -> None:
+    started = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, str(BOT)], input=b"arena 1\nquit\n", capture_output=True, timeout=20
+    )
+    elapsed = time.perf_counter() - started
+    assert done.stdout == b"ready perfect\n", done.stderr
+    assert elapsed < 3.0
+
+
+def test_real_games_against_random() -> None:
+    perfect = BotSpec.from_path(BOT, name="perfect")
+    rival = BotSpec.from_path(ROOT / "bots" / "random_bot.py", name="random")
+    settings = MatchSettings(TimeControl(move_ms=100), sandbox=SandboxMode.NONE)
+    records = play_match(perfect, rival, 6, settings, seed=7)
+    assert [r.reason.is_fault for r in records] == [False] * 6
+    for record in records:
+        if record.order == "perfect":
+            assert record.winner is Role.ORDER and record.reason is Reason.FIVE
