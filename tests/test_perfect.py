@@ -149,7 +149,9 @@ def test_symmetries_and_the_canonical_key() -> None:
         x = sum(1 << c for c in cells[::2])
         o = sum(1 << c for c in cells[1::2])
         key, sym, swapped = canonical_with(x, o)
-        assert key == canonical(x, o)
+        assert key == canonical(x, o) == centre.canonical_small(x, o)
+        small_key, images = centre.canonical_images(x, o)
+        assert small_key == key and (sym, swapped) in images
         images = set()
         for perm in centre.SYMMETRIES:
             px = sum(1 << perm[c] for c in range(16) if x >> c & 1)

@@ -55,6 +55,9 @@ __all__ = [
     "perm_tables",
     "canonical",
     "canonical_with",
+    "canonical_small",
+    "canonical_images",
+    "byte_tables",
     "map_cell",
     "CentreTable",
     "TableFormatError",
@@ -210,6 +213,54 @@ def canonical(x: int, o: int) -> int:
         p7[x] | p7[o] << 16,
         p7[o] | p7[x] << 16,
     )
+
+
+def byte_tables() -> tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]:
+    """Per symmetry, the images of a mask's low and high byte (cheap to build: no big tables)."""
+    tables = []
+    for perm in SYMMETRIES:
+        low = tuple(
+            sum(1 << perm[bit] for bit in range(8) if byte >> bit & 1) for byte in range(256)
+        )
+        high = tuple(
+            sum(1 << perm[bit + 8] for bit in range(8) if byte >> bit & 1) for byte in range(256)
+        )
+        tables.append((low, high))
+    return tuple(tables)
+
+
+_BYTES = byte_tables()
+
+
+def canonical_small(x: int, o: int) -> int:
+    """``canonical`` computed with byte tables (no 65,536-entry tables to build first)."""
+    best = -1
+    for low, high in _BYTES:
+        px = low[x & 255] | high[x >> 8]
+        po = low[o & 255] | high[o >> 8]
+        a = px | po << 16
+        b = po | px << 16
+        if a > b:
+            a = b
+        if best < 0 or a < best:
+            best = a
+    return best
+
+
+def canonical_images(x: int, o: int) -> tuple[int, list[tuple[int, bool]]]:
+    """The canonical key of ``(x, o)`` and every ``(symmetry, swapped)`` that reaches it."""
+    best = -1
+    found: list[tuple[int, bool]] = []
+    for s, (low, high) in enumerate(_BYTES):
+        px = low[x & 255] | high[x >> 8]
+        po = low[o & 255] | high[o >> 8]
+        for key, swapped in ((px | po << 16, False), (po | px << 16, True)):
+            if best < 0 or key < best:
+                best = key
+                found = [(s, swapped)]
+            elif key == best:
+                found.append((s, swapped))
+    return best, found
 
 
 def canonical_with(x: int, o: int) -> tuple[int, int, bool]:

@@ -33,49 +33,17 @@ from arena.botlib.centre import (
     LINE_ENDS,
     SYMMETRIES,
     CentreTable,
+    canonical_images,
+    canonical_small,
     centre_masks,
     four_table,
-    perm_tables,
     threat_table,
 )
 from arena.botlib.perfect_search import search
 from arena.botlib.solver import MAX_ORDER_MOVES, SearchLimitError, Solver
 from arena.rules import CELLS, WINDOWS_THROUGH, Board, Mark, Move, Role
 
-__all__ = ["PerfectOrder", "byte_tables", "canonical_images", "time_budget"]
-
-
-def byte_tables() -> tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]:
-    """Per symmetry, the images of a mask's low and high byte (cheap to build: no big tables)."""
-    tables = []
-    for perm in SYMMETRIES:
-        low = tuple(
-            sum(1 << perm[bit] for bit in range(8) if byte >> bit & 1) for byte in range(256)
-        )
-        high = tuple(
-            sum(1 << perm[bit + 8] for bit in range(8) if byte >> bit & 1) for byte in range(256)
-        )
-        tables.append((low, high))
-    return tuple(tables)
-
-
-_BYTES = byte_tables()
-
-
-def canonical_images(x: int, o: int) -> tuple[int, list[tuple[int, bool]]]:
-    """The canonical key of ``(x, o)`` and every ``(symmetry, swapped)`` that reaches it."""
-    best = -1
-    found: list[tuple[int, bool]] = []
-    for s, (low, high) in enumerate(_BYTES):
-        px = low[x & 255] | high[x >> 8]
-        po = low[o & 255] | high[o >> 8]
-        for key, swapped in ((px | po << 16, False), (po | px << 16, True)):
-            if best < 0 or key < best:
-                best = key
-                found = [(s, swapped)]
-            elif key == best:
-                found.append((s, swapped))
-    return best, found
+__all__ = ["PerfectOrder", "chaos_move", "choose_move", "time_budget"]
 
 
 def time_budget(ms: int) -> float:
@@ -120,9 +88,13 @@ class PerfectOrder:
         return self._table
 
     def warm(self) -> None:
-        """Load the table and build the solver's lookup tables now (before the first move)."""
+        """Load the table and build the solver's small lookup tables now (before the first move).
+
+        The solver here canonicalises with byte tables (``canonical_small``): slower per call than
+        the 65,536-entry tables of the table build, but built in a few milliseconds.
+        """
         _ = self.table
-        perm_tables(), threat_table(), four_table()
+        threat_table(), four_table()
 
     def strategy_move(self, board: Board, rng: random.Random) -> Move | None:
         """The strategy's move (steps 1-4), or None when the position is off its table."""
@@ -188,7 +160,7 @@ class PerfectOrder:
         if (x | o).bit_count() & 1:
             return None
         if self._solver is None:
-            self._solver = Solver(MAX_ORDER_MOVES)
+            self._solver = Solver(MAX_ORDER_MOVES, canonical=canonical_small)
         self._solver.deadline = stop
         try:
             move = self._solver.winning_move(x, o)

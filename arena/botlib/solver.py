@@ -144,8 +144,10 @@ class Solver:
         deadline: float | None = None,
         node_limit: int | None = None,
         passes: int = 0,
+        canonical: Callable[[int, int], int] = canonical,
     ) -> None:
         self.bound = max_order_moves
+        self.canonical = canonical
         self.deadline = deadline
         self.node_limit = node_limit
         self.passes = passes
@@ -162,7 +164,7 @@ class Solver:
             return True
         if (16 - empty.bit_count()) >> 1 >= self.bound:  # Order has used all its moves
             return False
-        key = canonical(x, o)
+        key = self.canonical(x, o)
         known = self.memo.get(key)
         if known is not None:
             return known
@@ -202,7 +204,9 @@ class Solver:
             return self.order_node(x | to, o)
         if not empty:
             return False
-        key = canonical(x, o) if not passes else -(canonical(x, o) << 4 | passes)
+        key = self.canonical(x, o)
+        if passes:
+            key = -(key << 4 | passes)
         known = self.memo.get(key)
         if known is not None:
             return known
