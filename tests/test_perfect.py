@@ -33,6 +33,7 @@ from arena.botlib.centre import (
     to_centre,
 )
 from arena.botlib.perfect import PerfectOrder, choose_move
+from arena.botlib.repair import GeneralCentre, shape_of
 from arena.botspec import BotSpec
 from arena.limits import SandboxMode, TimeControl
 from arena.referee import MatchSettings, play_match
@@ -538,3 +539,53 @@ def test_real_games_against_random() -> None:
     for record in records:
         if record.order == "perfect":
             assert record.winner is Role.ORDER and record.reason is Reason.FIVE
+
+
+# --- the general centre game (positions off the strategy) -----------------------------------------
+def test_shape_of_reads_which_lines_serve_which_mark() -> None:
+    # Row 2's pair (a2, f2): a2 holds O, f2 empty: serves O only, half filled with O.
+    # Column b's pair (b1, b6): X and X: serves X only. The a1-f6 diagonal: X and O: both.
+    board = Board.from_moves(["c3X", "a2O", "b1X", "b6X", "a1X", "f6O"])
+    serves_x, serves_o, half, half_o = shape_of(board)
+    row2, column_b, diagonal = 0, 4, 8
+    assert not serves_x >> row2 & 1 and serves_o >> row2 & 1
+    assert half == 1 << row2 and half_o == 1 << row2
+    assert serves_x >> column_b & 1 and not serves_o >> column_b & 1
+    assert serves_x >> diagonal & 1 and serves_o >> diagonal & 1
+    assert shape_of(Board()) == (0x3FF, 0x3FF, 0, 0)
+
+
+def test_the_general_game_agrees_with_the_solver_on_an_intact_border() -> None:
+    rng = random.Random(21)
+    plain, general = solver.Solver(solver.MAX_ORDER_MOVES), GeneralCentre()
+    full = (0x3FF, 0x3FF, 0, 0)
+    for _ in range(60):
+        cells = rng.sample(range(16), rng.choice((6, 7, 8, 9)))
+        x = sum(1 << c for c in cells[::2])
+        o = sum(1 << c for c in cells[1::2])
+        if has_four(x) or has_four(o):
+            continue
+        if len(cells) % 2 == 0:
+            assert plain.order_node(x, o) == general.order_node(x, o, full)
+        else:
+            assert plain.chaos_node(x, o) == general.chaos_node(x, o, full)
+
+
+@pytest.mark.parametrize(
+    "opening", ["..................X...X.............", "X........X...O...X.X...X...X......O."]
+)
+def test_the_general_game_wins_from_a_broken_border(opening: str) -> None:
+    """Order playing only fives and the general game's moves wins against the search's Chaos."""
+    general = GeneralCentre()
+    for seed in range(2):
+        rng = random.Random(seed)
+        board = Board.from_string(opening)
+        while not board.is_game_over():
+            if board.turn is Role.ORDER:
+                fives = [m for m in board.legal_moves() if makes_five(board, m)]
+                move = fives[0] if fives else general.winning_move(board)
+                assert move is not None, board
+            else:
+                move = choose_move(PerfectOrder(table=None), board, Role.CHAOS, rng, 60)
+            board.push(move)
+        assert board.outcome is not None and board.outcome.winner is Role.ORDER

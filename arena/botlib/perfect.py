@@ -9,7 +9,9 @@ Why: with six in a line counting, Order wins by force, and this is that win as a
 4. play the table's move for the centre position (``centre.CentreTable``, built by
    ``arena.botlib.solver``);
 5. off the table (a position the strategy never leads to, e.g. after a random opening), solve the
-   centre game from here within the time left, if the border still holds the pairing's shape;
+   centre game from here within half the time left: with the symmetric solver when the border
+   still holds the pairing's shape, else the general centre game of ``arena.botlib.repair``
+   (lines that serve one mark only, half-filled pairs to repair);
 6. otherwise, or when that fails, play the move of a small alpha-beta search
    (``arena.botlib.perfect_search``), which is also how it plays Chaos.
 
@@ -40,6 +42,7 @@ from arena.botlib.centre import (
     threat_table,
 )
 from arena.botlib.perfect_search import search
+from arena.botlib.repair import GeneralCentre
 from arena.botlib.solver import MAX_ORDER_MOVES, SearchLimitError, Solver
 from arena.rules import CELLS, WINDOWS_THROUGH, Board, Mark, Move, Role
 
@@ -76,6 +79,7 @@ class PerfectOrder:
         self.table_path = table_path
         self._table = table
         self._solver: Solver | None = None
+        self._general: GeneralCentre | None = None
         self.last_reason = ""
         """How the last move was chosen: five, pair, four, table, solve or search."""
 
@@ -155,7 +159,7 @@ class PerfectOrder:
     def solve_move(self, board: Board, stop: float) -> Move | None:
         """A winning centre move found by solving the centre game by ``stop``, else None."""
         if self._border_shape(board) is not True:
-            return None
+            return self.repair_move(board, stop)
         x, o = centre_masks(board.bits)
         if (x | o).bit_count() & 1:
             return None
@@ -169,6 +173,16 @@ class PerfectOrder:
         if move is None:
             return None
         return Move(CENTRE_CELLS[move[0]], Mark(move[1]))
+
+    def repair_move(self, board: Board, stop: float) -> Move | None:
+        """A move that wins the general centre game (``arena.botlib.repair``) by ``stop``, else
+        None: for a border out of the pairing's shape (half-filled pairs, equal marks)."""
+        if self._general is None:
+            self._general = GeneralCentre()
+        try:
+            return self._general.winning_move(board, stop)
+        except SearchLimitError:
+            return None
 
     def choose(self, board: Board, rng: random.Random, stop: float) -> Move:
         """Order's move in ``board`` (Order to move, game not over), decided by ``stop``."""
