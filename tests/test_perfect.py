@@ -589,3 +589,22 @@ def test_the_general_game_wins_from_a_broken_border(opening: str) -> None:
                 move = choose_move(PerfectOrder(table=None), board, Role.CHAOS, rng, 60)
             board.push(move)
         assert board.outcome is not None and board.outcome.winner is Role.ORDER
+
+
+def test_chaos_games_replay_given_the_seed_and_vary_with_it() -> None:
+    """The search ends by its node allowance (not the clock) on a machine fast enough."""
+    player = PerfectOrder(table=None)
+
+    def game(seed: int) -> str:
+        rng = random.Random(seed)
+        board = Board()
+        while not board.is_game_over():
+            if board.turn is Role.CHAOS:
+                move = choose_move(player, board, Role.CHAOS, rng, 200)
+            else:
+                move = random_chaos(board, rng)  # any seeded opponent
+            board.push(move)
+        return board.board_string()
+
+    assert game(1) == game(1)
+    assert len({game(seed) for seed in (1, 2, 3)}) > 1

@@ -80,6 +80,8 @@ class PerfectOrder:
         self._table = table
         self._solver: Solver | None = None
         self._general: GeneralCentre | None = None
+        self.node_limit = 1 << 62
+        """Nodes the alpha-beta fallback may search (``choose_move`` sets it from the time)."""
         self.last_reason = ""
         """How the last move was chosen: five, pair, four, table, solve or search."""
 
@@ -195,12 +197,18 @@ class PerfectOrder:
             self.last_reason = "solve"
             return move
         self.last_reason = "search"
-        return search(board.bits, True, stop, rng)
+        return search(board.bits, True, stop, rng, self.node_limit)
 
 
-def chaos_move(board: Board, rng: random.Random, stop: float) -> Move:
-    """Chaos's move: the alpha-beta search's, within ``stop``."""
-    return search(board.bits, False, stop, rng)
+def chaos_move(board: Board, rng: random.Random, stop: float, node_limit: int = 1 << 62) -> Move:
+    """Chaos's move: the alpha-beta search's, within ``stop`` and ``node_limit`` nodes."""
+    return search(board.bits, False, stop, rng, node_limit)
+
+
+NODES_PER_MS = 4
+"""The search's node allowance per millisecond of the move's time: about a third of the time on
+a busy 2-core machine, so that the node limit, not the clock, usually ends the search and the
+game replays exactly given ``ARENA_SEED`` (the clock still stops it on a slower machine)."""
 
 
 def choose_move(
@@ -218,6 +226,8 @@ def choose_move(
     """
     start = time.monotonic() if deadline is None else deadline - ms / 1000
     stop = start + time_budget(ms)
+    nodes = max(1, NODES_PER_MS * ms)
     if role is Role.ORDER:
+        player.node_limit = nodes
         return player.choose(board, rng, stop)
-    return chaos_move(board, rng, stop)
+    return chaos_move(board, rng, stop, nodes)

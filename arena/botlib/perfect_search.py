@@ -190,8 +190,9 @@ class _Search:
     """Alpha-beta with the evaluation, the live-window count and the five-cells carried down the
     tree (a move only changes the windows through its cell), so that a leaf costs no scan."""
 
-    def __init__(self, stop: float) -> None:
+    def __init__(self, stop: float, node_limit: int) -> None:
         self.stop = stop
+        self.node_limit = node_limit
         self.nodes = 0
 
     def value(
@@ -208,7 +209,7 @@ class _Search:
         """Order-side value of ``(x, o)``; ``state`` is (score, live windows, X's five-cells,
         O's five-cells)."""
         self.nodes += 1
-        if not self.nodes & 31 and time.monotonic() > self.stop:
+        if self.nodes > self.node_limit or not self.nodes & 31 and time.monotonic() > self.stop:
             raise _Timeout
         score, live, fx, fo = state
         free = FULL_MASK & ~(x | o)
@@ -304,12 +305,21 @@ class _Search:
         return best
 
 
-def search(bits: list[int] | tuple[int, int], order: bool, stop: float, rng: random.Random) -> Move:
+def search(
+    bits: list[int] | tuple[int, int],
+    order: bool,
+    stop: float,
+    rng: random.Random,
+    node_limit: int = 1 << 62,
+) -> Move:
     """The move to play for Order (``order``) or Chaos in the position ``bits``, by ``stop``.
 
     ``bits`` is a board's ``[x, o]``; the game must not be over. Deepens one ply at a time while
     time is left and returns the best move of the deepest finished search (at least the greedy
     move). Moves of equal greedy value are ordered with ``rng``, so the seed varies the play.
+    ``node_limit`` bounds the nodes too: a search that ends by it, not by ``stop``, plays the
+    same move for the same position and generator state (reproducible games given the seed,
+    as long as the machine is fast enough for the limit to come first).
     """
     x, o = bits
     free = FULL_MASK & ~(x | o)
@@ -339,7 +349,7 @@ def search(bits: list[int] | tuple[int, int], order: bool, stop: float, rng: ran
         return Move(low.bit_length() - 1, Mark.X)
     moves.sort(reverse=True)
     best = moves[0]
-    engine = _Search(stop)
+    engine = _Search(stop, node_limit)
     for depth in range(free.bit_count()):
         try:
             top: int | None = None

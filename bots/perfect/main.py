@@ -7,7 +7,8 @@ pairing of the 20 border cells), and otherwise plays the solved centre game from
 (rebuilt by ``python -m arena.botlib.solver --out bots/perfect/table.bin``). A position its
 strategy does not cover (a random opening) falls back to solving the centre game within the
 time, then to a small alpha-beta search (``arena.botlib.perfect_search``), which is also how it
-plays Chaos: that part's strength depends on its time (it spends about a third of each ``<ms>``).
+plays Chaos: that part's strength depends on its time (4 nodes per ms of ``<ms>``, and at
+most a third of it).
 See ``arena.botlib.perfect`` for the details. Deterministic given ``ARENA_SEED``.
 """
 
