@@ -20,6 +20,8 @@ What the search knows about the game:
 - **Iterative deepening** within a deadline, a **transposition table** (depth, bound, best move),
   **move ordering** (table move, then killer moves, then by gain), and a check of the clock every
   few hundred nodes.
+- **Forward pruning** (``beam``, off by default): below the root only the ``beam`` first moves
+  of each position in that order are searched, which trades completeness for depth.
 - **An exact solver** (``solve``): once few live cells remain, a proof search without depth limit
   settles the game (win/loss) and the bot plays a winning move, or, when lost, the move that loses
   latest according to the heuristic search.
@@ -38,11 +40,24 @@ from arena.botlib.engine import (
     window_union,
 )
 
-__all__ = ["WIN", "WEIGHTS", "Result", "Searcher", "evaluate"]
+__all__ = [
+    "WIN",
+    "WEIGHTS",
+    "DOUBLE_FOUR",
+    "VCF_DEPTH",
+    "Result",
+    "Searcher",
+    "evaluate",
+    "threat_eval",
+]
 
 WIN = 1_000_000
 WEIGHTS = (0, 1, 8, 64, 512)
 """Value of a live window holding k marks of one kind, k = 0..4 (a four is worth its threat)."""
+DOUBLE_FOUR = 4096
+"""Value of one double-four cell facing Chaos (Chaos can spoil one; two win for Order)."""
+VCF_DEPTH = 3
+"""How many successive fours the threat evaluation reads for Order (each answered by its block)."""
 FOUR_BONUS = 1024
 """Ordering bonus of an Order move that makes a (single) four: it forces the reply."""
 _INF = 10 * WIN
@@ -106,6 +121,8 @@ class Searcher:
         self.nodes = 0
         self.max_nodes = 1 << 62
         self.beam = 0
+        self.leaf_threats = False
+        self.leaf_vcf = 0
         self.deadline = 0.0
         self.clock = time.monotonic
 
@@ -221,7 +238,7 @@ class Searcher:
             if not live:
                 return -WIN
         if depth <= 0:
-            return ev
+            return threat_eval(x, o, self.leaf_vcf) if self.leaf_threats else ev
         cover = window_union(live)
         key = (x & cover) | (o & cover) << 36 | ply << 72
         entry = self.table.get(key)
@@ -523,6 +540,61 @@ class Searcher:
             if depth >= FULL_MASK.bit_count() - ply:
                 break
         return Result(best[1], best[2], best_value, depth_done, self.nodes, exact)
+
+
+def threat_eval(x: int, o: int, vcf_depth: int = VCF_DEPTH) -> int:
+    """The window evaluation with the threats read one step on (Order's point of view; the side
+    to move from the number of marks): Order to move with a four, or Chaos facing two, is
+    ``WIN``; a lone four facing Chaos is blocked and the position after it evaluated; Order to
+    move with a double-four cell (one mark there makes two fours) or a win by up to
+    ``vcf_depth`` successive fours is ``WIN // 2``, and so is Chaos to move facing two double-four
+    cells (one is worth ``DOUBLE_FOUR``); no live window left is ``-WIN``."""
+    occ = x | o
+    order = not occ.bit_count() & 1
+    tx, to = threats(x, o)
+    t = tx | to
+    if t:
+        if order or t & (t - 1) or tx & to:
+            return WIN
+        # Chaos must block the lone four: evaluate the position after the block
+        c = t.bit_length() - 1
+        b = 1 << c
+        if (occ | b) == FULL_MASK:
+            return -WIN
+        return threat_eval(x, o | b, vcf_depth) if tx else threat_eval(x | b, o, vcf_depth)
+    total = 0
+    once = twice = 0  # cells in one / two or more three-mark windows (by mark)
+    once_o = twice_o = 0
+    live = 0
+    weights = WEIGHTS
+    for bit, w in _WINDOW_LIST:
+        kx = (x & w).bit_count()
+        ko = (o & w).bit_count()
+        if kx and ko:
+            continue
+        live |= bit
+        if kx:
+            total += weights[kx]
+            if kx == 3:
+                e = w & ~occ
+                twice |= once & e
+                once |= e
+        elif ko:
+            total += weights[ko]
+            if ko == 3:
+                e = w & ~occ
+                twice_o |= once_o & e
+                once_o |= e
+    if not live:
+        return -WIN
+    double = twice | twice_o
+    if order and (double or vcf_depth and Searcher.vcf(x, o, live, vcf_depth) >= 0):
+        return WIN // 2
+    if double:
+        if double & (double - 1):
+            return WIN // 2
+        total += DOUBLE_FOUR
+    return total
 
 
 def _key_order(m: _Child) -> int:

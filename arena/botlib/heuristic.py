@@ -18,70 +18,20 @@ from __future__ import annotations
 
 import random
 
-from arena.botlib.alphabeta import Searcher
-from arena.botlib.engine import CELL_WINDOWS, FULL_MASK, WINDOWS, live_windows, threats
+from arena.botlib import alphabeta
+from arena.botlib.alphabeta import DOUBLE_FOUR, VCF_DEPTH, WEIGHTS, Searcher
+from arena.botlib.engine import FULL_MASK, live_windows, threats
 
-__all__ = ["WEIGHTS", "WIN", "DOUBLE_FOUR", "evaluate", "one_ply"]
+__all__ = ["WEIGHTS", "WIN", "DOUBLE_FOUR", "VCF_DEPTH", "evaluate", "one_ply"]
 
-WEIGHTS = (0, 1, 8, 64, 512)
-"""Value of a live window holding k marks of one kind: a window one mark closer to five outweighs
-every shorter window through a cell (a cell lies in at most 7 windows)."""
-WIN = 1 << 40
-DOUBLE_FOUR = 4096
-VCF_DEPTH = 3
-"""How many successive fours the evaluation reads for Order (each answered by its block)."""
-_BITS = tuple(1 << i for i in range(len(WINDOWS)))
-_PAIRS = tuple(zip(_BITS, WINDOWS, strict=True))
+WIN = alphabeta.WIN
 
 
 def evaluate(x: int, o: int) -> int:
-    """The value of ``(x, o)`` for Order (side to move from the number of marks)."""
-    occ = x | o
-    order = not occ.bit_count() & 1
-    tx, to = threats(x, o)
-    t = tx | to
-    if t:
-        if order or t & (t - 1) or tx & to:
-            return WIN
-        # Chaos must block the lone four: evaluate the position after the block
-        c = t.bit_length() - 1
-        b = 1 << c
-        if (occ | b) == FULL_MASK:
-            return -WIN
-        return evaluate(x, o | b) if tx else evaluate(x | b, o)
-    total = 0
-    once = twice = 0  # cells in one / two or more three-mark windows (by mark)
-    once_o = twice_o = 0
-    live = 0
-    weights = WEIGHTS
-    for bit, w in _PAIRS:
-        kx = (x & w).bit_count()
-        ko = (o & w).bit_count()
-        if kx and ko:
-            continue
-        live |= bit
-        if kx:
-            total += weights[kx]
-            if kx == 3:
-                e = w & ~occ
-                twice |= once & e
-                once |= e
-        elif ko:
-            total += weights[ko]
-            if ko == 3:
-                e = w & ~occ
-                twice_o |= once_o & e
-                once_o |= e
-    if not live:
-        return -WIN
-    double = twice | twice_o
-    if order and (double or Searcher.vcf(x, o, live, VCF_DEPTH) >= 0):
-        return WIN // 2
-    if double:
-        if double & (double - 1):
-            return WIN // 2
-        total += DOUBLE_FOUR
-    return total
+    """The value of ``(x, o)`` for Order (side to move from the number of marks): see the
+    module docstring; ``WIN // 2`` when the threats decide it for Order, ``-WIN`` when no
+    live window is left."""
+    return alphabeta.threat_eval(x, o)
 
 
 def one_ply(x: int, o: int, rng: random.Random) -> tuple[int, int]:
@@ -112,6 +62,3 @@ def one_ply(x: int, o: int, rng: random.Random) -> tuple[int, int]:
         if i == 0 or value > best_value:
             best, best_value = m, value
     return best[1], best[2]
-
-
-assert all(len(p) <= 7 for p in CELL_WINDOWS)
