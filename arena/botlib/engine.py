@@ -56,6 +56,7 @@ __all__ = [
     "random_winner_count",
     "random_game",
     "heuristic_game",
+    "smart_game",
     "cells_of",
 ]
 
@@ -329,6 +330,92 @@ def heuristic_game(x: int, o: int, order_to_move: bool, rng: random.Random) -> i
             x |= b
             for w in masks[c]:
                 if not o & w:
+                    k = (x & w).bit_count()
+                    if k == 4:
+                        tx |= w & ~occ
+                    elif k == 5:
+                        return -plies
+        order = not order
+    return plies
+
+
+_PLAYOUT_WEIGHT = (1, 2, 8, 32, 128, 0)
+
+
+def smart_game(x: int, o: int, order_to_move: bool, rng: random.Random) -> int:
+    """A playout in which both sides choose their *mark* sensibly and their cell at random: the
+    tactics of ``heuristic_game`` (Order takes a five, Chaos blocks a lone four), and then, in a
+    random empty cell, Order writes the mark of the fuller live windows through it (extending
+    them) and Chaos the other one (killing them). It stops as soon as no live window is left
+    (Chaos has won). Returns the number of plies played, negated when Order wins.
+    """
+    cells = _SCRATCH
+    pos = _POS
+    n = 0
+    occ = x | o
+    empty = FULL_MASK & ~occ
+    while empty:
+        low = empty & -empty
+        c = low.bit_length() - 1
+        cells[n] = c
+        pos[c] = n
+        n += 1
+        empty ^= low
+    tx, to = threats(x, o)
+    live = live_windows(x, o)
+    rand = rng.random
+    pairs = CELL_WINDOWS
+    weight = _PLAYOUT_WEIGHT
+    plies = 0
+    order = order_to_move
+    while n:
+        if not live:
+            return plies
+        t = tx | to
+        if t:
+            if order or t & (t - 1) or tx & to:
+                return -(plies + 1 if order else plies + 2)
+            c = t.bit_length() - 1
+            mark_o = bool(tx)  # block an X four with O, an O four with X
+        else:
+            c = cells[int(rand() * n)]
+            sx = so = 0  # weight of the live X / O windows through c
+            for bit, w in pairs[c]:
+                if live & bit:
+                    kx = (x & w).bit_count()
+                    if kx:
+                        sx += weight[kx]
+                    else:
+                        so += weight[(o & w).bit_count()]
+            # Order writes the fuller side's mark, Chaos the other; a tie: either
+            mark_o = rand() < 0.5 if sx == so else (so > sx) == order
+        j = pos[c]
+        n -= 1
+        last = cells[n]
+        cells[j] = last
+        pos[last] = j
+        b = 1 << c
+        tx &= ~b
+        to &= ~b
+        plies += 1
+        occ |= b
+        if mark_o:
+            o |= b
+            for bit, w in pairs[c]:
+                if x & w:
+                    live &= ~bit
+                elif live & bit:
+                    k = (o & w).bit_count()
+                    if k == 4:
+                        to |= w & ~occ
+                    elif k == 5:
+                        return -plies
+        else:
+            x |= b
+            for bit, w in pairs[c]:
+                if o & w:
+                    live &= ~bit
+                elif live & bit:
                     k = (x & w).bit_count()
                     if k == 4:
                         tx |= w & ~occ

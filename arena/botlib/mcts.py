@@ -2,16 +2,19 @@
 
 Each iteration walks down the tree choosing the child with the best upper confidence bound for
 the side to move (``wins/visits + C * sqrt(ln N / visits)``, wins counted for the mover), adds one
-child, plays a *heuristic playout* from it (:func:`arena.botlib.engine.heuristic_game`: Order takes
-a five when it has one, Chaos blocks a lone four; otherwise random moves) and adds the result along
-the path.
+child, plays a *heuristic playout* from it (:func:`arena.botlib.engine.smart_game`: Order takes a
+five, Chaos blocks a lone four; otherwise a random cell, where Order writes the mark of the fuller
+live windows through it and Chaos the other; the playout stops once no live window is left) and
+adds the result along the path.
 
-Game knowledge in the tree: the moves are those of :meth:`Searcher.children` (live cells with both
-marks, all dead cells as one tempo move), ordered by their window gain for the mover; a node may
-open only its first ``WIDEN_BASE + sqrt(visits)`` children (progressive widening), so that the few
-hundred playouts of a short move go to plausible moves. Positions decided by threats are terminal:
-Order to move with a four wins; Chaos facing two fours (or one cell good for both marks) has lost,
-facing one has a single child, the block; no live window left is a win for Chaos.
+Game knowledge in the tree: the moves are those of :meth:`Searcher.ordered_moves` (live cells with
+both marks, all dead cells as one tempo move), in its tiers (Order extends its fullest windows
+first, Chaos kills them first); a node may open only its first ``WIDEN_BASE + sqrt(visits)``
+children (progressive widening), so that the few hundred playouts of a short move go to plausible
+moves. Positions decided by threats are terminal: Order to move with a four wins; Chaos facing two
+fours (or one cell good for both marks) has lost, facing one has a single child, the block; no
+live window left is a win for Chaos. At the root, Order plays a win by successive fours at once,
+and Chaos leaves out the moves after which :func:`threat_eval` already gives the game to Order.
 """
 
 from __future__ import annotations
@@ -20,8 +23,8 @@ import math
 import random
 import time
 
-from arena.botlib.alphabeta import Searcher
-from arena.botlib.engine import heuristic_game, live_windows, threats
+from arena.botlib.alphabeta import VCF_DEPTH, WIN, Searcher, threat_eval
+from arena.botlib.engine import live_windows, smart_game, threats
 
 __all__ = ["Node", "Mcts"]
 
@@ -68,27 +71,32 @@ class Node:
             self.terminal = True
         elif not live:
             self.terminal = False
-        self.moves: list[tuple[int, int, int, int, int, int, int, int, int]] | None = None
+        self.moves: list[int] | None = None
         self.children: list[Node] = []
         self.visits = 0
         self.wins = 0.0
 
-    def expand_list(self) -> list[tuple[int, int, int, int, int, int, int, int, int]]:
-        """The moves of this node, best first by window gain for the mover (computed once)."""
+    def expand_list(self) -> list[int]:
+        """The moves of this node as codes ``cell * 2 + mark``, best first for the mover
+        (``Searcher.ordered_moves``; computed once)."""
         if self.moves is None:
             t = self.tx | self.to
             if not self.order and t:  # a lone four: the block is the only move
                 c = t.bit_length() - 1
-                mark = 1 if self.tx else 0
-                x, o, live, tx, to, _ = Searcher._play(
-                    self.x, self.o, self.live, self.tx, self.to, 0, c, mark
-                )
-                self.moves = [(0, c, mark, x, o, live, tx, to, 0)]
+                self.moves = [c * 2 + (1 if self.tx else 0)]
             else:
-                moves = Searcher.children(self.x, self.o, self.live, self.tx, self.to, 0)
-                moves.sort(key=(lambda m: -m[0]) if self.order else (lambda m: m[0]))
-                self.moves = moves
+                self.moves = Searcher.ordered_moves(self.x, self.o, self.live, self.order)
         return self.moves
+
+    def child(self, code: int) -> Node:
+        """The node after the move ``code``, added to ``children``."""
+        cell, mark = code >> 1, code & 1
+        x, o, live, tx, to, _ = Searcher._play(
+            self.x, self.o, self.live, self.tx, self.to, 0, cell, mark
+        )
+        node = Node(cell, mark, x, o, live, tx, to)
+        self.children.append(node)
+        return node
 
 
 class Mcts:
@@ -113,10 +121,27 @@ class Mcts:
             return c, 0 if tx >> c & 1 else 1
         moves = root.expand_list()
         if len(moves) == 1:
-            return moves[0][1], moves[0][2]
+            return moves[0] >> 1, moves[0] & 1
         if not moves:
             free = ~(x | o) & ((1 << 36) - 1)
             return (free & -free).bit_length() - 1, 0
+        # tactics at the root: Order plays a win by fours at once; Chaos leaves out the moves
+        # after which the threats already decide the game for Order (while it has others)
+        if order:
+            code = Searcher.vcf(x, o, live, VCF_DEPTH)
+            if code >= 0:
+                return code >> 1, code & 1
+        else:
+            safe = []
+            for code in moves:
+                c, m = code >> 1, code & 1
+                cx, co = (x, o | 1 << c) if m else (x | 1 << c, o)
+                if threat_eval(cx, co) < WIN // 2:
+                    safe.append(code)
+            if safe:
+                root.moves = moves = safe
+            if len(moves) == 1:
+                return moves[0] >> 1, moves[0] & 1
         rng = self.rng
         clock = time.monotonic
         self.playouts = 0
@@ -133,17 +158,14 @@ class Mcts:
                 moves = node.expand_list()
                 allowed = min(len(moves), WIDEN_BASE + int(math.sqrt(node.visits)))
                 if len(node.children) < allowed:
-                    m = moves[len(node.children)]
-                    child = Node(m[1], m[2], m[3], m[4], m[5], m[6], m[7])
-                    node.children.append(child)
-                    node = child
+                    node = node.child(moves[len(node.children)])
                     path.append(node)
                     break
                 node = self._select(node)
                 path.append(node)
             # simulation
             if node.terminal is None:
-                order_won = heuristic_game(node.x, node.o, node.order, rng) < 0
+                order_won = smart_game(node.x, node.o, node.order, rng) < 0
             else:
                 order_won = node.terminal
             # back-propagation

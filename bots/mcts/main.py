@@ -2,12 +2,13 @@
 
 Strategy (``arena.botlib.mcts``): each playout walks the tree by the upper confidence bound of
 each move's win rate for the side to move, adds one position, and plays the game out with the
-obvious tactics (Order takes a five, Chaos blocks a lone four, random moves otherwise); the move
-played is the most visited at the root. The tree's moves are ordered by the window gain of the
-``heuristic`` bot and opened a few at a time (progressive widening); positions settled by fours
-are terminal, and all dead cells are one tempo move.
+obvious tactics (Order takes a five, Chaos blocks a lone four; otherwise a random cell, where
+Order extends and Chaos kills the fuller live windows through it); the move played is the most
+visited at the root. The tree's moves are ordered in tiers (fullest windows first) and opened a
+few at a time (progressive widening); positions settled by fours are terminal, all dead cells are
+one tempo move, and at the root Order takes a win by fours and Chaos avoids lost positions.
 
-Time: it stops after ``PLAYOUTS_PER_MS`` playouts per millisecond of ``<ms>`` (about a fifth of the
+Time: it stops after ``PLAYOUTS_PER_MS`` playouts per millisecond of ``<ms>`` (about a third of the
 move time on an idle core) so that its games depend only on ``ARENA_SEED``, and in any case after
 ``arena.botlib.clock.GUARD_SHARE`` of ``<ms>``; it gets stronger with more time. Run it as
 ``python bots/mcts/main.py``.
@@ -22,7 +23,7 @@ from arena.botlib.clock import guard_deadline
 from arena.botlib.mcts import Mcts
 from arena.rules import Mark, Move
 
-PLAYOUTS_PER_MS = 4
+PLAYOUTS_PER_MS = 3
 
 
 def choose(state: BotState) -> Move:
