@@ -123,6 +123,7 @@ class Searcher:
         self.beam = 0
         self.leaf_threats = False
         self.tiers = False
+        self.root_vcf = 0
         self.leaf_vcf = 0
         self.deadline = 0.0
         self.clock = time.monotonic
@@ -549,6 +550,10 @@ class Searcher:
         if len(moves) == 1:
             m = moves[0]
             return Result(m[1], m[2], 0, 0, 1, False)
+        if order and self.root_vcf:  # a win by successive fours: proven, play it
+            code = self.vcf(x, o, live, self.root_vcf)
+            if code >= 0:
+                return Result(code >> 1, code & 1, WIN - ply - 1, 0, 1, True)
         # exact solver once few live cells remain: half of the budget
         free_live = (window_union(live) & ~occ).bit_count()
         if free_live <= solve_cells:

@@ -31,6 +31,9 @@ NODES_PER_MS = 30
 BEAM = {Role.ORDER: 8, Role.CHAOS: 5}
 """Moves searched per position below the root: Chaos trades width for depth (it must see Order's
 double threats coming), Order needs the width to find them."""
+LEAF_THREATS = {Role.ORDER: False, Role.CHAOS: False}
+ROOT_VCF = 8
+"""As Order, first look for a win by up to this many successive fours."""
 _searcher: Searcher | None = None
 
 
@@ -46,7 +49,9 @@ def choose(state: BotState) -> Move:
     if _searcher is None:
         _searcher = Searcher(state.rng)
         _searcher.tiers = True
+        _searcher.root_vcf = ROOT_VCF
     _searcher.beam = BEAM[state.role]
+    _searcher.leaf_threats = LEAF_THREATS[state.role]
     x, o = state.board.bits
     result = _searcher.best_move(
         x, o, guard_deadline(state.deadline, state.ms), max_nodes=NODES_PER_MS * state.ms
