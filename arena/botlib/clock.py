@@ -12,9 +12,9 @@ import time
 
 __all__ = ["GUARD_SHARE", "MARGIN_S", "guard_deadline"]
 
-GUARD_SHARE = 0.45
+GUARD_SHARE = 0.4
 """The share of ``<ms>`` after which a bot stops thinking, whatever its work budget says."""
-MARGIN_S = 0.015
+MARGIN_S = 0.02
 """Kept free at the end of every move: reading the position, writing the reply, the pipe, and
 the scheduler of a loaded machine."""
 

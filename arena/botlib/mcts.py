@@ -147,7 +147,7 @@ class Mcts:
         self.playouts = 0
         path: list[Node] = []
         while self.playouts < max_playouts:
-            if not self.playouts & 7 and clock() > deadline:
+            if not self.playouts & 3 and clock() > deadline:
                 break
             self.playouts += 1
             node = root

@@ -27,7 +27,7 @@ from arena.botlib.alphabeta import Searcher
 from arena.botlib.clock import guard_deadline
 from arena.rules import Mark, Move, Role
 
-NODES_PER_MS = 30
+NODES_PER_MS = 25
 BEAM = {Role.ORDER: 8, Role.CHAOS: 5}
 """Moves searched per position below the root: Chaos trades width for depth (it must see Order's
 double threats coming), Order needs the width to find them."""

@@ -23,14 +23,14 @@ from arena.botlib.clock import guard_deadline
 from arena.botlib.mcts import Mcts
 from arena.rules import Mark, Move
 
-PLAYOUTS_PER_MS = 3
+PLAYOUTS_PER_MS = 2.5
 
 
 def choose(state: BotState) -> Move:
     """The most visited root move after this turn's playouts."""
     x, o = state.board.bits
     cell, mark = Mcts(state.rng).best_move(
-        x, o, guard_deadline(state.deadline, state.ms), max_playouts=PLAYOUTS_PER_MS * state.ms
+        x, o, guard_deadline(state.deadline, state.ms), max_playouts=int(PLAYOUTS_PER_MS * state.ms)
     )
     return Move(cell, Mark(mark))
 
