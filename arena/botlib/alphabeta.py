@@ -17,11 +17,16 @@ What the search knows about the game:
 - **Dead-cell collapsing.** Empty cells in no live window are all equivalent (whatever mark goes
   there changes nothing), so they form one move, the *tempo* move; the transposition key keeps
   only the cells of live windows (and the ply, which fixes the side to move).
-- **Iterative deepening** within a deadline, a **transposition table** (depth, bound, best move),
-  **move ordering** (table move, then killer moves, then by gain), and a check of the clock every
-  few hundred nodes.
+- **Iterative deepening** within a deadline and a node budget, a **transposition table** (depth,
+  bound, best move), **move ordering** (table move, then killer moves, then by gain at the root;
+  below it by gain, or with ``tiers`` by ``ordered_moves``, one pass over the live windows: Order
+  extends its fullest windows first, Chaos kills them first), a check of the clock every 16 nodes.
+- **Wins by fours** (``vcf``): a narrow search of moves that make a four, each answered by its
+  only block; with ``root_vcf`` Order plays such a win at once when it finds one.
 - **Forward pruning** (``beam``, off by default): below the root only the ``beam`` first moves
   of each position in that order are searched, which trades completeness for depth.
+- ``leaf_threats`` (off by default; it measured weaker at equal time) evaluates the leaves with
+  ``threat_eval`` instead of the incremental window sum.
 - **An exact solver** (``solve``): once few live cells remain, a proof search without depth limit
   settles the game (win/loss) and the bot plays a winning move, or, when lost, the move that loses
   latest according to the heuristic search.
