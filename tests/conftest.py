@@ -27,6 +27,13 @@ FIXTURE_BOTS = sorted(TEST_BOTS_DIR.glob("*.py"))
 LEFTOVER_WAIT_S = 2.0
 
 
+def bundled_program(name: str) -> Path:
+    """The program of bundled bot ``name``: ``bots/<name>/main.py`` (every bundled bot is a folder,
+    so that one holding data keeps it beside its code). Tests that copy a bundled bot copy this
+    file, as ``<name>_bot.py``, to a folder of their own."""
+    return BUNDLED_BOTS_DIR / name / "main.py"
+
+
 @pytest.fixture
 def test_bots_dir() -> Path:
     """``tests/bots``: the fault fixtures and small correct bots."""

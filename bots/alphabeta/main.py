@@ -21,8 +21,14 @@ Run it as ``python bots/alphabeta/main.py``.
 from __future__ import annotations
 
 import gc
+import sys
+from pathlib import Path
 
-from arena.bot import BotState, run
+try:
+    from arena.bot import BotState, run
+except ImportError:  # running from a clone without installing: the package is two folders up
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent))
+    from arena.bot import BotState, run
 from arena.botlib.alphabeta import Searcher
 from arena.botlib.clock import guard_deadline
 from arena.rules import Mark, Move, Role

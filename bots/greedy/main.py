@@ -17,14 +17,21 @@ so its value is the change it makes there.
 So Order wins at once when it can (a five outweighs everything) and Chaos blocks every four (the
 opposite mark in the four's empty cell removes the most value) and never completes a five. Ties
 are broken with the seeded RNG (``state.rng``, from ``ARENA_SEED``). Instant: it does not depend
-on the move time. Run it as ``python bots/greedy/main.py`` (``arena`` installed).
+on the move time. Run it as ``python bots/greedy/main.py`` (with or without ``arena``
+installed).
 """
 
 from __future__ import annotations
 
 import random
+import sys
+from pathlib import Path
 
-from arena.bot import BotState, run
+try:
+    from arena.bot import BotState, run
+except ImportError:  # running from a clone without installing: the package is two folders up
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent))
+    from arena.bot import BotState, run
 from arena.rules import WINDOWS_THROUGH, Board, Mark, Move, Role
 
 FIVE = 1 << 30

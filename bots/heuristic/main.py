@@ -18,7 +18,14 @@ not depend on the move time. Run it as ``python bots/heuristic/main.py``.
 
 from __future__ import annotations
 
-from arena.bot import BotState, run
+import sys
+from pathlib import Path
+
+try:
+    from arena.bot import BotState, run
+except ImportError:  # running from a clone without installing: the package is two folders up
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent))
+    from arena.bot import BotState, run
 from arena.botlib.heuristic import one_ply
 from arena.rules import Mark, Move
 

@@ -17,8 +17,14 @@ move time on an idle core) so that its games depend only on ``ARENA_SEED``, and 
 from __future__ import annotations
 
 import gc
+import sys
+from pathlib import Path
 
-from arena.bot import BotState, run
+try:
+    from arena.bot import BotState, run
+except ImportError:  # running from a clone without installing: the package is two folders up
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent))
+    from arena.bot import BotState, run
 from arena.botlib.clock import guard_deadline
 from arena.botlib.mcts import Mcts
 from arena.rules import Mark, Move
