@@ -2,7 +2,7 @@
 
 A bot is given as a path to a program (a ``.py`` file runs under the harness's own Python; any
 other file must be executable; a folder holding ``main.py`` or an executable ``main`` runs that),
-as a bare bundled name (``random`` means ``bots/random_bot.py`` or ``bots/random/main.py``), or as
+as a bare bundled name (``random`` means ``bots/random/main.py`` or ``bots/random_bot.py``), or as
 a full command. This module is the one place where such descriptions are looked up: the CLI and
 the config both build their ``BotSpec`` here.
 

@@ -56,6 +56,13 @@ if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
+def bundled_program(name: str) -> Path:
+    """The program of bundled bot ``name``: ``bots/<name>/main.py`` (every bundled bot is a folder,
+    so that one holding data keeps it beside its code). Tests that copy a bundled bot copy this
+    file, as ``<name>_bot.py``, to a folder of their own."""
+    return BUNDLED_BOTS_DIR / name / "main.py"
+
+
 @pytest.fixture
 def test_bots_dir() -> Path:
     """``tests/bots``: the fault fixtures and small correct bots."""

@@ -119,12 +119,12 @@ class Bot:
 
 
 def python_bot(name: str) -> list[str]:
-    return [sys.executable, str(BOTS / f"{name}.py")]
+    return [sys.executable, str(BOTS / name / "main.py")]
 
 
 COMMANDS = {
-    "random": python_bot("random_bot"),
-    "greedy": python_bot("greedy_bot"),
+    "random": python_bot("random"),
+    "greedy": python_bot("greedy"),
     "shell": [SH, str(BOTS / "shell_bot.sh")],
 }
 
@@ -220,7 +220,7 @@ def test_a_game_replays_exactly_with_the_same_arena_seed(bots: list[Bot]) -> Non
 
 def test_bots_run_from_a_clone_without_arena_installed(bots: list[Bot]) -> None:
     # -S: no site-packages, so the editable install is invisible; the bot finds ../arena itself.
-    bot = start([sys.executable, "-S", str(BOTS / "random_bot.py")])
+    bot = start([sys.executable, "-S", str(BOTS / "random" / "main.py")])
     bots.append(bot)
     bot.send("game order")
     bot.send(f"turn {'.' * 36} - 100")
@@ -229,7 +229,7 @@ def test_bots_run_from_a_clone_without_arena_installed(bots: list[Bot]) -> None:
 
 # --- greedy strength, in process -----------------------------------------------------------------
 def load_bot(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"bundled_{name}", BOTS / f"{name}.py")
+    spec = importlib.util.spec_from_file_location(f"bundled_{name}", BOTS / name / "main.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -237,7 +237,7 @@ def load_bot(name: str) -> ModuleType:
 
 
 def test_greedy_beats_random_clearly_in_both_roles() -> None:
-    greedy = load_bot("greedy_bot").greedy_move
+    greedy = load_bot("greedy").greedy_move
     rng = random.Random(2024)
 
     def order_wins(order_is_greedy: bool, games: int = 60) -> int:
@@ -257,7 +257,7 @@ def test_greedy_beats_random_clearly_in_both_roles() -> None:
 
 
 def test_greedy_completes_a_five_and_chaos_blocks_it() -> None:
-    greedy = load_bot("greedy_bot").greedy_move
+    greedy = load_bot("greedy").greedy_move
     board = Board.from_string("OOOO.." + "X....." + "X....." + "......" * 3)
     rng = random.Random(0)
     assert greedy(board, Role.ORDER, rng) == Move.parse("e1O")

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import BUNDLED_BOTS_DIR, TEST_BOTS_DIR
+from conftest import TEST_BOTS_DIR, bundled_program
 from test_referee import assert_record_consistent
 
 from arena.records import GameRecord, Reason
@@ -59,8 +59,8 @@ def read_records(path: Path) -> list[GameRecord]:
 
 def test_random_vs_greedy_summary_and_record(tmp_path: Path) -> None:
     """Default 2 games, default sandbox: exit 0, a readable summary, and a valid JSONL record."""
-    random_bot = copy(BUNDLED_BOTS_DIR / "random_bot.py", tmp_path)
-    greedy_bot = copy(BUNDLED_BOTS_DIR / "greedy_bot.py", tmp_path)
+    random_bot = shutil.copyfile(bundled_program("random"), tmp_path / "random_bot.py")
+    greedy_bot = shutil.copyfile(bundled_program("greedy"), tmp_path / "greedy_bot.py")
     record = tmp_path / "out" / "games.jsonl"
     result = arena(
         "match",
@@ -242,7 +242,7 @@ def test_ctrl_c_stops_the_match_with_a_summary_and_no_bot_left(
 def test_summary_gives_the_elo_difference_with_interval_and_superiority(tmp_path: Path) -> None:
     """What a bot author asks after a match (as cutechess-cli answers it): per-role scores,
     the Elo difference with its 95% interval, the likelihood of superiority."""
-    random_bot = copy(BUNDLED_BOTS_DIR / "random_bot.py", tmp_path)
+    random_bot = shutil.copyfile(bundled_program("random"), tmp_path / "random_bot.py")
     result = arena(
         "match", random_bot, random_bot, "--games", 8, "--quiet", "--sandbox", "none", cwd=tmp_path
     )

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
-from conftest import wait_for_no_leftovers
+from conftest import bundled_program, wait_for_no_leftovers
 
 from arena.export import CSV_FIELDS
 
@@ -48,11 +48,14 @@ def arena(*args: object, timeout: float = 60) -> subprocess.CompletedProcess[str
     )
 
 
-def copy_bot(tmp_path: Path, source: Path, executable: bool = False) -> Path:
-    """A copy of a bot file in ``tmp_path/bots``; ``executable``: runnable by itself (``#!``)."""
+def copy_bot(
+    tmp_path: Path, source: Path, executable: bool = False, name: str | None = None
+) -> Path:
+    """A copy of a bot file in ``tmp_path/bots`` (as ``name``, default the source's);
+    ``executable``: runnable by itself (``#!``)."""
     folder = tmp_path / "bots"
     folder.mkdir(exist_ok=True)
-    target = folder / source.name
+    target = folder / (name or source.name)
     text = source.read_text()
     if executable:
         text = f"#!{sys.executable}\n" + text
@@ -71,7 +74,7 @@ def bot_entries(tmp_path: Path, names: Sequence[str], pace_ms: int = 1) -> list[
                 {"name": name, "path": str(copy_bot(tmp_path, TEST_BOTS / "instant.py"))}
             )
         elif name == "random":
-            path = copy_bot(tmp_path, BUNDLED / "random_bot.py")
+            path = copy_bot(tmp_path, bundled_program("random"), name="random_bot.py")
             entries.append({"name": name, "path": str(path)})
         else:
             paced = copy_bot(tmp_path, TEST_BOTS / "paced.py", executable=True)

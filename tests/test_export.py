@@ -157,7 +157,7 @@ def played() -> list[GameRecord]:
     settings = MatchSettings(
         time_control=TimeControl(move_ms=500, startup_ms=5000), sandbox=SandboxMode.NONE
     )
-    a = BotSpec.from_path(ROOT / "bots" / "random_bot.py", name="random")
+    a = BotSpec.from_path(ROOT / "bots" / "random", name="random")
     b = BotSpec.from_path(TESTS / "bots" / "instant.py", name="instant")
     with Match(a, b, settings, seed=3, expected_games=4) as match:
         return [match.play(seat) for seat in (0, 1, 0, 1)]

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from conftest import BUNDLED_BOTS_DIR, TEST_BOTS_DIR
+from conftest import TEST_BOTS_DIR, bundled_program
 from hypothesis import HealthCheck, example, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
@@ -438,8 +438,10 @@ def test_bot_ignoring_quit_is_killed(mode: SandboxMode, tmp_path: Path) -> None:
 @pytest.mark.parametrize("mode", MODES)
 def test_bundled_bots_play_consistent_games(mode: SandboxMode, tmp_path: Path) -> None:
     """random vs greedy: real games (five and full boards), every record legal, no fault."""
-    random_bot = copy_bot(tmp_path, "random_bot.py", BUNDLED_BOTS_DIR)
-    greedy_bot = copy_bot(tmp_path, "greedy_bot.py", BUNDLED_BOTS_DIR)
+    random_bot, greedy_bot = (
+        BotSpec.from_path(shutil.copyfile(bundled_program(name), tmp_path / f"{name}_bot.py"))
+        for name in ("random", "greedy")
+    )
     records = play_match(random_bot, greedy_bot, 4, settings(mode, move_ms=500), seed=11)
     assert len(records) == 4
     for number, record in enumerate(records):

@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import BUNDLED_BOTS_DIR, TEST_BOTS_DIR
+from conftest import TEST_BOTS_DIR, bundled_program
 
 from arena.commands.faults import last_lines, shown_detail
 from arena.commands.standings import render_standings
@@ -64,9 +64,9 @@ def arena(*args: object, env: dict[str, str] | None = None) -> subprocess.Comple
 def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A finished round robin: crash_midgame, hostile, greedy and random, 2 games a pairing."""
     folder = tmp_path_factory.mktemp("standings")
-    for source in (TEST_BOTS_DIR / "crash_midgame.py", BUNDLED_BOTS_DIR / "greedy_bot.py"):
-        shutil.copyfile(source, folder / source.name)
-    shutil.copyfile(BUNDLED_BOTS_DIR / "random_bot.py", folder / "random_bot.py")
+    shutil.copyfile(TEST_BOTS_DIR / "crash_midgame.py", folder / "crash_midgame.py")
+    for name in ("greedy", "random"):
+        shutil.copyfile(bundled_program(name), folder / f"{name}_bot.py")
     (folder / "hostile.py").write_text(HOSTILE)
     db = folder / "t.sqlite"
     (folder / "t.yaml").write_text(

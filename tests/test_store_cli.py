@@ -18,7 +18,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from conftest import wait_for_no_leftovers
+from conftest import bundled_program, wait_for_no_leftovers
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -39,7 +39,7 @@ def write_config(tmp_path: Path, file: str = "t.yaml", pace_ms: int = 1, **extra
     folder = tmp_path / "bots"
     folder.mkdir(exist_ok=True)
     instant = shutil.copy(ROOT / "tests" / "bots" / "instant.py", folder)
-    random_bot = shutil.copy(ROOT / "bots" / "random_bot.py", folder)
+    random_bot = shutil.copyfile(bundled_program("random"), folder / "random_bot.py")
     paced = folder / "paced.py"
     paced.write_text(f"#!{sys.executable}\n" + (ROOT / "tests" / "bots" / "paced.py").read_text())
     paced.chmod(0o755)

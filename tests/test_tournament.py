@@ -236,7 +236,7 @@ def test_resume_adding_a_bot_and_changing_one(tmp_path: Path) -> None:
     paced = copy_bot(tmp_path, "paced.py")
     a = {"name": "a", "path": str(instant)}
     b = {"name": "b", "path": str(paced)}
-    c = {"name": "c", "path": str(ROOT / "bots" / "random_bot.py")}
+    c = {"name": "c", "path": str(ROOT / "bots" / "random")}
     with Store.open(tmp_path / "t.sqlite") as store:
         first = run_tournament(make_config(tmp_path, [a, b]).plan(), store)
         assert (first.total, first.already, first.played) == (4, 0, 4)

@@ -4,7 +4,7 @@ A tournament file looks like this (every key but ``bots`` is optional)::
 
     name: ladder                      # default: the file's stem
     bots:
-      - random                        # a bundled bot: bots/random_bot.py or bots/random/main.py
+      - random                        # a bundled bot: bots/random/main.py (or bots/random_bot.py)
       - name: mine
         path: ../bots/mine.py         # relative paths are relative to the file's folder
       - name: greedy-v2

@@ -1,4 +1,4 @@
-"""A one-ply greedy bot for both roles: builds lines as Order, breaks them as Chaos.
+"""greedy: a one-ply greedy bot for both roles; builds lines as Order, breaks them as Chaos.
 
 Why: a cheap opponent that is clearly stronger than random, to make tournaments and ratings
 meaningful, and an example of using ``WINDOWS_THROUGH`` from ``arena.rules``.
@@ -14,7 +14,11 @@ so its value is the change it makes there.
 - Chaos plays the move that removes the most value: the opposite mark in the window closest to
   completion, preferring cells in many dangerous windows, and never a move that completes a five.
 
-Ties are broken with the seeded RNG (``ARENA_SEED``). Run it as ``python bots/greedy_bot.py``.
+So Order wins at once when it can (a five outweighs everything) and Chaos blocks every four (the
+opposite mark in the four's empty cell removes the most value) and never completes a five. Ties
+are broken with the seeded RNG (``state.rng``, from ``ARENA_SEED``). Instant: it does not depend
+on the move time. Run it as ``python bots/greedy/main.py`` (with or without ``arena``
+installed).
 """
 
 from __future__ import annotations
@@ -25,10 +29,9 @@ from pathlib import Path
 
 try:
     from arena.bot import BotState, run
-except ImportError:  # running from a clone without installing: the package is one folder up
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+except ImportError:  # running from a clone without installing: the package is two folders up
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent))
     from arena.bot import BotState, run
-
 from arena.rules import WINDOWS_THROUGH, Board, Mark, Move, Role
 
 FIVE = 1 << 30

@@ -1,0 +1,677 @@
+"""Alpha-beta search for both roles, on the bitboards of :mod:`arena.botlib.engine`.
+
+Values are from Order's point of view: ``WIN - ply`` when Order makes five at ``ply`` (sooner is
+better for Order, later better for Chaos), ``-WIN`` when every window is dead (Chaos has won),
+otherwise the window evaluation: the sum over live windows of ``WEIGHTS[k]`` for a window holding
+``k`` marks (all of one kind). The evaluation is incremental: a move changes only the windows
+through its cell, so each child's value is its parent's plus the move's *gain*, computed with the
+move itself (which also serves to order the moves).
+
+What the search knows about the game:
+
+- **Threats.** The cells that complete five for X and for O are carried down the tree (a move can
+  only create a four in a window through its cell). Order to move with a threat wins at once.
+  Chaos to move facing two threat cells, or one cell good for both marks, has lost; facing one, it
+  has exactly one move (the opposite mark there), played without spending depth (a forcing
+  extension, so lines of fours are read to the end). Chaos never completes a five.
+- **Dead-cell collapsing.** Empty cells in no live window are all equivalent (whatever mark goes
+  there changes nothing), so they form one move, the *tempo* move; the transposition key keeps
+  only the cells of live windows (and the ply, which fixes the side to move).
+- **Iterative deepening** within a deadline and a node budget, a **transposition table** (depth,
+  bound, best move), **move ordering** (table move, then killer moves, then by gain at the root;
+  below it by gain, or with ``tiers`` by ``ordered_moves``, one pass over the live windows: Order
+  extends its fullest windows first, Chaos kills them first), a check of the clock every 16 nodes.
+- **Wins by fours** (``vcf``): a narrow search of moves that make a four, each answered by its
+  only block; with ``root_vcf`` Order plays such a win at once when it finds one.
+- **Forward pruning** (``beam``, off by default): below the root only the ``beam`` first moves
+  of each position in that order are searched, which trades completeness for depth.
+- ``leaf_threats`` (off by default; it measured weaker at equal time) evaluates the leaves with
+  ``threat_eval`` instead of the incremental window sum.
+- **An exact solver** (``solve``): once few live cells remain, a proof search without depth limit
+  settles the game (win/loss) and the bot plays a winning move, or, when lost, the move that loses
+  latest according to the heuristic search.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+
+from arena.botlib.engine import (
+    CELL_WINDOWS,
+    FULL_MASK,
+    live_windows,
+    threats,
+    window_union,
+)
+
+__all__ = [
+    "WIN",
+    "WEIGHTS",
+    "DOUBLE_FOUR",
+    "VCF_DEPTH",
+    "Result",
+    "Searcher",
+    "evaluate",
+    "threat_eval",
+]
+
+WIN = 1_000_000
+WEIGHTS = (0, 1, 8, 64, 512)
+"""Value of a live window holding k marks of one kind, k = 0..4 (a four is worth its threat)."""
+DOUBLE_FOUR = 4096
+"""Value of one double-four cell facing Chaos (Chaos can spoil one; two win for Order)."""
+VCF_DEPTH = 3
+"""How many successive fours the threat evaluation reads for Order (each answered by its block)."""
+FOUR_BONUS = 1024
+"""Ordering bonus of an Order move that makes a (single) four: it forces the reply."""
+_INF = 10 * WIN
+_EXACT, _LOWER, _UPPER = 0, 1, 2
+_TIME_CHECK = 15  # look at the clock every 16 nodes
+
+
+class _Timeout(Exception):
+    """The deadline passed in the middle of an iteration."""
+
+
+def evaluate(x: int, o: int, live: int) -> int:
+    """The window evaluation of a position (Order's point of view), from scratch."""
+    total = 0
+    occ = x | o
+    for bit, w in _WINDOW_LIST:
+        if live & bit:
+            total += WEIGHTS[(occ & w).bit_count()]
+    return total
+
+
+_WINDOW_LIST: tuple[tuple[int, int], ...] = tuple(
+    sorted({pair for pairs in CELL_WINDOWS for pair in pairs})
+)
+
+
+class Result:
+    """What a search found: the move (cell, mark: 0 = X, 1 = O), its value, depth and effort."""
+
+    __slots__ = ("cell", "mark", "value", "depth", "nodes", "exact")
+
+    def __init__(self, cell: int, mark: int, value: int, depth: int, nodes: int, exact: bool):
+        self.cell = cell
+        self.mark = mark
+        self.value = value
+        self.depth = depth
+        self.nodes = nodes
+        self.exact = exact
+
+    def __repr__(self) -> str:
+        return (
+            f"Result(cell={self.cell}, mark={'XO'[self.mark]}, value={self.value}, "
+            f"depth={self.depth}, nodes={self.nodes}, exact={self.exact})"
+        )
+
+
+# A generated move: (ordering key, cell, mark, child x, child o, child live, child tx, child to,
+# child eval). Generation computes the child completely, so playing it costs nothing more.
+_Child = tuple[int, int, int, int, int, int, int, int, int]
+
+
+class Searcher:
+    """Iterative-deepening alpha-beta with a transposition table that lives across moves."""
+
+    def __init__(self, rng: random.Random | None = None, table_size: int = 400_000) -> None:
+        self.rng = rng or random.Random()
+        self.table: dict[int, tuple[int, int, int, int]] = {}
+        self.table_size = table_size
+        self.solved: dict[int, bool] = {}
+        self.killers: list[int] = [-1] * 80
+        self.nodes = 0
+        self.max_nodes = 1 << 62
+        self.beam = 0
+        self.leaf_threats = False
+        self.tiers = False
+        self.root_vcf = 0
+        self.leaf_vcf = 0
+        self.deadline = 0.0
+        self.clock = time.monotonic
+
+    # --- move generation -------------------------------------------------------------------
+    @staticmethod
+    def children(x: int, o: int, live: int, tx: int, to: int, ev: int) -> list[_Child]:
+        """Every move worth distinguishing (live cells, both marks, one tempo move), with its
+        child position; ordering key: the gain from Order's point of view plus threat bonuses."""
+        occ = x | o
+        order = not occ.bit_count() & 1
+        cover = window_union(live)
+        free = cover & ~occ & FULL_MASK
+        out: list[_Child] = []
+        weights = WEIGHTS
+        while free:
+            b = free & -free
+            free ^= b
+            c = b.bit_length() - 1
+            gx = go = 0
+            kill_x = kill_o = 0  # windows killed by writing X / O here
+            new_tx = new_to = 0
+            five_x = five_o = False
+            occ2 = occ | b
+            for bit, w in CELL_WINDOWS[c]:
+                if not live & bit:
+                    continue
+                kx = (x & w).bit_count()
+                if kx:
+                    # an X window: X extends it, O kills it
+                    gx += weights[kx + 1] - weights[kx] if kx < 4 else 0
+                    if kx == 3:
+                        new_tx |= w & ~occ2
+                    elif kx == 4:
+                        five_x = True
+                    go -= weights[kx]
+                    kill_o |= bit
+                else:
+                    ko = (o & w).bit_count()
+                    if ko:
+                        go += weights[ko + 1] - weights[ko] if ko < 4 else 0
+                        if ko == 3:
+                            new_to |= w & ~occ2
+                        elif ko == 4:
+                            five_o = True
+                        gx -= weights[ko]
+                        kill_x |= bit
+                    else:  # empty window: either mark extends it
+                        gx += weights[1] - weights[0]
+                        go += weights[1] - weights[0]
+            rtx = tx & ~b
+            rto = to & ~b
+            if not five_x:
+                bonus = 0
+                if new_tx:  # a four: Order wins next if Chaos made it, or if two stand
+                    t = new_tx | rtx | rto
+                    bonus = FOUR_BONUS if order and not (t & (t - 1) or t & rto) else WIN
+                out.append((gx + bonus, c, 0, x | b, o, live & ~kill_x, rtx | new_tx, rto, ev + gx))
+            if not five_o:
+                bonus = 0
+                if new_to:
+                    t = new_to | rtx | rto
+                    bonus = FOUR_BONUS if order and not (t & (t - 1) or t & rtx) else WIN
+                out.append((go + bonus, c, 1, x, o | b, live & ~kill_o, rtx, rto | new_to, ev + go))
+        dead = FULL_MASK & ~occ & ~cover
+        if dead:
+            b = dead & -dead
+            out.append((0, b.bit_length() - 1, 0, x | b, o, live, tx, to, ev))
+        return out
+
+    @staticmethod
+    def ordered_moves(x: int, o: int, live: int, order: bool) -> list[int]:
+        """The moves worth distinguishing as codes ``cell * 2 + mark``, best first for the side
+        to move, by tiers computed with one pass over the live windows (cheaper than the gains of
+        ``children``): Order first extends its fullest windows (the mark of the window), Chaos
+        first kills them (the opposite mark); within a fullness, cells in two such windows come
+        first; then cells of empty windows, then one tempo move. No move completes a five (call
+        it without fours on the board)."""
+        occ = x | o
+        one = [0, 0, 0, 0, 0, 0, 0, 0]  # index 2 * k + m: cells in a window with k marks m
+        two = [0, 0, 0, 0, 0, 0, 0, 0]  # ... in two or more such windows
+        blank = 0
+        for bit, w in _WINDOW_LIST:
+            if not live & bit:
+                continue
+            kx = (x & w).bit_count()
+            if kx:
+                i = 2 * kx
+            else:
+                ko = (o & w).bit_count()
+                if not ko:
+                    blank |= w
+                    continue
+                i = 2 * ko + 1
+            e = w & ~occ
+            two[i] |= one[i] & e
+            one[i] |= e
+        blank &= ~occ
+        codes: list[int] = []
+        seen = [0, 0]
+        # (cells, mark) tiers: Order writes the window's mark, Chaos the other one
+        flip = 0 if order else 1
+        for k in (3, 2, 1):
+            for source in (two, one):
+                for m in (0, 1):
+                    cells = source[2 * k + m]
+                    if not cells:
+                        continue
+                    mark = m ^ flip
+                    cells &= ~seen[mark]
+                    seen[mark] |= cells
+                    while cells:
+                        b = cells & -cells
+                        cells ^= b
+                        codes.append((b.bit_length() - 1) * 2 + mark)
+        for mark in (0, 1):
+            cells = blank & ~seen[mark]
+            seen[mark] |= cells
+            while cells:
+                b = cells & -cells
+                cells ^= b
+                codes.append((b.bit_length() - 1) * 2 + mark)
+        cover = window_union(live)
+        for mark in (0, 1):  # live cells not listed yet (a mark that neither extends nor kills)
+            cells = cover & ~occ & ~seen[mark] & FULL_MASK
+            while cells:
+                b = cells & -cells
+                cells ^= b
+                codes.append((b.bit_length() - 1) * 2 + mark)
+        dead = FULL_MASK & ~occ & ~cover
+        if dead:
+            codes.append(((dead & -dead).bit_length() - 1) * 2)
+        return codes
+
+    # --- the search ----------------------------------------------------------------------------
+    def _ab(
+        self,
+        x: int,
+        o: int,
+        live: int,
+        tx: int,
+        to: int,
+        ev: int,
+        depth: int,
+        alpha: int,
+        beta: int,
+    ) -> int:
+        self.nodes += 1
+        if not self.nodes & _TIME_CHECK and (
+            self.nodes > self.max_nodes or self.clock() > self.deadline
+        ):
+            raise _Timeout
+        occ = x | o
+        ply = occ.bit_count()
+        order = not ply & 1
+        t = tx | to
+        if order:
+            if t:
+                return WIN - ply - 1
+            if not live:
+                return -WIN
+        else:
+            if t:  # a forced block, read without spending depth
+                if t & (t - 1) or tx & to:
+                    return WIN - ply - 2
+                c = t.bit_length() - 1
+                # the block itself may create a four for Order, or fill the board
+                child = self._play(x, o, live, tx, to, ev, c, 1 if tx else 0)
+                x, o, live, tx, to, ev = child
+                occ = x | o
+                if occ == FULL_MASK:
+                    return -WIN
+                if tx | to:
+                    return WIN - ply - 2
+                if not live:
+                    return -WIN
+                return self._ab(x, o, live, tx, to, ev, depth, alpha, beta)
+            if not live:
+                return -WIN
+        if depth <= 0:
+            return threat_eval(x, o, self.leaf_vcf) if self.leaf_threats else ev
+        cover = window_union(live)
+        key = (x & cover) | (o & cover) << 36 | ply << 72
+        entry = self.table.get(key)
+        best_move = -1
+        if entry is not None:
+            e_depth, e_flag, e_value, best_move = entry
+            if e_depth >= depth:
+                if e_flag == _EXACT:
+                    return e_value
+                if e_flag == _LOWER:
+                    if e_value >= beta:
+                        return e_value
+                elif e_value <= alpha:
+                    return e_value
+        if self.tiers:
+            codes = self.ordered_moves(x, o, live, order)
+        else:
+            moves = self.children(x, o, live, tx, to, ev)
+            moves.sort(key=_key_order if order else _key_chaos)
+            codes = [m[1] * 2 + m[2] for m in moves]
+        killer = self.killers[ply]
+        if killer >= 0 and killer in codes:
+            codes.remove(killer)
+            codes.insert(0, killer)
+        if best_move >= 0 and best_move in codes:
+            codes.remove(best_move)
+            codes.insert(0, best_move)
+        if self.beam and len(codes) > self.beam:
+            del codes[self.beam :]  # forward pruning: only the most promising moves
+        a0, b0 = alpha, beta
+        best = -_INF if order else _INF
+        chosen = -1
+        d1 = depth - 1
+        play = self._play
+        for code in codes:
+            cx, co, clive, ctx, cto, cev = play(x, o, live, tx, to, ev, code >> 1, code & 1)
+            value = self._ab(cx, co, clive, ctx, cto, cev, d1, alpha, beta)
+            if order:
+                if value > best:
+                    best = value
+                    chosen = code
+                    if value > alpha:
+                        alpha = value
+                        if alpha >= beta:
+                            self.killers[ply] = chosen
+                            break
+            else:
+                if value < best:
+                    best = value
+                    chosen = code
+                    if value < beta:
+                        beta = value
+                        if alpha >= beta:
+                            self.killers[ply] = chosen
+                            break
+        if best <= a0:
+            flag = _UPPER
+        elif best >= b0:
+            flag = _LOWER
+        else:
+            flag = _EXACT
+        if len(self.table) >= self.table_size:
+            self.table.clear()
+        self.table[key] = (depth, flag, best, chosen)
+        return best
+
+    @staticmethod
+    def _play(
+        x: int, o: int, live: int, tx: int, to: int, ev: int, c: int, mark: int
+    ) -> tuple[int, int, int, int, int, int]:
+        """The child after writing ``mark`` (0 = X, 1 = O) in cell ``c`` (no five made)."""
+        b = 1 << c
+        occ2 = x | o | b
+        tx &= ~b
+        to &= ~b
+        weights = WEIGHTS
+        for bit, w in CELL_WINDOWS[c]:
+            if not live & bit:
+                continue
+            kx = (x & w).bit_count()
+            ko = (o & w).bit_count()
+            if mark == 0:
+                if ko:
+                    ev -= weights[ko]
+                    live &= ~bit
+                else:
+                    ev += weights[kx + 1] - weights[kx]
+                    if kx == 3:
+                        tx |= w & ~occ2
+            else:
+                if kx:
+                    ev -= weights[kx]
+                    live &= ~bit
+                else:
+                    ev += weights[ko + 1] - weights[ko]
+                    if ko == 3:
+                        to |= w & ~occ2
+        if mark == 0:
+            x |= b
+        else:
+            o |= b
+        return x, o, live, tx, to, ev
+
+    # --- victory by continuous fours ------------------------------------------------------
+    @staticmethod
+    def vcf(x: int, o: int, live: int, depth: int) -> int:
+        """With Order to move and no four on the board: a move ``cell * 2 + mark`` that starts
+        a forced win by fours (each four answered by its only block) within ``depth`` fours,
+        else -1. Only moves that make a four are tried, so the search is narrow."""
+        occ = x | o
+        tried = 0
+        for bit, w in _WINDOW_LIST:
+            if not live & bit:
+                continue
+            kx = (x & w).bit_count()
+            if kx == 3:
+                mark = 0
+            elif not kx and (o & w).bit_count() == 3:
+                mark = 1
+            else:
+                continue
+            free = w & ~occ
+            while free:
+                b = free & -free
+                free ^= b
+                c = b.bit_length() - 1
+                code = c * 2 + mark
+                if tried >> code & 1:
+                    continue
+                tried |= 1 << code
+                x1, o1, live1, tx1, to1, _ = Searcher._play(x, o, live, 0, 0, 0, c, mark)
+                t = tx1 | to1
+                if t & (t - 1) or tx1 & to1:
+                    return code  # two fours (or a cell good for both marks): unstoppable
+                if (x1 | o1) == FULL_MASK:
+                    continue
+                r = t.bit_length() - 1  # the only block
+                x2, o2, live2, tx2, to2, _ = Searcher._play(
+                    x1, o1, live1, tx1, to1, 0, r, 1 if tx1 else 0
+                )
+                if tx2 | to2:
+                    return code  # the block made a four for Order
+                if (
+                    depth > 1
+                    and live2
+                    and (x2 | o2) != FULL_MASK
+                    and Searcher.vcf(x2, o2, live2, depth - 1) >= 0
+                ):
+                    return code
+        return -1
+
+    # --- the exact solver --------------------------------------------------------------------
+    def solve(self, x: int, o: int, live: int, tx: int, to: int) -> bool | None:
+        """Whether Order wins with best play from here (None when ``max_nodes`` nodes or the
+        deadline run out first). No depth limit: the game is read to its end."""
+        try:
+            return self._solve(x, o, live, tx, to)
+        except _Timeout:
+            return None
+
+    def _solve(self, x: int, o: int, live: int, tx: int, to: int) -> bool:
+        self.nodes += 1
+        if not self.nodes & _TIME_CHECK and (
+            self.nodes > self.max_nodes or self.clock() > self.deadline
+        ):
+            raise _Timeout
+        occ = x | o
+        ply = occ.bit_count()
+        order = not ply & 1
+        t = tx | to
+        if order:
+            if t:
+                return True
+            if not live:
+                return False
+        else:
+            if t:
+                if t & (t - 1) or tx & to:
+                    return True
+                c = t.bit_length() - 1
+                x, o, live, tx, to, _ = self._play(x, o, live, tx, to, 0, c, 1 if tx else 0)
+                if (x | o) == FULL_MASK:
+                    return False
+                return self._solve(x, o, live, tx, to)
+            if not live:
+                return False
+        cover = window_union(live)
+        key = (x & cover) | (o & cover) << 36 | ply << 72
+        known = self.solved.get(key)
+        if known is not None:
+            return known
+        moves = self.children(x, o, live, tx, to, 0)
+        moves.sort(key=_key_order if order else _key_chaos)
+        result = not order  # Order: False unless some move wins; Chaos: True unless one holds
+        for m in moves:
+            if self._solve(m[3], m[4], m[5], m[6], m[7]) == order:
+                result = order
+                break
+        if len(self.solved) >= self.table_size:
+            self.solved.clear()
+        self.solved[key] = result
+        return result
+
+    # --- the root ------------------------------------------------------------------------------
+    def best_move(
+        self,
+        x: int,
+        o: int,
+        deadline: float,
+        max_depth: int = 40,
+        max_nodes: int = 1 << 62,
+        solve_cells: int = 14,
+    ) -> Result:
+        """The move to play in ``(x, o)`` (no five on it, not full), searching until
+        ``deadline`` (a ``time.monotonic`` value), ``max_nodes`` nodes or ``max_depth``.
+
+        With a node budget that binds before the deadline, the result depends only on the
+        position, the generator's state and the table (deterministic)."""
+        self.deadline = deadline
+        self.nodes = 0
+        live = live_windows(x, o)
+        tx, to = threats(x, o)
+        occ = x | o
+        ply = occ.bit_count()
+        order = not ply & 1
+        ev = evaluate(x, o, live)
+        moves = self.children(x, o, live, tx, to, ev)
+        if not moves:  # every empty cell completes a five (Chaos, lost): any legal move
+            free = FULL_MASK & ~occ
+            cell = (free & -free).bit_length() - 1
+            return Result(cell, 0, WIN - ply - 1, 0, 0, True)
+        self.rng.shuffle(moves)
+        moves.sort(key=_key_order if order else _key_chaos)
+        # immediate decisions
+        t = tx | to
+        if order and t:
+            c = t.bit_length() - 1
+            return Result(c, 0 if tx >> c & 1 else 1, WIN - ply - 1, 0, 1, True)
+        if not order and t:
+            c = t.bit_length() - 1
+            if not (t & (t - 1) or tx & to):
+                return Result(c, 1 if tx >> c & 1 else 0, 0, 0, 1, False)
+        if len(moves) == 1:
+            m = moves[0]
+            return Result(m[1], m[2], 0, 0, 1, False)
+        if order and self.root_vcf:  # a win by successive fours: proven, play it
+            code = self.vcf(x, o, live, self.root_vcf)
+            if code >= 0:
+                return Result(code >> 1, code & 1, WIN - ply - 1, 0, 1, True)
+        # exact solver once few live cells remain: half of the budget
+        free_live = (window_union(live) & ~occ).bit_count()
+        if free_live <= solve_cells:
+            self.max_nodes = max_nodes // 2
+            self.deadline = self.clock() + (deadline - self.clock()) * 0.5
+            for m in moves:
+                won = self.solve(m[3], m[4], m[5], m[6], m[7])
+                if won is None:
+                    break
+                if won == order:
+                    value = WIN - ply if order else -WIN
+                    return Result(m[1], m[2], value, 99, self.nodes, True)
+            self.deadline = deadline
+        self.max_nodes = max_nodes
+        # iterative deepening
+        best = moves[0]
+        best_value = 0
+        depth_done = 0
+        exact = False
+        for depth in range(1, max_depth + 1):
+            scored: list[tuple[int, _Child]] = []
+            iteration_best = moves[0]
+            iteration_value = -_INF if order else _INF
+            try:
+                alpha, beta = -_INF, _INF
+                for m in moves:
+                    value = self._ab(m[3], m[4], m[5], m[6], m[7], m[8], depth - 1, alpha, beta)
+                    scored.append((value, m))
+                    if order and value > iteration_value:
+                        iteration_value, iteration_best = value, m
+                        alpha = max(alpha, value)
+                    elif not order and value < iteration_value:
+                        iteration_value, iteration_best = value, m
+                        beta = min(beta, value)
+            except _Timeout:
+                # the first move searched was the previous best: a later one that beat it at
+                # this depth is better
+                if scored and iteration_best is not moves[0]:
+                    best = iteration_best
+                break
+            best, best_value, depth_done = iteration_best, iteration_value, depth
+            # best move first, then the rest by their values of this iteration
+            scored.sort(key=lambda s: -s[0] if order else s[0])
+            moves = [m for _, m in scored]
+            moves.remove(best)
+            moves.insert(0, best)
+            if abs(best_value) >= WIN - 100:
+                exact = True
+                if (best_value > 0) == order:
+                    break  # a forced win found: no need to look deeper
+            if depth >= FULL_MASK.bit_count() - ply:
+                break
+        return Result(best[1], best[2], best_value, depth_done, self.nodes, exact)
+
+
+def threat_eval(x: int, o: int, vcf_depth: int = VCF_DEPTH) -> int:
+    """The window evaluation with the threats read one step on (Order's point of view; the side
+    to move from the number of marks): Order to move with a four, or Chaos facing two, is
+    ``WIN``; a lone four facing Chaos is blocked and the position after it evaluated; Order to
+    move with a double-four cell (one mark there makes two fours) or a win by up to
+    ``vcf_depth`` successive fours is ``WIN // 2``, and so is Chaos to move facing two double-four
+    cells (one is worth ``DOUBLE_FOUR``); no live window left is ``-WIN``."""
+    occ = x | o
+    order = not occ.bit_count() & 1
+    tx, to = threats(x, o)
+    t = tx | to
+    if t:
+        if order or t & (t - 1) or tx & to:
+            return WIN
+        # Chaos must block the lone four: evaluate the position after the block
+        c = t.bit_length() - 1
+        b = 1 << c
+        if (occ | b) == FULL_MASK:
+            return -WIN
+        return threat_eval(x, o | b, vcf_depth) if tx else threat_eval(x | b, o, vcf_depth)
+    total = 0
+    once = twice = 0  # cells in one / two or more three-mark windows (by mark)
+    once_o = twice_o = 0
+    live = 0
+    weights = WEIGHTS
+    for bit, w in _WINDOW_LIST:
+        kx = (x & w).bit_count()
+        ko = (o & w).bit_count()
+        if kx and ko:
+            continue
+        live |= bit
+        if kx:
+            total += weights[kx]
+            if kx == 3:
+                e = w & ~occ
+                twice |= once & e
+                once |= e
+        elif ko:
+            total += weights[ko]
+            if ko == 3:
+                e = w & ~occ
+                twice_o |= once_o & e
+                once_o |= e
+    if not live:
+        return -WIN
+    double = twice | twice_o
+    if order and (double or vcf_depth and Searcher.vcf(x, o, live, vcf_depth) >= 0):
+        return WIN // 2
+    if double:
+        if double & (double - 1):
+            return WIN // 2
+        total += DOUBLE_FOUR
+    return total
+
+
+def _key_order(m: _Child) -> int:
+    return -m[0]
+
+
+def _key_chaos(m: _Child) -> int:
+    return m[0]

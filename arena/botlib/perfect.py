@@ -1,0 +1,233 @@
+"""The perfect Order player's strategy: five when it can, the border pairing, the solved centre.
+
+Why: with six in a line counting, Order wins by force, and this is that win as a move function
+(``bots/perfect/main.py`` wraps it in the bot author's kit). In order of priority, as Order:
+
+1. complete five when a move does (any five: this also finishes a four of the centre);
+2. answer a Chaos move in the border with the opposite mark in its partner (``centre.PARTNER``);
+3. make four in the centre when a move does (it wins, see ``arena.botlib.centre``);
+4. play the table's move for the centre position (``centre.CentreTable``, built by
+   ``arena.botlib.solver``);
+5. off the table (a position the strategy never leads to, e.g. after a random opening), solve the
+   centre game from here within half the time left: with the symmetric solver when the border
+   still holds the pairing's shape, else the general centre game of ``arena.botlib.repair``
+   (lines that serve one mark only, half-filled pairs to repair);
+6. otherwise, or when that fails, play the move of a small alpha-beta search
+   (``arena.botlib.perfect_search``), which is also how it plays Chaos.
+
+From the empty board, steps 1-4 alone win every game (the tests play them out against every
+Chaos reply). Where several moves are equally good (the symmetric images of the table's move,
+several fives) the seeded generator chooses, so games vary with ``ARENA_SEED``.
+
+Pure: imports only ``arena.rules`` and the standard library (and its sibling modules).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from pathlib import Path
+
+from arena.botlib.centre import (
+    CENTRE_CELLS,
+    CENTRE_FULL,
+    CENTRE_LINES,
+    LINE_ENDS,
+    SYMMETRIES,
+    CentreTable,
+    canonical_images,
+    canonical_small,
+    centre_masks,
+    four_table,
+    threat_table,
+)
+from arena.botlib.perfect_search import search
+from arena.botlib.repair import GeneralCentre
+from arena.botlib.solver import MAX_ORDER_MOVES, SearchLimitError, Solver
+from arena.rules import CELLS, WINDOWS_THROUGH, Board, Mark, Move, Role
+
+__all__ = ["PerfectOrder", "chaos_move", "choose_move", "time_budget"]
+
+
+def time_budget(ms: int) -> float:
+    """Seconds of a ``ms`` allowance this player may spend: well inside it, for a busy machine.
+
+    A third of it, and at least 50 ms to spare (the search may overrun its stop by a few
+    milliseconds, and the reply must still cross the pipe); never less than a millisecond.
+    """
+    return max(0.001, min(ms / 3, ms - 50) / 1000)
+
+
+def _fives(bits: list[int]) -> list[Move]:
+    """Every move that completes five in a line."""
+    occupied = bits[0] | bits[1]
+    moves = []
+    for cell in range(CELLS):
+        if occupied >> cell & 1:
+            continue
+        for mark in Mark:
+            mine = bits[mark] | 1 << cell
+            if any(mine & w == w for w in WINDOWS_THROUGH[cell]):
+                moves.append(Move(cell, mark))
+    return moves
+
+
+class PerfectOrder:
+    """Order's forced win, with the table read from ``table_path`` on first use."""
+
+    def __init__(self, table_path: Path | None = None, table: CentreTable | None = None) -> None:
+        self.table_path = table_path
+        self._table = table
+        self._solver: Solver | None = None
+        self._general: GeneralCentre | None = None
+        self.node_limit = 1 << 62
+        """Nodes the alpha-beta fallback may search (``choose_move`` sets it from the time)."""
+        self.last_reason = ""
+        """How the last move was chosen: five, pair, four, table, solve or search."""
+
+    @property
+    def table(self) -> CentreTable:
+        if self._table is None:
+            if self.table_path is None:
+                raise ValueError("no table and no table file")
+            self._table = CentreTable.read(self.table_path)
+        return self._table
+
+    def warm(self) -> None:
+        """Load the table and build the solver's small lookup tables now (before the first move).
+
+        The solver here canonicalises with byte tables (``canonical_small``): slower per call than
+        the 65,536-entry tables of the table build, but built in a few milliseconds.
+        """
+        _ = self.table
+        threat_table(), four_table()
+
+    def strategy_move(self, board: Board, rng: random.Random) -> Move | None:
+        """The strategy's move (steps 1-4), or None when the position is off its table."""
+        bits = board.bits
+        fives = _fives(bits)
+        if fives:
+            self.last_reason = "five"
+            return rng.choice(fives)
+        shape = self._border_shape(board)
+        if shape is None:
+            return None
+        if isinstance(shape, Move):
+            self.last_reason = "pair"
+            return shape
+        x, o = centre_masks(bits)
+        empty = CENTRE_FULL & ~(x | o)
+        fours = [
+            Move(CENTRE_CELLS[c], mark)
+            for line in CENTRE_LINES
+            for mark, mine in ((Mark.X, x), (Mark.O, o))
+            if (line & ~mine).bit_count() == 1
+            for c in range(16)
+            if (line & ~mine & empty) >> c & 1
+        ]
+        if fours:
+            self.last_reason = "four"
+            return rng.choice(fours)
+        key, images = canonical_images(x, o)
+        found = self.table.get(key)
+        if found is None:
+            return None
+        cell, mark = found
+        sym, swapped = rng.choice(images)
+        self.last_reason = "table"
+        return Move(CENTRE_CELLS[SYMMETRIES[sym].index(cell)], Mark(mark ^ swapped))
+
+    def _border_shape(self, board: Board) -> Move | None | bool:
+        """True when every border pair is empty or holds X and O; the pairing answer when exactly
+        one pair is half filled and the others are in shape; None otherwise (off the strategy)."""
+        answer: Move | None = None
+        for a, b in LINE_ENDS:
+            ma, mb = board.mark_at(a), board.mark_at(b)
+            if ma is None and mb is None:
+                continue
+            if ma is not None and mb is not None:
+                if ma == mb:
+                    return None
+                continue
+            if answer is not None:
+                return None
+            if ma is not None:
+                answer = Move(b, Mark(1 - ma))
+            else:
+                assert mb is not None
+                answer = Move(a, Mark(1 - mb))
+        return answer if answer is not None else True
+
+    def solve_move(self, board: Board, stop: float) -> Move | None:
+        """A winning centre move found by solving the centre game by ``stop``, else None."""
+        if self._border_shape(board) is not True:
+            return self.repair_move(board, stop)
+        x, o = centre_masks(board.bits)
+        if (x | o).bit_count() & 1:
+            return None
+        if self._solver is None:
+            self._solver = Solver(MAX_ORDER_MOVES, canonical=canonical_small)
+        self._solver.deadline = stop
+        try:
+            move = self._solver.winning_move(x, o)
+        except SearchLimitError:
+            return None
+        if move is None:
+            return None
+        return Move(CENTRE_CELLS[move[0]], Mark(move[1]))
+
+    def repair_move(self, board: Board, stop: float) -> Move | None:
+        """A move that wins the general centre game (``arena.botlib.repair``) by ``stop``, else
+        None: for a border out of the pairing's shape (half-filled pairs, equal marks)."""
+        if self._general is None:
+            self._general = GeneralCentre()
+        try:
+            return self._general.winning_move(board, stop)
+        except SearchLimitError:
+            return None
+
+    def choose(self, board: Board, rng: random.Random, stop: float) -> Move:
+        """Order's move in ``board`` (Order to move, game not over), decided by ``stop``."""
+        move = self.strategy_move(board, rng)
+        if move is not None:
+            return move
+        now = time.monotonic()
+        move = self.solve_move(board, now + (stop - now) / 2)
+        if move is not None:
+            self.last_reason = "solve"
+            return move
+        self.last_reason = "search"
+        return search(board.bits, True, stop, rng, self.node_limit)
+
+
+def chaos_move(board: Board, rng: random.Random, stop: float, node_limit: int = 1 << 62) -> Move:
+    """Chaos's move: the alpha-beta search's, within ``stop`` and ``node_limit`` nodes."""
+    return search(board.bits, False, stop, rng, node_limit)
+
+
+NODES_PER_MS = 4
+"""The search's node allowance per millisecond of the move's time: about a third of the time on
+a busy 2-core machine, so that the node limit, not the clock, usually ends the search and the
+game replays exactly given ``ARENA_SEED`` (the clock still stops it on a slower machine)."""
+
+
+def choose_move(
+    player: PerfectOrder,
+    board: Board,
+    role: Role,
+    rng: random.Random,
+    ms: int,
+    deadline: float | None = None,
+) -> Move:
+    """One move for ``role`` with ``ms`` milliseconds allowed (the bot's whole ``choose``).
+
+    ``deadline`` is the ``time.monotonic()`` value when the allowance runs out, counted from when
+    the turn arrived (the kit's ``state.deadline``); the move is decided well before it.
+    """
+    start = time.monotonic() if deadline is None else deadline - ms / 1000
+    stop = start + time_budget(ms)
+    nodes = max(1, NODES_PER_MS * ms)
+    if role is Role.ORDER:
+        player.node_limit = nodes
+        return player.choose(board, rng, stop)
+    return chaos_move(board, rng, stop, nodes)

@@ -1,0 +1,227 @@
+"""The centre game from any position: for openings and other positions off the perfect strategy.
+
+Why: a tournament may start a game from a random opening, which leaves border pairs half filled
+(one end written, the other empty) or holding two equal marks, and a centre position the table
+never meets. The argument of ``arena.botlib.centre`` still works line by line: a centre line
+*serves* a mark ``m`` when a four of ``m`` in it wins, which is the case when its border pair is
+
+- empty (Order completes five at an end; a Chaos block at one end is answered by the pairing),
+- X and O, two ``m``, or ``m`` and an empty cell (an end already holds ``m``: five at once).
+
+A pair holding one mark and an empty end (*half filled*) serves only that mark; a pair of two
+equal marks serves only that mark. This module searches the *general centre game*: the centre
+position, which lines serve which mark, the half-filled pairs and the side to move. Its moves:
+
+- Order writes in the centre, or *repairs* a half-filled pair (the other mark in its empty end:
+  the line then serves both marks);
+- Chaos writes in the centre (a four in a line that does not serve that mark is harmless), or
+  writes the mark already there into a half-filled pair's empty end (the line keeps serving that
+  mark only, and Order moves next: Chaos gave up its move); a Chaos move in an empty pair is
+  answered by the pairing and changes nothing.
+
+Order wins when a four of ``m`` stands in a line serving ``m``. The search has no symmetry
+reduction (the lines' states break it), a memo shared by all searches, and a deadline; a
+position it cannot decide in time is left to the alpha-beta fallback.
+
+Pure: imports only ``arena.rules`` and the standard library (and ``centre``).
+"""
+
+from __future__ import annotations
+
+import time
+
+from arena.botlib.centre import CENTRE_CELLS, CENTRE_FULL, CENTRE_LINES, LINE_ENDS, centre_masks
+from arena.botlib.solver import SearchLimitError, chaos_moves, order_moves
+from arena.rules import Board, Mark, Move
+
+__all__ = ["GeneralCentre", "Shape", "shape_of"]
+
+_LINES = tuple(enumerate(CENTRE_LINES))
+_MEMO_LIMIT = 3_000_000
+
+Shape = tuple[int, int, int, int]
+"""``(serves_x, serves_o, half, half_o)``: 10-bit masks over the centre lines: the lines serving
+X, those serving O, the lines whose pair is half filled, and among those, the ones whose filled
+end holds O."""
+
+
+def shape_of(board: Board) -> Shape:
+    """The lines' state for the general centre game, read from the border of ``board``."""
+    serves_x = serves_o = half = half_o = 0
+    for i, (a, b) in enumerate(LINE_ENDS):
+        marks = {board.mark_at(a), board.mark_at(b)}
+        bit = 1 << i
+        if marks == {None}:
+            serves_x |= bit
+            serves_o |= bit
+            continue
+        if Mark.X in marks:
+            serves_x |= bit
+        if Mark.O in marks:
+            serves_o |= bit
+        if None in marks:
+            half |= bit
+            if Mark.O in marks:
+                half_o |= bit
+    return serves_x, serves_o, half, half_o
+
+
+def _cells(mask: int) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+class GeneralCentre:
+    """Memoised search of the general centre game (see the module's docstring)."""
+
+    def __init__(self) -> None:
+        self.memo: dict[tuple[int, ...], bool] = {}
+        self.deadline: float | None = None
+        self.nodes = 0
+
+    @staticmethod
+    def _completions(marks: int, empty: int, serving: int) -> int:
+        """The empty cells where one more of ``marks`` makes four in a line of ``serving``."""
+        cells = 0
+        for i, line in _LINES:
+            if serving >> i & 1:
+                missing = line & ~marks
+                if missing & (missing - 1) == 0 and missing & empty:
+                    cells |= missing
+        return cells
+
+    @staticmethod
+    def _four(marks: int, serving: int) -> bool:
+        return any(serving >> i & 1 and marks & line == line for i, line in _LINES)
+
+    def order_node(self, x: int, o: int, shape: Shape) -> bool:
+        """Whether Order, to move, forces a four in a line serving its mark."""
+        self.nodes += 1
+        sx, so, half, half_o = shape
+        empty = CENTRE_FULL & ~(x | o)
+        if self._completions(x, empty, sx) or self._completions(o, empty, so):
+            return True
+        if not empty:
+            return False
+        key = (0, x, o, sx, so, half, half_o)
+        known = self.memo.get(key)
+        if known is not None:
+            return known
+        self._check()
+        won = False
+        for c, mark in order_moves(x, o):
+            bit = 1 << c
+            if (
+                self.chaos_node(x | bit, o, shape)
+                if mark == 0
+                else self.chaos_node(x, o | bit, shape)
+            ):
+                won = True
+                break
+        if not won:
+            for i in _cells(half):
+                bit = 1 << i
+                repaired = (sx | bit, so | bit, half & ~bit, half_o & ~bit)
+                if self.chaos_node(x, o, repaired):
+                    won = True
+                    break
+        self._store(key, won)
+        return won
+
+    def chaos_node(self, x: int, o: int, shape: Shape) -> bool:
+        """Whether Order wins with Chaos to move."""
+        self.nodes += 1
+        sx, so, half, half_o = shape
+        empty = CENTRE_FULL & ~(x | o)
+        tx = self._completions(x, empty, sx)  # Chaos must write O there
+        to = self._completions(o, empty, so)
+        both = tx | to
+        if both:
+            if tx & to or both & (both - 1):
+                return True
+            if tx:  # the block, unless it makes four itself (then tx & to above)
+                return self.order_node(x, o | tx, shape)
+            return self.order_node(x | to, o, shape)
+        if not empty:
+            return False
+        key = (1, x, o, sx, so, half, half_o)
+        known = self.memo.get(key)
+        if known is not None:
+            return known
+        self._check()
+        won = True
+        moves = chaos_moves(x, o)  # best first, but it leaves out every four...
+        listed = set(moves)
+        for c in _cells(empty):  # ...and a four in a line that does not serve it is harmless
+            for mark in (0, 1):
+                if (c, mark) not in listed:
+                    moves.append((c, mark))
+        for c, mark in moves:
+            bit = 1 << c
+            if mark == 0:
+                if self._four(x | bit, sx):
+                    continue
+                result = self.order_node(x | bit, o, shape)
+            else:
+                if self._four(o | bit, so):
+                    continue
+                result = self.order_node(x, o | bit, shape)
+            if not result:
+                won = False
+                break
+        if won:
+            for i in _cells(half):  # Chaos fills a half pair with its own mark: Order moves
+                bit = 1 << i
+                if not self.order_node(x, o, (sx, so, half & ~bit, half_o & ~bit)):
+                    won = False
+                    break
+        self._store(key, won)
+        return won
+
+    def _check(self) -> None:
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise SearchLimitError("out of time")
+
+    def _store(self, key: tuple[int, ...], value: bool) -> None:
+        if len(self.memo) >= _MEMO_LIMIT:
+            self.memo.clear()
+        self.memo[key] = value
+
+    def winning_move(self, board: Board, deadline: float | None = None) -> Move | None:
+        """A move of Order's that keeps the general centre game won, or None.
+
+        Raises ``SearchLimitError`` when the search cannot decide by ``deadline``. The board
+        must have Order to move and no five to complete (the caller plays fives first).
+        """
+        self.deadline = deadline
+        x, o = centre_masks(board.bits)
+        shape = shape_of(board)
+        sx, so, half, half_o = shape
+        empty = CENTRE_FULL & ~(x | o)
+        tx = self._completions(x, empty, sx)
+        if tx:
+            return Move(CENTRE_CELLS[(tx & -tx).bit_length() - 1], Mark.X)
+        to = self._completions(o, empty, so)
+        if to:
+            return Move(CENTRE_CELLS[(to & -to).bit_length() - 1], Mark.O)
+        if not self.order_node(x, o, shape):
+            return None
+        for c, mark in order_moves(x, o):
+            bit = 1 << c
+            if (
+                self.chaos_node(x | bit, o, shape)
+                if mark == 0
+                else self.chaos_node(x, o | bit, shape)
+            ):
+                return Move(CENTRE_CELLS[c], Mark(mark))
+        for i in _cells(half):
+            bit = 1 << i
+            if self.chaos_node(x, o, (sx | bit, so | bit, half & ~bit, half_o & ~bit)):
+                a, b = LINE_ENDS[i]
+                filled, hole = (a, b) if board.mark_at(a) is not None else (b, a)
+                return Move(hole, Mark(1 - (half_o >> i & 1)))
+        raise AssertionError("a won Order node has a winning move")

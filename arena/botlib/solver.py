@@ -1,0 +1,407 @@
+"""Solve the centre game (see ``arena.botlib.centre``) and write Order's table of winning moves.
+
+Why: the perfect Order player needs, for every centre position it can meet while following its
+strategy, a move that keeps the forced win; this module proves that win by search and extracts
+that table. ``python -m arena.botlib.solver --out bots/perfect/table.bin`` rebuilds the table
+and prints the figures (positions searched, time, the most Order moves the table needs).
+
+The search is a memoised AND-OR search over centre positions reduced by the 16 symmetries:
+
+- an Order node is won when Order can make four at once, lost when Order has no move left within
+  the bound on its moves (``max_order_moves``), else won when some move leads to a won Chaos
+  node (moves are tried best first: two threats at once, then one threat, then lines);
+- a Chaos node facing two threats (cells where one mark completes a line), or one cell that
+  completes a line with either mark, is won for Order; facing one threat Chaos must block it
+  (the opposite mark in that cell), a forced move searched without a memo entry; otherwise every
+  Chaos move that does not make four must lead to a won Order node (a Chaos node whose every move
+  makes four is won: passing, i.e. writing in the border, only gives the move back to Chaos);
+- a full centre without four is lost.
+
+Positions are memoised by canonical key, the Order and Chaos nodes alike (their mark counts differ
+in parity, so the keys never collide). A node's bound is a function of its mark count, so one memo
+serves one bound.
+
+Pure: imports only ``arena.rules`` (through ``centre``) and the standard library.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from arena.botlib.centre import (
+    CENTRE_FULL,
+    CENTRE_LINES,
+    CentreTable,
+    canonical,
+    canonical_with,
+    four_table,
+    perm_tables,
+    threat_table,
+)
+
+__all__ = ["SearchLimitError", "Solver", "SolveResult", "solve", "main", "order_moves"]
+
+MAX_ORDER_MOVES = 8
+"""Order writes at most 8 of the 16 centre marks: this bound is no bound at all."""
+
+_LINES_THROUGH: tuple[tuple[int, ...], ...] = tuple(
+    tuple(line for line in CENTRE_LINES if line >> c & 1) for c in range(16)
+)
+_WEIGHT = (1, 4, 16, 64, 256)
+
+
+class SearchLimitError(Exception):
+    """The search ran out of its time or node allowance before it could decide."""
+
+
+def _cells(mask: int) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def order_moves(x: int, o: int) -> list[tuple[int, int]]:
+    """Order's candidate moves ``(cell, mark)`` in ``(x, o)``, most promising first.
+
+    A move making two threats at once comes first, then one making a threat, then the rest by
+    the lines it extends (a live line with ``k`` of the mark is worth ``4 ** k``).
+    """
+    threats = threat_table()
+    empty = CENTRE_FULL & ~(x | o)
+    scored: list[tuple[int, int, int]] = []
+    for c in _cells(empty):
+        bit = 1 << c
+        for mark, mine, theirs in ((0, x, o), (1, o, x)):
+            made = threats[mine | bit] & empty & ~bit
+            if made & (made - 1):
+                score = 1 << 20
+            elif made:
+                score = 1 << 16
+            else:
+                score = 0
+            for line in _LINES_THROUGH[c]:
+                if not theirs & line:
+                    score += _WEIGHT[(mine & line).bit_count()]
+            scored.append((-score, c, mark))
+    scored.sort()
+    return [(c, mark) for _, c, mark in scored]
+
+
+def chaos_moves(x: int, o: int) -> list[tuple[int, int]]:
+    """Chaos's moves ``(cell, mark)`` that do not make four, those that spoil most lines first."""
+    fours = four_table()
+    empty = CENTRE_FULL & ~(x | o)
+    scored: list[tuple[int, int, int]] = []
+    for c in _cells(empty):
+        bit = 1 << c
+        for mark, mine, theirs in ((0, x, o), (1, o, x)):
+            if fours[mine | bit]:
+                continue
+            score = 0
+            for line in _LINES_THROUGH[c]:
+                if mine & line:
+                    if not theirs & line:  # extends a line of its own mark: helps Order
+                        score -= _WEIGHT[(mine & line).bit_count()]
+                elif theirs & line:  # kills a live line of the other mark
+                    score += _WEIGHT[(theirs & line).bit_count()]
+            scored.append((-score, c, mark))
+    scored.sort()
+    return [(c, mark) for _, c, mark in scored]
+
+
+@dataclass
+class SolveResult:
+    """What ``solve`` found."""
+
+    won: bool
+    """Whether Order forces four from the start position within the bound."""
+    positions: int
+    """Distinct positions (up to symmetry) in the memo when the search ended."""
+    nodes: int
+    """Nodes visited, forced and immediate ones included."""
+    seconds: float
+    table: dict[int, tuple[int, int]] = field(default_factory=dict)
+    """Canonical key -> (centre cell, mark) for every Order node of the strategy (if asked)."""
+    max_order_moves: int = 0
+    """The most centre moves Order makes under the table's strategy, the four included."""
+
+
+class Solver:
+    """One memoised search with a bound on Order's moves (``MAX_ORDER_MOVES``: none)."""
+
+    def __init__(
+        self,
+        max_order_moves: int = MAX_ORDER_MOVES,
+        *,
+        deadline: float | None = None,
+        node_limit: int | None = None,
+        passes: int = 0,
+        canonical: Callable[[int, int], int] = canonical,
+    ) -> None:
+        self.bound = max_order_moves
+        self.canonical = canonical
+        self.deadline = deadline
+        self.node_limit = node_limit
+        self.passes = passes
+        self.memo: dict[int, bool] = {}
+        self.nodes = 0
+
+    # The two node functions are written for speed: locals, no per-node allocation but the lists.
+    def order_node(self, x: int, o: int) -> bool:
+        """Whether Order, to move in ``(x, o)`` (no four on it), forces four within the bound."""
+        self.nodes += 1
+        threats = threat_table()
+        empty = CENTRE_FULL & ~(x | o)
+        if (threats[x] | threats[o]) & empty:
+            return True
+        if (16 - empty.bit_count()) >> 1 >= self.bound:  # Order has used all its moves
+            return False
+        key = self.canonical(x, o)
+        known = self.memo.get(key)
+        if known is not None:
+            return known
+        self._check_limits()
+        won = False
+        for c, mark in order_moves(x, o):
+            bit = 1 << c
+            if (
+                self.chaos_node(x | bit, o, self.passes)
+                if mark == 0
+                else self.chaos_node(x, o | bit, self.passes)
+            ):
+                won = True
+                break
+        self.memo[key] = won
+        return won
+
+    def chaos_node(self, x: int, o: int, passes: int = 0) -> bool:
+        """Whether Order wins with Chaos to move in ``(x, o)`` (no four on it).
+
+        ``passes`` is how many border moves Chaos may still make; it changes nothing (a pass gives
+        the move back to Chaos in the same position), which the tests check with ``passes > 0``.
+        """
+        self.nodes += 1
+        threats = threat_table()
+        empty = CENTRE_FULL & ~(x | o)
+        tx = threats[x] & empty  # cells where X would make four: Chaos must write O there
+        to = threats[o] & empty
+        both = tx | to
+        if (17 - empty.bit_count()) >> 1 >= self.bound:  # Order has no move left:
+            return bool(empty) and tx & to == empty  # only a zugzwang wins
+        if both:
+            if tx & to or both & (both - 1):
+                return True
+            if tx:
+                return self.order_node(x, o | tx)
+            return self.order_node(x | to, o)
+        if not empty:
+            return False
+        key = self.canonical(x, o)
+        if passes:
+            key = -(key << 4 | passes)
+        known = self.memo.get(key)
+        if known is not None:
+            return known
+        self._check_limits()
+        won = True
+        if passes and not self.chaos_node(x, o, passes - 1):
+            won = False
+        else:
+            for c, mark in chaos_moves(x, o):
+                bit = 1 << c
+                if not (self.order_node(x | bit, o) if mark == 0 else self.order_node(x, o | bit)):
+                    won = False
+                    break
+        self.memo[key] = won
+        return won
+
+    def _check_limits(self) -> None:
+        if self.node_limit is not None and self.nodes > self.node_limit:
+            raise SearchLimitError(f"over {self.node_limit} nodes")
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise SearchLimitError("out of time")
+
+    def winning_move(self, x: int, o: int) -> tuple[int, int] | None:
+        """A move that keeps Order's win in ``(x, o)`` (Order to move), or None if it is lost.
+
+        An immediate four comes first; otherwise the first move, in ``order_moves`` order, whose
+        Chaos node is won (memo hits after ``order_node`` has searched the position).
+        """
+        threats = threat_table()
+        empty = CENTRE_FULL & ~(x | o)
+        tx = threats[x] & empty
+        to = threats[o] & empty
+        if tx:
+            return (tx & -tx).bit_length() - 1, 0
+        if to:
+            return (to & -to).bit_length() - 1, 1
+        if not self.order_node(x, o):
+            return None
+        for c, mark in order_moves(x, o):
+            bit = 1 << c
+            if self.chaos_node(x | bit, o) if mark == 0 else self.chaos_node(x, o | bit):
+                return c, mark
+        raise AssertionError("a won Order node has a winning move")
+
+    def strategy(self, x: int = 0, o: int = 0) -> tuple[dict[int, tuple[int, int]], int]:
+        """The table for the won Order node ``(x, o)``, and the most Order moves it needs.
+
+        Walks the strategy: at each Order node (in canonical orientation) the ``winning_move``,
+        at each Chaos node every reply that does not lose at once (a forced block only, when Chaos
+        faces one threat). Positions where Order makes four at once get no entry.
+        """
+        table: dict[int, tuple[int, int]] = {}
+        seen: set[int] = set()
+        deepest = 0
+        threats = threat_table()
+        fours = four_table()
+        stack = [(x, o)]
+        while stack:
+            x, o = stack.pop()
+            key, sym, swapped = canonical_with(x, o)
+            if key in seen:
+                continue
+            seen.add(key)
+            cx, co = key & CENTRE_FULL, key >> 16
+            moves_so_far = (cx | co).bit_count() >> 1
+            empty = CENTRE_FULL & ~(cx | co)
+            if (threats[cx] | threats[co]) & empty:
+                deepest = max(deepest, moves_so_far + 1)
+                continue
+            move = self.winning_move(cx, co)
+            if move is None:
+                raise AssertionError(f"strategy reached a lost position {key:#x}")
+            table[key] = move
+            c, mark = move
+            nx, no = (cx | 1 << c, co) if mark == 0 else (cx, co | 1 << c)
+            empty &= ~(1 << c)
+            tx = threats[nx] & empty
+            to = threats[no] & empty
+            both = tx | to
+            if both:
+                if tx & to or both & (both - 1):
+                    deepest = max(deepest, moves_so_far + 2)
+                elif tx:
+                    stack.append((nx, no | tx))
+                else:
+                    stack.append((nx | to, no))
+                continue
+            replies = 0
+            for cell in range(16):
+                bit = 1 << cell
+                if not empty & bit:
+                    continue
+                if not fours[nx | bit]:
+                    stack.append((nx | bit, no))
+                    replies += 1
+                if not fours[no | bit]:
+                    stack.append((nx, no | bit))
+                    replies += 1
+            if not replies:  # zugzwang: every Chaos move makes four
+                deepest = max(deepest, moves_so_far + 1)
+        return table, deepest
+
+
+def solve(
+    max_order_moves: int = MAX_ORDER_MOVES,
+    *,
+    table: bool = True,
+    first: tuple[int, int] | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> SolveResult:
+    """Search the centre game from the empty centre (or after Order's ``first`` move).
+
+    With ``table``, also extract the strategy's table (only when Order wins).
+    """
+    perm_tables(), threat_table(), four_table()  # build the lookup tables outside the timing
+    solver = Solver(max_order_moves)
+    started = time.perf_counter()
+    if first is None:
+        won = solver.order_node(0, 0)
+    else:
+        c, mark = first
+        won = solver.chaos_node(1 << c, 0) if mark == 0 else solver.chaos_node(0, 1 << c)
+    seconds = time.perf_counter() - started
+    result = SolveResult(won, len(solver.memo), solver.nodes, seconds)
+    if progress is not None:
+        progress(
+            f"searched {result.positions:,} positions ({result.nodes:,} nodes) in {seconds:.1f} s"
+        )
+    if table and won and first is None:
+        result.table, result.max_order_moves = solver.strategy()
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m arena.botlib.solver``: prove Order's centre win and write the table."""
+    parser = argparse.ArgumentParser(
+        prog="python -m arena.botlib.solver",
+        description="Prove that Order forces four in the centre 4x4 and write its table.",
+    )
+    parser.add_argument(
+        "--out", type=Path, help="where to write the table (e.g. bots/perfect/table.bin)"
+    )
+    parser.add_argument(
+        "--max-order-moves",
+        type=int,
+        default=7,
+        help="bound on Order's centre moves, the four included (default 7; 8 means none)",
+    )
+    parser.add_argument(
+        "--first-moves",
+        action="store_true",
+        help="also check every first move in the centre (up to symmetry)",
+    )
+    parser.add_argument(
+        "--check-bound",
+        action="store_true",
+        help="also show that one Order move fewer does not suffice",
+    )
+    args = parser.parse_args(argv)
+
+    def say(text: str) -> None:
+        print(text, flush=True)
+
+    total = time.perf_counter()
+    say(f"centre game, Order's moves bounded by {args.max_order_moves}")
+    result = solve(args.max_order_moves, progress=say)
+    say(f"Order {'wins' if result.won else 'does not win'} from the empty centre")
+    if not result.won:
+        return 1
+    say(
+        f"table: {len(result.table):,} Order positions; "
+        f"at most {result.max_order_moves} Order moves in the centre"
+    )
+    if args.out is not None:
+        data = CentreTable.from_dict(result.table).to_bytes()
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_bytes(data)
+        say(f"wrote {args.out} ({len(data):,} bytes)")
+    if args.first_moves:
+        for c in (0, 1, 5):  # a corner, an edge and an inner cell of the 4x4: one of each class
+            first = solve(args.max_order_moves, table=False, first=(c, 0))
+            say(
+                f"first move in centre cell {c}: Order {'wins' if first.won else 'does not win'} "
+                f"({first.positions:,} positions, {first.seconds:.1f} s)"
+            )
+    if args.check_bound:
+        fewer = solve(args.max_order_moves - 1, table=False)
+        say(
+            f"with at most {args.max_order_moves - 1} Order moves: Order "
+            f"{'wins' if fewer.won else 'does not win'} "
+            f"({fewer.positions:,} positions, {fewer.seconds:.1f} s)"
+        )
+    say(f"total {time.perf_counter() - total:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

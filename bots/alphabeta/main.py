@@ -1,0 +1,70 @@
+"""alphabeta: iterative-deepening alpha-beta search, for both roles.
+
+Strategy (``arena.botlib.alphabeta``): a minimax search over a window evaluation (the weights of
+the ``heuristic`` bot, kept up to date move by move), deepened one ply at a time, with a
+transposition table kept across the moves of a game, move ordering (the table's move, killer moves,
+then tiers: Order extends its fullest live windows first, Chaos kills them first), threat detection
+(fours carried down the tree; Order to move with a four wins, Chaos facing two fours or a cell good
+for both marks has lost, Chaos facing one has a single move that costs no depth, so lines of fours
+are read to the end), dead-cell collapsing (all empty cells in no live window are one tempo move)
+and an exact win/loss solver once few live cells remain. Below the root it looks only at the
+``BEAM`` first moves of each position in that order (5 when it plays Chaos, 8 as Order), which lets
+it read four to six plies within 40 ms.
+
+Time: it stops on a node budget proportional to ``<ms>`` (``NODES_PER_MS`` nodes per millisecond,
+a third of the move time or less on an idle core) so that its games depend only on ``ARENA_SEED``,
+and in any case after ``arena.botlib.clock.GUARD_SHARE`` of ``<ms>``; it gets stronger with more
+time. The order of equal moves is drawn from ``state.rng``, so two seeds give different games.
+Run it as ``python bots/alphabeta/main.py``.
+"""
+
+from __future__ import annotations
+
+import gc
+import sys
+from pathlib import Path
+
+try:
+    from arena.bot import BotState, run
+except ImportError:  # running from a clone without installing: the package is two folders up
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent))
+    from arena.bot import BotState, run
+from arena.botlib.alphabeta import Searcher
+from arena.botlib.clock import guard_deadline
+from arena.rules import Mark, Move, Role
+
+NODES_PER_MS = 25
+BEAM = {Role.ORDER: 8, Role.CHAOS: 5}
+"""Moves searched per position below the root: Chaos trades width for depth (it must see Order's
+double threats coming), Order needs the width to find them."""
+LEAF_THREATS = {Role.ORDER: False, Role.CHAOS: False}
+ROOT_VCF = 8
+"""As Order, first look for a win by up to this many successive fours."""
+_searcher: Searcher | None = None
+
+
+def on_game(role: Role) -> None:
+    """A new game: forget the previous game's table."""
+    global _searcher
+    _searcher = None
+
+
+def choose(state: BotState) -> Move:
+    """The search's move within this turn's budget."""
+    global _searcher
+    if _searcher is None:
+        _searcher = Searcher(state.rng)
+        _searcher.tiers = True
+        _searcher.root_vcf = ROOT_VCF
+    _searcher.beam = BEAM[state.role]
+    _searcher.leaf_threats = LEAF_THREATS[state.role]
+    x, o = state.board.bits
+    result = _searcher.best_move(
+        x, o, guard_deadline(state.deadline, state.ms), max_nodes=NODES_PER_MS * state.ms
+    )
+    return Move(result.cell, Mark(result.mark))
+
+
+if __name__ == "__main__":
+    gc.disable()  # no reference cycles here; a collection of the big table would cost a move
+    run(choose, name="alphabeta", on_game=on_game)

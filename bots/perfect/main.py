@@ -1,0 +1,39 @@
+"""perfect: the solved Order player (and a modest alpha-beta Chaos).
+
+Why: with six in a line counting, Order wins by force; this bot plays that win, so that every
+Chaos bot can be measured against the strongest possible Order. As Order it completes five when
+it can, answers a Chaos move in the border with the opposite mark in the partner cell (the
+pairing of the 20 border cells), and otherwise plays the solved centre game from ``table.bin``
+(rebuilt by ``python -m arena.botlib.solver --out bots/perfect/table.bin``). A position its
+strategy does not cover (a random opening) falls back to solving the centre game within the
+time, then to a small alpha-beta search (``arena.botlib.perfect_search``), which is also how it
+plays Chaos: that part's strength depends on its time (4 nodes per ms of ``<ms>``, and at
+most a third of it).
+See ``arena.botlib.perfect`` for the details. Deterministic given ``ARENA_SEED``.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+try:
+    from arena.bot import BotState, run
+except ImportError:  # running from a clone without installing: the package is two folders up
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent))
+    from arena.bot import BotState, run
+
+from arena.botlib.perfect import PerfectOrder, choose_move
+from arena.rules import Move
+
+PLAYER = PerfectOrder(Path(__file__).resolve().with_name("table.bin"))
+
+
+def choose(state: BotState) -> Move:
+    """The protocol entry point: the move for this bot's role within ``state.ms``."""
+    return choose_move(PLAYER, state.board, state.role, state.rng, state.ms, state.deadline)
+
+
+if __name__ == "__main__":
+    PLAYER.warm()  # the table and lookup tables, before `ready` (about a tenth of a second)
+    run(choose, name="perfect")
