@@ -7,13 +7,19 @@ fixture is checked (documented, standard library only) without editing a list.
 default the ``tests/bots`` and ``bots`` folders; tests that copy their bots to a fresh temporary
 folder pass that folder, which no other test run can share). ``child_processes`` lists the
 children of the test process itself (a zombie among them is a child nobody reaped).
+
+``run_arena`` runs the ``arena`` command in a subprocess (bounded); ``bundled_bot_path`` finds a
+bundled bot's program wherever it lies (``bots/<name>_bot.py`` or ``bots/<name>/main.py``), so
+that tests do not depend on the layout of ``bots/``.
 """
 
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 import pytest
@@ -25,6 +31,34 @@ DEFAULT_MARKERS = (f"{TEST_BOTS_DIR}{os.sep}", f"{BUNDLED_BOTS_DIR}{os.sep}")
 FIXTURE_BOTS = sorted(TEST_BOTS_DIR.glob("*.py"))
 """Every fixture bot (a Python script in ``tests/bots``)."""
 LEFTOVER_WAIT_S = 2.0
+
+
+def run_arena(
+    *args: str | os.PathLike[str],
+    cwd: str | os.PathLike[str] | None = None,
+    env: Mapping[str, str] | None = None,
+    timeout: float = 120,
+) -> subprocess.CompletedProcess[str]:
+    """``python -m arena ARGS`` in a subprocess, its output captured as text (bounded by
+    ``timeout``; ``env`` replaces the environment)."""
+    return subprocess.run(
+        [sys.executable, "-m", "arena", *map(os.fspath, args)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=cwd,
+        env=None if env is None else dict(env),
+        check=False,
+    )
+
+
+def bundled_bot_path(name: str) -> Path:
+    """The program of bundled bot ``name`` (a test fails at once if there is none)."""
+    from arena.botspec import bundled_bot_path as find
+
+    found = find(name)
+    assert found is not None, f"no bundled bot {name!r}"
+    return found
 
 
 @pytest.fixture
