@@ -241,6 +241,161 @@ def faults(
     )
 
 
+# --- the bot author's loop (issue 12): new-bot, validate, submit, sprt -------------------------
+class Language(enum.StrEnum):
+    """The languages ``arena new-bot`` writes a skeleton in (``arena.commands.new_bot``)."""
+
+    python = "python"
+    c = "c"
+    sh = "sh"
+
+
+JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON (for scripts).")]
+
+
+@app.command("new-bot")
+def new_bot(
+    name: Annotated[str, typer.Argument(help="The bot's name (and its folder's).")],
+    lang: Annotated[Language, typer.Option(help="The skeleton's language.")] = Language.python,
+    dir: Annotated[Path, typer.Option(help="Where to create the bot's folder.")] = Path("."),
+    build: Annotated[bool, typer.Option(help="Compile a C skeleton at once (with cc).")] = True,
+    json_output: JsonOption = False,
+) -> None:
+    """Write a working, commented bot skeleton in DIR/NAME/ (never over anything).
+
+    It plays legal moves, shows where the strategy goes, and passes arena validate as written.
+
+    Example: arena new-bot mybot --lang c && arena validate mybot
+    """
+    from arena.commands.new_bot import run_new_bot
+
+    run_new_bot(name, lang.value, dir, build=build, json_output=json_output)
+
+
+@app.command()
+def validate(
+    bot: Annotated[str, typer.Argument(help="The bot: a program, its folder, or a bundled name.")],
+    games: Annotated[int, typer.Option(min=1, help="Games in each role against random.")] = 3,
+    move_ms: Annotated[int, typer.Option(min=1, help="Time per move in ms.")] = 100,
+    startup_ms: Annotated[
+        int, typer.Option(min=least(TimeControl, "startup_ms"), help="Start-up allowance in ms.")
+    ] = 5000,
+    sandbox: SandboxOption = SandboxMode.AUTO,
+    transcript: Annotated[
+        bool, typer.Option(help="Show every line both ways, timestamped (ms).")
+    ] = False,
+    json_output: JsonOption = False,
+) -> None:
+    """Check that BOT speaks the protocol: start-up, replies, timing, silence, quit, sandbox.
+
+    Prints a checklist, each failure with what the bot wrote and a hint; exit status 0 only when
+    every check passes.
+
+    Example: arena validate mybot --transcript
+    """
+    from arena.commands.validate import run_validate
+
+    raise typer.Exit(
+        run_validate(
+            bot,
+            games=games,
+            move_ms=move_ms,
+            startup_ms=startup_ms,
+            sandbox=sandbox,
+            json_output=json_output,
+            transcript=transcript,
+        )
+    )
+
+
+@app.command()
+def submit(
+    bot: Annotated[str, typer.Argument(help="The bot: a program, its folder, or a bundled name.")],
+    config: Annotated[Path, typer.Argument(help="The tournament's YAML file (edited in place).")],
+    name: Annotated[str | None, typer.Option(help="Its name in the tournament.")] = None,
+    workers: Annotated[
+        int | None, typer.Option(min=1, help="Worker processes (default: the config's).")
+    ] = None,
+    json_output: JsonOption = False,
+    quiet: QuietOption = False,
+) -> None:
+    """Validate BOT, add it to CONFIG (comments kept), play its games only, show its place.
+
+    A bot that fails validation is not added; the checklist says why.
+
+    Example: arena submit mybot tournaments/ladder.yaml --name mybot-v1
+    """
+    from arena.commands.submit import run_submit
+
+    raise typer.Exit(
+        run_submit(bot, config, name=name, json_output=json_output, quiet=quiet, workers=workers)
+    )
+
+
+@app.command()
+def sprt(
+    bot_a: Annotated[str, typer.Argument(help="The candidate: a program, its folder, or a name.")],
+    bot_b: Annotated[str, typer.Argument(help="The baseline.")],
+    elo0: Annotated[float, typer.Option(help="H0: A is this much stronger (Elo).")] = 0.0,
+    elo1: Annotated[float, typer.Option(help="H1: A is this much stronger (Elo).")] = 20.0,
+    alpha: Annotated[float, typer.Option(help="Risk of accepting H1 when H0 holds.")] = 0.05,
+    beta: Annotated[float, typer.Option(help="Risk of accepting H0 when H1 holds.")] = 0.05,
+    normalized: Annotated[
+        bool, typer.Option(help="--elo0/--elo1 in normalized Elo (as fishtest), not logistic.")
+    ] = False,
+    max_games: Annotated[int, typer.Option(min=2, help="Stop undecided after this.")] = 20000,
+    move_ms: Annotated[int, typer.Option(min=1, help="Time per move in ms.")] = 100,
+    startup_ms: Annotated[
+        int, typer.Option(min=least(TimeControl, "startup_ms"), help="Start-up allowance in ms.")
+    ] = 5000,
+    openings: Annotated[
+        int,
+        typer.Option(
+            min=0,
+            max=24,  # arena.schedule.MAX_OPENING_PLIES
+            help="Random opening plies, the same for both games of a pair (0: none).",
+        ),
+    ] = 4,
+    db: Annotated[
+        Path | None, typer.Option(help="The store (default: results/sprt-A-vs-B.sqlite).")
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Seed of the openings and the bots.")] = 1,
+    sandbox: SandboxOption = SandboxMode.AUTO,
+    json_output: JsonOption = False,
+    quiet: QuietOption = False,
+) -> None:
+    """Is BOT_A stronger than BOT_B? Game pairs until the SPRT accepts H0 or H1 (resumable).
+
+    Each pair plays both role assignments from one opening. The log-likelihood ratio shows
+    against its bounds as it goes; at the end: the verdict, games, Elo difference with its
+    interval, LOS. Exit status 0 on a verdict, 1 undecided at --max-games.
+
+    Example: arena sprt v2 v1 --elo0 0 --elo1 20 --move-ms 50
+    """
+    from arena.commands.sprt import run_sprt
+
+    raise typer.Exit(
+        run_sprt(
+            bot_a,
+            bot_b,
+            elo0=elo0,
+            elo1=elo1,
+            alpha=alpha,
+            beta=beta,
+            normalized=normalized,
+            max_games=max_games,
+            move_ms=move_ms,
+            startup_ms=startup_ms,
+            openings=openings,
+            db=db,
+            seed=seed,
+            sandbox=sandbox,
+            json_output=json_output,
+            quiet=quiet,
+        )
+    )
+
+
 def main() -> None:
     """Entry point of the ``arena`` script: user errors become one line and exit code 2."""
     from arena.errors import ArenaError

@@ -3,6 +3,10 @@
 Why a module of its own: a fault's detail is the only thing a bot's author sees of what went
 wrong, so each one says what the bot wrote (``protocol.quote``) or that nothing arrived at all,
 how its process ended, and its last line on stderr; the referee only decides *which* fault it is.
+
+The same module says what to do about one (``HINTS``, ``advice``): ``arena validate`` prints a
+fault's detail with the hint for it, and finds that hint from the words the details here are made
+of (the phrase constants), so that a change of wording cannot silently lose a hint.
 """
 
 from __future__ import annotations
@@ -16,6 +20,12 @@ from arena.protocol import escape, quote
 from arena.rules import Reason
 
 __all__ = [
+    "HINTS",
+    "advice",
+    "late",
+    "occupied",
+    "overlong",
+    "extra_lines",
     "silence",
     "startup_problem",
     "two_lines",
@@ -28,28 +38,62 @@ __all__ = [
 ]
 
 
+# --- the phrases details are made of (``advice`` reads them back) -----------------------------
+NOTHING_ARRIVED = "nothing arrived on stdout"
+NO_NEWLINE = "without a newline"
+NOT_READ = "it had not read its"
+NOT_READING = "does not read its input"
+ANSWERED_AFTER = "answered after"
+NO_REPLY_DUE = "no reply was due"
+MORE_THAN_ONE_LINE = "more than one line"
+LONGER_THAN = "longer than"
+EXPECTED_READY = "expected `ready`"
+
+
 def silence(process: BotProcess, turn: bool = False) -> str:
     """What the bot had written by a deadline, when it was not a line: a partial line, or
     nothing at all (said plainly, since a bot that does not flush its output looks like that)."""
     if process.outbuf:
-        return f"got {quote(process.outbuf)} without a newline"
+        return f"got {quote(process.outbuf)} {NO_NEWLINE}"
     with contextlib.suppress(OSError):
         if procfs.unread_bytes(process.stdin_fd):
-            return "it had not read its `turn` line" if turn else "it had not read `arena 1`"
+            return f"{NOT_READ} `turn` line" if turn else f"{NOT_READ} `arena 1` line"
     hint = "slow, or not flushing it?" if turn else "flush after each line?"
-    return f"nothing arrived on stdout ({hint})"
+    return f"{NOTHING_ARRIVED} ({hint})"
+
+
+def late(elapsed_ns: int, move_ms: int) -> str:
+    """A reply that came after the move time."""
+    return f"{ANSWERED_AFTER} {elapsed_ns / 1e6:.1f} ms (limit {move_ms} ms)"
+
+
+def occupied(move: str) -> str:
+    """A move (``c4X``) to a cell that is not empty."""
+    return f"{move}: {move[:2]} is occupied"
+
+
+def overlong(limit: int, written: bytes | bytearray) -> str:
+    """A line longer than the limit, quoted as far as it is shown."""
+    return f"line {LONGER_THAN} {limit} bytes: {quote(written)}"
+
+
+def extra_lines(line: bytes, process: BotProcess) -> str:
+    """More than one line for one ``turn``: both quoted."""
+    return f"wrote {MORE_THAN_ONE_LINE} for one turn: {two_lines(line, process)}"
 
 
 def startup_problem(status: WaitStatus, line: bytes, process: BotProcess, allowance: int) -> str:
     """Why a bot's start-up failed, from how the wait for its ``ready`` ended."""
     if status is WaitStatus.LINE:
-        return f"expected `ready`, got {quote(line)}"
+        return f"{EXPECTED_READY}, got {quote(line)}"
     if status is WaitStatus.TIMEOUT:
         return f"no `ready` within {allowance} ms: {silence(process)}"
     if status is WaitStatus.EXTRA:
-        return f"wrote more than one line at start-up: {two_lines(line, process)}"
+        return f"wrote {MORE_THAN_ONE_LINE} at start-up: {two_lines(line, process)}"
     if status is WaitStatus.OVERLONG:
-        return f"start-up line too long: {quote(process.outbuf)}"
+        return f"start-up line {LONGER_THAN} {process.limits.line_bytes} bytes:" + (
+            f" {quote(process.outbuf)}"
+        )
     return f"exited during start-up ({exit_detail(process)})"
 
 
@@ -57,7 +101,7 @@ def unsolicited(process: BotProcess | None) -> str:
     """A line (its first one, quoted) that a bot wrote when no reply was due."""
     written = process.outbuf if process is not None else b""
     line = bytes(written).split(b"\n", 1)[0]
-    return f"wrote a line when no reply was due: {quote(line)}"
+    return f"wrote a line when {NO_REPLY_DUE}: {quote(line)}"
 
 
 def two_lines(line: bytes, process: BotProcess) -> str:
@@ -68,7 +112,7 @@ def two_lines(line: bytes, process: BotProcess) -> str:
 
 def written_before_turn(line: bytes) -> str:
     """A line that arrived while the bot's ``turn`` was still unread in its input."""
-    return f"wrote a line when no reply was due: {quote(line)} (before reading its `turn`)"
+    return f"wrote a line when {NO_REPLY_DUE}: {quote(line)} (before reading its `turn`)"
 
 
 def send_failure(process: BotProcess) -> tuple[Reason, str]:
@@ -76,7 +120,7 @@ def send_failure(process: BotProcess) -> tuple[Reason, str]:
     if process.running and process.input_closed():
         return Reason.CRASH, "closed its stdin"
     if process.running:
-        return Reason.TIMEOUT, "does not read its input (its input pipe is full)"
+        return Reason.TIMEOUT, f"{NOT_READING} (its input pipe is full)"
     return Reason.CRASH, exit_detail(process)
 
 
@@ -121,3 +165,68 @@ def last_stderr_line(text: str, limit: int = 200) -> str:
         if line.strip():
             return escape(line.strip(), limit)
     return ""
+
+
+# --- what to do about a fault -----------------------------------------------------------------
+HINTS: dict[str, str] = {
+    "startup_timeout": "nothing arrived on stdout: flush after each line (and do slow "
+    "initialisation before `ready`, within the start-up allowance)",
+    "startup_partial": "`ready` arrived without its newline: end each line with \\n and flush",
+    "startup_line": "answer `arena 1` with `ready` or `ready <name>`, and nothing else first",
+    "startup_exit": "it exited at start-up: run its command by hand and type `arena 1`",
+    "format": "a move is a cell and a mark, like c4X, alone on its line, ending in \\n",
+    "overlong": "end each line with \\n (a line longer than the limit is a fault)",
+    "legal": "play an empty cell of the `turn` board: 36 characters, row 1 first, a-f within a "
+    "row (a1 is character 0, f6 is 35)",
+    "time_none": "nothing arrived in time: flush after each line, and answer well within the "
+    "`<ms>` of each `turn`",
+    "time_partial": "part of a line arrived but no newline: end each line with \\n and flush",
+    "time_late": "it answered too late: stop thinking earlier (the time includes the pipe's "
+    "round trip: keep a margin of a few ms)",
+    "time_unread": "it stopped reading its input: read every line the harness sends",
+    "silence": "write exactly one line per `turn` and nothing on stdout otherwise: log to stderr",
+    "crash": "it exited or closed its stdout mid-game: see its stderr, or run it by hand with "
+    "--transcript's lines",
+    "quit_hang": "exit when you read `quit` (or end of input)",
+    "quit_code": "exit with status 0 after `quit`",
+    "stderr": "log less: only the tail of stderr is kept with each game, and a flood slows "
+    "everything",
+    "reset": "the first games went fine: does it reset its state at each `game` line?",
+    "sandbox": "under the sandbox a bot reads only its own folder (and the system's), writes only "
+    "/tmp, and has no network: keep everything it needs in its folder",
+}
+"""What to do about each kind of failure, by key (``arena validate`` prints them)."""
+
+
+def advice(reason: Reason, detail: str) -> tuple[str, str]:
+    """The check of ``arena validate`` that a fault (as this module words it) fails, and the
+    hint for it: ``("time", HINTS["time_late"])``, say."""
+    if reason is Reason.STARTUP:
+        if NO_NEWLINE in detail:
+            return "startup", HINTS["startup_partial"]
+        if MORE_THAN_ONE_LINE in detail:
+            return "startup", HINTS["silence"]
+        if LONGER_THAN in detail:
+            return "startup", HINTS["overlong"]
+        if EXPECTED_READY in detail:
+            return "startup", HINTS["startup_line"]
+        if NOTHING_ARRIVED in detail or NOT_READ in detail:
+            return "startup", HINTS["startup_timeout"]
+        return "startup", HINTS["startup_exit"]
+    if reason is Reason.TIMEOUT:
+        if ANSWERED_AFTER in detail:
+            return "time", HINTS["time_late"]
+        if NOT_READING in detail or NOT_READ in detail:
+            return "time", HINTS["time_unread"]
+        if NO_NEWLINE in detail:
+            return "time", HINTS["time_partial"]
+        return "time", HINTS["time_none"]
+    if reason is Reason.ILLEGAL:
+        return "legal", HINTS["legal"]
+    if reason is Reason.MALFORMED:
+        if NO_REPLY_DUE in detail or MORE_THAN_ONE_LINE in detail:
+            return "silence", HINTS["silence"]
+        if LONGER_THAN in detail:
+            return "format", HINTS["overlong"]
+        return "format", HINTS["format"]
+    return "crash", HINTS["crash"]

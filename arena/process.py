@@ -23,7 +23,7 @@ import shutil
 import signal
 import subprocess
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from arena import procfs, reaper
 from arena.botspec import BotSpec
@@ -31,12 +31,25 @@ from arena.limits import Limits
 from arena.protocol import QUIT_LINE
 from arena.sandbox import LaunchPlan
 
-__all__ = ["BotProcess", "Channels", "WaitStatus", "KILL_GRACE_S", "QUIT_GRACE_S"]
+__all__ = [
+    "BotProcess",
+    "Channels",
+    "WaitStatus",
+    "KILL_GRACE_S",
+    "QUIT_GRACE_S",
+    "Tap",
+    "tapped_io",
+]
 
 KILL_GRACE_S = 0.1  # between SIGTERM and SIGKILL when a bot is killed after a fault
 QUIT_GRACE_S = 0.5  # for a bot to exit by itself after `quit`
 _READ_CHUNK = 65536
 _POLLIN = select.POLLIN | select.POLLPRI
+
+Tap = Callable[[str, int, bytes], None]
+"""A transcript hook (``arena validate --transcript``): called with ``">"`` and each write to a
+bot, or ``"<"`` and each read from its stdout, the time (``perf_counter_ns``) and the bytes (not
+split into lines). Unset, it costs one attribute test per write or read."""
 
 
 class WaitStatus(enum.Enum):
@@ -77,6 +90,8 @@ class BotProcess:
         self.unsettled = False
         """Under bubblewrap, until the bot's first line: its FIFOs may not be open yet."""
         self._tmp_fd = -1  # the bot's /tmp, open for fstatvfs (bwrap's is visible only through it)
+        self.tap: Tap | None = None
+        """Optional transcript hook (see ``Tap``)."""
 
     # --- life cycle --------------------------------------------------------------------------
     @property
@@ -169,6 +184,8 @@ class BotProcess:
             written = os.write(self.stdin_fd, data)
         except (BrokenPipeError, BlockingIOError, OSError):
             return False
+        if self.tap is not None:
+            self.tap(">", time.perf_counter_ns(), data[:written])
         return written == len(data)
 
     def send_quit(self) -> None:
@@ -181,7 +198,7 @@ class BotProcess:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.pid, sig)
 
-    def _exited_within(self, seconds: float) -> bool:
+    def exited_within(self, seconds: float) -> bool:
         """Wait for the leader to exit, without reaping it (its pid keeps naming the group)."""
         deadline = time.monotonic() + seconds
         while True:
@@ -206,10 +223,10 @@ class BotProcess:
             return None
         if graceful and self.proc.poll() is None:
             self.send_quit()
-            self._exited_within(QUIT_GRACE_S)
-        if not self._exited_within(0):
+            self.exited_within(QUIT_GRACE_S)
+        if not self.exited_within(0):
             self._signal_group(signal.SIGTERM)
-            self._exited_within(KILL_GRACE_S)
+            self.exited_within(KILL_GRACE_S)
         self._signal_group(signal.SIGKILL)  # stray children in the group, or the leader itself
         if self.plan.cgroup is not None:
             self.plan.cgroup.kill()  # every process it started, wherever it went
@@ -403,6 +420,8 @@ class Channels:
                         continue
                     if not data:
                         return WaitStatus.EOF, b"", None
+                    if bot.tap is not None:
+                        bot.tap("<", time.perf_counter_ns(), data)
                     buf += data
                     continue
                 fault = self._service(fd)
@@ -437,6 +456,8 @@ class Channels:
             return None
         if not data:
             return WaitStatus.OTHER_EOF, owner
+        if owner.tap is not None:
+            owner.tap("<", time.perf_counter_ns(), data)
         owner.outbuf += data
         return None if owner.expecting else (WaitStatus.UNSOLICITED, owner)
 
@@ -444,6 +465,33 @@ class Channels:
         for fd, is_err in list(self._is_stderr.items()):
             if is_err and not self._owner[fd].drain_stderr():
                 self._stderr_closed(fd)
+
+
+def tapped_io(
+    bots: Iterable[BotProcess | None],
+) -> tuple[Callable[[int, bytes], int], Callable[[int, int], bytes]]:
+    """``os.write`` and ``os.read`` look-alikes that also call the tap of the bot owning the fd
+    (for a loop that writes and reads the pipes directly, such as the referee's)."""
+    taps: dict[int, Tap] = {}
+    for bot in bots:
+        if bot is not None and bot.tap is not None:
+            taps[bot.stdin_fd] = taps[bot.stdout_fd] = bot.tap
+
+    def write(fd: int, data: bytes) -> int:
+        written = os.write(fd, data)
+        tap = taps.get(fd)
+        if tap is not None:
+            tap(">", time.perf_counter_ns(), bytes(data[:written]))
+        return written
+
+    def read(fd: int, size: int) -> bytes:
+        data = os.read(fd, size)
+        tap = taps.get(fd)
+        if tap is not None and data:
+            tap("<", time.perf_counter_ns(), data)
+        return data
+
+    return write, read
 
 
 def _read(fd: int) -> bytes | None:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import array
 import contextlib
 import fcntl
+import functools
 import os
 import select
 import signal
@@ -37,14 +38,13 @@ from arena.botspec import BotSpec
 from arena.errors import HarnessError
 from arena.limits import Limits, SandboxMode, TimeControl
 from arena.position import PLY_MOVES, Position, canonical
-from arena.process import BotProcess, Channels, WaitStatus
+from arena.process import BotProcess, Channels, WaitStatus, tapped_io
 from arena.protocol import (
     VERSION_LINE,
     end_line,
     game_line,
     parse_ready,
     parse_reply,
-    quote,
     turn_suffix,
 )
 from arena.records import GameRecord
@@ -150,6 +150,10 @@ class Match:
             _Seat(bot_b, 1, version=bot_b.version()),
         )
         self.channels = Channels()
+        self.tap: Callable[[int, str, int, bytes], None] | None = None
+        """Optional transcript hook, ``tap(seat, direction, time_ns, data)``: every write to a
+        bot and every read from its stdout (see ``arena.process.Tap``; ``arena validate
+        --transcript``). Set it before the games; unset, it costs nothing in the game loop."""
         tc = self.settings.time_control
         # RLIMIT_CPU only stops a runaway: allow every move its full time on every core.
         worst_case = expected_games * (CELLS // 2 + 1) * tc.move_ms / 1000 * (os.cpu_count() or 1)
@@ -193,6 +197,8 @@ class Match:
             self.settings.hidden,
         )  # fmt: skip
         process = BotProcess(seat.spec, plan, self.settings.limits)
+        if self.tap is not None:
+            process.tap = functools.partial(self.tap, seat.index)
         try:
             process.start()
         except OSError as exc:
@@ -407,7 +413,10 @@ class Match:
         wait_line = self.channels.wait_line
         poll = self.channels.poll
         perf_ns = time.perf_counter_ns
-        write, read = os.write, os.read
+        write: Callable[[int, bytes], int] = os.write
+        read: Callable[[int, int], bytes] = os.read
+        if self.tap is not None:
+            write, read = tapped_io(seat.process for seat in seats)
         # procfs.unread_bytes, inlined: one system call per ply, no allocation.
         ioctl, fionread, unread = fcntl.ioctl, termios.FIONREAD, array.array("i", [0])
         try:
@@ -447,10 +456,7 @@ class Match:
                 if elapsed > budget_ns:
                     if elapsed - budget_ns > _STALL_NS:
                         raise _Stalled(elapsed - budget_ns, f"the deadline of ply {ply + 1}")
-                    limit = f"(limit {move_ms} ms)"
-                    raise _GameOver(
-                        seat, Reason.TIMEOUT, f"answered after {elapsed / 1e6:.1f} ms {limit}"
-                    )
+                    raise _GameOver(seat, Reason.TIMEOUT, faults.late(elapsed, move_ms))
                 move = PLY_MOVES.get(line)
                 if move is None:
                     reply = parse_reply(line)
@@ -460,8 +466,7 @@ class Match:
                     move = canonical(reply.move)
                 bit = move.bit
                 if occupied & bit:
-                    text = move.text
-                    raise _GameOver(seat, Reason.ILLEGAL, f"{text}: {text[:2]} is occupied")
+                    raise _GameOver(seat, Reason.ILLEGAL, faults.occupied(move.text))
                 occupied |= bit
                 mark = move.mark
                 mine = bits[mark] | bit
@@ -509,11 +514,9 @@ class Match:
             raise _GameOver(seat, Reason.CRASH, faults.exit_detail(process))
         if status is WaitStatus.OVERLONG:
             limit = self.settings.limits.line_bytes
-            detail = f"line longer than {limit} bytes: {quote(process.outbuf)}"
-            raise _GameOver(seat, Reason.MALFORMED, detail)
+            raise _GameOver(seat, Reason.MALFORMED, faults.overlong(limit, process.outbuf))
         if status is WaitStatus.EXTRA:
-            detail = f"wrote more than one line for one turn: {faults.two_lines(line, process)}"
-            raise _GameOver(seat, Reason.MALFORMED, detail)
+            raise _GameOver(seat, Reason.MALFORMED, faults.extra_lines(line, process))
         # The other bot is at fault, while ``seat`` is on move and owes a reply.
         over = self._fault_outside_turn(self._seat_of(culprit), status)
         self._stop(over.culprit, graceful=False)

@@ -13,6 +13,9 @@ other programs' ``arena-*`` folders in ``/tmp`` do not count.
 default the ``tests/bots`` and ``bots`` folders; tests that copy their bots to a fresh temporary
 folder pass that folder, which no other test run can share). ``child_processes`` lists the
 children of the test process itself (a zombie among them is a child nobody reaped).
+
+``run_arena`` runs the ``arena`` command in a subprocess (bounded); ``bundled_program`` names a
+bundled bot's program (``bots/<name>/main.py``).
 """
 
 from __future__ import annotations
@@ -21,9 +24,11 @@ import atexit
 import os
 import shutil
 import signal
+import subprocess
+import sys
 import tempfile
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 import pytest
@@ -61,6 +66,25 @@ def bundled_program(name: str) -> Path:
     so that one holding data keeps it beside its code). Tests that copy a bundled bot copy this
     file, as ``<name>_bot.py``, to a folder of their own."""
     return BUNDLED_BOTS_DIR / name / "main.py"
+
+
+def run_arena(
+    *args: str | os.PathLike[str],
+    cwd: str | os.PathLike[str] | None = None,
+    env: Mapping[str, str] | None = None,
+    timeout: float = 120,
+) -> subprocess.CompletedProcess[str]:
+    """``python -m arena ARGS`` in a subprocess, its output captured as text (bounded by
+    ``timeout``; ``env`` replaces the environment)."""
+    return subprocess.run(
+        [sys.executable, "-m", "arena", *map(os.fspath, args)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=cwd,
+        env=None if env is None else dict(env),
+        check=False,
+    )
 
 
 @pytest.fixture

@@ -287,7 +287,7 @@ def test_readme_command_table_lists_every_option() -> None:
     from arena.cli import app
 
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-    rows = {m.group(1): m.group(0) for m in re.finditer(r"^\| `arena (\w+) .*$", readme, re.M)}
+    rows = {m.group(1): m.group(0) for m in re.finditer(r"^\| `arena ([\w-]+) .*$", readme, re.M)}
     group = typer.main.get_command(app)
     commands = group.commands  # type: ignore[attr-defined]
     assert set(commands) >= {"match", "tournament", "ratings", "faults", "export"}

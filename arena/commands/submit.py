@@ -1,0 +1,282 @@
+"""``arena submit``: validate a bot, add it to a tournament file, play its games, show its place.
+
+1. The bot is checked by ``arena validate`` under the tournament's time control and sandbox; a bot
+   that fails is not added, and the checklist says why.
+2. It is added to the file's ``bots:`` sequence **as text**: the file is composed with PyYAML,
+   which gives the position of every node, and one entry is inserted after the last bot with
+   the indentation of the others (or inside the brackets of a flow sequence). Comments, blank
+   lines, key order and quoting elsewhere stay exactly as they were; no new dependency (a
+   round-trip library such as ruamel.yaml) is needed for one insertion. The file is written
+   atomically and read back with the tournament loader; if that fails, it is restored.
+3. The tournament runs as ``arena tournament`` would, and since it resumes from its store, only the
+   new bot's games are played.
+4. Its place in the standings is printed, with its ratings overall and per role and their 95%
+   intervals (the maximum-likelihood fit of ``arena.ratings``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from arena.botspec import BOT_NAME_RE, BotSpec, bundled_bot_path
+from arena.errors import ArenaError
+
+__all__ = ["add_bot_entry", "Placing", "placing", "run_submit"]
+
+_PLAIN = re.compile(r"[A-Za-z0-9_./][A-Za-z0-9_./+-]*")
+
+
+def _scalar(text: str) -> str:
+    """``text`` as a YAML scalar: plain when safe, else double-quoted (JSON is valid YAML)."""
+    return (
+        text
+        if _PLAIN.fullmatch(text) and text not in {"null", "true", "false"}
+        else json.dumps(text)
+    )
+
+
+def _last_end(node: yaml.Node) -> yaml.Mark:
+    """Where a node's text ends (block collections: their last value's end, not the next key's)."""
+    if isinstance(node, yaml.ScalarNode) or getattr(node, "flow_style", False) or not node.value:
+        return node.end_mark
+    last = node.value[-1]
+    return _last_end(last[1] if isinstance(last, tuple) else last)
+
+
+def add_bot_entry(text: str, entry: dict[str, str] | str, file: str = "the config") -> str:
+    """``text`` (a tournament file) with ``entry`` appended to its ``bots:`` sequence.
+
+    ``entry`` is a bare bundled name or a mapping (``name``, ``path``). Everything else in the
+    text is kept byte for byte.
+    """
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as exc:
+        raise ArenaError(f"{file}: not valid YAML ({exc})".replace("\n", " ")) from None
+    bots = None
+    if isinstance(root, yaml.MappingNode):
+        for key, value in root.value:
+            if isinstance(key, yaml.ScalarNode) and key.value == "bots":
+                bots = value
+    if not isinstance(bots, yaml.SequenceNode) or not bots.value:
+        raise ArenaError(f"{file}: no `bots:` list to add the bot to")
+    newline = "\r\n" if "\r\n" in text else "\n"
+    if bots.flow_style:
+        if isinstance(entry, str):
+            item = _scalar(entry)
+        else:
+            item = "{" + ", ".join(f"{k}: {_scalar(v)}" for k, v in entry.items()) + "}"
+        close = bots.end_mark.index - 1  # the `]`
+        assert text[close] == "]"
+        return text[:close].rstrip() + f", {item}" + text[close:]
+    first = bots.value[0]
+    line = text.splitlines()[first.start_mark.line]
+    dash = line.rfind("-", 0, first.start_mark.column)
+    if dash < 0:  # pragma: no cover - a block sequence item always follows its dash
+        raise ArenaError(f"{file}: cannot find where the `bots:` items start")
+    indent = line[:dash].replace("-", " ")  # a nested `- - x` would keep its own dashes
+    if isinstance(entry, str):
+        lines = [f"{indent}- {_scalar(entry)}"]
+    else:
+        pairs = list(entry.items())
+        lines = [f"{indent}- {pairs[0][0]}: {_scalar(pairs[0][1])}"]
+        lines += [f"{indent}  {key}: {_scalar(value)}" for key, value in pairs[1:]]
+    end = _last_end(bots.value[-1]).index
+    eol = end - 1 if end and text[end - 1] == "\n" else text.find("\n", end)
+    if eol < 0:  # the last item ends the file, without a newline
+        return text + newline + newline.join(lines) + newline
+    return text[: eol + 1] + "".join(line + newline for line in lines) + text[eol + 1 :]
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    mode = path.stat().st_mode & 0o7777
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _entry_for(arg: str, spec: BotSpec, config_dir: Path) -> dict[str, str] | str:
+    if not Path(arg).exists() and bundled_bot_path(arg) is not None and spec.name == arg:
+        return arg
+    assert spec.program is not None
+    return {"name": spec.name, "path": os.path.relpath(spec.program, config_dir)}
+
+
+@dataclass(frozen=True)
+class Placing:
+    """A bot's place in the standings."""
+
+    name: str
+    rank: int
+    bots: int
+    games: int
+    wins: int
+    elo: float
+    elo_ci95: float
+    elo_order: float
+    elo_order_ci95: float
+    elo_chaos: float
+    elo_chaos_ci95: float
+    standings: list[dict[str, Any]]
+
+    def describe(self) -> str:
+        def rating(value: float, ci: float) -> str:
+            return f"{value:.0f} ± {ci:.0f}"
+
+        return (
+            f"{self.name}: #{self.rank} of {self.bots} — Elo {rating(self.elo, self.elo_ci95)};"
+            f" as Order {rating(self.elo_order, self.elo_order_ci95)};"
+            f" as Chaos {rating(self.elo_chaos, self.elo_chaos_ci95)} (95%);"
+            f" {self.wins} wins in {self.games} games"
+        )
+
+
+def placing(records: list[Any], name: str) -> Placing:
+    """``name``'s place among the bots of ``records`` (the maximum-likelihood standings)."""
+    from arena.ratings import GameResult, compute_all
+
+    data = compute_all([GameResult.from_record(r) for r in records]).to_json()
+    table = data["bots"]
+    for rank, bot in enumerate(table, 1):
+        if bot["name"] == name:
+            return Placing(
+                name,
+                rank,
+                len(table),
+                bot["games"],
+                bot["wins"],
+                bot["elo"],
+                bot["elo_ci95"],
+                bot["elo_order"],
+                bot["elo_order_ci95"],
+                bot["elo_chaos"],
+                bot["elo_chaos_ci95"],
+                [
+                    {k: row[k] for k in ("name", "games", "wins", "elo", "elo_ci95")}
+                    for row in table
+                ],
+            )
+    raise ArenaError(f"{name} has no games in the store")  # pragma: no cover - it just played
+
+
+def run_submit(
+    bot: str,
+    config_path: Path,
+    *,
+    name: str | None,
+    json_output: bool,
+    quiet: bool,
+    workers: int | None,
+) -> int:
+    """The command; its exit status (1 when the bot fails validation or games are still owed)."""
+    import dataclasses
+
+    from arena.commands.botarg import resolve_bot
+    from arena.commands.validate import print_report, validate_bot
+    from arena.config import load_config
+
+    config = load_config(config_path)
+    spec = resolve_bot(bot, name)
+    if not BOT_NAME_RE.fullmatch(spec.name):
+        raise ArenaError(
+            f"bot name {spec.name!r} is not usable in a tournament: give one with --name "
+            "(letters, digits, '_.+-')"
+        )
+    if spec.name in {entry.name for entry in config.bots}:
+        raise ArenaError(
+            f"{config_path}: a bot named {spec.name} is already in the tournament "
+            "(choose another with --name)"
+        )
+    say = sys.stderr if json_output else sys.stdout
+    if not quiet:
+        print(f"validating {spec.name} ...", file=say, flush=True)
+    report = validate_bot(
+        spec,
+        move_ms=config.time_control.move_ms,
+        startup_ms=config.time_control.startup_ms,
+        sandbox=config.sandbox,
+        limits=config.limits,
+    )
+    if not report.ok:
+        if json_output:
+            result = {"added": False, "validation": report.to_json()}
+            print(json.dumps(result, indent=2))
+        else:
+            print_report(report)
+            failed = ", ".join(check.key for check in report.failures())
+            print(f"{spec.name} was not added to {config_path}: it failed validation ({failed})")
+        return 1
+    path = Path(config_path)
+    original = path.read_text(encoding="utf-8")
+    entry = _entry_for(bot, spec, path.resolve().parent)
+    updated = add_bot_entry(original, entry, str(config_path))
+    _write_atomically(path, updated)
+    try:
+        config = load_config(config_path)
+        if spec.name not in {e.name for e in config.bots}:  # pragma: no cover - defensive
+            raise ArenaError(f"{config_path}: the new entry was not read back")
+    except ArenaError:
+        _write_atomically(path, original)
+        raise
+    if not quiet:
+        print(f"added {spec.name} to {config_path}", file=say, flush=True)
+    if workers is not None:
+        config = dataclasses.replace(config, workers=workers)
+    complete, records = _play(config, quiet or json_output)
+    place = placing(records, spec.name)
+    if json_output:
+        print(
+            json.dumps({"added": True, "complete": complete, **dataclasses.asdict(place)}, indent=2)
+        )
+    else:
+        _print_standings(place)
+    return 0 if complete else 1
+
+
+def _play(config: Any, quiet: bool) -> tuple[bool, list[Any]]:
+    """Run (resume) the tournament: only the games it still owes, i.e. the new bot's."""
+    from rich.console import Console
+
+    from arena.commands.tournament import ProgressDisplay
+    from arena.store import Store
+    from arena.tournament import run_tournament
+
+    display = ProgressDisplay(Console(highlight=False, soft_wrap=True), quiet)
+    with Store.open(config.db) as store:
+        try:
+            result = run_tournament(config.plan(), store, display)
+        finally:
+            display.stop()
+        if result.missing:
+            print(
+                f"arena: incomplete: {result.missing} games are still owed; run the tournament "
+                "again to finish them",
+                file=sys.stderr,
+            )
+        return result.missing == 0, list(store.games())
+
+
+def _print_standings(place: Placing) -> None:
+    print(place.describe())
+    width = max(len(row["name"]) for row in place.standings)
+    for rank, row in enumerate(place.standings, 1):
+        mark = "→" if row["name"] == place.name else " "
+        print(
+            f" {mark} {rank:>2}. {row['name']:<{width}}  Elo {row['elo']:5.0f} ± "
+            f"{row['elo_ci95']:<4.0f} {row['wins']}/{row['games']} wins"
+        )

@@ -1,0 +1,118 @@
+"""The whole check of ``arena validate`` (probe, games, sandbox) and the command itself."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+
+from arena import faults
+from arena.botspec import BotSpec
+from arena.commands.validate.games import judge_games, play_games
+from arena.commands.validate.probe import Probe
+from arena.commands.validate.report import Report, print_report
+from arena.commands.validate.transcript import Transcript
+from arena.limits import Limits, SandboxMode
+from arena.sandbox import resolve_mode
+
+__all__ = ["validate_bot", "run_validate"]
+
+
+def validate_bot(
+    spec: BotSpec,
+    *,
+    games: int = 3,
+    move_ms: int = 100,
+    startup_ms: int = 5000,
+    sandbox: SandboxMode = SandboxMode.AUTO,
+    seed: int = 1,
+    transcript: Callable[[str], None] | None = None,
+    limits: Limits | None = None,
+) -> Report:
+    """Check ``spec``: the probe, then ``games`` games in each role against ``random``.
+
+    ``transcript``: called with each line of the transcript. ``limits``: the resource limits of
+    the bot's processes (a tournament's, say).
+    """
+    mode = resolve_mode(sandbox)
+    limits = limits or Limits()
+    report = _run(spec, games, move_ms, startup_ms, mode, seed, transcript, limits)
+    check = report.checks["sandbox"]
+    if mode is SandboxMode.NONE:
+        check.skip(
+            "bubblewrap is not usable here: not checked (tournaments may run bots under it)"
+            if sandbox is SandboxMode.AUTO
+            else "not checked (--sandbox none)"
+        )
+    elif report.ok:
+        check.summary = "played under bubblewrap: own folder read-only, private /tmp, no network"
+    else:
+        bare = _run(spec, games, move_ms, startup_ms, SandboxMode.NONE, seed, None, limits)
+        if bare.ok:
+            failed = ", ".join(c.key for c in report.failures())
+            check.fail(
+                f"fails under bubblewrap ({failed}) but passes without it", faults.HINTS["sandbox"]
+            )
+        else:
+            check.skip("not judged: it fails without the sandbox too")
+    return report
+
+
+def _run(
+    spec: BotSpec,
+    games: int,
+    move_ms: int,
+    startup_ms: int,
+    mode: SandboxMode,
+    seed: int,
+    emit: Callable[[str], None] | None,
+    limits: Limits,
+) -> Report:
+    report = Report(spec.name, list(spec.argv), move_ms, startup_ms, mode.value)
+    transcript = Transcript(emit) if emit is not None else None
+    probe = Probe(spec, report, mode, seed, limits)
+    probe.check(transcript)
+    if not probe.quit_checked:
+        report.checks["quit"].skip("not checked: the probe stopped at an earlier failure")
+    if report.checks["startup"].status == "fail":
+        for check in report.checks.values():
+            if check.key != "sandbox":
+                check.skip("not checked: it does not start")
+        return report
+    records = play_games(spec, report, mode, seed, transcript, 2 * games, limits)
+    judge_games(report, records, limits)
+    return report
+
+
+def run_validate(
+    bot: str,
+    *,
+    games: int,
+    move_ms: int,
+    startup_ms: int,
+    sandbox: SandboxMode,
+    json_output: bool,
+    transcript: bool,
+) -> int:
+    """The command; its exit status (0 only when every check passes)."""
+    from arena.commands.botarg import resolve_bot
+
+    spec = resolve_bot(bot)
+    stream = sys.stderr if json_output else sys.stdout
+
+    def emit(line: str) -> None:
+        print(line, file=stream, flush=True)
+
+    report = validate_bot(
+        spec,
+        games=games,
+        move_ms=move_ms,
+        startup_ms=startup_ms,
+        sandbox=sandbox,
+        transcript=emit if transcript else None,
+    )
+    if json_output:
+        print(json.dumps(report.to_json(), indent=2))
+    else:
+        print_report(report)
+    return 0 if report.ok else 1

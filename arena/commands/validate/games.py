@@ -1,0 +1,136 @@
+"""The games of ``arena validate``: against ``random``, in one process, refereed as in a tournament.
+
+Each game's verdict is the referee's; ``faults.advice`` maps a fault to the check it fails and the
+hint for it. A first fault after both roles went fine in the same process hints at state kept
+from one game to the next.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+
+from arena import faults
+from arena.botspec import BotSpec
+from arena.commands.validate.probe import SILENCE_MS
+from arena.commands.validate.report import Report
+from arena.commands.validate.transcript import Transcript
+from arena.limits import Limits, SandboxMode, TimeControl
+from arena.records import GameRecord
+from arena.referee import Match, MatchSettings
+from arena.rules import Role
+
+__all__ = ["play_games", "judge_games"]
+
+_DROPPED = re.compile(r"\[(\d+) earlier bytes dropped\]\n")
+
+
+def play_games(
+    spec: BotSpec,
+    report: Report,
+    mode: SandboxMode,
+    seed: int,
+    transcript: Transcript | None,
+    count: int,
+    limits: Limits,
+) -> list[GameRecord]:
+    """``count`` games against ``random`` in one match, roles alternating (the bot is Order in
+    the first); their records."""
+    settings = MatchSettings(
+        time_control=TimeControl(move_ms=report.move_ms, startup_ms=report.startup_ms),
+        limits=limits,
+        sandbox=mode,
+    )
+    opponent = BotSpec.resolve("random")
+    if opponent.name == spec.name:
+        opponent = opponent.renamed("random-opponent")
+    records = []
+    with Match(spec, opponent, settings, seed, expected_games=count) as match:
+        if transcript is not None:
+            tap = transcript.tap
+
+            def seat_tap(seat: int, direction: str, t_ns: int, data: bytes) -> None:
+                if seat == 0:  # the bot under test; random's lines are not the author's concern
+                    tap(direction, t_ns, data)
+
+            match.tap = seat_tap
+        for index in range(count):
+            order_seat = index & 1
+            if transcript is not None:
+                role = "Order" if order_seat == 0 else "Chaos"
+                transcript.note(f"game {index + 1}: {spec.name} as {role} against random")
+            record = match.play(order_seat)
+            records.append(record)
+            if transcript is not None:
+                detail = f": {record.detail}" if record.detail else ""
+                transcript.note(f"{record.winner_name} won by {record.reason.value}{detail}")
+    if transcript is not None:
+        transcript.flush()
+    return records
+
+
+def _stderr_volume(stderr: str) -> int:
+    """Bytes a bot wrote to stderr in a game: the tail kept and what was dropped before it."""
+    dropped = _DROPPED.match(stderr)
+    return len(stderr.encode()) + (int(dropped.group(1)) if dropped else 0)
+
+
+def judge_games(report: Report, records: list[GameRecord], limits: Limits) -> None:
+    """Fill in ``report``'s checks from the games' records."""
+    checks = report.checks
+    first_fault: int | None = None
+    kept = limits.stderr_kb * 1024
+    most_stderr = 0
+    for index, record in enumerate(records, 1):
+        as_order = index % 2 == 1
+        bot_role = Role.ORDER if as_order else Role.CHAOS
+        report.move_times_ms.extend(record.ms[0 if as_order else 1 :: 2])  # no openings here
+        stderr = record.stderr_order if as_order else record.stderr_chaos
+        most_stderr = max(most_stderr, _stderr_volume(stderr))
+        report.games.append(
+            {
+                "game": index,
+                "role": bot_role.value,
+                "won": record.winner is bot_role,
+                "reason": record.reason.value,
+                "detail": record.detail,
+                "moves": len(record.moves),
+            }
+        )
+        if record.winner is bot_role or not record.reason.is_fault:
+            continue
+        first = first_fault is None
+        if first:
+            first_fault = index
+        ply = len(record.moves) + 1
+        where = f"game {index} (as {bot_role.value.capitalize()}), move {(ply + 1) // 2}"
+        key, hint = faults.advice(record.reason, record.detail)
+        if first and index > 2 and key != "startup":  # both roles went fine in this process
+            hint += "; " + faults.HINTS["reset"]
+        checks[key].fail(f"{where}: {record.reason.value}: {record.detail}", hint)
+    times = report.move_times_ms
+    checks["format"].summary = checks["legal"].summary = (
+        f"{len(times)} moves in {len(records)} games, and the probe's"
+    )
+    if not times:
+        for key in ("format", "legal", "time"):
+            checks[key].skip("not judged: no move came through")
+    checks[
+        "silence"
+    ].summary = f"nothing after `game`, its move or `end` ({SILENCE_MS} ms each), nor between turns"
+    if times:
+        checks["time"].summary = (
+            f"{len(times)} moves: median {statistics.median(times):.1f} ms,"
+            f" max {max(times):.1f} ms of {report.move_ms} ms"
+        )
+    if most_stderr > kept:
+        checks["stderr"].fail(
+            f"up to {most_stderr / 1024:.0f} KiB of stderr in one game (kept: {kept // 1024} KiB)",
+            faults.HINTS["stderr"],
+        )
+    else:
+        kept_kib = kept // 1024
+        checks["stderr"].summary = f"at most {most_stderr} bytes per game (kept: {kept_kib} KiB)"
+    if first_fault is None and not checks["crash"].summary:
+        wins = sum(game["won"] for game in report.games)
+        checks["crash"].summary = f"{len(records)} games in one process, {wins} won against random"

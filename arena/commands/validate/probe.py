@@ -1,0 +1,202 @@
+"""The probe of ``arena validate``: one bot process driven line by line, outside any game.
+
+It checks what the games cannot show: the start-up time, silence after ``game``, after a move and
+after ``end`` (``SILENCE_MS`` each), and a clean exit on ``quit``. Every failure is worded by
+``arena.faults`` as the referee words the same fault in a game.
+"""
+
+from __future__ import annotations
+
+import time
+
+from arena import faults
+from arena.botspec import BotSpec
+from arena.commands.validate.report import Report
+from arena.commands.validate.transcript import Transcript
+from arena.limits import Limits, SandboxMode
+from arena.process import QUIT_GRACE_S, BotProcess, Channels, WaitStatus
+from arena.protocol import VERSION_LINE, parse_ready, parse_reply, quote, turn_line
+from arena.rules import Board, Move, Reason
+from arena.sandbox import plan_launch
+
+__all__ = ["Probe", "SILENCE_MS"]
+
+SILENCE_MS = 150
+"""How long the probe listens for output that is not due."""
+
+_PROBE_CPU_S = 60
+"""RLIMIT_CPU of the probe's process: it plays one move."""
+
+
+class Probe:
+    """One bot process, driven line by line; its findings go to ``report``'s checks."""
+
+    def __init__(
+        self, spec: BotSpec, report: Report, mode: SandboxMode, seed: int, limits: Limits
+    ) -> None:
+        self.spec = spec
+        self.report = report
+        self.plan = plan_launch(spec, mode, limits, seed, _PROBE_CPU_S)
+        self.process = BotProcess(spec, self.plan, limits)
+        self.channels = Channels()
+        self.quit_checked = False
+        """Whether the probe got as far as ``quit`` (else the quit check is not judged)."""
+
+    def check(self, transcript: Transcript | None) -> None:
+        """Run the probe; the process is stopped whatever happens."""
+        process = self.process
+        if transcript is not None:
+            command = " ".join(self.spec.argv)
+            transcript.note(f"probe: start-up, silence, one turn, quit ({command})")
+            process.tap = transcript.tap
+        started = time.perf_counter_ns()
+        try:
+            process.start()
+        except OSError as exc:
+            self.plan.cleanup()
+            self._fail(
+                Reason.STARTUP, f"could not start {' '.join(self.spec.argv)}: {exc.strerror or exc}"
+            )
+            return
+        try:
+            self.channels.add(process)
+            if self._startup(started):
+                self._session()
+        finally:
+            if process.proc is not None:
+                process.stop(graceful=False)
+            if transcript is not None:
+                transcript.flush()
+
+    def _fail(self, reason: Reason, detail: str, where: str = "") -> None:
+        key, hint = faults.advice(reason, detail)
+        self.report.checks[key].fail(f"{where}: {detail}" if where else detail, hint)
+
+    def _crash(self, where: str) -> None:
+        detail = faults.exit_detail(self.process)
+        self.process.drain_stderr()
+        last = faults.last_stderr_line(self.process.take_stderr())
+        self._fail(Reason.CRASH, detail + (f"; last on stderr: {last}" if last else ""), where)
+
+    def _wait(self, ms: float) -> tuple[WaitStatus, bytes]:
+        process = self.process
+        process.expecting = True
+        status, line, _ = self.channels.wait_line(process, time.perf_counter_ns() + int(ms * 1e6))
+        process.expecting = False
+        return status, line
+
+    def _startup(self, started: int) -> bool:
+        allowance = self.report.startup_ms
+        process = self.process
+        if not process.send(VERSION_LINE):
+            self._fail(
+                Reason.STARTUP, f"exited before reading `arena 1` ({faults.exit_detail(process)})"
+            )
+            return False
+        process.expecting = True
+        status, line, _ = self.channels.wait_line(process, started + allowance * 1_000_000)
+        process.expecting = False
+        took = (time.perf_counter_ns() - started) / 1e6
+        if status is WaitStatus.LINE and (name := parse_ready(line)) is not None:
+            check = self.report.checks["startup"]
+            check.summary = f"ready in {took:.0f} ms (allowance {allowance} ms)"
+            if name:
+                check.summary += f", name {name!r}"
+            return True
+        detail = faults.startup_problem(status, line, process, allowance)
+        if status is WaitStatus.EOF:
+            process.drain_stderr()
+            last = faults.last_stderr_line(process.take_stderr())
+            detail += f"; last on stderr: {last}" if last else ""
+        self._fail(Reason.STARTUP, detail)
+        return False
+
+    def _silent(self, after: str) -> bool:
+        """Listen for ``SILENCE_MS``: True when nothing came (output is a ``silence`` failure)."""
+        status, line = self._wait(SILENCE_MS)
+        where = f"after {after}"
+        if status is WaitStatus.TIMEOUT:
+            if self.process.outbuf:
+                detail = f"wrote {quote(self.process.outbuf)} {faults.NO_NEWLINE}, when"
+                self._fail(Reason.MALFORMED, f"{detail} {faults.NO_REPLY_DUE}", where)
+                return False
+            return True
+        if status is WaitStatus.EOF:
+            self._crash(where)
+            return False
+        detail = f"wrote a line when {faults.NO_REPLY_DUE}: {quote(line)}"
+        self._fail(Reason.MALFORMED, detail, where)
+        return False
+
+    def _session(self) -> None:
+        process = self.process
+        move_ms = self.report.move_ms
+        if not process.send(b"game chaos\n"):
+            self._crash("after `ready`")
+            return
+        if not self._silent("`game chaos`"):
+            return
+        board = Board()
+        board.push(Move.parse("c3X"))
+        if not process.send(turn_line(board.board_string().encode(), b"c3X", move_ms)):
+            self._crash("after `game`")
+            return
+        status, line = self._wait(move_ms)
+        if not self._judge_reply(status, line, board, "probe turn (as Chaos, after c3X)"):
+            return
+        if not self._silent("its move"):
+            return
+        if not process.send(b"end win timeout\n"):
+            self._crash("after its move")
+            return
+        if not self._silent("`end win timeout`"):
+            return
+        self.quit_checked = True
+        self._quit()
+
+    def _judge_reply(self, status: WaitStatus, line: bytes, board: Board, where: str) -> bool:
+        """Whether the reply to the probe's turn is one legal move line in time."""
+        process = self.process
+        if status is WaitStatus.LINE:
+            reply = parse_reply(line)
+            if reply.move is None:
+                assert reply.fault is not None
+                self._fail(reply.fault, reply.detail, where)
+                return False
+            if not board.is_legal(reply.move):
+                self._fail(Reason.ILLEGAL, faults.occupied(reply.move.token), where)
+                return False
+            return True
+        if status is WaitStatus.TIMEOUT:
+            silence = faults.silence(process, turn=True)
+            self._fail(Reason.TIMEOUT, f"no move within {self.report.move_ms} ms: {silence}", where)
+        elif status is WaitStatus.EOF:
+            self._crash(where)
+        elif status is WaitStatus.EXTRA:
+            self._fail(Reason.MALFORMED, faults.extra_lines(line, process), where)
+        else:
+            limit = process.limits.line_bytes
+            self._fail(Reason.MALFORMED, faults.overlong(limit, process.outbuf), where)
+        return False
+
+    def _quit(self) -> None:
+        check = self.report.checks["quit"]
+        process = self.process
+        sent = time.perf_counter_ns()
+        process.send_quit()
+        if not process.exited_within(QUIT_GRACE_S):
+            check.fail(
+                f"still running {QUIT_GRACE_S * 1000:.0f} ms after `quit` (it is killed then)",
+                faults.HINTS["quit_hang"],
+            )
+            return
+        took = (time.perf_counter_ns() - sent) / 1e6
+        code = process.stop(graceful=False)  # it has exited: this only reaps it and its pipes
+        if code != 0:
+            last = faults.last_stderr_line(process.take_stderr())
+            check.fail(
+                f"exit status {code} after `quit`" + (f"; last on stderr: {last}" if last else ""),
+                faults.HINTS["quit_code"],
+            )
+            return
+        check.summary = f"exited in {took:.0f} ms, status 0"

@@ -1,0 +1,124 @@
+"""The checklist of ``arena validate``: its items, the report, and how it is printed."""
+
+from __future__ import annotations
+
+import statistics
+import sys
+from dataclasses import asdict, dataclass, field
+from typing import Any, TextIO
+
+__all__ = ["CHECKS", "Check", "Report", "print_report"]
+
+CHECKS: dict[str, str] = {
+    "startup": "starts and answers `arena 1` with `ready`",
+    "format": "every reply is one well-formed move line",
+    "legal": "every move is legal",
+    "time": "every move in time",
+    "silence": "no output when none is due",
+    "crash": "stays up: no exit or closed stdout mid-game",
+    "quit": "exits cleanly on `quit`",
+    "stderr": "stderr volume within what is kept",
+    "sandbox": "works under the sandbox",
+}
+"""Every check, by key, with its title (in the order printed)."""
+
+
+@dataclass
+class Check:
+    """One item of the checklist."""
+
+    key: str
+    """One of ``CHECKS``."""
+    status: str = "pass"
+    """``pass``, ``fail`` or ``skip`` (not judged: an earlier failure, or no bubblewrap)."""
+    summary: str = ""
+    """What was measured, e.g. ``ready in 41 ms``."""
+    detail: str = ""
+    """On a failure: where, and what the bot wrote (escaped, as in a game's record)."""
+    hint: str = ""
+    """On a failure: what to do about it (``arena.faults.HINTS``)."""
+    failures: int = 0
+    """How many times it failed (the first is described)."""
+
+    @property
+    def title(self) -> str:
+        return CHECKS[self.key]
+
+    def fail(self, detail: str, hint: str) -> None:
+        """Record a failure; the first one is described, the others counted."""
+        if self.status != "fail":
+            self.status, self.detail, self.hint = "fail", detail, hint
+        self.failures += 1
+
+    def skip(self, summary: str) -> None:
+        """Mark a check that has not failed as not judged, saying why."""
+        if self.status == "pass":
+            self.status, self.summary = "skip", summary
+
+
+@dataclass
+class Report:
+    """The result of ``validate_bot``."""
+
+    bot: str
+    """The bot's name."""
+    command: list[str]
+    """The command that runs it, with this machine's paths."""
+    move_ms: int
+    """The time per move it was given."""
+    startup_ms: int
+    """Its start-up allowance."""
+    sandbox: str
+    """The sandbox it ran under (``bwrap`` or ``none``)."""
+    checks: dict[str, Check] = field(default_factory=lambda: {k: Check(k) for k in CHECKS})
+    """Every check of ``CHECKS``, in its order."""
+    games: list[dict[str, Any]] = field(default_factory=list)
+    """One entry per game against ``random``: its number, the bot's role, whether it won, the
+    reason and detail, and the moves played."""
+    move_times_ms: list[float] = field(default_factory=list)
+    """The time of each of the bot's moves in those games (as the referee measured it)."""
+
+    @property
+    def ok(self) -> bool:
+        """Whether every check passed (a skipped one does not count against the bot)."""
+        return all(check.status != "fail" for check in self.checks.values())
+
+    def failures(self) -> list[Check]:
+        return [check for check in self.checks.values() if check.status == "fail"]
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["ok"] = self.ok
+        data["checks"] = [{"title": c.title, **asdict(c)} for c in self.checks.values()]
+        data.pop("move_times_ms")
+        times = self.move_times_ms
+        data["move_ms_median"] = statistics.median(times) if times else None
+        data["move_ms_max"] = max(times) if times else None
+        return data
+
+
+_MARK = {"pass": "PASS", "fail": "FAIL", "skip": "skip"}
+
+
+def print_report(report: Report, out: TextIO | None = None) -> None:
+    """The checklist, for people."""
+    out = out or sys.stdout
+    print(
+        f"validate {report.bot}: {' '.join(report.command)}\n"
+        f"  {report.move_ms} ms per move, sandbox {report.sandbox}, "
+        f"{len(report.games)} games against random",
+        file=out,
+    )
+    width = max(len(check.title) for check in report.checks.values())
+    for check in report.checks.values():
+        text = check.detail if check.status == "fail" else check.summary
+        if check.failures > 1:
+            text += f" (and {check.failures - 1} more)"
+        print(f"  {_MARK[check.status]}  {check.title:<{width}}  {text}".rstrip(), file=out)
+        if check.status == "fail" and check.hint:
+            print(f"        hint: {check.hint}", file=out)
+    failures = report.failures()
+    if failures:
+        print(f"FAIL: {len(failures)} of {len(report.checks)} checks failed", file=out)
+    else:
+        print(f"OK: {report.bot} speaks arena 1 correctly", file=out)

@@ -1,0 +1,130 @@
+"""``arena submit``: a validated bot is added to the file as text (the rest kept byte for byte),
+plays only its own games, and is placed in the standings; a failing bot is not added."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from arena.commands.new_bot import create_bot
+from arena.commands.submit import add_bot_entry
+from arena.errors import ArenaError
+from arena.store import Store
+
+ENTRY = {"name": "mine", "path": "mine/main.py"}
+
+BLOCK = """\
+# my ladder
+name: ladder
+bots:
+  - random        # the baseline
+  - name: greedy-v2
+    command: [python3, g.py]   # trailing comment
+
+# the format, below
+format: round-robin
+"""
+
+CASES = {
+    "block": BLOCK,
+    "no indent": "bots:\n- random\n- greedy\nseed: 1\n",
+    "deep indent and no final newline": "seed: 1\nbots:\n    -   random\n    -   greedy",
+    "crlf": "bots:\r\n  - random\r\n  - greedy\r\n# end\r\n",
+    "flow": "bots: [random, greedy]  # two\nseed: 2\n",
+    "literal last": "bots:\n  - random\n  - name: x\n    command: |\n      python3 x.py\nseed: 3\n",
+}
+
+
+@pytest.mark.parametrize("text", CASES.values(), ids=CASES.keys())
+@pytest.mark.parametrize("entry", [ENTRY, "greedy"], ids=["mapping", "bundled"])
+def test_entry_is_appended_and_nothing_else_changes(text: str, entry: dict[str, str] | str) -> None:
+    updated = add_bot_entry(text, entry)
+    before, after = yaml.safe_load(text), yaml.safe_load(updated)
+    assert after["bots"] == before["bots"] + [entry]
+    assert {k: v for k, v in after.items() if k != "bots"} == {
+        k: v for k, v in before.items() if k != "bots"
+    }
+    if "[" not in text:  # block style: only whole lines inserted, the old ones untouched
+        old = (text if text.endswith("\n") else text + "\n").splitlines(keepends=True)
+        new = updated.splitlines(keepends=True)
+        opcodes = difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes()
+        assert {op for op, *_ in opcodes} == {"equal", "insert"}
+        assert len(new) - len(old) == (2 if isinstance(entry, dict) else 1)
+
+
+def test_block_insertion_keeps_comments_in_place() -> None:
+    updated = add_bot_entry(BLOCK, ENTRY)
+    assert updated == BLOCK.replace(
+        "# trailing comment\n", "# trailing comment\n  - name: mine\n    path: mine/main.py\n"
+    )
+
+
+def test_odd_names_are_quoted() -> None:
+    updated = add_bot_entry("bots: [a, b]\n", {"name": "x", "path": "my bots/true: yes.py"})
+    assert yaml.safe_load(updated)["bots"][-1] == {"name": "x", "path": "my bots/true: yes.py"}
+
+
+@pytest.mark.parametrize("text", ["seed: 1\n", "bots: 3\n", "bots: []\n", "- a\n"])
+def test_no_bots_list(text: str) -> None:
+    with pytest.raises(ArenaError, match="no `bots:` list"):
+        add_bot_entry(text, ENTRY, "t.yaml")
+
+
+def _arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "arena", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=cwd,
+    )
+
+
+def test_submit_end_to_end(no_leftover_processes: Path) -> None:
+    root = no_leftover_processes
+    config = root / "ladder.yaml"
+    text = (
+        "# a small ladder\n"
+        "bots:\n"
+        "  - random   # baseline\n"
+        "  - greedy\n"
+        "\n"
+        "# two games per ordered pair\n"
+        "games_per_pairing: 2\n"
+        "time_control: {move_ms: 500}\n"
+        "workers: 1\n"
+    )
+    config.write_text(text)
+    first = _arena("tournament", "ladder.yaml", "--quiet", cwd=root)
+    assert first.returncode == 0, first.stderr
+    create_bot("mine", "python", root)
+    shutil.copy(Path(__file__).parent / "bots" / "not_a_move.py", root / "broken.py")
+
+    refused = _arena("submit", "broken.py", "ladder.yaml", cwd=root)
+    assert refused.returncode == 1
+    assert "broken was not added to ladder.yaml: it failed validation (format)" in refused.stdout
+    assert config.read_text() == text
+
+    added = _arena("submit", "mine", "ladder.yaml", "--json", cwd=root)
+    assert added.returncode == 0, added.stderr
+    result = json.loads(added.stdout)
+    assert result["added"] and result["complete"] and result["name"] == "mine"
+    assert 1 <= result["rank"] <= 3 and result["bots"] == 3 and result["games"] == 8
+    assert result["elo_order_ci95"] > 0 and result["elo_chaos_ci95"] > 0
+    assert config.read_text() == text.replace(
+        "  - greedy\n", "  - greedy\n  - name: mine\n    path: mine/main.py\n"
+    )
+    with Store.open(root / "results" / "ladder.sqlite", readonly=True) as store:
+        games = list(store.games())
+    assert len(games) == 12  # 4 before, and the new bot's 8: nothing replayed
+    assert sum("mine" in (g.order, g.chaos) for g in games) == 8
+
+    again = _arena("submit", "mine", "ladder.yaml", cwd=root)
+    assert again.returncode == 2 and "already in the tournament" in again.stderr

@@ -1,0 +1,222 @@
+"""``arena validate``: good bots pass every check; each fault bot fails the check it breaks.
+
+Real bot processes throughout: the skeletons of ``arena new-bot``, the bundled bots, and the
+fault fixtures of ``tests/bots`` (copied to the test's own folder, so that the leftover-process
+check sees only this test's processes).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import run_arena
+
+from arena.botspec import BotSpec
+from arena.commands.new_bot import Language, build_c_bot, create_bot
+from arena.commands.validate import CHECKS, validate_bot
+from arena.limits import SandboxMode, TimeControl
+from arena.referee import Match, MatchSettings
+from arena.sandbox import bwrap_path
+
+TEST_BOTS = Path(__file__).resolve().parent / "bots"
+needs_bwrap = pytest.mark.skipif(bwrap_path() is None, reason="bubblewrap is not usable here")
+
+
+def _copy(name: str, folder: Path) -> BotSpec:
+    target = folder / f"{name}.py"
+    shutil.copy(TEST_BOTS / f"{name}.py", target)
+    return BotSpec.from_path(target)
+
+
+@pytest.mark.parametrize("language", list(Language))
+def test_new_skeletons_pass(no_leftover_processes: Path, language: Language) -> None:
+    bot = create_bot("fresh", language, no_leftover_processes)
+    if language is Language.C:
+        if shutil.which("cc") is None:
+            pytest.skip("no C compiler")
+        build_c_bot(bot)
+    report = validate_bot(BotSpec.from_path(bot.program), games=2, move_ms=500)  # load: margin
+    assert report.ok, [(c.key, c.detail) for c in report.failures()]
+    assert [c.key for c in report.checks.values()] == list(CHECKS)
+    assert report.checks["quit"].summary.endswith("status 0")
+    assert len(report.games) == 4
+    assert {g["role"] for g in report.games} == {"order", "chaos"}
+    if bwrap_path() is not None:
+        assert report.checks["sandbox"].status == "pass"
+
+
+@pytest.mark.parametrize("name", ["instant", "crlf", "flood_stderr"])
+def test_correct_fixtures(no_leftover_processes: Path, name: str) -> None:
+    spec = _copy(name, no_leftover_processes)
+    report = validate_bot(spec, games=1, move_ms=500, sandbox=SandboxMode.NONE)
+    failed = {c.key for c in report.failures()}
+    # flood_stderr plays correctly, but writes far more to stderr than is kept
+    assert failed == ({"stderr"} if name == "flood_stderr" else set())
+
+
+FAULTS = [
+    # (fixture, the check it fails, a phrase of the hint for it)
+    ("ahead_of_turn", "silence", "exactly one line per `turn`"),
+    ("bad_cell", "legal", "play an empty cell"),
+    ("closes_stdin", "crash", "exited or closed its stdout"),
+    ("closes_stdout", "crash", "exited or closed its stdout"),
+    ("crash_at_start", "startup", "exited at start-up"),
+    ("crash_midgame", "crash", "exited or closed its stdout"),
+    ("debug_on_stdout", "silence", "log to stderr"),
+    ("endless_line", "format", "end each line with \\n"),
+    ("extra_line_later", "silence", "exactly one line per `turn`"),
+    ("garbage", "format", "a cell and a mark"),
+    ("hang_midgame", "time", "answer well within"),
+    ("ignore_quit", "quit", "exit when you read `quit`"),
+    ("illegal", "legal", "play an empty cell"),
+    ("late", "time", "answer well within"),
+    ("not_a_move", "format", "a cell and a mark"),
+    ("raises_in_choose", "crash", "see its stderr"),
+    ("reply_before_reading", "silence", "exactly one line per `turn`"),
+    ("unflushed", "startup", "nothing arrived on stdout: flush after each line"),
+]
+
+
+@pytest.mark.parametrize(("name", "check", "hint"), FAULTS, ids=[name for name, *_ in FAULTS])
+def test_fault_bots_fail_the_right_check_with_its_hint(
+    no_leftover_processes: Path, name: str, check: str, hint: str
+) -> None:
+    spec = _copy(name, no_leftover_processes)
+    report = validate_bot(spec, games=1, startup_ms=1000, sandbox=SandboxMode.NONE)
+    failed = report.checks[check]
+    assert not report.ok
+    assert failed.status == "fail", [(c.key, c.detail) for c in report.failures()]
+    assert failed.detail and hint in failed.hint, (failed.detail, failed.hint)
+
+
+def test_fork_and_exit_is_a_crash_or_a_timeout(no_leftover_processes: Path) -> None:
+    """Its child keeps the pipe open: the referee sees a crash at the deadline (or a timeout)."""
+    report = validate_bot(
+        _copy("fork_and_exit", no_leftover_processes), games=1, sandbox=SandboxMode.NONE
+    )
+    assert {c.key for c in report.failures()} & {"crash", "time"}
+
+
+def test_every_fault_fixture_is_covered() -> None:
+    """A new fault fixture in tests/bots must be added to FAULTS (or said why not, here)."""
+    not_for_validate = {
+        "fork_and_exit",  # its own test above
+        "kill_parent",  # harness faults, not the bot's: the referee replays those games
+        "stops_referee",
+        "never_ready",  # test_startup_faults
+        "slow_start",
+        # The hostile ones of the sandbox's and the limits' tests (test_limits, test_sandbox,
+        # test_reaper): what they attempt is refused or killed by the harness, not by a check here.
+        "fork_bomb",
+        "fill_tmp",
+        "scatter",
+        "snoop",
+    }
+    fault_fixtures = {
+        path.stem
+        for path in TEST_BOTS.glob("*.py")
+        if "Fault fixture" in path.read_text().split('"""')[1]
+    }
+    assert fault_fixtures - not_for_validate <= {name for name, *_ in FAULTS}
+
+
+@pytest.mark.parametrize("name", ["never_ready", "slow_start"])
+def test_startup_faults(no_leftover_processes: Path, name: str) -> None:
+    spec = _copy(name, no_leftover_processes)
+    report = validate_bot(spec, games=1, startup_ms=400, sandbox=SandboxMode.NONE)
+    assert [c.key for c in report.failures()] == ["startup"]
+    assert "no `ready` within 400 ms" in report.checks["startup"].detail
+    assert "flush" in report.checks["startup"].hint
+    assert report.checks["time"].status == "skip"  # nothing else is judged
+
+
+@needs_bwrap
+@pytest.mark.sandbox
+def test_a_bot_reading_outside_its_folder_fails_the_sandbox_check(
+    no_leftover_processes: Path,
+) -> None:
+    data = no_leftover_processes / "data"
+    data.mkdir()
+    (data / "table.txt").write_text("weights\n")
+    folder = no_leftover_processes / "bot"
+    folder.mkdir()
+    bot = folder / "main.py"
+    bot.write_text(
+        "from pathlib import Path\n"
+        "from arena.bot import run\n"
+        f"Path({str(data / 'table.txt')!r}).read_text()  # outside its folder\n"
+        "run(lambda state: state.rng.choice(state.board.legal_moves()))\n"
+    )
+    report = validate_bot(BotSpec.from_path(bot), games=1, move_ms=500)
+    assert report.checks["sandbox"].status == "fail", report.to_json()
+    assert "passes without it" in report.checks["sandbox"].detail
+    assert report.checks["startup"].status == "fail"  # what went wrong under the sandbox
+
+
+def test_tap_sees_both_directions(no_leftover_processes: Path) -> None:
+    spec = _copy("instant", no_leftover_processes)
+    seen: list[tuple[int, str, bytes]] = []
+    settings = MatchSettings(time_control=TimeControl(move_ms=1000), sandbox=SandboxMode.NONE)
+    with Match(spec, spec.renamed("other"), settings) as match:
+        match.tap = lambda seat, direction, _t, data: seen.append((seat, direction, data))
+        record = match.play(0)
+    sent = b"".join(d for s, w, d in seen if s == 0 and w == ">")
+    got = b"".join(d for s, w, d in seen if s == 0 and w == "<")
+    assert sent.startswith(b"arena 1\ngame order\nturn ") and sent.endswith(b"quit\n")
+    assert got.startswith(b"ready")
+    assert got.count(b"\n") == 1 + (len(record.moves) + 1) // 2  # ready, then its moves
+
+
+def test_cli_json_transcript_and_exit_status(no_leftover_processes: Path) -> None:
+    good = _copy("instant", no_leftover_processes)
+    bad = _copy("not_a_move", no_leftover_processes)
+    ok = run_arena(
+        "validate", str(good.program), "--games", "1", "--move-ms", "500", "--json", "--transcript"
+    )
+    assert ok.returncode == 0, ok.stderr
+    data = json.loads(ok.stdout)
+    assert data["ok"] is True and len(data["checks"]) == len(CHECKS)
+    assert data["move_ms_max"] < 500
+    assert "> arena 1" in ok.stderr and "< ready" in ok.stderr  # the transcript, beside the JSON
+    failed = run_arena("validate", str(bad.program), "--games", "1", "--sandbox", "none")
+    assert failed.returncode == 1
+    assert "FAIL  every reply is one well-formed move line" in failed.stdout
+    assert 'not a move: "hello"' in failed.stdout and "hint:" in failed.stdout
+    missing = run_arena("validate", str(no_leftover_processes / "nope.py"))
+    assert missing.returncode == 2 and missing.stderr.count("\n") == 1
+
+
+def test_exit_status_after_quit(no_leftover_processes: Path) -> None:
+    bot = no_leftover_processes / "grumpy.py"
+    bot.write_text(
+        "import sys\n"
+        "from arena.bot import run\n"
+        "run(lambda state: state.rng.choice(state.board.legal_moves()))\n"
+        "print('bye', file=sys.stderr)\n"
+        "sys.exit(3)\n"
+    )
+    report = validate_bot(BotSpec.from_path(bot), games=1, move_ms=500, sandbox=SandboxMode.NONE)
+    assert [c.key for c in report.failures()] == ["quit"]
+    assert report.checks["quit"].detail == "exit status 3 after `quit`; last on stderr: bye"
+
+
+def test_a_fault_after_good_games_suggests_resetting_state(no_leftover_processes: Path) -> None:
+    bot = no_leftover_processes / "stale.py"
+    bot.write_text(
+        "from arena.bot import run\n"
+        "games = 0\n"
+        "def on_game(role):\n"
+        "    global games\n"
+        "    games += 1\n"
+        "def choose(state):\n"  # from its third game on, it replays a stale move
+        "    return 'a1X' if games >= 3 else state.board.legal_moves()[-1]\n"
+        "run(choose, on_game=on_game)\n"
+    )
+    spec = BotSpec.from_path(bot)
+    report = validate_bot(spec, games=2, move_ms=500, sandbox=SandboxMode.NONE)
+    legal = report.checks["legal"]
+    assert legal.status == "fail" and legal.detail.startswith("game 3 (as Order)")
+    assert "reset its state at each `game`" in legal.hint
