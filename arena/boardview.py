@@ -33,6 +33,7 @@ __all__ = [
     "render",
     "render_rich",
     "describe",
+    "typed_move",
     "result_line",
     "LAST_STYLE",
     "FIVE_STYLE",
@@ -205,3 +206,28 @@ def result_line(frame: Frame) -> str:
     if outcome.winner is Role.ORDER:
         return "Order wins: five in a line " + " ".join(cell_name(c) for c in frame.five)
     return "Chaos wins: full board"
+
+
+def typed_move(text: str, board: Board) -> Move:
+    """The move a person typed (``c4X``, any case, spaces around ignored) if it is legal on
+    ``board``; otherwise ValueError with one line saying what is wrong and what to type."""
+    token = text.strip()
+    example = "a column a-f, a row 1-6 and a mark X or O, e.g. c4X"
+    if not token:
+        raise ValueError(f"type a move: {example}")
+    if len(token) != 3 or not token.isascii() or not token.isprintable():
+        raise ValueError(f"{token!r} is not a move: {example}")
+    column, row, mark = token[0].lower(), token[1], token[2].upper()
+    if column not in COLUMNS:
+        raise ValueError(f"{token!r}: no column {token[0]!r} (columns are a-f): {example}")
+    if row not in "123456":
+        raise ValueError(f"{token!r}: no row {row!r} (rows are 1-6): {example}")
+    if mark not in "XO":
+        raise ValueError(f"{token!r}: the mark must be X or O, not {token[2]!r}: {example}")
+    move = Move.parse(column + row + mark)
+    if board.is_game_over():
+        raise ValueError("the game is over")
+    taken = board.mark_at(move.cell)
+    if taken is not None:
+        raise ValueError(f"{column}{row} is taken (it holds {taken.char}): choose an empty cell")
+    return move
