@@ -572,6 +572,18 @@ class Store:
         record = self._record(row)
         return _versions_apart(record) if self.all_versions else record
 
+    def game_id(
+        self, order: str, order_version: str, chaos: str, chaos_version: str, slot: int
+    ) -> int | None:
+        """The number of the game stored in this slot of this ordered pairing, or None."""
+        with self._reading("cannot read the games") as conn:
+            row = conn.execute(
+                "SELECT id FROM games WHERE order_name = ? AND order_version = ?"
+                " AND chaos_name = ? AND chaos_version = ? AND slot = ?",
+                (order, order_version, chaos, chaos_version, slot),
+            ).fetchone()
+        return None if row is None else int(row[0])
+
     def next_slot(self, order: str, order_version: str, chaos: str, chaos_version: str) -> int:
         """The first slot after every stored game of this ordered pairing (0 for a new one):
         where a game played outside a tournament (``arena play``) can be added."""
