@@ -27,6 +27,25 @@ class FaultReason(enum.StrEnum):
     startup = "startup"
 
 
+class EndReason(enum.StrEnum):
+    """Every way a game ends (``arena.rules.Reason``)."""
+
+    five = "five"
+    full = "full"
+    timeout = "timeout"
+    illegal = "illegal"
+    malformed = "malformed"
+    crash = "crash"
+    startup = "startup"
+
+
+class Side(enum.StrEnum):
+    """The two roles (``arena.rules.Role``)."""
+
+    order = "order"
+    chaos = "chaos"
+
+
 app = typer.Typer(
     name="arena",
     help="Run, referee and rate tournaments between Order and Chaos bots.",
@@ -394,6 +413,75 @@ def sprt(
             quiet=quiet,
         )
     )
+
+
+@app.command()
+def replay(
+    db: Annotated[Path, typer.Argument(help="A SQLite store (a tournament's, or arena play's).")],
+    game: Annotated[
+        int | None, typer.Argument(help="The game's number, as the list shows it.")
+    ] = None,
+    bot: Annotated[str | None, typer.Option(help="List only this bot's games.")] = None,
+    role: Annotated[
+        Side | None, typer.Option("--as", help="With --bot: only its games in this role.")
+    ] = None,
+    reason: Annotated[EndReason | None, typer.Option(help="List only games that ended so.")] = None,
+    winner: Annotated[
+        str | None,
+        typer.Option(metavar="ROLE|BOT", help="List only games won by this role or bot."),
+    ] = None,
+    min_plies: Annotated[int, typer.Option(min=0, help="List only games this long or longer.")] = 0,
+    play: Annotated[bool, typer.Option("--play", help="Animate the game, move by move.")] = False,
+    ply: Annotated[
+        int | None, typer.Option(min=0, help="Print the position after N plies (0: empty).")
+    ] = None,
+    delay_ms: Annotated[int, typer.Option(min=0, help="With --play: time per move in ms.")] = 500,
+) -> None:
+    """List stored games, or show one: the board with coordinates, [X] the last move, (X) the
+    winning five.
+
+    On a terminal the arrow keys step through the game (Home/End: first/last, q: quit); other
+    output gets plain text, ready to paste into a bug report. NO_COLOR turns styles off.
+
+    Example: arena replay results/example.sqlite --bot greedy --as chaos --reason five
+
+    Example: arena replay results/example.sqlite 12 --ply 9
+    """
+    from arena.commands.replay import GameFilter, replay_command
+    from arena.rules import Role
+
+    wanted = GameFilter(
+        bot=bot,
+        role=None if role is None else Role(role.value),
+        reason=None if reason is None else reason.value,
+        winner=winner,
+        min_plies=min_plies,
+    )
+    replay_command(db, game, wanted, play=play, ply=ply, delay_ms=delay_ms)
+
+
+@app.command()
+def play(
+    bot: Annotated[str, typer.Argument(help="A bot: a program path, or a bundled bot's name.")],
+    role: Annotated[Side, typer.Option("--as", help="The role YOU play.")],
+    move_ms: Annotated[int, typer.Option(min=1, help="The bot's time per move in ms.")] = 100,
+    db: Annotated[
+        Path | None, typer.Option(help="Store the game in this SQLite file (created if missing).")
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Seed given to the bot (ARENA_SEED).")] = 1,
+    sandbox: SandboxOption = SandboxMode.AUTO,
+) -> None:
+    """Play a bot yourself: type moves such as c4X (a column a-f, a row 1-6, X or O; any case).
+
+    The bot runs as in a tournament (sandbox, limits, time per move, faults); you have no clock.
+    Order moves first. q or Ctrl-D abandons the game (it is not stored).
+
+    Example: arena play greedy --as order --move-ms 200 --db results/mine.sqlite
+    """
+    from arena.commands.play import play_command
+    from arena.rules import Role
+
+    play_command(bot, Role(role.value), move_ms=move_ms, db=db, seed=seed, sandbox=sandbox)
 
 
 def main() -> None:

@@ -40,21 +40,24 @@ from arena.limits import Limits, SandboxMode, TimeControl
 from arena.position import PLY_MOVES, Position, canonical
 from arena.process import BotProcess, Channels, WaitStatus, tapped_io
 from arena.protocol import (
+    NO_LAST_MOVE,
     VERSION_LINE,
     end_line,
     game_line,
     parse_ready,
     parse_reply,
+    turn_line,
     turn_suffix,
 )
 from arena.records import GameRecord
-from arena.rules import CELLS, Reason, Role
+from arena.rules import CELLS, Board, Move, Reason, Role
 from arena.sandbox import plan_launch, resolve_mode
 
 __all__ = [
     "MatchSettings",
     "Match",
     "play_match",
+    "play_person",
     "alternating_order_seats",
     "STALL_MS",
     "MAX_REPLAYS",
@@ -600,3 +603,153 @@ def play_match(
 def _iterate(match: Match, seats: list[int]) -> Iterator[GameRecord]:
     for order_seat in seats:
         yield match.play(order_seat)
+
+
+def play_person(
+    bot: BotSpec,
+    bot_role: Role,
+    ask: Callable[[Board], Move],
+    *,
+    settings: MatchSettings | None = None,
+    seed: int = 1,
+    person: str = "human",
+    on_move: Callable[[Move, Role, float], None] | None = None,
+) -> GameRecord:
+    """Play one game between ``bot`` (as ``bot_role``) and a person; return its record.
+
+    ``ask(board)`` returns the person's move in the position ``board`` (a copy: the caller may
+    not change the game); it must be legal there, since checking what a person types and asking
+    again is the caller's business. An exception from ``ask`` (``KeyboardInterrupt``,
+    ``EOFError``) abandons the game: the bot is stopped and the exception passes on.
+    ``on_move(move, role, ms)`` is told every move, the bot's and the person's.
+
+    The bot is started, timed, judged and stopped exactly as in a tournament (the same sandbox,
+    limits, time per move and faults: this is ``Match`` with a person in the other seat); the
+    person has no clock. The record names the person ``person``, with an empty version.
+    """
+    match = _PersonMatch(bot, settings, seed)
+    try:
+        return match.play_person(bot_role, ask, person, on_move)
+    finally:
+        match.close()
+
+
+class _PersonMatch(Match):
+    """A ``Match`` whose seat 0 is a bot and whose other side is a person (seat 1 never starts)."""
+
+    def __init__(self, bot: BotSpec, settings: MatchSettings | None, seed: int) -> None:
+        super().__init__(bot, bot, settings, seed, expected_games=1)
+
+    def play_person(
+        self,
+        bot_role: Role,
+        ask: Callable[[Board], Move],
+        person: str,
+        on_move: Callable[[Move, Role, float], None] | None,
+    ) -> GameRecord:
+        seat = self.seats[0]
+        names = {bot_role: seat.spec.name, bot_role.other: person}
+        record = GameRecord(
+            order=names[Role.ORDER],
+            chaos=names[Role.CHAOS],
+            winner=Role.CHAOS,
+            reason=Reason.FULL,
+            seed=self.seed,
+            started_at=time.time(),
+        )
+        board = Board()
+        try:
+            self._start_game(seat, bot_role)
+            while (outcome := board.outcome) is None:
+                started = time.perf_counter_ns()
+                if board.turn is bot_role:
+                    move = self._bot_move(seat, bot_role, board)
+                else:
+                    move = ask(board.copy())
+                    if not board.is_legal(move):
+                        raise ValueError(f"ask() returned an illegal move: {move}")
+                ms = round((time.perf_counter_ns() - started) / 1e6, 3)
+                role = board.turn
+                board.push(move)
+                record.moves.append(move.token)
+                record.ms.append(ms)
+                if on_move is not None:
+                    on_move(move, role, ms)
+            record.winner, record.reason = outcome.winner, outcome.reason
+        except _GameOver as over:
+            record.winner, record.reason, record.detail = bot_role.other, over.reason, over.detail
+            self._stop(seat, graceful=False)
+            if over.reason in (Reason.CRASH, Reason.STARTUP):
+                last_words = faults.last_stderr_line(seat.stderr_left)
+                if last_words:
+                    record.detail += f"; last on stderr: {last_words}"
+        self.channels.drain_all_stderr()
+        if seat.process is not None:
+            seat.process.send(end_line(record.winner is bot_role, record.reason))
+        text = _tail(seat)
+        record.stderr_order, record.stderr_chaos = (
+            (text, "") if bot_role is Role.ORDER else ("", text)
+        )
+        if bot_role is Role.ORDER:
+            record.order_version = seat.version
+        else:
+            record.chaos_version = seat.version
+        record.finished_at = time.time()
+        return record
+
+    def _start_game(self, seat: _Seat, role: Role) -> None:
+        """Start the bot (if it is not running) and tell it its role."""
+        self._ensure_ready((seat,))
+        assert seat.process is not None
+        if not seat.process.send(game_line(role)):
+            raise _GameOver(seat, Reason.CRASH, "exited (could not write `game` to it)")
+
+    def _bot_move(self, seat: _Seat, role: Role, board: Board) -> Move:
+        """The bot's move in ``board``, judged as in ``_play_plies``. A stall of the referee (the
+        machine too loaded to time the move) restarts the bot and asks it again."""
+        stalls: list[str] = []
+        while True:
+            try:
+                return self._ask_bot(seat, board)
+            except _Stalled as stall:
+                stalls.append(stall.detail)
+                if len(stalls) >= MAX_REPLAYS:
+                    raise HarnessError(
+                        f"the machine is too loaded to referee fairly: {'; '.join(stalls)}"
+                    ) from None
+                self._stop(seat, graceful=False)
+                seat.stderr_left = ""
+                self._start_game(seat, role)
+
+    def _ask_bot(self, seat: _Seat, board: Board) -> Move:
+        idle = self.channels.check_idle()  # a line written while the person was thinking
+        if idle is not None:
+            raise self._fault_outside_turn(seat, idle[0])
+        process = seat.process
+        assert process is not None
+        move_ms = self.settings.time_control.move_ms
+        budget_ns = move_ms * 1_000_000
+        last = board.history[-1].token.encode() if board.history else NO_LAST_MOVE
+        message = turn_line(board.board_string().encode(), last, move_ms)
+        started = time.perf_counter_ns()
+        if not process.send(message):
+            raise _GameOver(seat, *faults.send_failure(process))
+        status, line, culprit = self.channels.wait_line(process, started + budget_ns)
+        if status is not WaitStatus.LINE:
+            self._wait_fault(seat, status, line, culprit, started + budget_ns)
+        if procfs.unread_bytes(process.stdin_fd):
+            raise _GameOver(seat, Reason.MALFORMED, faults.written_before_turn(line))
+        elapsed = time.perf_counter_ns() - started
+        if elapsed > budget_ns:
+            if elapsed - budget_ns > _STALL_NS:
+                raise _Stalled(elapsed - budget_ns, f"the deadline of ply {board.ply + 1}")
+            detail = f"answered after {elapsed / 1e6:.1f} ms (limit {move_ms} ms)"
+            raise _GameOver(seat, Reason.TIMEOUT, detail)
+        reply = parse_reply(line)
+        if reply.move is None:
+            assert reply.fault is not None
+            raise _GameOver(seat, reply.fault, reply.detail)
+        if not board.is_empty(reply.move.cell):
+            text = reply.move.token
+            raise _GameOver(seat, Reason.ILLEGAL, f"{text}: {text[:2]} is occupied")
+        return reply.move

@@ -543,6 +543,11 @@ class Store:
         they are not rated). Rows are read in batches, each by a short query, so iterating
         slowly holds no lock and no snapshot; games committed meanwhile may appear at the end.
         """
+        for _game_id, record in self.numbered_games(include_inactive):
+            yield record
+
+    def numbered_games(self, include_inactive: bool = False) -> Iterator[tuple[int, GameRecord]]:
+        """``games``, each with its number in the store (the id ``arena replay DB GAME`` takes)."""
         where = "" if include_inactive or self.all_versions else f" AND {_COUNTED}"
         last_id = -1
         while True:
@@ -553,10 +558,44 @@ class Store:
                 ).fetchall()
             for row in rows:
                 record = self._record(row)
-                yield _versions_apart(record) if self.all_versions else record
+                yield row[0], _versions_apart(record) if self.all_versions else record
             if len(rows) < _BATCH:
                 return
             last_id = rows[-1][0]
+
+    def game(self, game_id: int) -> GameRecord | None:
+        """The stored game numbered ``game_id`` (any version, counted or not), or None."""
+        with self._reading("cannot read the games") as conn:
+            row = conn.execute(
+                f"SELECT id, {self._select} FROM games WHERE id = ?", (game_id,)
+            ).fetchone()
+        if row is None:
+            return None
+        record = self._record(row)
+        return _versions_apart(record) if self.all_versions else record
+
+    def game_id(
+        self, order: str, order_version: str, chaos: str, chaos_version: str, slot: int
+    ) -> int | None:
+        """The number of the game stored in this slot of this ordered pairing, or None."""
+        with self._reading("cannot read the games") as conn:
+            row = conn.execute(
+                "SELECT id FROM games WHERE order_name = ? AND order_version = ?"
+                " AND chaos_name = ? AND chaos_version = ? AND slot = ?",
+                (order, order_version, chaos, chaos_version, slot),
+            ).fetchone()
+        return None if row is None else int(row[0])
+
+    def next_slot(self, order: str, order_version: str, chaos: str, chaos_version: str) -> int:
+        """The first slot after every stored game of this ordered pairing (0 for a new one):
+        where a game played outside a tournament (``arena play``) can be added."""
+        with self._reading("cannot read the games") as conn:
+            (top,) = conn.execute(
+                "SELECT MAX(slot) FROM games WHERE order_name = ? AND order_version = ?"
+                " AND chaos_name = ? AND chaos_version = ?",
+                (order, order_version, chaos, chaos_version),
+            ).fetchone()
+        return 0 if top is None else int(top) + 1
 
     def _record(self, row: Sequence[Any]) -> GameRecord:
         try:

@@ -16,7 +16,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "arena"
 
 # From the bottom up. A module is placed by the longest prefix of its dotted name listed here.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("game model", ("arena.rules", "arena.errors", "arena.botlib")),
+    ("game model", ("arena.rules", "arena.errors", "arena.botlib", "arena.boardview")),
     (
         "protocol and processes",
         (
@@ -61,6 +61,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
 # Narrower rules inside a layer: these may import nothing of arena but what is listed.
 ONLY: dict[str, tuple[str, ...]] = {
     "arena.rules": (),
+    "arena.boardview": ("arena.rules",),
     "arena.botlib": ("arena.rules", "arena.botlib"),
     "arena.bot": ("arena.rules", "arena.protocol", "arena.botlib"),
 }

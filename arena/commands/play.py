@@ -1,0 +1,169 @@
+"""``arena play BOT --as order|chaos``: a person plays a bot on the terminal.
+
+The game itself is ``referee.play_person``: the bot is started, timed and judged as in a
+tournament. This module is only the person's side: it draws the board (``arena.boardview``, the
+same drawing as ``arena replay``), reads typed moves, explains a bad one and asks again, and
+stores the finished game so that ``arena replay`` shows it move for move.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from arena import boardview
+from arena.botspec import BotSpec
+from arena.errors import ArenaError
+from arena.limits import SandboxMode, TimeControl
+from arena.records import GameRecord
+from arena.rules import Board, Move, Reason, Role, cell_name
+
+if TYPE_CHECKING:
+    from arena.store import Store
+
+__all__ = ["play_command", "result_text"]
+
+PERSON = "human"
+"""The name a person's games are stored under."""
+QUIT_WORDS = frozenset({"q", "quit", "exit"})
+
+
+class _Abandoned(Exception):
+    """The person left the game (``q``, or the end of input): nothing is stored."""
+
+    def __init__(self, why: str) -> None:
+        super().__init__(why)
+        self.why = why
+
+
+def result_text(record: GameRecord, person_role: Role, frame: boardview.Frame) -> str:
+    """The end of the game from the person's side: who won, and how."""
+    who = "You win" if record.winner is person_role else f"{record.winner_name} wins"
+    if record.reason is Reason.FIVE:
+        return f"{who}: five in a line " + " ".join(cell_name(c) for c in frame.five)
+    if record.reason is Reason.FULL:
+        return f"{who}: full board"
+    from arena.commands.faults import DETAIL_WIDTH, shown_detail
+
+    detail = shown_detail(record.detail, DETAIL_WIDTH)
+    return f"{who}: {record.loser_name} lost by {record.reason.value}" + (
+        f": {detail}" if detail else ""
+    )
+
+
+class _Terminal:
+    """The person's side of the game: draws positions, reads moves."""
+
+    def __init__(self, bot: str, person_role: Role) -> None:
+        self.bot = bot
+        self.person_role = person_role
+        self.styled = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+        self.moves: list[str] = []
+
+    def draw(self, line: str) -> boardview.Frame:
+        frame = boardview.frames(self.moves)[-1]
+        if self.styled:
+            from rich.console import Console
+
+            console = Console(highlight=False, force_terminal=True, soft_wrap=True)
+            console.print(boardview.render_rich(frame))
+        else:
+            print(boardview.render(frame))
+        print(line, flush=True)
+        return frame
+
+    def ask(self, board: Board) -> Move:
+        role = self.person_role.value.capitalize()
+        while True:
+            print(f"your move ({role}, e.g. c4X; q quits): ", end="", flush=True)
+            typed = sys.stdin.readline()
+            if not typed:
+                print()
+                raise _Abandoned("end of input")
+            if typed.strip().lower() in QUIT_WORDS:
+                raise _Abandoned("you quit")
+            try:
+                return boardview.typed_move(typed, board)
+            except ValueError as exc:
+                print(f"  {exc}", flush=True)
+
+    def moved(self, move: Move, role: Role, ms: float) -> None:
+        self.moves.append(move.token)
+        if role is self.person_role:
+            line = f"ply {len(self.moves)}: you ({role.value.capitalize()}) played {move.token}"
+        else:
+            line = (
+                f"ply {len(self.moves)}: {self.bot} ({role.value.capitalize()}) played"
+                f" {move.token} in {ms:.1f} ms"
+            )
+        print()
+        self.draw(line)
+
+
+def play_command(
+    bot: str,
+    person_role: Role,
+    *,
+    move_ms: int,
+    db: Path | None,
+    seed: int,
+    sandbox: SandboxMode,
+) -> None:
+    """Play one game of a person against ``bot``, and store it in ``db`` if given."""
+    import typer
+
+    from arena.referee import MatchSettings, play_person
+    from arena.sandbox import resolve_mode
+    from arena.store import Store
+
+    spec = BotSpec.resolve(bot)
+    person = PERSON if spec.name != PERSON else PERSON + "-2"
+    mode = resolve_mode(sandbox)
+    if mode is SandboxMode.NONE and sandbox is SandboxMode.AUTO:
+        print(
+            "warning: bubblewrap (bwrap) is not usable here: the bot runs with resource limits "
+            "only, without a sandbox",
+            file=sys.stderr,
+        )
+    settings = MatchSettings(time_control=TimeControl(move_ms=move_ms), sandbox=mode)
+    store = Store.open(db) if db is not None else None  # a bad path fails before the game
+    try:
+        term = _Terminal(spec.name, person_role)
+        print(
+            f"You play {person_role.value.capitalize()} against {spec.name}"
+            f" ({person_role.other.value.capitalize()}, {move_ms} ms a move). Order moves first;"
+            " five in a line wins for Order, a full board for Chaos."
+        )
+        term.draw("ply 0: the empty board")
+        try:
+            record = play_person(
+                spec,
+                person_role.other,
+                term.ask,
+                settings=settings,
+                seed=seed,
+                person=person,
+                on_move=term.moved,
+            )
+        except _Abandoned as left:
+            print(f"game abandoned ({left.why}): not stored")
+            raise typer.Exit(0 if left.why == "you quit" else 1) from None
+        frame = boardview.frames(record.moves)[-1]
+        print(result_text(record, person_role, frame))
+        if store is not None:
+            _store(store, record)
+    finally:
+        if store is not None:
+            store.close()
+
+
+def _store(store: Store, record: GameRecord) -> None:
+    """Add the game to the store (a slot after the pairing's last) and say how to replay it."""
+    key = (record.order, record.order_version, record.chaos, record.chaos_version)
+    slot = store.next_slot(*key)
+    if not store.add_game(record, slot):
+        raise ArenaError(f"{store.path}: the game could not be stored (slot {slot} taken)")
+    number = store.game_id(*key, slot)
+    print(f"stored as game {number} in {store.path}: arena replay {store.path} {number}")

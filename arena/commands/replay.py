@@ -1,0 +1,358 @@
+"""``arena replay DB [GAME]``: list stored games, or look at one of them move by move.
+
+A rating says who is stronger; a game shows why. Without GAME the command lists the store's games
+(every game, of old bot versions and of ``arena play`` too), filtered; with GAME it draws the board
+as ``arena.boardview`` does for every viewer (coordinates, ``[X]`` the last move, ``(X)`` the
+winning five), either as a viewer stepped with the arrow keys on a terminal, as an animation
+(``--play``), or as plain text (``--ply N``, or any output that is not a terminal) that can be
+pasted into a bug report. Games are numbered by their row in the store, so a number stays the
+same however the list is filtered.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import sys
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from arena import boardview
+from arena.errors import ArenaError
+from arena.records import GameRecord
+from arena.rules import Reason, Role
+
+__all__ = [
+    "GameFilter",
+    "select_games",
+    "list_lines",
+    "game_header",
+    "frame_lines",
+    "Key",
+    "read_keys",
+    "step",
+    "replay_command",
+]
+
+KEYS_HELP = "keys: <- -> step, Home/End first/last, q quit"
+CLEAR = "\x1b[H\x1b[2J"
+
+
+@dataclass(frozen=True)
+class GameFilter:
+    """Which games ``arena replay DB`` lists (every field None/0: all of them)."""
+
+    bot: str | None = None
+    """Only games of this bot (in either role, unless ``role`` is given)."""
+    role: Role | None = None
+    """With ``bot``: only the games it played in this role."""
+    reason: str | None = None
+    """Only games that ended so (``five``, ``full``, or a fault: ``timeout``...)."""
+    winner: str | None = None
+    """Only games won by this role (``order``/``chaos``) or by this bot."""
+    min_plies: int = 0
+    """Only games at least this long (plies on the board at the end, the opening's included)."""
+
+    def accepts(self, record: GameRecord) -> bool:
+        if self.bot is not None:
+            seats = {Role.ORDER: record.order, Role.CHAOS: record.chaos}
+            if self.role is not None:
+                if seats[self.role] != self.bot:
+                    return False
+            elif self.bot not in seats.values():
+                return False
+        if self.reason is not None and record.reason.value != self.reason:
+            return False
+        if self.winner is not None and self.winner not in (
+            record.winner.value,
+            record.winner_name,
+        ):
+            return False
+        return len(record.opening) + len(record.moves) >= self.min_plies
+
+
+def select_games(
+    games: Iterable[tuple[int, GameRecord]], wanted: GameFilter
+) -> list[tuple[int, GameRecord]]:
+    """The numbered games that ``wanted`` accepts, in store order."""
+    return [(number, record) for number, record in games if wanted.accepts(record)]
+
+
+def list_lines(rows: Sequence[tuple[int, GameRecord]], total: int) -> list[str]:
+    """The game list as plain lines: a header, one line per game, a count."""
+    if not rows:
+        return [f"No games match (the store holds {total})."]
+    order_w = max(5, *(len(r.order) for _, r in rows))
+    chaos_w = max(5, *(len(r.chaos) for _, r in rows))
+    id_w = max(4, *(len(str(n)) for n, _ in rows))
+    lines = [
+        f"{'game':>{id_w}}  {'order':<{order_w}}  {'chaos':<{chaos_w}}  winner  reason     plies"
+    ]
+    for number, r in rows:
+        plies = len(r.opening) + len(r.moves)
+        lines.append(
+            f"{number:>{id_w}}  {r.order:<{order_w}}  {r.chaos:<{chaos_w}}  "
+            f"{r.winner.value:<6}  {r.reason.value:<9}  {plies:>5}"
+        )
+    lines.append(f"{len(rows)} of {total} games; see one with: arena replay DB GAME")
+    return lines
+
+
+def game_header(number: int, record: GameRecord) -> str:
+    """``game 7: greedy (Order) vs random (Chaos), seed 1``."""
+    return f"game {number}: {record.order} (Order) vs {record.chaos} (Chaos), seed {record.seed}"
+
+
+def _fault_line(record: GameRecord) -> str:
+    """How a game lost by a fault ended: the bot, its role, the reason and what the referee saw."""
+    from arena.commands.faults import DETAIL_WIDTH, shown_detail
+
+    loser = record.winner.other
+    detail = shown_detail(record.detail, DETAIL_WIDTH)
+    tail = f": {detail}" if detail else ""
+    return (
+        f"{record.winner.value.capitalize()} wins: {record.loser_name} ({loser.value.capitalize()})"
+        f" lost by {record.reason.value}{tail}"
+    )
+
+
+def frame_lines(
+    record: GameRecord, frames: Sequence[boardview.Frame], index: int
+) -> tuple[boardview.Frame, str]:
+    """The frame at ``index`` and the line under it (the fault, at the end of a faulted game)."""
+    frame = frames[index]
+    total = len(frames) - 1
+    line = boardview.describe(frame, total)
+    if index == total and record.reason not in (Reason.FIVE, Reason.FULL):
+        line += "; " + _fault_line(record)
+    return frame, line
+
+
+# --- keys ----------------------------------------------------------------------------------------
+class Key:
+    """The viewer's commands, as the key reader names them."""
+
+    BACK = "back"
+    FORWARD = "forward"
+    FIRST = "first"
+    LAST = "last"
+    QUIT = "quit"
+    OTHER = "other"
+
+
+_SEQUENCES = {
+    b"\x1b[D": Key.BACK,
+    b"\x1bOD": Key.BACK,
+    b"\x1b[C": Key.FORWARD,
+    b"\x1bOC": Key.FORWARD,
+    b"\x1b[H": Key.FIRST,
+    b"\x1bOH": Key.FIRST,
+    b"\x1b[1~": Key.FIRST,
+    b"\x1b[7~": Key.FIRST,
+    b"\x1b[F": Key.LAST,
+    b"\x1bOF": Key.LAST,
+    b"\x1b[4~": Key.LAST,
+    b"\x1b[8~": Key.LAST,
+    b"h": Key.BACK,
+    b"l": Key.FORWARD,
+    b" ": Key.FORWARD,
+    b"q": Key.QUIT,
+    b"Q": Key.QUIT,
+    b"\x04": Key.QUIT,  # Ctrl-D
+}
+
+
+def read_keys(data: bytes) -> Iterator[str]:
+    """The keys in what a terminal sent: escape sequences (CSI/SS3) whole, other bytes one by one;
+    anything unknown is ``Key.OTHER``."""
+    i = 0
+    while i < len(data):
+        if data[i] == 0x1B and i + 1 < len(data) and data[i + 1] in b"[O":
+            j = i + 2
+            while j < len(data) and not 0x40 <= data[j] <= 0x7E:
+                j += 1
+            chunk = data[i : j + 1]
+            i = j + 1
+        else:
+            chunk = data[i : i + 1]
+            i += 1
+        yield _SEQUENCES.get(chunk, Key.OTHER)
+
+
+def step(index: int, key: str, last: int) -> int:
+    """The frame shown after ``key`` (``index`` when the key does not move)."""
+    if key == Key.BACK:
+        return max(0, index - 1)
+    if key == Key.FORWARD:
+        return min(last, index + 1)
+    if key == Key.FIRST:
+        return 0
+    if key == Key.LAST:
+        return last
+    return index
+
+
+# --- output --------------------------------------------------------------------------------------
+class _Screen:
+    """Where frames go: styled on a terminal (unless NO_COLOR), plain text otherwise."""
+
+    def __init__(self, interactive: bool) -> None:
+        self.interactive = interactive
+        self.styled = interactive and not os.environ.get("NO_COLOR")
+
+    def show(self, header: str, frame: boardview.Frame, line: str, footer: str = "") -> None:
+        out = sys.stdout
+        if self.interactive:
+            out.write(CLEAR)
+        out.write(header + "\n")
+        if self.styled:
+            from rich.console import Console
+
+            console = Console(file=out, highlight=False, force_terminal=True, soft_wrap=True)
+            console.print(boardview.render_rich(frame))
+        else:
+            out.write(boardview.render(frame) + "\n")
+        out.write(line + "\n")
+        if footer:
+            out.write(footer + "\n")
+        out.flush()
+
+
+def _raw_stdin() -> tuple[int, list[Any] | None]:
+    """Put the terminal on stdin in cbreak mode (keys arrive at once, unechoed); the old mode."""
+    import termios
+    import tty
+
+    fd = sys.stdin.fileno()
+    old = termios.tcgetattr(fd)
+    tty.setcbreak(fd)
+    return fd, old
+
+
+def _restore(fd: int, old: list[Any] | None) -> None:
+    import termios
+
+    if old is not None:
+        termios.tcsetattr(fd, termios.TCSADRAIN, old)
+
+
+def _view(header: str, record: GameRecord, frames: Sequence[boardview.Frame]) -> None:
+    """The interactive viewer: starts at the final position, arrow keys step, q quits."""
+    screen = _Screen(interactive=True)
+    last = len(frames) - 1
+    index = last
+    fd, old = _raw_stdin()
+    try:
+        footer = KEYS_HELP
+        while True:
+            frame, line = frame_lines(record, frames, index)
+            screen.show(header, frame, line, footer)
+            data = os.read(fd, 64)
+            if not data:
+                return
+            footer = KEYS_HELP
+            for key in read_keys(data):
+                if key == Key.QUIT:
+                    return
+                if key == Key.OTHER:
+                    footer = f"unknown key; {KEYS_HELP}"
+                index = step(index, key, last)
+    finally:
+        _restore(fd, old)
+
+
+def _animate(
+    header: str, record: GameRecord, frames: Sequence[boardview.Frame], delay_ms: int
+) -> None:
+    """``--play``: every position in turn; on a terminal ``delay_ms`` apart (q stops)."""
+    interactive = sys.stdout.isatty()
+    screen = _Screen(interactive)
+    keys = interactive and sys.stdin.isatty()
+    fd, old = _raw_stdin() if keys else (-1, None)
+    try:
+        for index in range(len(frames)):
+            frame, line = frame_lines(record, frames, index)
+            if not interactive and index:
+                sys.stdout.write("\n")
+            screen.show(header, frame, line, "q stops" if keys else "")
+            if not interactive or index == len(frames) - 1:
+                continue
+            if keys:
+                ready, _, _ = select.select([fd], [], [], delay_ms / 1000)
+                if ready and Key.QUIT in read_keys(os.read(fd, 64) or b"q"):
+                    return
+            else:
+                time.sleep(delay_ms / 1000)
+    finally:
+        _restore(fd, old)
+
+
+def _plain(number: int, record: GameRecord, frames: Sequence[boardview.Frame], ply: int) -> None:
+    """One position as plain text, with the game's moves: for a bug report."""
+    header = game_header(number, record)
+    screen = _Screen(interactive=False)
+    frame, line = frame_lines(record, frames, ply)
+    screen.show(header, frame, line)
+    if record.opening:
+        print("opening: " + " ".join(record.opening))
+    print("moves: " + (" ".join(record.moves) or "none"))
+
+
+# --- the command ---------------------------------------------------------------------------------
+def replay_command(
+    db: Path,
+    game: int | None,
+    wanted: GameFilter,
+    *,
+    play: bool = False,
+    ply: int | None = None,
+    delay_ms: int = 500,
+) -> None:
+    """``arena replay``: the list of games (no ``game``), or one game drawn."""
+    from arena.store import Store
+
+    if wanted.role is not None and wanted.bot is None:
+        raise ArenaError("--as needs --bot: the role of which bot?")
+    if game is None:
+        if play or ply is not None:
+            raise ArenaError("--play and --ply need a GAME (arena replay DB lists them)")
+        with Store.open(db, readonly=True) as store:
+            games = list(store.numbered_games(include_inactive=True))
+        if wanted.bot is not None:
+            names = sorted({r.order for _, r in games} | {r.chaos for _, r in games})
+            if wanted.bot not in names:
+                known = ", ".join(names) or "none"
+                raise ArenaError(
+                    f"{db}: no games of a bot named {wanted.bot!r} (its bots: {known})"
+                )
+        print("\n".join(list_lines(select_games(games, wanted), len(games))))
+        return
+    if wanted != GameFilter():
+        raise ArenaError("--bot, --as, --reason, --winner and --min-plies filter the list: no GAME")
+    if play and ply is not None:
+        raise ArenaError("--play animates the whole game and --ply shows one position: not both")
+    with Store.open(db, readonly=True) as store:
+        record = store.game(game)
+        count = store.count_games(include_inactive=True)
+    if record is None:
+        raise ArenaError(
+            f"{db}: no game {game} (it holds {count}; `arena replay {db}` lists their numbers)"
+        )
+    try:
+        frames = boardview.frames(record.moves, record.opening)
+    except ValueError as exc:
+        raise ArenaError(f"{db}: game {game} cannot be replayed: {exc}") from None
+    last = len(frames) - 1
+    if ply is not None:
+        if not 0 <= ply <= last:
+            raise ArenaError(f"game {game} has {last} plies: --ply must be 0 to {last}")
+        _plain(game, record, frames, ply)
+    elif play:
+        _animate(game_header(game, record), record, frames, delay_ms)
+    elif sys.stdout.isatty() and sys.stdin.isatty():
+        _view(game_header(game, record), record, frames)
+    else:
+        _plain(game, record, frames, last)
