@@ -484,6 +484,42 @@ def play(
     play_command(bot, Role(role.value), move_ms=move_ms, db=db, seed=seed, sandbox=sandbox)
 
 
+@app.command()
+def report(
+    db: Annotated[Path, typer.Argument(help="A tournament's SQLite store.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="The HTML file to write.")] = Path(
+        "report.html"
+    ),
+    viewer_games: Annotated[
+        int,
+        typer.Option(
+            min=1,
+            help="Games the page's viewer holds at most; beyond, an even share of each bot's"
+            " games in each role (default 3000).",
+        ),
+    ] = 3000,
+    all_versions: AllVersionsOption = False,
+) -> None:
+    """Write a one-file HTML report: standings, charts, faults, survival and a game viewer.
+
+    The page needs no network (charts inlined as SVG, the viewer a small script in the page).
+
+    Example: arena report results/example.sqlite --out report.html
+    """
+    from arena.report import write_report
+
+    summary = write_report(db, out, all_versions=all_versions, max_viewer_games=viewer_games)
+    kept = (
+        "every game"
+        if summary.viewer_games == summary.games
+        else f"{summary.viewer_games} of the games"
+    )
+    typer.echo(
+        f"wrote {summary.path} ({summary.size / 1e6:.2f} MB): {summary.bots} bots,"
+        f" {summary.games} games; the viewer holds {kept}"
+    )
+
+
 def main() -> None:
     """Entry point of the ``arena`` script: user errors become one line and exit code 2."""
     from arena.errors import ArenaError

@@ -1,0 +1,71 @@
+"""``arena report``: a stored tournament as one self-contained HTML page.
+
+The page holds the standings with their intervals, ratings charts (overall and per role), the
+cross-table and likelihood-of-superiority heat maps, faults per bot and reason, game lengths and
+Chaos survival, and a game viewer that steps through stored games in the browser. It needs no
+network: styles, charts (matplotlib, inlined as SVG), data and script are all in the file.
+
+Layering: above the store and the ratings, which it only reads, and below nothing but the CLI.
+``data`` reads a store into what the page shows, ``plots`` draws the charts, ``page`` writes the
+markup. Importing this package is cheap; matplotlib loads when a report is written.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["ReportSummary", "write_report"]
+
+
+@dataclass(frozen=True)
+class ReportSummary:
+    """What ``write_report`` wrote."""
+
+    path: Path
+    """The HTML file."""
+    bots: int
+    """Bots in the report."""
+    games: int
+    """Games in the report."""
+    viewer_games: int
+    """Games the viewer holds (all of them, or an even share per bot and role)."""
+    size: int
+    """The file's size in bytes."""
+
+
+def write_report(
+    db: str | os.PathLike[str],
+    out: str | os.PathLike[str],
+    *,
+    all_versions: bool = False,
+    max_viewer_games: int | None = None,
+) -> ReportSummary:
+    """Write the report of the store at ``db`` to ``out`` (whole or not at all, never over the
+    store or one of its files); ``all_versions`` as for ``arena ratings``."""
+    from arena.files import atomic_write, refuse_same_file
+    from arena.report.data import DEFAULT_MAX_VIEWER_GAMES, collect
+    from arena.report.page import render
+    from arena.store import Store, store_files
+
+    refuse_same_file(out, store_files(db), "the store being reported on or one of its files")
+    with Store.open(db, readonly=True, all_versions=all_versions) as store:
+        title = store.get_meta("name") or Path(db).stem
+        data = collect(
+            store.games(),
+            title=title,
+            max_viewer_games=DEFAULT_MAX_VIEWER_GAMES
+            if max_viewer_games is None
+            else max_viewer_games,
+        )
+    text = render(data)
+    with atomic_write(out, newline="\n") as stream:
+        stream.write(text)
+    return ReportSummary(
+        path=Path(out),
+        bots=len(data.standings.bots),
+        games=data.games,
+        viewer_games=len(data.viewer),
+        size=len(text.encode("utf-8")),
+    )

@@ -1,0 +1,254 @@
+"""What a report shows, read from a store in one pass: the standings model plus the few per-game
+facts the plots and the game viewer need.
+
+Why one pass that keeps only compact facts: a 300-bot store holds about 90,000 games, and a full
+``GameRecord`` per game (move times, stderr tails) would cost hundreds of megabytes just to draw
+a histogram. The viewer does not embed every game either: beyond ``max_viewer_games`` it keeps an
+even share of each bot's games in each role, so that any bot and role can still be looked at and
+the page stays a few megabytes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from arena.rules import FAULT_REASONS, WINDOWS, Move, Role
+
+if TYPE_CHECKING:
+    from arena.ratings.standings import Standings
+    from arena.records import GameRecord
+
+__all__ = [
+    "DEFAULT_MAX_VIEWER_GAMES",
+    "MAX_FAULT_ROWS",
+    "FaultGame",
+    "GameFacts",
+    "ReportData",
+    "collect",
+    "winning_cells",
+]
+
+DEFAULT_MAX_VIEWER_GAMES = 3000
+"""Games the viewer embeds at most (about 100 bytes each) unless told otherwise."""
+
+MAX_FAULT_ROWS = 500
+"""Faulted games listed one by one at most (the latest ones); the counts cover them all."""
+
+
+@dataclass(frozen=True)
+class GameFacts:
+    """One stored game, reduced to what the report draws."""
+
+    number: int
+    """Its number in the store, from 1, as ``arena faults`` and ``arena export`` count."""
+    order: str
+    """The bot that played Order."""
+    chaos: str
+    """The bot that played Chaos."""
+    order_won: bool
+    """Whether Order won."""
+    reason: str
+    """How it ended (an ``arena.rules.Reason`` value)."""
+    opening: int
+    """How many of ``cells`` were the opening's, played before the bots' first turn."""
+    moves: tuple[int, ...]
+    """Every mark in the order written, opening first, as ``2 * cell + mark`` (mark 0 is X)."""
+    detail: str
+    """The referee's detail on a fault (bot-controlled text, escaped for the terminal only)."""
+
+    @property
+    def plies(self) -> int:
+        """Marks on the board at the end."""
+        return len(self.moves)
+
+
+@dataclass(frozen=True)
+class FaultGame:
+    """One game lost by a bot's own fault, as the faults section lists it."""
+
+    number: int
+    """The game's number in the store."""
+    bot: str
+    """The bot at fault."""
+    role: str
+    """The role it played (``order``/``chaos``)."""
+    opponent: str
+    """The other bot."""
+    reason: str
+    """The fault (``timeout``, ``illegal``...)."""
+    plies: int
+    """Marks on the board when it happened."""
+    detail: str
+    """What the referee saw (bot-controlled text: the page escapes it)."""
+
+
+@dataclass(frozen=True)
+class ReportData:
+    """Everything the page renders."""
+
+    title: str
+    """The tournament's name (from the store), or the store's file name."""
+    standings: Standings
+    """The standings model, as ``arena ratings`` prints it."""
+    plies: dict[str, list[int]]
+    """Game lengths (marks on the board at the end) by how the game ended: ``five``, ``full``
+    and ``fault``."""
+    chaos_losses: dict[str, list[int]]
+    """Per Chaos bot, the plies of each game it lost by a five (how long it held out)."""
+    faults: list[FaultGame]
+    """The latest faulted games (at most ``MAX_FAULT_ROWS``), oldest first."""
+    fault_games: int
+    """Faulted games in all (``faults`` may list fewer)."""
+    viewer: list[GameFacts]
+    """The games the viewer embeds, in store order."""
+    viewer_share: int | None
+    """None when the viewer holds every game; else the most games per bot and role it keeps."""
+
+    @property
+    def games(self) -> int:
+        """Games in the report."""
+        return self.standings.games
+
+
+def winning_cells(moves: Sequence[int]) -> list[int]:
+    """The cells of every complete line of five (one mark) on the board after ``moves``, sorted:
+    the winning five, or six when the line is six long. Empty when there is none."""
+    bits = [0, 0]
+    for code in moves:
+        bits[code & 1] |= 1 << (code >> 1)
+    found = 0
+    for window in WINDOWS:
+        if bits[0] & window == window or bits[1] & window == window:
+            found |= window
+    return [cell for cell in range(36) if found >> cell & 1]
+
+
+def _codes(tokens: Iterable[str]) -> list[int]:
+    codes = []
+    for token in tokens:
+        move = Move.parse(token)
+        codes.append(2 * move.cell + int(move.mark))
+    return codes
+
+
+def _facts(number: int, record: GameRecord) -> GameFacts:
+    opening = _codes(record.opening)
+    return GameFacts(
+        number=number,
+        order=record.order,
+        chaos=record.chaos,
+        order_won=record.winner is Role.ORDER,
+        reason=record.reason.value,
+        opening=len(opening),
+        moves=tuple(opening + _codes(record.moves)),
+        detail=record.detail,
+    )
+
+
+def select_for_viewer(games: Sequence[GameFacts], limit: int) -> tuple[list[GameFacts], int | None]:
+    """All ``games`` when they are at most ``limit``; else, in store order, each game that one of
+    its bots still needs in its role, up to an equal share per bot and role (at least one), so
+    that every bot's play in both roles stays in the viewer. Returns the games and the share
+    (None: all kept)."""
+    if len(games) <= limit:
+        return list(games), None
+    names = {g.order for g in games} | {g.chaos for g in games}
+    share = max(1, limit // (2 * max(1, len(names))))
+    as_order: dict[str, int] = {}
+    as_chaos: dict[str, int] = {}
+    kept = []
+    for g in games:
+        if as_order.get(g.order, 0) < share or as_chaos.get(g.chaos, 0) < share:
+            as_order[g.order] = as_order.get(g.order, 0) + 1
+            as_chaos[g.chaos] = as_chaos.get(g.chaos, 0) + 1
+            kept.append(g)
+    return kept, share
+
+
+def collect(
+    records: Iterable[GameRecord],
+    *,
+    title: str,
+    max_viewer_games: int = DEFAULT_MAX_VIEWER_GAMES,
+    names: Sequence[str] = (),
+) -> ReportData:
+    """Read ``records`` once (numbered from 1 in their order) into a ``ReportData``."""
+    from arena.ratings import GameResult
+    from arena.ratings.standings import compute_all
+
+    results: list[GameResult] = []
+    facts: list[GameFacts] = []
+    plies: dict[str, list[int]] = {"five": [], "full": [], "fault": []}
+    chaos_losses: dict[str, list[int]] = {}
+    faults: list[FaultGame] = []
+    fault_games = 0
+    for number, record in enumerate(records, 1):
+        results.append(GameResult.from_record(record))
+        game = _facts(number, record)
+        facts.append(game)
+        if record.reason in FAULT_REASONS:
+            plies["fault"].append(game.plies)
+            fault_games += 1
+            faults.append(_fault(game))
+            if len(faults) > 2 * MAX_FAULT_ROWS:
+                del faults[:-MAX_FAULT_ROWS]
+        else:
+            plies[game.reason].append(game.plies)
+            if game.order_won:
+                chaos_losses.setdefault(game.chaos, []).append(game.plies)
+    viewer, share = select_for_viewer(facts, max_viewer_games)
+    return ReportData(
+        title=title,
+        standings=compute_all(results, names=names),
+        plies=plies,
+        chaos_losses=chaos_losses,
+        faults=faults[-MAX_FAULT_ROWS:],
+        fault_games=fault_games,
+        viewer=viewer,
+        viewer_share=share,
+    )
+
+
+def _fault(game: GameFacts) -> FaultGame:
+    from arena.commands.faults import DETAIL_WIDTH, shown_detail
+
+    bot, opponent, role = (
+        (game.chaos, game.order, "chaos") if game.order_won else (game.order, game.chaos, "order")
+    )
+    return FaultGame(
+        number=game.number,
+        bot=bot,
+        role=role,
+        opponent=opponent,
+        reason=game.reason,
+        plies=game.plies,
+        detail=shown_detail(game.detail, DETAIL_WIDTH),
+    )
+
+
+def viewer_json(data: ReportData) -> dict[str, Any]:
+    """The viewer's data: bot names once, then per game ``[number, order, chaos, winner,
+    reason, opening, moves, win, detail]`` with bots as indices into ``names``, the winner
+    ``0`` for Order and ``1`` for Chaos, ``moves`` as ``2 * cell + mark`` codes and ``win`` the
+    cells of the winning five on the final board (empty unless it ended with one)."""
+    from arena.commands.faults import DETAIL_WIDTH, shown_detail
+
+    names = data.standings.names
+    index = {name: i for i, name in enumerate(names)}
+    games = [
+        [
+            g.number,
+            index[g.order],
+            index[g.chaos],
+            0 if g.order_won else 1,
+            g.reason,
+            g.opening,
+            list(g.moves),
+            winning_cells(g.moves) if g.reason == "five" else [],
+            shown_detail(g.detail, DETAIL_WIDTH) if g.reason in FAULT_REASONS else "",
+        ]
+        for g in data.viewer
+    ]
+    return {"names": names, "games": games, "share": data.viewer_share, "total": data.games}

@@ -1,0 +1,382 @@
+"""The report as one HTML page: tables, inlined SVG charts, the viewer's data and script.
+
+Why one file with nothing outside it: a report is mailed, attached to an issue or opened from a
+laptop without network; no stylesheet, font, script or image is fetched. Every string a bot or a
+config controls (bot names, fault details, the tournament's name) is HTML-escaped here, at the
+one place it becomes markup; the viewer's data is JSON inside a ``<script type="application/json">``
+with ``<``, ``>`` and ``&`` written as ``\\u`` escapes, so no name can close the script.
+
+Large tournaments: tables sit in scrolling boxes, matrices are images, and past a few dozen
+bots the per-bot charts and cell labels give way to rank-only views (see ``plots``).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Callable, Sequence
+from importlib import resources
+from typing import TYPE_CHECKING, Any
+
+from arena.report import plots
+from arena.report.data import ReportData, viewer_json
+
+if TYPE_CHECKING:
+    from arena.ratings.standings import BotStanding, Standings
+
+__all__ = ["render", "script_json"]
+
+
+def e(text: object) -> str:
+    """HTML-escaped text (quotes too: safe in an attribute)."""
+    return html.escape(str(text), quote=True)
+
+
+def script_json(data: Any) -> str:
+    """JSON that can sit inside a ``<script>`` element whatever the strings in it say."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
+
+
+def _resource(name: str) -> str:
+    return resources.files("arena.report").joinpath(name).read_text(encoding="utf-8")
+
+
+def _rate(wins: int, games: int) -> str:
+    return f"{wins}/{games}" if games else "-"
+
+
+def _num(value: float | None, digits: int = 0) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.0f}%"
+
+
+Cell = tuple[str, Callable[["BotStanding"], str], str]  # header, text, css class
+
+
+def _standings_table(standings: Standings) -> str:
+    from arena.ratings.standings import FAULT_NAMES
+
+    columns: list[Cell] = [
+        ("#", lambda b: str(b.rank), ""),
+        ("bot", lambda b: b.name, "name"),
+        ("games", lambda b: str(b.tally.games), ""),
+        ("Elo ±95%", lambda b: b.rating.text(), ""),
+        ("as Order ±95%", lambda b: b.order.text(), ""),
+        ("as Chaos ±95%", lambda b: b.chaos.text(), ""),
+        ("seq", lambda b: _num(b.sequential), ""),
+        ("won as Order", lambda b: _rate(b.tally.wins_order, b.tally.games_order), ""),
+        ("won as Chaos", lambda b: _rate(b.tally.wins_chaos, b.tally.games_chaos), ""),
+        (
+            "survival",
+            lambda b: "-" if b.survival is None else _num(b.survival.mean_plies_lost, 1),
+            "",
+        ),
+        ("faults", lambda b: str(b.fault_total), ""),
+    ]
+    head = "".join(f'<th class="{c}">{e(h)}</th>' for h, _, c in columns)
+    rows = []
+    for b in standings.bots:
+        faults = ", ".join(f"{b.faults[r]} {r}" for r in FAULT_NAMES if b.faults[r])
+        cells = []
+        for header, text, css in columns:
+            title = f' title="{e(faults)}"' if header == "faults" and faults else ""
+            cells.append(f'<td class="{css}"{title}>{e(text(b))}</td>')
+        rows.append(f'<tr data-bot="{e(b.name)}">{"".join(cells)}</tr>')
+    return (
+        f'<div class="scroll"><table id="standings-table"><thead><tr>{head}</tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table></div>"
+    )
+
+
+def _standings_notes(standings: Standings) -> str:
+    notes = [
+        "Elo: a maximum-likelihood fit of all games at once (Bradley-Terry with Order's advantage;"
+        " order-independent), with 95% intervals. As Order / as Chaos: the per-role fit (one"
+        " scale for both roles). A value like &gt;1850 or &lt;1200 is a bound: the bot won or lost"
+        " every game it played, and only the prior sets the number. seq: sequential Elo"
+        f" (K={standings.elo.k:g}, start {standings.elo.initial:g}) over the games in a fixed"
+        " order. survival: mean marks on the board when the bot lost as Chaos (36 is a full"
+        " board)."
+    ]
+    if len(standings.groups) > 1:
+        notes.append(
+            f'<span class="warn">The games split the bots into {len(standings.groups)} groups'
+            " that never met: ratings of bots in different groups are not comparable.</span>"
+        )
+    if not standings.fit.converged:
+        notes.append(
+            '<span class="warn">The fit did not converge: do not trust the numbers.</span>'
+        )
+    return "".join(f'<p class="note">{n}</p>' for n in notes)
+
+
+def _matrix(
+    standings: Standings, value: Callable[[str, str], float | None], text: Callable[[str, str], str]
+) -> tuple[list[list[float | None]], list[list[str]]]:
+    names = [b.name for b in standings.bots if b.tally.games]
+    values = [[None if r == c else value(r, c) for c in names] for r in names]
+    texts = [["" if r == c else text(r, c) for c in names] for r in names]
+    return values, texts
+
+
+def _cross_charts(standings: Standings) -> str:
+    names = [b.name for b in standings.bots if b.tally.games]
+    if len(names) < 2:
+        return '<p class="note">A cross-table needs two bots with games.</p>'
+    cross = standings.cross
+
+    def cell(role: str) -> tuple[Callable[[str, str], float | None], Callable[[str, str], str]]:
+        def value(r: str, c: str) -> float | None:
+            x = cross[r].get(c)
+            if x is None:
+                return None
+            wins, games = (
+                (x.order_wins, x.order_games) if role == "order" else (x.chaos_wins, x.chaos_games)
+            )
+            return wins / games if games else None
+
+        def text(r: str, c: str) -> str:
+            x = cross[r].get(c)
+            if x is None:
+                return ""
+            wins, games = (
+                (x.order_wins, x.order_games) if role == "order" else (x.chaos_wins, x.chaos_games)
+            )
+            return f"{wins}/{games}" if games else ""
+
+        return value, text
+
+    parts = []
+    for role, title in (("order", "as Order"), ("chaos", "as Chaos")):
+        value, text = cell(role)
+        values, texts = _matrix(standings, value, text)
+        parts.append(
+            plots.heatmap(
+                values,
+                names,
+                names,
+                title=f"{title.capitalize()}: share of games won\n(row bot against column bot)",
+                row_label=f"bot {title}",
+                column_label="opponent",
+                colour_label="games won",
+                cells=texts,
+                salt=f"cross-{role}",
+            )
+        )
+    los = standings.los
+    values, texts = _matrix(
+        standings, lambda r, c: los[r][c], lambda r, c: f"{100 * los[r][c]:.0f}"
+    )
+    parts.append(
+        plots.heatmap(
+            values,
+            names,
+            names,
+            title="Likelihood of superiority\nP(row bot stronger than column bot)",
+            row_label="bot",
+            column_label="opponent",
+            colour_label="likelihood of superiority",
+            cmap="RdBu",
+            cells=texts,
+            salt="los",
+        )
+    )
+    charts = "".join(f'<div class="chart">{p}</div>' for p in parts)
+    return (
+        f'<div class="charts">{charts}</div>'
+        '<p class="note">Grey: the two bots did not meet in that role. Bots in standings order.'
+        + (
+            f" Beyond {plots.LABELLED_BOTS} bots the axes are ranks in the standings table."
+            if len(names) > plots.LABELLED_BOTS
+            else ""
+        )
+        + "</p>"
+    )
+
+
+def _faults_section(data: ReportData) -> str:
+    from arena.ratings.standings import FAULT_NAMES
+
+    standings = data.standings
+    faulty = [b for b in standings.bots if b.fault_total]
+    if not faulty:
+        return '<p id="no-faults">No game was lost by a bot\'s own fault.</p>'
+    head = "".join(f"<th>{e(r)}</th>" for r in FAULT_NAMES)
+    rows = "".join(
+        f'<tr><td class="name">{e(b.name)}</td><td>{b.fault_total}</td>'
+        + "".join(f"<td>{b.faults[r] or ''}</td>" for r in FAULT_NAMES)
+        + "</tr>"
+        for b in faulty
+    )
+    table = (
+        '<div class="scroll"><table id="faults-table"><thead><tr><th class="name">bot</th>'
+        f"<th>all</th>{head}</tr></thead><tbody>{rows}</tbody></table></div>"
+    )
+    listed = "".join(
+        f'<tr><td>{f.number}</td><td class="name">{e(f.bot)}</td><td class="name">{e(f.role)}</td>'
+        f'<td class="name">{e(f.opponent)}</td><td class="name">{e(f.reason)}</td>'
+        f'<td>{f.plies}</td><td class="detail">{e(f.detail or "-")}</td></tr>'
+        for f in data.faults
+    )
+    shown = (
+        f"the latest {len(data.faults)} of {data.fault_games}"
+        if len(data.faults) < data.fault_games
+        else f"all {data.fault_games}"
+    )
+    games = (
+        f"<h3>Faulted games ({shown})</h3>"
+        '<div class="scroll"><table id="fault-games"><thead><tr><th>game</th>'
+        '<th class="name">bot at fault</th><th class="name">as</th>'
+        '<th class="name">against</th><th class="name">fault</th><th>plies</th>'
+        f'<th class="name">detail</th></tr></thead><tbody>{listed}</tbody></table></div>'
+    )
+    return (
+        f"<p>{standings.fault_total} game{'s' * (standings.fault_total != 1)} lost by a bot's own"
+        " fault, per bot and reason (each bot's stderr:"
+        " <code>arena faults DB --bot NAME</code>).</p>" + table + games
+    )
+
+
+def _survival_section(data: ReportData) -> str:
+    standings = data.standings
+    chaos = [b for b in standings.bots if b.survival is not None]
+    orders = [b.name for b in standings.bots if b.tally.games_order]
+    parts = [f'<div class="chart">{plots.lengths_chart(data.plies)}</div>']
+    box = plots.survival_chart(data.chaos_losses, [b.name for b in chaos])
+    if box is not None:
+        parts.append(f'<div class="chart">{box}</div>')
+    if chaos and orders:
+
+        def mean(c: str, o: str) -> float | None:
+            survival = standings.bot(c).survival
+            cell = None if survival is None else survival.by_order.get(o)
+            return None if cell is None else cell.mean_plies_lost
+
+        values = [[mean(c.name, o) for o in orders] for c in chaos]
+        texts = [["" if v is None else f"{v:.0f}" for v in row] for row in values]
+        parts.append(
+            '<div class="chart">'
+            + plots.heatmap(
+                values,
+                [c.name for c in chaos],
+                orders,
+                title="Chaos survival: mean plies before\nlosing, per Order opponent",
+                row_label="bot as Chaos",
+                column_label="opponent as Order",
+                colour_label="mean plies before losing",
+                cmap="viridis",
+                vmin=9.0,
+                vmax=36.0,
+                cells=texts,
+                salt="survival-matrix",
+            )
+            + "</div>"
+        )
+    rows = "".join(
+        f'<tr><td class="name">{e(b.name)}</td><td>{b.survival.games}</td>'
+        f"<td>{_pct(b.survival.win_rate)}</td><td>{_num(b.survival.mean_plies_lost, 1)}</td>"
+        f"<td>{_num(min(data.chaos_losses.get(b.name, []), default=None))}</td>"
+        f"<td>{_num(max(data.chaos_losses.get(b.name, []), default=None))}</td></tr>"
+        for b in chaos
+        if b.survival is not None
+    )
+    table = (
+        '<div class="scroll"><table id="survival-table"><thead><tr><th class="name">bot as'
+        " Chaos</th><th>games</th><th>won</th><th>mean plies lost</th><th>shortest loss</th>"
+        f"<th>longest loss</th></tr></thead><tbody>{rows}</tbody></table></div>"
+    )
+    note = (
+        '<p class="note">Survival: the marks on the board when the Chaos bot lost to a five'
+        " (36 is a full board, a Chaos win); grey in the matrix: it never lost to that Order bot,"
+        " or never met it.</p>"
+    )
+    return f'<div class="charts">{"".join(parts)}</div>{note}{table}'
+
+
+def _viewer_section(data: ReportData) -> str:
+    if data.viewer_share is None:
+        note = f"All {data.games} games."
+    else:
+        note = (
+            f"{len(data.viewer)} of the {data.games} games: the first {data.viewer_share} of each"
+            " bot in each role, in store order (any game: <code>arena replay DB GAME</code>)."
+        )
+    return (
+        f'<p class="note" id="v-note">{note} Keys: ← → step, Home/End: start and end.</p>'
+        '<div class="controls">'
+        '<label>Bot <select id="v-bot"><option value="">any bot</option></select></label>'
+        '<label>as <select id="v-role"><option value="">either role</option>'
+        '<option value="order">Order</option><option value="chaos">Chaos</option></select></label>'
+        '<span id="v-count" class="note"></span></div>'
+        '<div class="controls"><label>Game <select id="v-game"></select></label></div>'
+        '<div class="viewer"><div id="v-board" class="board"></div><div>'
+        '<div class="steps"><button id="v-first" title="start (Home)">|&lt;</button> '
+        '<button id="v-prev" title="back (←)">&lt;</button> '
+        '<button id="v-next" title="forward (→)">&gt;</button> '
+        '<button id="v-last" title="end (End)">&gt;|</button> <span id="v-ply"></span></div>'
+        '<p id="v-status"></p>'
+        '<p class="note">Outlined: the last move. Grey marks: the opening. Yellow: the winning'
+        " five.</p></div></div>"
+        f'<script type="application/json" id="viewer-data">{script_json(viewer_json(data))}'
+        "</script>"
+        f"<script>{_resource('viewer.js')}</script>"
+    )
+
+
+def render(data: ReportData) -> str:
+    """The whole page."""
+    from arena import __version__
+
+    standings = data.standings
+    played = [b for b in standings.bots if b.tally.games]
+    advantage = standings.role_advantage
+    summary = [
+        f"{len(standings.bots)} bots",
+        f"{data.games} games"
+        + (
+            f" ({standings.distinct_games} distinct)"
+            if standings.distinct_games is not None and standings.distinct_games != data.games
+            else ""
+        ),
+        f"Order won {_pct(standings.order_win_rate)}",
+    ]
+    if advantage.value is not None:
+        summary.append(f"Order's advantage {advantage.text()} Elo")
+    sections: Sequence[tuple[str, str, str]] = (
+        (
+            "standings",
+            "Standings",
+            _standings_table(standings) + _standings_notes(standings),
+        ),
+        (
+            "ratings",
+            "Ratings",
+            f'<div class="chart">{plots.ratings_chart(standings)}</div>'
+            if played
+            else '<p class="note">No games yet.</p>',
+        ),
+        ("cross", "Cross-table and likelihood of superiority", _cross_charts(standings)),
+        ("faults", "Faults", _faults_section(data)),
+        ("lengths", "Game lengths and Chaos survival", _survival_section(data)),
+        ("viewer", "Game viewer", _viewer_section(data)),
+    )
+    nav = "".join(f'<a href="#{key}">{e(title)}</a>' for key, title, _ in sections)
+    body = "".join(
+        f'<section id="{key}"><h2>{e(title)}</h2>{content}</section>'
+        for key, title, content in sections
+    )
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{e(data.title)}: arena report</title>"
+        f"<style>{_resource('report.css')}</style></head><body>"
+        f"<header><h1>{e(data.title)}</h1>"
+        f'<p class="summary">{e(" · ".join(summary))}</p><nav>{nav}</nav></header>'
+        f"{body}"
+        f'<section><p class="note">Written by arena {e(__version__)}.</p></section>'
+        "</body></html>\n"
+    )
