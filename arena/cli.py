@@ -165,8 +165,16 @@ def tournament(
         str | None,
         typer.Option(
             metavar="NAME",
-            help="Where matches run: local (worker processes) or inline (one by one, in this"
-            " process); overrides the config's executor.",
+            help="Where matches run: local (worker processes), inline (one by one, in this"
+            " process) or cluster (see --cluster); overrides the config's executor.",
+        ),
+    ] = None,
+    cluster: Annotated[
+        str | None,
+        typer.Option(
+            metavar="ADDRESS",
+            help="Play the matches on a Dask cluster: tcp://HOST:PORT (its scheduler) or"
+            " local:N (N worker processes here); overrides the config's cluster.",
         ),
     ] = None,
     force_workers: Annotated[
@@ -193,6 +201,7 @@ def tournament(
         affinity=affinity,
         executor=executor,
         force_workers=force_workers,
+        cluster=cluster,
     )
     raise typer.Exit(code)
 

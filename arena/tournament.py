@@ -25,6 +25,7 @@ from arena.capacity import fair_workers
 from arena.executors import (
     DEFAULT_EXECUTOR,
     ExecutorSetup,
+    ExecutorStatus,
     GameDone,
     JobFailed,
     MatchExecutor,
@@ -83,6 +84,8 @@ class TournamentPlan:
     opening_plies: int = 0
     """Random plies played before the bots' first turn, the same for both role assignments of
     each game index (``arena.schedule.opening_for``); 0: every game starts on the empty board."""
+    cluster: str | None = None
+    """The cluster of the ``cluster`` executor (``tcp://HOST:PORT`` or ``local:N``)."""
 
     def describe(self) -> dict[str, object]:
         """What the store keeps of the run's definition (shown by ``arena ratings``)."""
@@ -110,6 +113,9 @@ class TournamentObserver(Protocol):
 
     def workers_capped(self, asked: int, used: int, reason: str) -> None:
         """Fewer workers than asked are used: the machine runs no more fairly (``reason``)."""
+
+    def executor_status(self, status: ExecutorStatus) -> None:
+        """Now and then, from executors that tell: their workers, and which are busy."""
 
 
 @dataclass
@@ -202,6 +208,8 @@ def run_tournament(
         workers=result.workers,
         affinity=plan.affinity,
         sink_factory=None if plan.db is None else partial(_store_sink, plan.db),
+        cluster=plan.cluster,
+        status=getattr(observer, "executor_status", None),
     )
     if executor_factory is None:
         executor = make_executor(plan.executor, setup)
@@ -229,7 +237,7 @@ def run_tournament(
 def _workers(plan: TournamentPlan, jobs: int, observer: TournamentObserver | None) -> int:
     """The workers to use: never more than jobs, nor than is fair unless forced."""
     workers = min(plan.workers, jobs)
-    if plan.force_workers:
+    if plan.force_workers or plan.cluster is not None:  # a cluster's machines are not this one
         return workers
     fair = fair_workers(plan.settings.limits.memory_mb)
     if workers <= fair.workers:

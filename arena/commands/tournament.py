@@ -18,7 +18,7 @@ from arena.commands.stopping import exit_code, stopped_like_ctrl_c
 from arena.config import TournamentConfig, load_config
 from arena.config.model import in_store_folder, store_folder_problem
 from arena.errors import ArenaError
-from arena.executors import executor_names
+from arena.executors import ExecutorStatus, executor_names
 from arena.limits import AffinityMode, SandboxMode
 from arena.records import GameRecord
 from arena.sandbox import resolve_mode
@@ -54,9 +54,11 @@ class ProgressDisplay:
         self.total = self.done = self.faults = self.played = 0
         self.start = clock()
         self.last_print = 0.0
+        self.last_busy = -1e9
         self.recent: deque[float] = deque()  # finishing times of the recent games
         self.progress: Progress | None = None
         self.task: TaskID | None = None
+        self.workers = ""  # e.g. "busy 2/3 workers", from executors that tell (a cluster)
 
     @staticmethod
     def plural(count: int, word: str) -> str:
@@ -101,12 +103,19 @@ class ProgressDisplay:
                 TextColumn("{task.fields[rate]:.1f} games/s"),
                 TextColumn("faults {task.fields[faults]}"),
                 TextColumn("{task.fields[eta]}"),
+                TextColumn("{task.fields[workers]}"),
                 console=self.console,
                 auto_refresh=False,
                 transient=False,
             )
             self.task = progress.add_task(
-                "games", total=total, completed=already, rate=0.0, faults=0, eta="eta -"
+                "games",
+                total=total,
+                completed=already,
+                rate=0.0,
+                faults=0,
+                eta="eta -",
+                workers=self.workers,
             )
             progress.start()
             self.progress = progress
@@ -126,17 +135,35 @@ class ProgressDisplay:
             # Ten redraws a second at most: with fast bots, games come in by the thousand.
             if now - self.last_print > 0.1 or self.done == self.total:
                 self.progress.update(
-                    self.task, completed=self.done, rate=rate, faults=self.faults, eta=self.eta()
+                    self.task,
+                    completed=self.done,
+                    rate=rate,
+                    faults=self.faults,
+                    eta=self.eta(),
+                    workers=self.workers,
                 )
                 self.progress.refresh()
                 self.last_print = now
         elif not self.quiet and (now - self.last_print > 2 or self.done == self.total):
+            busy = f"  {self.workers}" if self.workers else ""
             print(
                 f"games {self.done}/{self.total}  {rate:.1f} games/s  faults {self.faults}"
-                f"  {self.eta()}",
+                f"  {self.eta()}{busy}",
                 flush=True,
             )
             self.last_print = now
+
+    def executor_status(self, status: ExecutorStatus) -> None:
+        """A cluster's workers: how many are busy with this run (which, once a minute when
+        the output is plain lines)."""
+        self.workers = f"busy {len(status.busy)}/{status.workers} workers"
+        now = self.clock()
+        if self.progress is not None and self.task is not None:
+            self.progress.update(self.task, workers=self.workers)
+            self.progress.refresh()
+        elif not self.quiet and now - self.last_busy > 60 and status.busy:
+            print(f"busy workers: {', '.join(status.busy)}", flush=True)
+            self.last_busy = now
 
     def bot_changed(self, change: VersionChange, set_aside: int) -> None:
         if not set_aside:  # nothing was played with the old version (or the store was reset)
@@ -187,8 +214,12 @@ def with_overrides(
     affinity: AffinityMode | None = None,
     executor: str | None = None,
     force_workers: bool = False,
+    cluster: str | None = None,
 ) -> TournamentConfig:
-    """The config with the command line's options in place of its own (None: keep the file's)."""
+    """The config with the command line's options in place of its own (None: keep the file's).
+
+    ``--cluster`` implies the cluster executor (another ``--executor`` with it is an error);
+    ``--executor local`` or ``inline`` runs here even when the config names a cluster."""
     if executor is not None and executor not in executor_names():
         known = ", ".join(repr(name) for name in executor_names())
         raise ArenaError(f"--executor: expected one of {known}, got {executor!r}")
@@ -199,6 +230,16 @@ def with_overrides(
                     f"--sandbox {sandbox.value}: bot {spec.name}: "
                     + store_folder_problem(spec, config.db)
                 )
+    if cluster is not None:
+        from arena.executors.cluster import parse_cluster
+
+        try:
+            cluster = parse_cluster(cluster)
+        except ValueError as exc:
+            raise ArenaError(f"--cluster: {exc}") from None
+        if executor not in (None, "cluster"):
+            raise ArenaError(f"--cluster: runs the cluster executor, not --executor {executor}")
+        executor = "cluster"
     return dataclasses.replace(
         config,
         workers=config.workers if workers is None else workers,
@@ -206,6 +247,7 @@ def with_overrides(
         affinity=config.affinity if affinity is None else affinity,
         executor=config.executor if executor is None else executor,
         force_workers=force_workers or config.force_workers,
+        cluster=config.cluster if cluster is None else cluster,
     )
 
 
@@ -219,6 +261,7 @@ def run_tournament_command(
     affinity: AffinityMode | None,
     executor: str | None = None,
     force_workers: bool = False,
+    cluster: str | None = None,
 ) -> int:
     from rich.console import Console
 
@@ -233,6 +276,7 @@ def run_tournament_command(
             ("sandbox", sandbox),
             ("affinity", affinity),
             ("executor", executor),
+            ("cluster", cluster),
         )
         if value is not None
     }
@@ -243,6 +287,7 @@ def run_tournament_command(
         affinity=affinity,
         executor=executor,
         force_workers=force_workers,
+        cluster=cluster,
     )
     for notice in config.notices:  # once a run; on stderr when quiet, as it may matter
         if quiet:

@@ -57,6 +57,7 @@ TOP_KEYS = (
     "affinity",
     "freeze_idle",
     "executor",
+    "cluster",
     "openings",
 )
 OPENING_KEYS = ("random_plies",)
@@ -130,6 +131,9 @@ def build(
     executor = DEFAULT_EXECUTOR
     if "executor" in top:
         executor = ctx.choice(top, "executor", "executor", executor_names())
+    cluster = _cluster(ctx, top, executor)
+    if cluster is not None:
+        executor = "cluster"
 
     opening_plies = _opening_plies(ctx, top)
 
@@ -150,7 +154,27 @@ def build(
         executor=executor,
         notices=tuple(notices),
         opening_plies=opening_plies,
+        cluster=cluster,
     )
+
+
+def _cluster(ctx: Context, top: Mapping[str, Any], executor: str) -> str | None:
+    """``cluster:``, a Dask scheduler's address or ``local:N``; it implies the cluster executor."""
+    if "cluster" not in top:
+        return None
+    from arena.executors.cluster import parse_cluster  # no Dask import: only the address's form
+
+    try:
+        cluster = parse_cluster(top["cluster"])
+    except ValueError as exc:
+        raise ctx.error("cluster", str(exc), value_line(top, "cluster")) from None
+    if "executor" in top and executor != "cluster":
+        raise ctx.error(
+            "executor",
+            f"expected 'cluster' (or no executor) with cluster: {cluster}, got {executor!r}",
+            value_line(top, "executor"),
+        )
+    return cluster
 
 
 def _opening_plies(ctx: Context, top: Mapping[str, Any]) -> int:

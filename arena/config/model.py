@@ -77,6 +77,9 @@ class TournamentConfig:
     opening_plies: int = 0
     """``openings: {random_plies: N}``: each pair of games (both role assignments) starts from
     the same seeded random position of N plies (0: the empty board)."""
+    cluster: str | None = None
+    """``cluster:``: the Dask cluster of the ``cluster`` executor (``tcp://HOST:PORT`` or
+    ``local:N``)."""
 
     def settings(self) -> MatchSettings:
         """How each match is played."""
@@ -113,4 +116,5 @@ class TournamentConfig:
             executor=self.executor,
             opening_plies=self.opening_plies,
             force_workers=self.force_workers,
+            cluster=self.cluster,
         )

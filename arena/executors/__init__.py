@@ -4,8 +4,9 @@
   ``ExecutorSetup`` and ``play_job`` (the unit of work of every executor);
 - ``inline``: one match after another in this process;
 - ``local``: a pool of forked worker processes on this machine (the default);
-- a cluster executor (e.g. Dask, calling ``play_job`` per match on remote workers and returning
-  unrecorded ``GameDone``s) goes in a module of its own, registered in :data:`EXECUTORS`.
+- ``cluster``: a Dask cluster (``tcp://HOST:PORT`` or ``local:N``), calling ``play_job`` per
+  match on its workers and returning unrecorded ``GameDone``s; the bots travel as packs
+  (``botpack``), unpacked on the workers (``cluster_worker``). Needs the ``cluster`` extra.
 
 The registry names each executor's factory by module and attribute, so that choosing one imports
 only its module (and its dependencies) when it is made.
@@ -23,6 +24,7 @@ if TYPE_CHECKING:  # at run time these come lazily, through __getattr__
     from arena.executors.base import (
         Event,
         ExecutorSetup,
+        ExecutorStatus,
         GameDone,
         GameSink,
         JobDone,
@@ -40,6 +42,7 @@ __all__ = [
     "make_executor",
     "Event",
     "ExecutorSetup",
+    "ExecutorStatus",
     "GameDone",
     "GameSink",
     "JobDone",
@@ -53,6 +56,7 @@ __all__ = [
 EXECUTORS: dict[str, str] = {
     "local": "arena.executors.local:make_local",
     "inline": "arena.executors.inline:make_inline",
+    "cluster": "arena.executors.cluster:make_cluster",
 }
 """Executor name → ``module:factory``; a factory takes an ``ExecutorSetup``."""
 
@@ -63,6 +67,7 @@ _LAZY = {
         (
             "Event",
             "ExecutorSetup",
+            "ExecutorStatus",
             "GameDone",
             "GameSink",
             "JobDone",

@@ -31,6 +31,7 @@ __all__ = [
     "GameSink",
     "MatchExecutor",
     "ExecutorSetup",
+    "ExecutorStatus",
     "play_job",
     "active_matches",
 ]
@@ -82,6 +83,16 @@ class MatchExecutor(Protocol):
 
 
 @dataclass(frozen=True)
+class ExecutorStatus:
+    """Where an executor's matches run, as told to the user while they run."""
+
+    workers: int
+    """Workers the executor has (on a cluster: those connected now)."""
+    busy: tuple[str, ...] = ()
+    """The workers playing a match of this run now (their names or addresses), sorted."""
+
+
+@dataclass(frozen=True)
 class ExecutorSetup:
     """What an executor is made from (see ``arena.executors.make_executor``)."""
 
@@ -94,6 +105,10 @@ class ExecutorSetup:
     sink_factory: Callable[[], GameSink] | None = None
     """Makes, in each worker process, the sink that records its games there (None: the caller
     records every game). Executors whose workers cannot reach the store ignore it."""
+    cluster: str | None = None
+    """The cluster executor's cluster (``tcp://HOST:PORT`` or ``local:N``); others ignore it."""
+    status: Callable[[ExecutorStatus], None] | None = None
+    """Told, now and then, how many workers there are and which are busy (None: nobody)."""
 
 
 _ACTIVE: list[Match] = []

@@ -1,0 +1,232 @@
+"""Bots shipped to remote workers: each bot's files packed once, unpacked safely into a cache.
+
+A cluster's workers have the harness but not the user's bots. The driver packs each bot's files
+(``pack_bot``: every file of its own folder, or only the files its command names when the folder
+is shared) into a deterministic gzipped tar, named by the SHA-256 of its bytes; a worker unpacks
+it (``unpack``) into ``<cache>/<digest>/`` once, and every match of that bot there runs from
+it (``BotSpec.relocated``). The same files give the same digest on every run, so a cache
+survives runs; a different file gives a new folder, never a stale one.
+
+A worker trusts nothing in a pack: the digest is checked first, and unpacking refuses absolute
+names, ``..``, links that could lead out of the folder, devices, FIFOs and anything but plain
+files, folders and inner links, writes nothing through a link, and stops at
+``MAX_PACK_MEMBERS`` members or ``MAX_PACK_BYTES`` bytes. A folder appears in the cache only
+complete (unpacked aside, then renamed), so workers sharing a cache never see half of one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import hashlib
+import io
+import os
+import shutil
+import stat
+import tarfile
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from arena.botspec import MAX_BOT_BYTES, MAX_BOT_FILES, BotSpec
+from arena.errors import ArenaError
+
+__all__ = [
+    "BotPack",
+    "UnsafePackError",
+    "pack_bot",
+    "unpack",
+    "default_cache_root",
+    "MAX_PACK_BYTES",
+    "MAX_PACK_MEMBERS",
+]
+
+MAX_PACK_BYTES = MAX_BOT_BYTES
+"""The most bytes a pack may unpack to (a bot's own folder is bounded by as much)."""
+MAX_PACK_MEMBERS = 4 * MAX_BOT_FILES
+"""The most members (files, folders, links) a pack may hold."""
+CACHE_ENV = "ARENA_BOT_CACHE"
+"""Environment variable naming a worker's cache of unpacked bots (default: in the temp folder)."""
+
+
+class UnsafePackError(ArenaError):
+    """A pack that could write outside its folder, or beyond the bounds: nothing is unpacked."""
+
+
+@dataclass(frozen=True)
+class BotPack:
+    """A bot's files as one gzipped tar, named by its content."""
+
+    digest: str
+    """SHA-256 (hex) of ``data``: the pack's name in every worker's cache."""
+    data: bytes
+    """The tar (gzip), deterministic: the same files give the same bytes."""
+    files: int
+    """Files packed."""
+    size: int
+    """Bytes of the files packed (before compression)."""
+
+
+def _packed_files(spec: BotSpec) -> list[tuple[str, Path]]:
+    """(name in the pack, file here) for every file of the bot inside its folder, sorted.
+
+    A file its command names outside its folder (an absolute path) is not packed: it must be at
+    the same place on every worker, as for a program found on PATH."""
+    found: dict[str, Path] = {}
+    for path in spec.identity_files():  # its own folder's files, or the files its command names
+        try:
+            name = path.relative_to(spec.dir).as_posix()
+        except ValueError:
+            continue
+        found.setdefault(name, path)
+    return sorted(found.items())
+
+
+def pack_bot(spec: BotSpec) -> BotPack:
+    """Pack the files that make up ``spec`` (read now), as regular files with their exec bit.
+
+    A link is packed as the file it points to; owners and times are not kept, so that only the
+    names, contents and exec bits decide the digest."""
+    raw = io.BytesIO()
+    size = count = 0
+    with (
+        gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, compresslevel=6) as zipped,
+        tarfile.open(fileobj=zipped, mode="w", format=tarfile.PAX_FORMAT) as tar,
+    ):
+        for name, path in _packed_files(spec):
+            try:
+                data = path.read_bytes()
+                executable = os.access(path, os.X_OK)
+            except OSError as exc:
+                raise ArenaError(f"bot {spec.name}: cannot read {path} to ship it: {exc}") from exc
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            info.mode = 0o755 if executable else 0o644
+            info.mtime = 0
+            tar.addfile(info, io.BytesIO(data))
+            size += len(data)
+            count += 1
+    data = raw.getvalue()
+    return BotPack(hashlib.sha256(data).hexdigest(), data, count, size)
+
+
+def default_cache_root() -> Path:
+    """Where this machine keeps unpacked bots: ``$ARENA_BOT_CACHE``, else a folder of the
+    temp folder of this user's own."""
+    configured = os.environ.get(CACHE_ENV)
+    if configured:
+        return Path(configured)
+    return Path(tempfile.gettempdir()) / f"arena-bot-cache-{os.getuid()}"
+
+
+def _member_path(name: str) -> PurePosixPath:
+    """A member's name as a path inside the folder, or ``UnsafePackError``."""
+    path = PurePosixPath(name)
+    if not name or "\0" in name or path.is_absolute() or name.startswith("/"):
+        raise UnsafePackError(f"pack member {name!r}: an absolute or empty name")
+    parts = [part for part in path.parts if part != "."]
+    if not parts:
+        raise UnsafePackError(f"pack member {name!r}: names the folder itself")
+    if ".." in parts:
+        raise UnsafePackError(f"pack member {name!r}: '..' leads out of the folder")
+    return PurePosixPath(*parts)
+
+
+def _check_members(tar: tarfile.TarFile) -> list[tuple[tarfile.TarInfo, PurePosixPath]]:
+    """Every member checked before anything is written (bounds, types, names, links)."""
+    members: list[tuple[tarfile.TarInfo, PurePosixPath]] = []
+    links: set[PurePosixPath] = set()
+    regular: set[PurePosixPath] = set()
+    total = 0
+    for info in tar:
+        if len(members) >= MAX_PACK_MEMBERS:
+            raise UnsafePackError(f"more than {MAX_PACK_MEMBERS} members")
+        path = _member_path(info.name)
+        if any(parent in links for parent in path.parents):
+            raise UnsafePackError(f"pack member {info.name!r}: would be written through a link")
+        if info.issym():
+            target = PurePosixPath(info.linkname)
+            if not info.linkname or target.is_absolute() or ".." in target.parts:
+                raise UnsafePackError(
+                    f"pack member {info.name!r}: a link pointing out ({info.linkname!r})"
+                )
+            links.add(path)
+        elif info.islnk():
+            if _member_path(info.linkname) not in regular:
+                raise UnsafePackError(
+                    f"pack member {info.name!r}: a hard link to {info.linkname!r}, not to a"
+                    " file of the pack before it"
+                )
+        elif info.isreg():
+            total += info.size
+            if total > MAX_PACK_BYTES:
+                raise UnsafePackError(f"unpacks to more than {MAX_PACK_BYTES >> 20} MiB")
+            regular.add(path)
+        elif not info.isdir():
+            raise UnsafePackError(
+                f"pack member {info.name!r}: not a file, folder or link (a device, FIFO or"
+                " other special file)"
+            )
+        members.append((info, path))
+    return members
+
+
+def _extract(
+    tar: tarfile.TarFile, members: list[tuple[tarfile.TarInfo, PurePosixPath]], root: Path
+) -> None:
+    """Write checked members under ``root`` (links last: nothing is written through one)."""
+    for info, path in members:
+        target = root.joinpath(*path.parts)
+        if info.isdir():
+            target.mkdir(parents=True, exist_ok=True)
+        elif info.isreg():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            source = tar.extractfile(info)
+            assert source is not None  # a regular member always has a file
+            mode = 0o755 if info.mode & 0o111 else 0o644
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+            with source, os.fdopen(os.open(target, flags, mode), "wb") as out:
+                shutil.copyfileobj(source, out)
+        elif info.islnk():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.link(root.joinpath(*_member_path(info.linkname).parts), target)
+    for info, path in members:
+        if info.issym():
+            target = root.joinpath(*path.parts)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.symlink(info.linkname, target)
+
+
+def unpack(data: bytes, digest: str, cache_root: Path | None = None) -> Path:
+    """The folder of pack ``digest`` in the cache, unpacked from ``data`` unless already there.
+
+    ``UnsafePackError`` when ``data`` is not the pack ``digest`` names, or is not safe."""
+    if len(digest) != 64 or any(c not in "0123456789abcdef" for c in digest):
+        raise UnsafePackError(f"pack name {digest!r}: not a SHA-256 digest")
+    root = default_cache_root() if cache_root is None else cache_root
+    final = root / digest
+    if final.is_dir():
+        return final
+    if hashlib.sha256(data).hexdigest() != digest:
+        raise UnsafePackError(f"pack {digest[:16]}: its bytes do not match its name")
+    if len(data) > MAX_PACK_BYTES:
+        raise UnsafePackError(f"pack {digest[:16]}: more than {MAX_PACK_BYTES >> 20} MiB")
+    root.mkdir(parents=True, exist_ok=True, mode=0o700)
+    aside = Path(tempfile.mkdtemp(prefix=f".{digest[:16]}-", dir=root))
+    try:
+        try:
+            with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
+                _extract(tar, _check_members(tar), aside)
+        except (tarfile.TarError, EOFError, OSError, gzip.BadGzipFile) as exc:
+            raise UnsafePackError(f"pack {digest[:16]}: unreadable ({exc})") from exc
+        aside.chmod(stat.S_IRWXU | stat.S_IRGRP | stat.S_IXGRP | stat.S_IROTH | stat.S_IXOTH)
+        try:
+            aside.rename(final)
+        except OSError:  # another worker unpacked it meanwhile: theirs is the same
+            if not final.is_dir():
+                raise
+    finally:
+        with contextlib.suppress(OSError):
+            if aside.exists():
+                shutil.rmtree(aside)
+    return final

@@ -1,0 +1,354 @@
+"""The cluster executor: matches on the workers of a Dask cluster (``distributed``).
+
+The same unit of work as the local pool (``play_job``, one match per task) on another engine:
+the driver submits one task per match through the client's ``concurrent.futures`` executor,
+a bounded number at a time, and yields each match's games as its task finishes; it alone
+writes the store. Nothing is scheduled by hand: Dask places the tasks, and resubmits a task
+whose worker died (the driver records that as a harness error; the bots are not charged).
+
+- ``tcp://HOST:PORT``: an existing cluster (``dask scheduler`` and ``dask worker``s); each worker
+  needs the harness installed (``pip install 'arena[cluster]'``), not the bots.
+- ``local:N``: a ``LocalCluster`` of N single-threaded worker processes on this machine, bound to
+  127.0.0.1 without a dashboard: the same code path, for trying it and for tests.
+
+The bots travel with the run: each bot's files are packed once (``arena.executors.botpack``,
+named by their hash) and given to the workers by a worker plugin, which the scheduler also gives
+to workers that join or are restarted later; each worker unpacks them into its cache.
+
+Losing the scheduler stops the run with a ``ClusterLost`` (an ``ArenaError``: one line): the
+games stored so far stay, and the same command resumes it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import importlib
+import logging
+import re
+import time
+import traceback
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from arena.botspec import BotSpec
+from arena.errors import ArenaError
+from arena.executors.base import Event, ExecutorSetup, ExecutorStatus, JobFailed
+from arena.executors.botpack import BotPack, pack_bot
+from arena.executors.local import slowest_game_seconds
+from arena.referee import MatchSettings
+from arena.schedule import MatchJob
+
+__all__ = [
+    "ClusterExecutor",
+    "ClusterLost",
+    "parse_cluster",
+    "make_cluster",
+    "CLUSTER_FORMS",
+    "MAX_LOCAL_WORKERS",
+]
+
+CLUSTER_FORMS = "tcp://HOST:PORT (a Dask scheduler) or local:N (N worker processes here)"
+"""What a cluster address may be, as told in errors."""
+MAX_LOCAL_WORKERS = 256
+"""The most workers ``local:N`` starts."""
+_LOCAL_RE = re.compile(r"local:([0-9]{1,4})")
+_TCP_RE = re.compile(r"(tcp|tls)://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):([0-9]{1,5})")
+
+
+class ClusterLost(ArenaError):
+    """The scheduler cannot be reached (any more): the run stops; the same command resumes."""
+
+
+def parse_cluster(text: object) -> str:
+    """``text`` as a cluster address (stripped), or ``ValueError`` saying what was expected."""
+    if not isinstance(text, str):
+        raise ValueError(f"expected {CLUSTER_FORMS}, got {text!r}")
+    value = text.strip()
+    local = _LOCAL_RE.fullmatch(value)
+    if local is not None:
+        count = int(local.group(1))
+        if not 1 <= count <= MAX_LOCAL_WORKERS:
+            raise ValueError(f"expected local:N with N from 1 to {MAX_LOCAL_WORKERS}, got {text!r}")
+        return value
+    remote = _TCP_RE.fullmatch(value)
+    if remote is None:
+        raise ValueError(f"expected {CLUSTER_FORMS}, got {text!r}")
+    if not 1 <= int(remote.group(3)) <= 65535:
+        raise ValueError(f"expected a port from 1 to 65535, got {text!r}")
+    return value
+
+
+@dataclass
+class _Running:
+    """A submitted match."""
+
+    job: MatchJob
+    future: Any
+    """Its ``distributed.Future``."""
+    worker: str | None = None
+    """The worker last seen running it."""
+    started: float | None = None
+    """When it was first seen running (its deadline counts from there)."""
+    cancelled: str = ""
+    """Why the driver cancelled it (empty: it did not)."""
+
+
+class ClusterExecutor:
+    """Matches as tasks of a Dask cluster; see the module's docstring.
+
+    ``cache_root``: where workers unpack the bots (None: ``botpack.default_cache_root`` on each
+    worker). ``status``: told, about once a second, how many workers there are and which are
+    busy with this run's matches. ``connect_s``: how long to wait for the scheduler, and for a
+    first worker."""
+
+    POLL_S = 0.5
+    """How often the driver looks at the cluster while waiting for results."""
+
+    def __init__(
+        self,
+        address: str,
+        settings: MatchSettings,
+        *,
+        cache_root: str | None = None,
+        status: Callable[[ExecutorStatus], None] | None = None,
+        connect_s: float = 30.0,
+    ) -> None:
+        address = parse_cluster(address)
+        try:  # untyped in part: used through Any
+            dask: Any = importlib.import_module("distributed")
+        except ImportError:
+            raise ArenaError(
+                "a cluster needs Dask's distributed here: pip install 'arena[cluster]'"
+            ) from None
+
+        self.address = address
+        self.settings = settings
+        self.cache_root = cache_root
+        self.status = status
+        self._cluster: Any = None
+        self.client: Any = None
+        self._plugins: list[str] = []
+        self._shipped: dict[str, str] = {}  # bot name -> digest of its pack
+        self._packs: dict[str, BotPack] = {}  # digest -> pack
+        self._running: dict[str, _Running] = {}
+        self._closed = False
+        self._status_at = 0.0
+        for name in ("distributed", "distributed.worker", "distributed.scheduler"):
+            logging.getLogger(name).setLevel(logging.ERROR)  # our own lines say what matters
+        try:
+            if address.startswith("local:"):
+                self._cluster = dask.LocalCluster(
+                    n_workers=int(address.split(":")[1]),
+                    threads_per_worker=1,
+                    processes=True,
+                    host="127.0.0.1",
+                    dashboard_address=None,
+                    silence_logs=logging.ERROR,
+                )
+                self.client = dask.Client(self._cluster, timeout=connect_s)
+            else:
+                self.client = dask.Client(address, timeout=connect_s)
+        except (OSError, TimeoutError) as exc:
+            self._close_cluster()
+            raise ClusterLost(f"cannot reach the Dask scheduler at {address}: {exc}") from None
+        try:
+            self.client.wait_for_workers(1, timeout=connect_s)
+        except (OSError, TimeoutError):
+            self.close()
+            raise ClusterLost(
+                f"no Dask worker joined the scheduler at {address} within {connect_s:.0f} s"
+                " (start some: dask worker ADDRESS --nthreads 1)"
+            ) from None
+        self.match_deadline_s = slowest_game_seconds(settings)
+
+    # --- shipping the bots --------------------------------------------------------------------
+    def ship(self, bots: Sequence[BotSpec]) -> None:
+        """Pack the bots not shipped yet and give them to every worker (and to later ones)."""
+        new = [bot for bot in bots if bot.name not in self._shipped]
+        if not new:
+            return
+        packs = {}
+        for bot in new:
+            pack = pack_bot(bot)
+            self._shipped[bot.name] = pack.digest
+            if pack.digest not in self._packs:
+                self._packs[pack.digest] = packs[pack.digest] = pack
+        if not packs:
+            return
+        from arena.executors.cluster_worker import BotPackPlugin
+
+        name = "arena-bots-" + hashlib.sha256("".join(sorted(packs)).encode()).hexdigest()[:16]
+        plugin = BotPackPlugin({d: p.data for d, p in packs.items()}, self.cache_root)
+        try:
+            replies = self.client.register_plugin(plugin, name=name)
+        except (OSError, TimeoutError) as exc:
+            raise ClusterLost(f"lost the Dask scheduler at {self.address}: {exc}") from None
+        self._plugins.append(name)
+        failed = {
+            worker: reply
+            for worker, reply in (replies or {}).items()
+            if isinstance(reply, dict) and reply.get("status") == "error"
+        }
+        if failed:
+            worker, reply = next(iter(failed.items()))
+            raise ArenaError(
+                f"worker {worker} could not unpack the bots: {reply.get('exception')!s}"
+                " (every worker needs the harness installed: pip install 'arena[cluster]')"
+            )
+
+    @property
+    def packs(self) -> dict[str, BotPack]:
+        """The packs shipped so far, by digest."""
+        return dict(self._packs)
+
+    # --- running ------------------------------------------------------------------------------
+    def _threads(self) -> int:
+        try:
+            threads: dict[str, int] = self.client.nthreads()
+            return max(1, sum(threads.values()))
+        except Exception:
+            return 1
+
+    def _submit(self, job: MatchJob) -> _Running:
+        key = f"arena-{job.key}-{uuid.uuid4().hex[:8]}"
+        folders = {
+            bot.name: self._shipped[bot.name]
+            for bot in (job.bot_a, job.bot_b)
+            if bot.name in self._shipped
+        }
+        from arena.executors.cluster_worker import play_remote
+
+        future = self.client.submit(
+            play_remote, job, self.settings, folders, self.cache_root, key=key, pure=False
+        )
+        running = _Running(job, future)
+        self._running[key] = running
+        return running
+
+    def execute(self, jobs: Sequence[MatchJob]) -> Iterator[list[Event]]:
+        self.ship([bot for job in jobs for bot in (job.bot_a, job.bot_b)])
+        wait: Any = importlib.import_module("distributed").wait
+        queue = list(reversed(jobs))
+        pending: dict[str, _Running] = {}
+        limit = 2 * self._threads()
+        while queue or pending:
+            while queue and len(pending) < limit:
+                running = self._submit(queue.pop())
+                pending[running.future.key] = running
+            with contextlib.suppress(TimeoutError):
+                futures = [r.future for r in pending.values()]
+                wait(futures, timeout=self.POLL_S, return_when="FIRST_COMPLETED")
+            batch: list[Event] = []
+            for key, running in list(pending.items()):
+                if running.future.done():
+                    del pending[key]
+                    self._running.pop(key, None)
+                    batch.extend(self._outcome(running))
+            batch.extend(self._watch(pending))
+            if time.monotonic() - self._status_at >= 1.0:
+                limit = 2 * self._threads()
+            if batch:
+                yield batch
+
+    def _outcome(self, running: _Running) -> list[Event]:
+        """The events of a finished task (a ``JobFailed`` if it failed; ``ClusterLost`` if the
+        scheduler went away)."""
+        future = running.future
+        if future.status == "finished":
+            events: list[Event] = future.result()
+            return events
+        if future.status != "error":  # cancelled or lost
+            if self.client.status != "running":
+                raise ClusterLost(
+                    f"lost the Dask scheduler at {self.address} (the client is"
+                    f" {self.client.status}): stopping; run the same command again to resume"
+                )
+            why = running.cancelled or f"its task was {future.status} in the cluster"
+            return [JobFailed(running.job.key, why)]
+        error = future.exception()
+        name = type(error).__name__
+        if name == "KilledWorker":
+            message = f"the workers running this match died repeatedly ({error})"
+        else:
+            message = "".join(traceback.format_exception(error, limit=8))
+        return [JobFailed(running.job.key, message)]
+
+    def _watch(self, pending: dict[str, _Running]) -> list[Event]:
+        """About once a second: which workers run which match, which of them left, the status."""
+        now = time.monotonic()
+        if now - self._status_at < 1.0:
+            return []
+        self._status_at = now
+        if self.client.status != "running":
+            return []  # a future will be cancelled, or the client reconnects
+        try:
+            workers = set(self.client.scheduler_info(n_workers=-1)["workers"])
+            processing = self.client.processing()
+        except TypeError:  # an older client without n_workers
+            workers = set(self.client.scheduler_info()["workers"])
+            processing = self.client.processing()
+        except Exception:
+            return []
+        where = {key: worker for worker, keys in processing.items() for key in keys}
+        events: list[Event] = []
+        busy: set[str] = set()
+        for key, running in pending.items():
+            worker = where.get(key)
+            if running.worker is not None and running.worker not in workers:
+                events.append(
+                    JobFailed(
+                        running.job.key,
+                        f"worker {running.worker} left the cluster during the match (died?):"
+                        " the match is resubmitted; its games are replayed, none charged",
+                    )
+                )
+                running.worker = running.started = None
+            if worker is not None:
+                running.worker = worker
+                busy.add(worker)
+                if running.started is None:
+                    running.started = now
+            deadline = self.match_deadline_s * max(1, len(running.job.slots))
+            if running.started is not None and now - running.started > deadline:
+                running.cancelled = (
+                    f"no result after {now - running.started:.0f} s (its games take at most"
+                    f" {deadline:.0f} s): cancelled; its games are replayed, none charged"
+                )
+                running.future.cancel()
+        if self.status is not None:
+            self.status(ExecutorStatus(workers=len(workers), busy=tuple(sorted(busy))))
+        return events
+
+    def close(self) -> None:
+        """Cancel this run's tasks, forget its plugins, and leave the cluster (stopping a
+        ``local:N`` one). Never waits long for a scheduler that is gone."""
+        if self._closed:
+            return
+        self._closed = True
+        client = getattr(self, "client", None)
+        if client is not None:
+            if client.status == "running":
+                with contextlib.suppress(Exception):
+                    client.cancel([r.future for r in self._running.values()])
+                for name in self._plugins:
+                    with contextlib.suppress(Exception):
+                        client.unregister_worker_plugin(name)
+            with contextlib.suppress(Exception):
+                client.close(timeout=5)
+        self._close_cluster()
+
+    def _close_cluster(self) -> None:
+        if self._cluster is not None:
+            with contextlib.suppress(Exception):
+                self._cluster.close(timeout=10)
+            self._cluster = None
+
+
+def make_cluster(setup: ExecutorSetup) -> ClusterExecutor:
+    """The registry's factory: the cluster at ``setup.cluster``."""
+    if setup.cluster is None:
+        raise ArenaError(f"the cluster executor needs a cluster: {CLUSTER_FORMS}")
+    return ClusterExecutor(setup.cluster, setup.settings, status=setup.status)

@@ -1,0 +1,95 @@
+"""What runs on a Dask worker: the bots' packs unpacked on arrival, and one match per task.
+
+Imported by the workers (and by the driver when it registers the plugin); it needs
+``distributed`` at import, which is why ``arena.executors.cluster`` imports it only when a
+cluster executor is made.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tempfile
+import traceback
+from pathlib import Path
+from typing import Any
+
+from distributed import WorkerPlugin, get_worker
+
+from arena.executors.base import Event, JobFailed, play_job
+from arena.executors.botpack import unpack
+from arena.executors.worker import prepare_worker
+from arena.limits import SandboxMode
+from arena.referee import MatchSettings
+from arena.schedule import MatchJob
+
+__all__ = ["BotPackPlugin", "play_remote"]
+
+_PREPARED: dict[str, SandboxMode] = {}
+"""The sandbox mode asked for -> the mode this worker process runs its bots in, once prepared."""
+
+
+def _ensure_prepared(sandbox: SandboxMode | str = SandboxMode.AUTO) -> SandboxMode:
+    """Prepare this worker process once (``arena.executors.worker.prepare_worker``, as the local
+    pool's workers are): the bots' scratch folders go inside the Dask worker's own folder, which
+    Dask removes with the worker (and which a later worker purges when this one was killed), and
+    the sandbox mode is resolved here, on the machine that starts the bots."""
+    key = str(getattr(sandbox, "value", sandbox))
+    if key not in _PREPARED:
+        try:
+            base = Path(get_worker().local_directory)
+        except ValueError:  # not in a worker (called directly, e.g. by a test)
+            base = Path(tempfile.gettempdir())
+        scratch = base / f"arena-scratch-{os.getpid()}"
+        scratch.mkdir(parents=True, exist_ok=True)
+        _PREPARED[key] = prepare_worker(sandbox, scratch=str(scratch))
+    return _PREPARED[key]
+
+
+class BotPackPlugin(WorkerPlugin):
+    """Unpacks the run's bots into the worker's cache when the worker joins (or is restarted)."""
+
+    def __init__(self, packs: dict[str, bytes], cache_root: str | None) -> None:
+        self.packs = packs
+        """Digest -> the pack's bytes (``arena.executors.botpack``)."""
+        self.cache_root = cache_root
+        """The cache folder on the workers (None: ``botpack.default_cache_root`` there)."""
+
+    def setup(self, worker: Any) -> None:
+        _ensure_prepared()
+        root = None if self.cache_root is None else Path(self.cache_root)
+        for digest, data in self.packs.items():
+            unpack(data, digest, root)
+
+
+def play_remote(
+    job: MatchJob, settings: MatchSettings, folders: dict[str, str], cache_root: str | None
+) -> list[Event]:
+    """Play ``job`` on this worker; its events (a ``JobFailed`` last when the harness failed).
+
+    ``folders``: bot name -> the digest of its pack, whose folder in the cache becomes the bot's
+    folder here."""
+    mode = _ensure_prepared(settings.sandbox)
+    settings = dataclasses.replace(settings, sandbox=mode)
+    from arena.executors.botpack import default_cache_root
+
+    root = default_cache_root() if cache_root is None else Path(cache_root)
+    events: list[Event] = []
+    try:
+        bots = []
+        for bot in (job.bot_a, job.bot_b):
+            digest = folders.get(bot.name)
+            if digest is not None:
+                folder = root / digest
+                if not folder.is_dir():
+                    raise FileNotFoundError(
+                        f"bot {bot.name}: its pack {digest[:16]} is not in this worker's"
+                        f" cache ({root})"
+                    )
+                bot = bot.relocated(folder)
+            bots.append(bot)
+        job = MatchJob(job.key, bots[0], bots[1], job.slots, job.seed)
+        play_job(job, settings, events.append)
+    except Exception:
+        events.append(JobFailed(job.key, traceback.format_exc(limit=8)))
+    return events
