@@ -321,6 +321,8 @@ def replay_command(
             raise ArenaError("--play and --ply need a GAME (arena replay DB lists them)")
         with Store.open(db, readonly=True) as store:
             games = list(store.numbered_games(include_inactive=True))
+        if not games:
+            raise ArenaError(f"{db}: no games stored yet (nothing to list)")
         if wanted.bot is not None:
             names = sorted({r.order for _, r in games} | {r.chaos for _, r in games})
             if wanted.bot not in names:
@@ -336,11 +338,15 @@ def replay_command(
         raise ArenaError("--play animates the whole game and --ply shows one position: not both")
     with Store.open(db, readonly=True) as store:
         record = store.game(game)
-        count = store.count_games(include_inactive=True)
-    if record is None:
+        numbers = store.game_numbers() if record is None else None
+    if numbers is not None:
+        if numbers[0] is None:
+            raise ArenaError(f"{db}: no game {game}: no games stored yet")
         raise ArenaError(
-            f"{db}: no game {game} (it holds {count}; `arena replay {db}` lists their numbers)"
+            f"{db}: no game {game} (its games are numbered {numbers[0]} to {numbers[1]};"
+            f" `arena replay {db}` lists them)"
         )
+    assert record is not None
     try:
         frames = boardview.frames(record.moves, record.opening)
     except ValueError as exc:
