@@ -34,6 +34,7 @@ ANSI = re.compile(rb"\x1b(\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[@-Z
 
 DEFAULT_TIMEOUT_S = 30.0
 POLL_S = 0.05
+STOP_S = 10.0
 
 
 def strip_ansi(data: bytes) -> str:
@@ -169,7 +170,14 @@ class PtyRun:
         return strip_ansi(self.output)
 
     def close(self) -> None:
-        """Kill the command's process group if it still runs, reap it, close the pty."""
+        """Stop the command if it still runs (a test failed): SIGTERM to its process group, so
+        that it stops its bots and removes its folders as on Ctrl-C, then SIGKILL if it is still
+        there after ``STOP_S``; reap it; close the pty."""
+        if self.proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.proc.pid, signal.SIGTERM)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(timeout=STOP_S)
         if self.proc.poll() is None:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(self.proc.pid, signal.SIGKILL)

@@ -8,8 +8,8 @@ random; then crashy's program changes and the same config runs again, so that cr
 are set aside. Its new games then sit after the others in the store: a command that numbered the
 games it counts from 1 would print numbers that open other games in ``arena replay``.
 
-What a frame draws is read back from the screen (``drawn``) and checked against the position the
-rules engine reaches with the stored moves, not against ``arena.boardview``'s own output.
+What a frame draws is read back from the screen (``boardtext.drawn``) and checked against the
+position the rules engine reaches with the stored moves, not against ``arena.boardview``'s output.
 """
 
 from __future__ import annotations
@@ -25,11 +25,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from boardtext import assert_frame, drawn, fives, position
 from conftest import TEST_BOTS_DIR, bundled_program
 from ptyrun import PtyRun
 
 from arena.records import GameRecord
-from arena.rules import CELLS, COLUMNS, WINDOWS, Board, Move
 from arena.store import Store
 
 pytestmark = pytest.mark.usefixtures("no_leftover_processes")
@@ -96,61 +96,6 @@ def games(store: Path) -> dict[int, GameRecord]:
 
 def first_game(games: dict[int, GameRecord], test: Callable[[GameRecord], bool]) -> int:
     return next(n for n, r in games.items() if test(r))
-
-
-# --- reading a drawn board back --------------------------------------------------------------
-def drawn(screen: str) -> dict[str, str]:
-    """The cells of the last board in ``screen``: ``{"a1": " X ", "b4": "[O]", ...}`` (each cell
-    three characters, as drawn), after checking the coordinates around it."""
-    lines = screen.splitlines()
-    top = max(i for i, line in enumerate(lines) if line.rstrip() == "    a  b  c  d  e  f")
-    cells = {}
-    for row in range(1, 7):
-        line = lines[top + row]
-        assert line.startswith(f" {row} ") and line.rstrip().endswith(f" {row}"), line
-        body = line[3 : 3 + 18]
-        for col, letter in enumerate(COLUMNS):
-            cells[f"{letter}{row}"] = body[3 * col : 3 * col + 3]
-    return cells
-
-
-def position(moves: list[str]) -> Board:
-    board = Board()
-    for token in moves:
-        board.push(Move.parse(token))
-    return board
-
-
-def fives(board: Board) -> set[str]:
-    """The cells of every line of five on ``board``, by the rules' windows."""
-    names = {}
-    for cell in range(CELLS):
-        names[cell] = COLUMNS[cell % 6] + str(cell // 6 + 1)
-    found: set[str] = set()
-    for bits in board.bits:
-        for window in WINDOWS:
-            if bits & window == window:
-                found |= {names[c] for c in range(CELLS) if window >> c & 1}
-    return found
-
-
-def assert_frame(cells: dict[str, str], moves: list[str], final: bool) -> None:
-    """The drawing shows the position after ``moves``: every mark, ``[m]`` on the last move only,
-    ``(m)`` on the winning five (when ``final``) and nowhere else."""
-    board = position(moves)
-    text = board.board_string()
-    last = moves[-1][:2].lower() if moves else None
-    five = fives(board) if final else set()
-    for cell in range(CELLS):
-        name = COLUMNS[cell % 6] + str(cell // 6 + 1)
-        mark = text[cell]
-        if name == last:
-            want = f"[{mark}]"
-        elif name in five:
-            want = f"({mark})"
-        else:
-            want = f" {mark} "
-        assert cells[name] == want, (name, cells[name], want, moves)
 
 
 # --- the list --------------------------------------------------------------------------------
