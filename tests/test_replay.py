@@ -18,6 +18,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import termios
@@ -37,6 +38,8 @@ pytestmark = pytest.mark.usefixtures("no_leftover_processes")
 TIMEOUT_S = 120
 SGR = re.compile(rb"\x1b\[[0-9;]*m")
 """A colour/style escape sequence."""
+SLOW_PLAY = ("--play", "--delay-ms", "600000")
+"""An animation that stays on its first frame for the whole test."""
 
 
 def arena(*args: object, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -199,6 +202,36 @@ def test_the_viewer_ends_a_full_board_and_a_fault_with_their_reason(
         )
         run.send(b"\x04")  # Ctrl-D quits too
         assert run.wait() == 0
+
+
+@pytest.mark.parametrize(
+    ("args", "stop", "code"),
+    [
+        ((), lambda run: run.send(b"\x03"), 130),  # Ctrl-C, typed
+        ((), lambda run: os.killpg(run.proc.pid, signal.SIGTERM), 143),
+        (("--play", "--delay-ms", "600000"), lambda run: run.send(b"\x03"), 130),
+        (
+            ("--play", "--delay-ms", "600000"),
+            lambda run: os.killpg(run.proc.pid, signal.SIGHUP),
+            129,
+        ),
+    ],
+)
+def test_an_interrupt_ends_the_viewer_with_the_terminal_restored(
+    store: Path,
+    games: dict[int, GameRecord],
+    args: tuple[str, ...],
+    stop: Callable[[PtyRun], None],
+    code: int,
+) -> None:
+    number = first_game(games, lambda r: r.reason.value == "five")
+    with PtyRun("replay", store, number, *args) as run:
+        run.expect("keys:" if not args else "q stops")
+        stop(run)
+        assert run.wait() == code
+        assert "Traceback" not in run.text()
+        mode = termios.tcgetattr(run.slave)
+        assert mode[3] & termios.ECHO and mode[3] & termios.ICANON, "the terminal was not restored"
 
 
 @pytest.mark.parametrize("no_color", [True, False])

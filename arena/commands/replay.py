@@ -15,7 +15,7 @@ import os
 import select
 import sys
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -357,8 +357,23 @@ def replay_command(
             raise ArenaError(f"game {game} has {last} plies: --ply must be 0 to {last}")
         _plain(game, record, frames, ply)
     elif play:
-        _animate(game_header(game, record), record, frames, delay_ms)
+        _until_stopped(lambda: _animate(game_header(game, record), record, frames, delay_ms))
     elif sys.stdout.isatty() and sys.stdin.isatty():
-        _view(game_header(game, record), record, frames)
+        _until_stopped(lambda: _view(game_header(game, record), record, frames))
     else:
         _plain(game, record, frames, last)
+
+
+def _until_stopped(show: Callable[[], None]) -> None:
+    """Run the viewer or the animation; Ctrl-C, SIGTERM and SIGHUP end it as ``q`` does, with
+    the terminal's mode restored (a bare SIGTERM would leave the shell unechoed, in cbreak
+    mode) and the exit status a shell expects (128 + the signal)."""
+    from arena.commands.stopping import exit_code, stopped_like_ctrl_c
+
+    try:
+        with stopped_like_ctrl_c():
+            show()
+    except KeyboardInterrupt as stop:  # the terminal is restored by now (the finally blocks)
+        sys.stdout.write("\n")
+        sys.stdout.flush()
+        raise SystemExit(exit_code(stop)[0]) from None
