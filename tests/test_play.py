@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 from boardtext import assert_frame, cell_name, drawn, fives, position
-from conftest import bundled_program
+from conftest import TEST_BOTS_DIR, bundled_program
 from ptyrun import PtyRun
 
 from arena.rules import CELLS
@@ -227,3 +227,39 @@ def test_bad_arguments_give_one_line(bot: Path) -> None:
         assert len(result.stderr.strip().splitlines()) == 1, result.stderr
         assert "your move" not in result.stdout  # refused before the game
     assert re.search(r"Missing option.*--as", arena("play", bot).stderr.replace("\n", " "))
+
+
+def test_a_bot_that_crashes_loses_and_the_game_is_stored(no_leftover_processes: Path) -> None:
+    """The bot is judged as in a tournament: its crash is its loss, said with what it wrote."""
+    folder = no_leftover_processes / "crashy"
+    folder.mkdir()
+    shutil.copyfile(TEST_BOTS_DIR / "crash_midgame.py", folder / "main.py")
+    db = no_leftover_processes / "games.sqlite"
+    args = ("play", folder, "--as", "chaos", "--move-ms", 2000, "--sandbox", "none", "--db", db)
+    with PtyRun(*args) as run:
+        while True:
+            event = run.expect(rf"^{PROMPT}|^You win: (.*)\n")
+            if event.group(1):
+                break
+            cells = drawn(run.text())
+            run.sendline(next(name for name, text in cells.items() if text == " . ") + "o")
+        assert event.group(1).startswith("crashy lost by crash: exited with code 1; last on")
+        stored = run.expect(r"^stored as game (\d+) in ")
+        assert run.wait() == 0
+    shown = arena("replay", db, stored.group(1))
+    assert shown.returncode == 0, shown.stderr
+    assert "Chaos wins: crashy (Order) lost by crash: exited with code 1" in shown.stdout
+
+
+@pytest.mark.parametrize("no_color", [True, False])
+def test_no_color_turns_the_styles_off(bot: Path, no_color: bool) -> None:
+    env = dict(os.environ)
+    env.pop("NO_COLOR", None)
+    if no_color:
+        env["NO_COLOR"] = "1"
+    with PtyRun("play", bot, "--as", "chaos", "--sandbox", "none", env=env) as run:
+        run.expect(rf"^ply 1: {BOT} \(Order\) played")
+        run.expect(PROMPT)
+        run.sendline("q")
+        assert run.wait() == 0
+    assert (re.search(rb"\x1b\[[0-9;]*m", run.output) is None) is no_color, run.output[:300]
