@@ -391,3 +391,39 @@ def test_help_has_an_example(command: str) -> None:
     result = arena(command, "--help", env=dict(os.environ, NO_COLOR="1", COLUMNS="100"))
     assert result.returncode == 0, result.stderr
     assert f"Example: arena {command} " in result.stdout
+
+
+def test_an_opening_is_shown_as_such(folder: Path, store: Path) -> None:
+    """A tournament with openings: the opening's plies are counted, drawn and labelled apart."""
+    db = folder / "results" / "openings.sqlite"
+    (folder / "o.yaml").write_text(
+        "bots:\n"
+        "  - {name: greedy, path: greedy/main.py}\n"
+        "  - {name: random, path: random/main.py}\n"
+        "games_per_pairing: 2\n"
+        "time_control: {move_ms: 500, startup_ms: 5000}\n"
+        "sandbox: none\n"
+        "openings: {random_plies: 4}\n"
+        f"db: {db}\n"
+    )
+    result = arena("tournament", folder / "o.yaml", "--quiet")
+    assert result.returncode == 0, result.stderr
+    with Store.open(db, readonly=True) as s:
+        number, record = next(iter(s.numbered_games()))
+    assert len(record.opening) == 4
+    every = record.opening + record.moves
+    assert f"{number}  greedy" in arena("replay", db, "--min-plies", len(every)).stdout
+    assert "No games match" in arena("replay", db, "--min-plies", len(every) + 40).stdout
+    with PtyRun("replay", db, number) as run:
+        run.expect("keys:")
+        run.send(b"\x1b[H\x1b[C\x1b[C\x1b[C\x1b[C")  # Home, then four steps: the whole opening
+        run.expect(rf"^ply 4/{len(every)}: opening played {record.opening[3]}\n")
+        assert_frame(drawn(run.screen()), every[:4], final=False)
+        run.send(b"\x1b[C")
+        run.expect(rf"^ply 5/{len(every)}: Order played {record.moves[0]}\n")
+        assert_frame(drawn(run.screen()), every[:5], final=False)
+        run.send(b"q")
+        assert run.wait() == 0
+    plain = arena("replay", db, number, "--ply", 2).stdout
+    assert f"ply 2/{len(every)}: opening played {record.opening[1]}" in plain
+    assert "opening: " + " ".join(record.opening) in plain
