@@ -19,6 +19,7 @@ import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import termios
@@ -30,6 +31,7 @@ from boardtext import assert_frame, drawn, fives, position
 from conftest import TEST_BOTS_DIR, bundled_program
 from ptyrun import PtyRun
 
+from arena.commands.replay import Key, cut_short, read_input, read_keys
 from arena.records import GameRecord
 from arena.store import Store
 
@@ -431,3 +433,22 @@ def test_an_opening_is_shown_as_such(folder: Path, store: Path) -> None:
     plain = arena("replay", db, number, "--ply", 2).stdout
     assert f"ply 2/{len(every)}: opening played {record.opening[1]}" in plain
     assert "opening: " + " ".join(record.opening) in plain
+
+
+def test_an_escape_sequence_cut_between_reads_is_made_whole() -> None:
+    """A slow link can deliver an arrow key's ESC before its ``[D``: the viewer waits (briefly)
+    for the rest instead of reading three unknown keys. A packet socket makes the cut exact: each
+    write is read apart, as two packets of a slow link would be."""
+    assert cut_short(b"\x1b") and cut_short(b"l\x1b[") and cut_short(b"\x1b[1")
+    assert not cut_short(b"\x1b[D") and not cut_short(b"\x1b[4~") and not cut_short(b"q")
+    assert not cut_short(b"\x1bOD") and cut_short(b"\x1bO")
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    with ours, theirs:
+        theirs.send(b"\x1b")
+        theirs.send(b"[D")
+        assert list(read_keys(read_input(ours.fileno()))) == [Key.BACK]
+        theirs.send(b"l\x1bO")
+        theirs.send(b"C")
+        assert list(read_keys(read_input(ours.fileno()))) == [Key.FORWARD, Key.FORWARD]
+        theirs.send(b"\x1b")  # a lone Esc: given up after ESCAPE_WAIT_S
+        assert read_input(ours.fileno()) == b"\x1b"

@@ -33,6 +33,8 @@ __all__ = [
     "frame_lines",
     "Key",
     "read_keys",
+    "read_input",
+    "cut_short",
     "step",
     "replay_command",
 ]
@@ -182,6 +184,41 @@ def read_keys(data: bytes) -> Iterator[str]:
         yield _SEQUENCES.get(chunk, Key.OTHER)
 
 
+ESCAPE_WAIT_S = 0.05
+"""How long the viewer waits for the rest of an escape sequence cut between two reads (a slow
+link, ssh): long enough for a packet, short enough that a lone Esc is not noticed as a delay."""
+
+
+def cut_short(data: bytes) -> bool:
+    """Whether ``data`` ends inside an escape sequence: ESC alone, or CSI/SS3 without its final
+    byte (a key whose rest is still on its way)."""
+    start = data.rfind(b"\x1b")
+    if start < 0:
+        return False
+    tail = data[start + 1 :]
+    if not tail:
+        return True
+    if tail[:1] not in (b"[", b"O"):
+        return False
+    return not any(0x40 <= byte <= 0x7E for byte in tail[1:])
+
+
+def read_input(fd: int) -> bytes:
+    """What the terminal sent (b"" at its end), with an escape sequence cut between reads made
+    whole when its rest comes within ``ESCAPE_WAIT_S``: otherwise one arrow key, split by the
+    link, would read as three unknown keys."""
+    data = os.read(fd, 64)
+    while data and cut_short(data):
+        ready, _, _ = select.select([fd], [], [], ESCAPE_WAIT_S)
+        if not ready:
+            break
+        more = os.read(fd, 64)
+        if not more:
+            break
+        data += more
+    return data
+
+
 def step(index: int, key: str, last: int) -> int:
     """The frame shown after ``key`` (``index`` when the key does not move)."""
     if key == Key.BACK:
@@ -250,7 +287,7 @@ def _view(header: str, record: GameRecord, frames: Sequence[boardview.Frame]) ->
         while True:
             frame, line = frame_lines(record, frames, index)
             screen.show(header, frame, line, footer)
-            data = os.read(fd, 64)
+            data = read_input(fd)
             if not data:
                 return
             footer = KEYS_HELP
@@ -282,7 +319,7 @@ def _animate(
                 continue
             if keys:
                 ready, _, _ = select.select([fd], [], [], delay_ms / 1000)
-                if ready and Key.QUIT in read_keys(os.read(fd, 64) or b"q"):
+                if ready and Key.QUIT in read_keys(read_input(fd) or b"q"):
                     return
             else:
                 time.sleep(delay_ms / 1000)
