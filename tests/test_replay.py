@@ -128,6 +128,7 @@ def test_the_list_shows_every_game_and_each_filter_keeps_the_right_ones(
         wanted = want(lambda r, reason=reason: r.reason.value == reason)
         assert listed(store, "--reason", reason) == wanted
     assert listed(store, "--winner", "chaos") == want(lambda r: r.winner.value == "chaos")
+    assert listed(store, "--winner", "Order") == want(lambda r: r.winner.value == "order")
     assert listed(store, "--winner", "greedy") == want(lambda r: r.winner_name == "greedy")
     assert listed(store, "--min-plies", 30) == want(lambda r: len(r.moves) >= 30)
     assert listed(store, "--bot", "random", "--reason", "five", "--winner", "order") == want(

@@ -54,7 +54,7 @@ class GameFilter:
     reason: str | None = None
     """Only games that ended so (``five``, ``full``, or a fault: ``timeout``...)."""
     winner: str | None = None
-    """Only games won by this role (``order``/``chaos``) or by this bot."""
+    """Only games won by this role (``order``/``chaos``, any case) or by this bot."""
     min_plies: int = 0
     """Only games at least this long (plies on the board at the end, the opening's included)."""
 
@@ -68,9 +68,8 @@ class GameFilter:
                 return False
         if self.reason is not None and record.reason.value != self.reason:
             return False
-        if self.winner is not None and self.winner not in (
-            record.winner.value,
-            record.winner_name,
+        if self.winner is not None and (
+            self.winner != record.winner_name and self.winner.lower() != record.winner.value
         ):
             return False
         return len(record.opening) + len(record.moves) >= self.min_plies
