@@ -11,7 +11,8 @@ checks that the page stays a few MB).
 The games are synthetic but legal and consistent, so that every chart and the viewer have real
 work: each bot has a hidden strength, Order's winner is drawn from it, an Order win ends on the
 move that completes a five (and no five before), a Chaos win is a full board without a five,
-and one game in fifty is a fault (timeout or crash, with a detail) after a few moves.
+and one game in fifty (``fault_share``) is a fault (timeout or crash, with a detail) after a few
+moves.
 """
 
 from __future__ import annotations
@@ -94,9 +95,11 @@ def build_store(
     seed: int = 1,
     names: list[str] | None = None,
     detail: str = "no reply within 100 ms",
+    fault_share: float = 0.02,
 ) -> int:
     """Write a store at ``path``: ``bots`` bots (or ``names``), each ordered pairing played
-    ``pairs`` times; faulted games carry ``detail``. Returns the number of games."""
+    ``pairs`` times; a ``fault_share`` of the games are faults, with ``detail``. Returns the
+    number of games."""
     rng = random.Random(seed)
     names = names or [f"bot{i:03d}" for i in range(bots)]
     strength = {name: rng.gauss(0, 1.5) for name in names}
@@ -111,7 +114,7 @@ def build_store(
                     if order == chaos:
                         continue
                     p = 1 / (1 + math.exp(strength[chaos] - strength[order] - 0.5))
-                    at_fault = rng.random() < 0.02
+                    at_fault = rng.random() < fault_share
                     order_won = rng.random() < p
                     if at_fault:
                         moves = _fault(rng)
