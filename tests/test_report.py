@@ -288,14 +288,16 @@ def test_report_page_in_headless_chromium(browser: Any, tournament: Tournament) 
     for name in tournament.names:
         assert re.search(rf"\b{name}\b", text), name
     assert "3 bots · 24 games" in text
+    # The faults: markup's 16 (a loaded machine might add a timeout of another bot).
+    faults = [r for r in tournament.games.values() if r.reason.is_fault]
+    at_fault = {r.chaos if r.winner.value == "order" else r.order for r in faults}
     faulty = browser.find_elements(By.CSS_SELECTOR, "#faults-table tbody td.name")
-    assert [f.text for f in faulty] == ["markup"]
+    assert "markup" in at_fault and sorted(f.text for f in faulty) == sorted(at_fault)
 
     # The bot's markup is shown as text in the faults section, and never ran.
-    details = browser.find_elements(By.CSS_SELECTOR, "#fault-games td.detail")
-    faults = [r for r in tournament.games.values() if r.reason.value == "malformed"]
-    assert len(details) == len(faults) == 16
-    assert all("<img src=x onerror=alert(1)>" in d.text for d in details)
+    details = [d.text for d in browser.find_elements(By.CSS_SELECTOR, "#fault-games td.detail")]
+    assert len(details) == len(faults)
+    assert sum("<img src=x onerror=alert(1)>" in d for d in details) == 16
     assert browser.execute_script("return document.querySelectorAll('#faults img').length") == 0
     assert browser.title == "report test: arena report"
     with pytest.raises(NoAlertPresentException):
