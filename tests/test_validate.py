@@ -156,6 +156,32 @@ def test_a_bot_reading_outside_its_folder_fails_the_sandbox_check(
     assert report.checks["startup"].status == "fail"  # what went wrong under the sandbox
 
 
+@needs_bwrap
+@pytest.mark.sandbox
+def test_a_failing_bot_that_cannot_run_bare_still_gets_its_checklist(
+    no_leftover_processes: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As root, a bot without bubblewrap runs as an unprivileged user, who may not reach its
+    interpreter (a venv under /root): the comparison run of the sandbox check then cannot start.
+    That leaves the sandbox unjudged; it must not end ``arena validate`` with a harness error."""
+    from arena.commands.validate import check as check_module
+    from arena.errors import SandboxError
+
+    real = check_module._run
+
+    def bare_refused(spec: BotSpec, *args: object) -> object:
+        if args[3] is SandboxMode.NONE:  # (games, move_ms, startup_ms, mode, ...)
+            raise SandboxError("it cannot reach its program /root/venv/bin/python")
+        return real(spec, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(check_module, "_run", bare_refused)
+    spec = _copy("extra_line_later", no_leftover_processes)
+    report = validate_bot(spec, games=1, move_ms=500, sandbox=SandboxMode.BWRAP)
+    assert not report.ok and report.checks["silence"].status == "fail"
+    sandbox = report.checks["sandbox"]
+    assert sandbox.status == "skip" and "cannot run without the sandbox" in sandbox.summary
+
+
 def test_tap_sees_both_directions(no_leftover_processes: Path) -> None:
     spec = _copy("instant", no_leftover_processes)
     seen: list[tuple[int, str, bytes]] = []
