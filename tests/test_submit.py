@@ -9,12 +9,13 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 import yaml
 
 from arena.commands.new_bot import create_bot
-from arena.commands.submit import add_bot_entry
+from arena.commands.submit import _print_standings, add_bot_entry, placing
 from arena.errors import ArenaError
 from arena.store import Store
 
@@ -75,6 +76,32 @@ def test_odd_names_are_quoted() -> None:
 def test_no_bots_list(text: str) -> None:
     with pytest.raises(ArenaError, match="no `bots:` list"):
         add_bot_entry(text, ENTRY, "t.yaml")
+
+
+def _game(order: str, chaos: str, winner: str, n: int) -> SimpleNamespace:
+    return SimpleNamespace(order=order, chaos=chaos, winner=winner, reason="five", moves=[str(n)])
+
+
+def test_a_bot_that_won_every_game_is_placed_with_a_bound(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A bot that won (or lost) every game has no interval, only a bound, as ``arena ratings``
+    shows it (``>R``): the placing says so rather than failing on a missing number."""
+    games = [_game("ace", "mid", "order", n) for n in range(6)]
+    games += [_game("mid", "ace", "chaos", n) for n in range(6, 12)]
+    games += [_game("mid", "low", ["order", "chaos"][n % 2], n) for n in range(12, 18)]
+    games += [_game("low", "mid", ["chaos", "order"][n % 3 == 0], n) for n in range(18, 24)]
+    ace = placing(games, "ace")
+    assert (ace.rank, ace.wins, ace.games, ace.elo_ci95, ace.elo_bound) == (1, 12, 12, None, ">")
+    assert ace.elo_order_bound == ace.elo_chaos_bound == ">"
+    assert ace.describe().startswith(f"ace: #1 of 3 — Elo >{round(ace.elo)}; as Order >")
+    mid = placing(games, "mid")
+    assert mid.rank == 2 and mid.elo_bound is None and mid.elo_ci95 is not None
+    assert f"Elo {round(mid.elo)} ±{round(mid.elo_ci95)};" in mid.describe()
+    _print_standings(mid)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].split()[:4] == ["1.", "ace", "Elo", f">{round(ace.elo)}"]
+    assert lines[2].split()[:3] == ["→", "2.", "mid"]
 
 
 def _arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:

@@ -119,31 +119,48 @@ def _entry_for(arg: str, spec: BotSpec, config_dir: Path) -> dict[str, str] | st
 
 @dataclass(frozen=True)
 class Placing:
-    """A bot's place in the standings."""
+    """A bot's place in the standings.
+
+    A rating is None, with its interval, when the data give no value: a bot that won (or lost)
+    every game, in a role or overall, has only a bound (``elo_bound`` and the like: ``">"`` or
+    ``"<"``), as in ``arena ratings``; ``value`` is then where the prior stops it.
+    """
 
     name: str
     rank: int
     bots: int
     games: int
     wins: int
-    elo: float
-    elo_ci95: float
-    elo_order: float
-    elo_order_ci95: float
-    elo_chaos: float
-    elo_chaos_ci95: float
+    elo: float | None
+    elo_ci95: float | None
+    elo_order: float | None
+    elo_order_ci95: float | None
+    elo_chaos: float | None
+    elo_chaos_ci95: float | None
+    elo_bound: str | None
+    elo_order_bound: str | None
+    elo_chaos_bound: str | None
     standings: list[dict[str, Any]]
 
     def describe(self) -> str:
-        def rating(value: float, ci: float) -> str:
-            return f"{value:.0f} ± {ci:.0f}"
+        def rating(value: float | None, ci: float | None, bound: str | None) -> str:
+            return _rating_text({"value": value, "ci95": ci, "bound": bound})
 
         return (
-            f"{self.name}: #{self.rank} of {self.bots} — Elo {rating(self.elo, self.elo_ci95)};"
-            f" as Order {rating(self.elo_order, self.elo_order_ci95)};"
-            f" as Chaos {rating(self.elo_chaos, self.elo_chaos_ci95)} (95%);"
-            f" {self.wins} wins in {self.games} games"
+            f"{self.name}: #{self.rank} of {self.bots} — "
+            f"Elo {rating(self.elo, self.elo_ci95, self.elo_bound)};"
+            f" as Order {rating(self.elo_order, self.elo_order_ci95, self.elo_order_bound)};"
+            f" as Chaos {rating(self.elo_chaos, self.elo_chaos_ci95, self.elo_chaos_bound)}"
+            f" (95%); {self.wins} wins in {self.games} games"
         )
+
+
+def _rating_text(rating: dict[str, Any]) -> str:
+    """A rating's JSON (``arena.ratings.standings.Rating.to_json``) as ``arena ratings`` shows
+    it: ``1523 ±12``, ``>1850`` (won every game: a bound), ``<1200`` or ``-``."""
+    from arena.ratings.standings import Rating
+
+    return Rating(rating["value"], rating["ci95"], rating["bound"] or "").text()
 
 
 def placing(records: list[Any], name: str) -> Placing:
@@ -166,8 +183,15 @@ def placing(records: list[Any], name: str) -> Placing:
                 bot["elo_order_ci95"],
                 bot["elo_chaos"],
                 bot["elo_chaos_ci95"],
+                bot["rating"]["bound"],
+                bot["order"]["bound"],
+                bot["chaos"]["bound"],
                 [
-                    {k: row[k] for k in ("name", "games", "wins", "elo", "elo_ci95")}
+                    {
+                        **{k: row[k] for k in ("name", "games", "wins", "elo", "elo_ci95")},
+                        "elo_bound": row["rating"]["bound"],
+                        "rating": _rating_text(row["rating"]),
+                    }
                     for row in table
                 ],
             )
@@ -277,6 +301,6 @@ def _print_standings(place: Placing) -> None:
     for rank, row in enumerate(place.standings, 1):
         mark = "→" if row["name"] == place.name else " "
         print(
-            f" {mark} {rank:>2}. {row['name']:<{width}}  Elo {row['elo']:5.0f} ± "
-            f"{row['elo_ci95']:<4.0f} {row['wins']}/{row['games']} wins"
+            f" {mark} {rank:>2}. {row['name']:<{width}}  Elo {row['rating']:<10}"
+            f" {row['wins']}/{row['games']} wins"
         )
