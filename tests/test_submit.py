@@ -5,9 +5,13 @@ from __future__ import annotations
 
 import difflib
 import json
+import os
 import shutil
+import signal
+import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -155,3 +159,55 @@ def test_submit_end_to_end(no_leftover_processes: Path) -> None:
 
     again = _arena("submit", "mine", "ladder.yaml", cwd=root)
     assert again.returncode == 2 and "already in the tournament" in again.stderr
+
+
+def _stored_games(db: Path) -> int:
+    """Games in the store so far, read while the harness writes (0 before its schema exists)."""
+    try:
+        conn = sqlite3.connect(f"{db.absolute().as_uri()}?mode=ro", uri=True, timeout=1)
+    except sqlite3.Error:
+        return 0
+    try:
+        return int(conn.execute("SELECT COUNT(*) FROM games").fetchone()[0])
+    except sqlite3.Error:
+        return 0
+    finally:
+        conn.close()
+
+
+def test_sigterm_stops_submit_like_ctrl_c(no_leftover_processes: Path) -> None:
+    """SIGTERM while the new bot's games run: 128 + 15, the bots stopped, the bot left in the
+    file and its games stored, and the message says how to finish them."""
+    root = no_leftover_processes
+    create_bot("mine", "python", root)
+    config = root / "ladder.yaml"
+    config.write_text(
+        "bots:\n  - random  # baseline\n  - greedy\ngames_per_pairing: 300\nworkers: 1\n"
+    )
+    process = subprocess.Popen(
+        [sys.executable, "-m", "arena", "submit", "mine", "ladder.yaml", "--quiet"],
+        cwd=root,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    db = root / "results" / "ladder.sqlite"
+    try:
+        deadline = time.monotonic() + 60
+        while _stored_games(db) < 1:
+            assert process.poll() is None, process.communicate()
+            assert time.monotonic() < deadline, "no game stored in time"
+            time.sleep(0.01)
+        process.send_signal(signal.SIGTERM)
+        _out, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=10)
+    assert process.returncode == 128 + signal.SIGTERM, err
+    assert "interrupted (SIGTERM): mine is in ladder.yaml" in err and "Traceback" not in err
+    assert "arena tournament ladder.yaml" in err
+    assert "path: mine/main.py" in config.read_text()
+    assert 0 < _stored_games(db) < 6 * 300

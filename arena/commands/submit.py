@@ -261,7 +261,19 @@ def run_submit(
         print(f"added {spec.name} to {config_path}", file=say, flush=True)
     if workers is not None:
         config = dataclasses.replace(config, workers=workers)
-    complete, records = _play(config, quiet or json_output)
+    from arena.commands.stopping import exit_code, stopped_like_ctrl_c
+
+    try:
+        with stopped_like_ctrl_c():  # SIGTERM, SIGHUP: bots stopped and games kept, as Ctrl-C
+            complete, records = _play(config, quiet or json_output)
+    except KeyboardInterrupt as stop:
+        code, signame = exit_code(stop)
+        print(
+            f"interrupted ({signame}): {spec.name} is in {config_path}; the games played are "
+            f"stored. Finish its games with: arena tournament {config_path}",
+            file=sys.stderr,
+        )
+        return code
     place = placing(records, spec.name)
     if json_output:
         print(
