@@ -52,9 +52,12 @@ def validate_bot(
             bare: Report | None = _run(
                 spec, games, move_ms, startup_ms, SandboxMode.NONE, seed, None, limits
             )
-        except ArenaError as exc:  # e.g. as root, the unprivileged bot user cannot reach it
+        except ArenaError:  # e.g. as root, the unprivileged bot user cannot reach a venv
             bare = None
-            check.skip(f"not judged: it cannot run without the sandbox here to compare ({exc})")
+            check.skip(
+                "not judged: it cannot run without the sandbox here, to compare"
+                " (`arena validate --sandbox none` says why)"
+            )
         if bare is None:
             pass
         elif bare.ok:
