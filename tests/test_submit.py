@@ -177,13 +177,13 @@ def _stored_games(db: Path) -> int:
 
 def test_sigterm_stops_submit_like_ctrl_c(no_leftover_processes: Path) -> None:
     """SIGTERM while the new bot's games run: 128 + 15, the bots stopped, the bot left in the
-    file and its games stored, and the message says how to finish them."""
+    file and its games stored, and the message says how to finish them. The file held one bot
+    (not a tournament alone): it is judged with the new one in it."""
     root = no_leftover_processes
     create_bot("mine", "python", root)
     config = root / "ladder.yaml"
-    config.write_text(
-        "bots:\n  - random  # baseline\n  - greedy\ngames_per_pairing: 300\nworkers: 1\n"
-    )
+    text = "bots:\n  - random  # baseline, alone: a ladder to start\ngames_per_pairing: 500\n"
+    config.write_text(text)
     process = subprocess.Popen(
         [sys.executable, "-m", "arena", "submit", "mine", "ladder.yaml", "--quiet"],
         cwd=root,
@@ -209,5 +209,7 @@ def test_sigterm_stops_submit_like_ctrl_c(no_leftover_processes: Path) -> None:
     assert process.returncode == 128 + signal.SIGTERM, err
     assert "interrupted (SIGTERM): mine is in ladder.yaml" in err and "Traceback" not in err
     assert "arena tournament ladder.yaml" in err
-    assert "path: mine/main.py" in config.read_text()
-    assert 0 < _stored_games(db) < 6 * 300
+    assert config.read_text() == text.replace(
+        "start\n", "start\n  - name: mine\n    path: mine/main.py\n"
+    )
+    assert 0 < _stored_games(db) < 1000

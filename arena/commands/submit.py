@@ -214,14 +214,15 @@ def run_submit(
     from arena.commands.validate import print_report, validate_bot
     from arena.config import load_config
 
-    config = load_config(config_path)
+    path = Path(config_path)
     spec = resolve_bot(bot, name)
     if not BOT_NAME_RE.fullmatch(spec.name):
         raise ArenaError(
             f"bot name {spec.name!r} is not usable in a tournament: give one with --name "
             "(letters, digits, '_.+-')"
         )
-    if spec.name in {entry.name for entry in config.bots}:
+    config, present = _config_with(path, spec, bot)
+    if spec.name in present:
         raise ArenaError(
             f"{config_path}: a bot named {spec.name} is already in the tournament "
             "(choose another with --name)"
@@ -245,7 +246,6 @@ def run_submit(
             failed = ", ".join(check.key for check in report.failures())
             print(f"{spec.name} was not added to {config_path}: it failed validation ({failed})")
         return 1
-    path = Path(config_path)
     original = path.read_text(encoding="utf-8")
     entry = _entry_for(bot, spec, path.resolve().parent)
     updated = add_bot_entry(original, entry, str(config_path))
@@ -282,6 +282,30 @@ def run_submit(
     else:
         _print_standings(place)
     return 0 if complete else 1
+
+
+def _config_with(path: Path, spec: BotSpec, arg: str) -> tuple[Any, set[str]]:
+    """The tournament the bot is validated for (its time control, sandbox and limits), and the
+    names of the bots already in it.
+
+    The file as it is, checked by the loader (its errors name its lines); but a file with a
+    single bot, incomplete alone, is judged as it will be with the new bot in it (not written
+    yet), so that an author can start a ladder of one baseline with ``arena submit``.
+    """
+    from arena.config import config_from_dict, load_config
+
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        raw = None  # the loader says what is wrong
+    bots = raw.get("bots") if isinstance(raw, dict) else None
+    if not (isinstance(bots, list) and len(bots) == 1):
+        config = load_config(path)
+        return config, {entry.name for entry in config.bots}
+    entry = _entry_for(arg, spec, path.resolve().parent)
+    text = add_bot_entry(path.read_text(encoding="utf-8"), entry, str(path))
+    config = config_from_dict(yaml.safe_load(text), str(path), path.resolve().parent)
+    return config, {entry.name for entry in config.bots[:-1]}
 
 
 def _play(config: Any, quiet: bool) -> tuple[bool, list[Any]]:
