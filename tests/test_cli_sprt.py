@@ -130,6 +130,7 @@ def test_a_signal_stops_it_like_ctrl_c_and_it_resumes(
     assert "Traceback" not in err and "Exception ignored" not in err
     summary = json.loads(out)
     assert summary["verdict"] is None and summary["games"] >= 2
+    assert summary["interrupted"] == stop.name
     assert f"interrupted ({stop.name}) after {summary['games']} games" in err
     stored = _stored_games(db)
     assert stored == summary["games"] and stored % 2 == 0  # whole pairs only
@@ -138,6 +139,7 @@ def test_a_signal_stops_it_like_ctrl_c_and_it_resumes(
     assert resumed.returncode == 1, resumed.stderr  # undecided at --max-games
     again = json.loads(resumed.stdout)
     assert (again["resumed_games"], again["games"]) == (stored, stored + 2)
+    assert again["interrupted"] is None
     assert f"resuming: {stored} games already played" in resumed.stderr
 
     changed = [*args, "--json", "--max-games", "2", "--move-ms", "200"]

@@ -229,6 +229,7 @@ def run_sprt(
             verdict = None
     progress.show(_status_line(run, value, test), final=True)
     summary = _summary(run, test, value, verdict, path)
+    summary["interrupted"] = None if stopped is None else signal.Signals(stopped).name
     if json_output:
         print(json.dumps(summary, indent=2))
     else:
