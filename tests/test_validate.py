@@ -8,7 +8,14 @@ check sees only this test's processes).
 from __future__ import annotations
 
 import json
+import os
+import queue
 import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -213,6 +220,43 @@ def test_cli_json_transcript_and_exit_status(no_leftover_processes: Path) -> Non
     assert 'not a move: "hello"' in failed.stdout and "hint:" in failed.stdout
     missing = run_arena("validate", str(no_leftover_processes / "nope.py"))
     assert missing.returncode == 2 and missing.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGHUP])
+def test_a_signal_stops_validate_like_ctrl_c(
+    no_leftover_processes: Path, stop: signal.Signals
+) -> None:
+    """SIGTERM or SIGHUP mid-check: 128 + the signal, one line, and the bot gone (the fixture
+    checks that no process of the test's folder is left)."""
+    spec = _copy("paced", no_leftover_processes)  # slow moves: the check is still running
+    process = subprocess.Popen(
+        [sys.executable, "-m", "arena", "validate", str(spec.program), "--games", "50"]
+        + ["--move-ms", "1000", "--sandbox", "none", "--transcript"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    lines: queue.Queue[str] = queue.Queue()
+    reader = threading.Thread(target=lambda: [lines.put(line) for line in process.stdout or ()])
+    reader.start()
+    try:
+        deadline = time.monotonic() + 60
+        while True:  # until the games are under way, both bots up (the transcript says so)
+            line = lines.get(timeout=max(0.0, deadline - time.monotonic()))
+            if line.startswith("-- game 2:"):
+                break
+        process.send_signal(stop)
+        process.wait(timeout=60)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=10)
+        reader.join(timeout=10)
+    err = process.stderr.read() if process.stderr else ""
+    assert process.returncode == 128 + stop, err
+    assert err == f"arena: validation of paced interrupted ({stop.name})\n"
 
 
 def test_exit_status_after_quit(no_leftover_processes: Path) -> None:

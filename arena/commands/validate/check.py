@@ -106,7 +106,8 @@ def run_validate(
     json_output: bool,
     transcript: bool,
 ) -> int:
-    """The command; its exit status (0 only when every check passes)."""
+    """The command; its exit status (0 only when every check passes; 128 + the signal when
+    stopped by Ctrl-C, SIGTERM or SIGHUP)."""
     from arena.commands.botarg import resolve_bot
 
     spec = resolve_bot(bot)
@@ -115,14 +116,22 @@ def run_validate(
     def emit(line: str) -> None:
         print(line, file=stream, flush=True)
 
-    report = validate_bot(
-        spec,
-        games=games,
-        move_ms=move_ms,
-        startup_ms=startup_ms,
-        sandbox=sandbox,
-        transcript=emit if transcript else None,
-    )
+    from arena.commands.stopping import exit_code, stopped_like_ctrl_c
+
+    try:
+        with stopped_like_ctrl_c():  # SIGTERM, SIGHUP: the bot stopped as by Ctrl-C
+            report = validate_bot(
+                spec,
+                games=games,
+                move_ms=move_ms,
+                startup_ms=startup_ms,
+                sandbox=sandbox,
+                transcript=emit if transcript else None,
+            )
+    except KeyboardInterrupt as stop:
+        code, name = exit_code(stop)
+        print(f"arena: validation of {spec.name} interrupted ({name})", file=sys.stderr)
+        return code
     if json_output:
         print(json.dumps(report.to_json(), indent=2))
     else:
