@@ -846,7 +846,7 @@ def test_a_line_written_before_the_turn_was_sent_is_not_its_answer(
         if seat == 1 and direction == "<" and not data.startswith(b"ready"):
             opponent_replies[0] += 1
             if opponent_replies[0] == 1:
-                time.sleep(0.25)  # meanwhile (at 100 ms) the bot writes its extra line
+                time.sleep(0.5)  # meanwhile (at 100 ms) the bot writes its extra line
         elif seat == 0 and direction == ">" and data.startswith(b"turn"):
             turns_sent[0] += 1
             if turns_sent[0] == 2:
