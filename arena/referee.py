@@ -8,8 +8,9 @@ next game. A fault's detail quotes what the bot wrote (escaped, cut short) or sa
 arrived, so that the bot's author can see what went wrong.
 
 Two things are never charged to a bot. A line it wrote before reading its ``turn`` is not an
-answer to that turn, even when it arrives after the turn was sent (its input still holds the
-unread ``turn`` when the line arrives: it is a line when no reply was due). And a reply that the
+answer to that turn, whether it was already in the bot's stdout when the turn was about to be
+sent or arrives after it (its input still holds the unread ``turn`` when the line arrives): it
+is a line when no reply was due. And a reply that the
 referee saw late because the referee itself was not running (a stopped or starved worker) cannot
 be timed: the game is replayed from the start with fresh processes.
 
@@ -402,7 +403,10 @@ class Match:
         The common case (one poll event: the mover's stdout, holding exactly one line) is read
         inline; everything else (stderr, partial lines, other bots, end of file, time-outs)
         goes through ``Channels.wait_line``, which gives the same answer, only slower. Either
-        way, one ``FIONREAD`` on the mover's input tells whether it had read its ``turn``.
+        way, one ``FIONREAD`` on the mover's stdout before its ``turn`` is written tells that
+        nothing unasked was waiting there, and one on its input after its line is read tells
+        whether it had read its ``turn`` (two system calls per ply: the price of never taking a
+        stale line for a move, whoever the scheduler runs first).
         """
         seats = (order, chaos)
         move_ms = self.settings.time_control.move_ms
@@ -439,6 +443,11 @@ class Match:
                         cpu_marks[ply & 1] = procfs.tree_cpu_ns(process.pid)
                 message = b"turn " + board + b" " + last + suffix
                 in_fd, out_fd = process.stdin_fd, process.stdout_fd
+                # Anything in its stdout before its `turn` is sent is no answer to it, even if the
+                # bot reads that `turn` before the referee reads the line (FIONREAD below).
+                ioctl(out_fd, fionread, unread)
+                if unread[0] or process.outbuf:
+                    raise _GameOver(seat, Reason.MALFORMED, _written_unasked(process))
                 started = perf_ns()
                 try:
                     written = write(in_fd, message)
@@ -566,6 +575,14 @@ def _check_stall(process: BotProcess, deadline_ns: int, what: str) -> None:
     late_ns = time.perf_counter_ns() - deadline_ns
     if late_ns > _STALL_NS and _line_waiting(process):
         raise _Stalled(late_ns, what)
+
+
+def _written_unasked(process: BotProcess) -> str:
+    """The fault detail of a bot whose stdout held something before its ``turn`` was sent."""
+    with contextlib.suppress(OSError):
+        if select.select([process.stdout_fd], [], [], 0)[0]:
+            process.outbuf += os.read(process.stdout_fd, 65536)
+    return faults.unsolicited(process)
 
 
 def _line_waiting(process: BotProcess) -> bool:

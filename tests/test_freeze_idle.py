@@ -72,13 +72,19 @@ def test_freeze_idle_stops_the_bot_not_on_move(sandbox: SandboxMode, tmp_path: P
     assert stopped[True] > 0.2, stopped
 
 
-def test_cpu_time_counts_the_whole_process_tree_at_fine_resolution(tmp_path: Path) -> None:
+@pytest.mark.parametrize("sandbox", [SandboxMode.NONE, SandboxMode.BWRAP], ids=["none", "bwrap"])
+def test_cpu_time_counts_the_whole_process_tree_at_fine_resolution(
+    sandbox: SandboxMode, tmp_path: Path
+) -> None:
     """An adapter whose engine (a child started on its first turn) spends about 20 ms of CPU per
     move: each of its moves is charged that time. The instant bot's sub-millisecond moves show
-    as such, not rounded to 10 ms clock ticks (that is, to 0)."""
+    as such, not rounded to 10 ms clock ticks (that is, to 0). Under bwrap the engine is a
+    grandchild of bwrap's init, in another PID namespace: still the bot's tree."""
+    if sandbox is SandboxMode.BWRAP and bwrap_path() is None:
+        pytest.skip("bubblewrap is not installed")
     adapter = copy_bot(tmp_path, "adapter.py")
     instant = copy_bot(tmp_path, "instant.py")
-    settings = MatchSettings(TimeControl(move_ms=2000), sandbox=SandboxMode.NONE, freeze_idle=True)
+    settings = MatchSettings(TimeControl(move_ms=2000), sandbox=sandbox, freeze_idle=True)
     records = play_match(adapter, instant, 2, settings)
     for record in records:
         assert not record.reason.is_fault, record.to_json()

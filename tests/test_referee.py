@@ -795,3 +795,70 @@ def test_any_bytes_a_bot_writes_are_a_move_or_a_fault_said_in_printable_text(
         assert record.moves[0] == reply.move.token and record.reason is Reason.TIMEOUT
     else:
         assert record.moves == [], record.to_json()
+
+
+# --- a line written before its turn was even sent ------------------------------------------------
+PREMOVE = '''"""Test bot: 100 ms after its first move, writes a move for its next turn, before
+that turn was sent; it reads that turn at once and answers it 300 ms later."""
+import os
+import sys
+import time
+
+
+def empty(board, nth):
+    cell = [i for i, ch in enumerate(board) if ch == ord(".")][nth]
+    return f"{'abcdef'[cell % 6]}{cell // 6 + 1}X".encode()
+
+
+moves = 0
+for line in iter(sys.stdin.buffer.readline, b""):
+    if line.startswith(b"arena"):
+        os.write(1, b"ready premove\\n")
+    elif line.startswith(b"turn"):
+        moves += 1
+        if moves == 2:
+            time.sleep(0.3)
+        os.write(1, empty(line.split()[1], 0) + b"\\n")
+        if moves == 1:
+            time.sleep(0.1)
+            os.write(1, empty(line.split()[1], 1) + b"\\n")  # the fault: no reply was due
+    elif line.startswith(b"quit"):
+        break
+'''
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_line_written_before_the_turn_was_sent_is_not_its_answer(
+    mode: SandboxMode, tmp_path: Path
+) -> None:
+    """The ahead-of-turn race made deterministic by a tap that holds the referee: the bot's extra
+    line arrives after the opponent's reply was read but before the bot's next ``turn`` is
+    written (no poll of the referee sees it on the opponent's turn), and the bot has read that
+    ``turn`` by the time the referee reads the line (so ``FIONREAD`` on its input shows nothing
+    unread). The line is still no answer: the bot loses by ``malformed`` on its 2nd turn, and
+    the stale line is never played as its move."""
+    premove = write_bot(tmp_path, "premove.py", PREMOVE)
+    opponent = write_bot(tmp_path, "last_empty.py", LAST_EMPTY)
+    turns_sent = [0]
+    opponent_replies = [0]
+
+    def hold(seat: int, direction: str, _time_ns: int, data: bytes) -> None:
+        if seat == 1 and direction == "<" and not data.startswith(b"ready"):
+            opponent_replies[0] += 1
+            if opponent_replies[0] == 1:
+                time.sleep(0.5)  # meanwhile (at 100 ms) the bot writes its extra line
+        elif seat == 0 and direction == ">" and data.startswith(b"turn"):
+            turns_sent[0] += 1
+            if turns_sent[0] == 2:
+                time.sleep(0.15)  # meanwhile the bot reads this turn (it answers 300 ms later)
+
+    with Match(premove, opponent, settings(mode, move_ms=2000)) as match:
+        match.tap = hold
+        record = match.play(0)
+    assert record.winner is Role.CHAOS and record.reason is Reason.MALFORMED, record.to_json()
+    assert re.fullmatch(r'wrote a line when no reply was due: "[a-f][1-6]X"', record.detail), (
+        record.detail
+    )
+    assert len(record.moves) == 2, record.moves  # its 1st move and the opponent's reply only
+    assert opponent_replies[0] == 1  # the referee was held while the line came
+    assert turns_sent[0] == 1  # the line is seen before its 2nd turn is sent

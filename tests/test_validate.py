@@ -291,3 +291,22 @@ def test_a_fault_after_good_games_suggests_resetting_state(no_leftover_processes
     legal = report.checks["legal"]
     assert legal.status == "fail" and legal.detail.startswith("game 3 (as Order)")
     assert "reset its state at each `game`" in legal.hint
+
+
+@needs_bwrap
+@pytest.mark.sandbox
+@pytest.mark.skipif(os.geteuid() != 0, reason="bots run as another user only when arena is root")
+def test_a_bot_failing_under_bwrap_is_judged_even_where_it_cannot_run_without_it(
+    no_leftover_processes: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As root, without bubblewrap, bots run as an unprivileged user, who cannot reach a bot in
+    pytest's private (0700) folder: the second run without the sandbox, meant to tell whether
+    the sandbox is to blame, is impossible. The checklist says so instead of ending in an error."""
+    monkeypatch.delenv("ARENA_BOTS_AS_ROOT", raising=False)
+    bot = no_leftover_processes / "bot" / "main.py"
+    bot.parent.mkdir()
+    bot.write_text("import sys\nsys.exit(3)\n")  # fails under bwrap (and would without)
+    report = validate_bot(BotSpec.from_path(bot), games=1, move_ms=500)
+    assert report.checks["startup"].status == "fail", report.to_json()
+    sandbox = report.checks["sandbox"]
+    assert sandbox.status == "skip" and "cannot run without the sandbox here" in sandbox.summary

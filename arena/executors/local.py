@@ -77,6 +77,26 @@ class WorkerProcess(Protocol):
     def kill(self) -> None: ...
 
 
+_STOPS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+"""The signals that stop a run (``arena.commands.stopping``): held while a worker is forked."""
+
+
+@contextlib.contextmanager
+def _stops_held() -> Iterator[None]:
+    """Hold (block) the stop signals while the pool forks a worker and records it.
+
+    A stop signal's handler raises; landing during ``fork``, it would raise inside an at-fork
+    hook (logging has one), where Python ignores exceptions: the run would go on as if no signal
+    had come. Held, the signal is handled when the block ends, with the new worker on record
+    (so that closing the pool stops it). The child unblocks them once its handlers are set.
+    """
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
 # --- in the worker process ----------------------------------------------------------------------
 _SCRATCH: list[str] = []
 """This worker's scratch folder (set in the worker process only)."""
@@ -166,6 +186,7 @@ def _worker_main(
     signal.signal(signal.SIGHUP, signal.SIG_IGN)  # and so is a hang-up (it closes the pool)
     signal.signal(signal.SIGTERM, _terminate)
     procfs.die_with_parent(signal.SIGTERM)  # so that the worker can kill its bots
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPS)  # held by the parent while it forked
     if os.getppid() != parent:  # the parent died before the request took effect
         return
     # The bots' scratch folders go in ``scratch``, which the parent removes even if this process
@@ -235,7 +256,14 @@ class LocalPoolExecutor:
             slowest_game_seconds(settings) if stall_seconds is None else stall_seconds
         )
         self.cores = list(cores) if cores is not None else [None] * workers
-        self._workers = [self._spawn(self.cores[i]) for i in range(workers)]
+        self._workers: list[_Worker] = []
+        try:
+            with _stops_held():
+                for i in range(workers):
+                    self._workers.append(self._spawn(self.cores[i]))
+        except BaseException:  # a stop signal, delivered as the hold ends: no worker is left
+            self.close()
+            raise
 
     @property
     def worker_pids(self) -> list[int]:
@@ -260,7 +288,8 @@ class LocalPoolExecutor:
         worker.process.join(timeout=5)
         worker.remove_scratch()  # a killed worker could not remove its bots' folders
         index = self._workers.index(worker)
-        self._workers[index] = self._spawn(worker.core)
+        with _stops_held():
+            self._workers[index] = self._spawn(worker.core)
 
     def execute(self, jobs: Sequence[MatchJob]) -> Iterator[list[Event]]:
         queue = deque(jobs)

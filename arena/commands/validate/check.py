@@ -52,12 +52,9 @@ def validate_bot(
             bare: Report | None = _run(
                 spec, games, move_ms, startup_ms, SandboxMode.NONE, seed, None, limits
             )
-        except ArenaError:  # e.g. as root, the unprivileged bot user cannot reach a venv
+        except ArenaError as exc:  # e.g. as root, the unprivileged bot user cannot reach a venv
             bare = None
-            check.skip(
-                "not judged: it cannot run without the sandbox here, to compare"
-                " (`arena validate --sandbox none` says why)"
-            )
+            check.skip(f"not judged: it cannot run without the sandbox here, to compare ({exc})")
         if bare is None:
             pass
         elif bare.ok:
