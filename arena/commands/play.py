@@ -112,8 +112,6 @@ def play_command(
     sandbox: SandboxMode,
 ) -> None:
     """Play one game of a person against ``bot``, and store it in ``db`` if given."""
-    import typer
-
     from arena.referee import MatchSettings, play_person
     from arena.sandbox import resolve_mode
     from arena.store import Store
@@ -149,7 +147,7 @@ def play_command(
             )
         except _Abandoned as left:
             print(f"game abandoned ({left.why}): not stored")
-            raise typer.Exit(0 if left.why == "you quit" else 1) from None
+            raise SystemExit(0 if left.why == "you quit" else 1) from None
         frame = boardview.frames(record.moves)[-1]
         print(result_text(record, person_role, frame))
         if store is not None:
