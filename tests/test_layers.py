@@ -8,6 +8,7 @@ upwards is still a dependency upwards). A new module must be given its layer her
 from __future__ import annotations
 
 import ast
+import enum
 import re
 from pathlib import Path
 
@@ -259,3 +260,19 @@ def test_only_the_cli_imports_the_cli_or_typer(path: Path) -> None:
     assert "arena.cli" not in _imports(path, module), f"{module} imports arena.cli"
     third = _third_party_imports(path) & {"typer", "click"}
     assert not third, f"{module} imports {sorted(third)}: only {CLI_ONLY} may"
+
+
+def test_the_clis_choices_mirror_the_librarys() -> None:
+    """``arena.cli`` spells the choices of its options as enums of its own (importing the rules
+    would slow ``arena --help``): they must be the library's values, in the same order."""
+    from arena import cli
+    from arena.commands.new_bot import Language
+    from arena.rules import FAULT_REASONS, Reason, Role
+
+    def values(kind: type[enum.Enum]) -> list[object]:
+        return [member.value for member in kind]
+
+    assert values(cli.EndReason) == values(Reason)
+    assert values(cli.FaultReason) == [r.value for r in Reason if r in FAULT_REASONS]
+    assert values(cli.Side) == values(Role)
+    assert values(cli.Language) == values(Language)
