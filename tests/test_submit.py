@@ -14,8 +14,10 @@ import pytest
 import yaml
 
 from arena.commands.new_bot import create_bot
-from arena.commands.submit import add_bot_entry
+from arena.commands.submit import add_bot_entry, placing
 from arena.errors import ArenaError
+from arena.records import GameRecord
+from arena.rules import Reason, Role
 from arena.store import Store
 
 ENTRY = {"name": "mine", "path": "mine/main.py"}
@@ -128,3 +130,18 @@ def test_submit_end_to_end(no_leftover_processes: Path) -> None:
 
     again = _arena("submit", "mine", "ladder.yaml", cwd=root)
     assert again.returncode == 2 and "already in the tournament" in again.stderr
+
+
+def test_a_place_that_is_a_bound_is_shown_as_one() -> None:
+    """A bot that won every game as Order has a bound there, not an interval: its place is
+    shown as the standings show it (it once stopped ``arena submit`` with a TypeError)."""
+    records = []
+    for _ in range(4):
+        records.append(GameRecord("new", "old", Role.ORDER, Reason.FIVE))
+        records.append(GameRecord("old", "new", Role.CHAOS, Reason.FULL))
+    place = placing(records, "new")
+    assert place.rank == 1
+    assert "as Order >" in place.describe() and "as Chaos >" in place.describe()
+    data = json.loads(json.dumps(place.to_json()))
+    assert data["order"]["bound"] == ">" and data["elo_order_ci95"] is None
+    assert [row["name"] for row in data["standings"]] == ["new", "old"]
