@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 from conftest import TEST_BOTS_DIR, bundled_program
 
-from arena.commands.faults import last_lines, shown_detail
 from arena.commands.standings import render_standings
+from arena.faults import last_lines, shown_detail
 from arena.ratings import GameResult
 from arena.ratings.elo import DEFAULT_INITIAL, DEFAULT_K
 from arena.ratings.standings import compute_all

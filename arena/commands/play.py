@@ -45,7 +45,7 @@ def result_text(record: GameRecord, person_role: Role, frame: boardview.Frame) -
         return f"{who}: five in a line " + " ".join(cell_name(c) for c in frame.five)
     if record.reason is Reason.FULL:
         return f"{who}: full board"
-    from arena.commands.faults import DETAIL_WIDTH, shown_detail
+    from arena.faults import DETAIL_WIDTH, shown_detail
 
     detail = shown_detail(record.detail, DETAIL_WIDTH)
     return f"{who}: {record.loser_name} lost by {record.reason.value}" + (
