@@ -189,13 +189,14 @@ def test_close_leaves_nothing_running(tmp_path: Path) -> None:
 
 
 def test_executors_are_made_by_name(pools: list[LocalPoolExecutor]) -> None:
-    assert executor_names() == ["inline", "local"]
+    assert executor_names() == ["cluster", "inline", "local"]
     assert isinstance(make_executor("inline", ExecutorSetup(SETTINGS, workers=4)), InlineExecutor)
     local = make_executor("local", ExecutorSetup(SETTINGS, workers=2))
     assert isinstance(local, LocalPoolExecutor)
     pools.append(local)
     assert len(local.worker_pids) == 2
-    with pytest.raises(ArenaError, match="unknown executor 'dask'; expected one of 'inline'"):
+    known = "'cluster', 'inline', 'local'"
+    with pytest.raises(ArenaError, match=f"unknown executor 'dask'; expected one of {known}"):
         make_executor("dask", ExecutorSetup(SETTINGS))
 
 
@@ -210,13 +211,20 @@ def test_the_config_and_the_command_line_name_the_executor(tmp_path: Path) -> No
         "games_per_pairing: 1\nsandbox: none\n"
     )
     result = subprocess.run(
-        [sys.executable, "-m", "arena", "tournament", str(file), "--executor", "cluster"],
+        [sys.executable, "-m", "arena", "tournament", str(file), "--executor", "dask"],
         capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
     )  # fmt: skip
     assert result.returncode == 2
     assert result.stderr == (
-        "arena: error: --executor: expected one of 'inline', 'local', got 'cluster'\n"
+        "arena: error: --executor: expected one of 'cluster', 'inline', 'local', got 'dask'\n"
     )
+    result = subprocess.run(  # the cluster executor named without saying which cluster
+        [sys.executable, "-m", "arena", "tournament", str(file), "--executor", "cluster"],
+        capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert result.returncode == 2
+    assert result.stderr.startswith("arena: error: the cluster executor needs a cluster: ")
+    assert result.stderr.count("\n") == 1
     result = subprocess.run(
         [sys.executable, "-m", "arena", "tournament", str(file), "--executor", "inline", "-q"],
         capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
