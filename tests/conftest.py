@@ -69,19 +69,21 @@ def bundled_program(name: str) -> Path:
 
 
 def run_arena(
-    *args: str | os.PathLike[str],
+    *args: object,
     cwd: str | os.PathLike[str] | None = None,
     env: Mapping[str, str] | None = None,
     timeout: float = 120,
 ) -> subprocess.CompletedProcess[str]:
     """``python -m arena ARGS`` in a subprocess, its output captured as text (bounded by
-    ``timeout``; ``env`` replaces the environment)."""
+    ``timeout``; ``env`` replaces the environment; each argument as ``str``). Its stdin is
+    closed (``/dev/null``): a command that would ask something ends instead of hanging a test."""
     return subprocess.run(
-        [sys.executable, "-m", "arena", *map(os.fspath, args)],
+        [sys.executable, "-m", "arena", *map(str, args)],
         capture_output=True,
         text=True,
         timeout=timeout,
         cwd=cwd,
+        stdin=subprocess.DEVNULL,
         env=None if env is None else dict(env),
         check=False,
     )

@@ -14,11 +14,10 @@ import os
 import re
 import sqlite3
 import stat
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from conftest import run_arena
 from pgn_readers import PgnGame, read_pgn, read_pgn_lines
 
 from arena.botspec import BotSpec
@@ -227,21 +226,10 @@ def test_unknown_format_and_unwritable_output(tmp_path: Path) -> None:
 # --- the output never destroys the store, and is written whole or not at all ---------------------
 
 
-def arena_cli(*args: object, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "arena", *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        cwd=cwd,
-        stdin=subprocess.DEVNULL,
-    )
-
-
 def test_cli_export_over_its_own_store_is_refused(tmp_path: Path) -> None:
     db = make_store(tmp_path / "self.sqlite", [make_record(seed=i) for i in range(3)])
     before = db.read_bytes()
-    result = arena_cli(
+    result = run_arena(
         "export", "self.sqlite", "--format", "csv", "--out", "self.sqlite", cwd=tmp_path
     )
     assert result.returncode != 0

@@ -4,14 +4,14 @@ plays only its own games, and is placed in the standings; a failing bot is not a
 from __future__ import annotations
 
 import difflib
+import functools
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
+from conftest import run_arena
 
 from arena.commands.new_bot import create_bot
 from arena.commands.submit import add_bot_entry, placing
@@ -79,14 +79,7 @@ def test_no_bots_list(text: str) -> None:
         add_bot_entry(text, ENTRY, "t.yaml")
 
 
-def _arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "arena", *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=cwd,
-    )
+_arena = functools.partial(run_arena, timeout=300)  # many games
 
 
 def test_submit_end_to_end(no_leftover_processes: Path) -> None:
