@@ -33,12 +33,26 @@ from pathlib import Path
 
 import pytest
 
+from arena.sandbox import bwrap_path
+
 TESTS_DIR = Path(__file__).resolve().parent
 TEST_BOTS_DIR = TESTS_DIR / "bots"
 BUNDLED_BOTS_DIR = TESTS_DIR.parent / "bots"
 DEFAULT_MARKERS = (f"{TEST_BOTS_DIR}{os.sep}", f"{BUNDLED_BOTS_DIR}{os.sep}")
 FIXTURE_BOTS = sorted(TEST_BOTS_DIR.glob("*.py"))
 """Every fixture bot (a Python script in ``tests/bots``)."""
+SANDBOX_MODES = [
+    pytest.param("none", id="none"),
+    pytest.param(
+        "bwrap",
+        id="bwrap",
+        marks=[
+            pytest.mark.sandbox,
+            pytest.mark.skipif(bwrap_path() is None, reason="bubblewrap is not usable here"),
+        ],
+    ),
+]
+"""The sandbox modes a test of bot processes runs in: ``bwrap`` only where bubblewrap works."""
 LEFTOVER_WAIT_S = 2.0
 if os.geteuid() == 0:
     # As root, bots without bubblewrap run as an unprivileged user, who cannot reach pytest's
