@@ -180,7 +180,14 @@ def test_no_color_means_no_escape_codes_on_a_terminal(store: Path, args: list[st
         assert b"\x1b[1m" in _tty_output(argv, coloured)
 
 
-@pytest.mark.parametrize("command", ["match", "tournament", "ratings", "export", "faults"])
+def _commands() -> list[str]:
+    """Every command of the ``arena`` app, as it registers them (a new one is checked too)."""
+    from arena.cli import app
+
+    return [c.name or (c.callback.__name__ if c.callback else "") for c in app.registered_commands]
+
+
+@pytest.mark.parametrize("command", _commands())
 def test_every_help_has_an_example_and_h_works(command: str) -> None:
     result = run_arena(command, "-h", env=dict(os.environ, NO_COLOR="1"))
     assert result.returncode == 0, result.stderr
