@@ -73,6 +73,7 @@ FAULTS = [
     ("ignore_quit", "quit", "exit when you read `quit`"),
     ("illegal", "legal", "play an empty cell"),
     ("late", "time", "answer well within"),
+    ("markup_reply", "format", "a cell and a mark"),
     ("not_a_move", "format", "a cell and a mark"),
     ("raises_in_choose", "crash", "see its stderr"),
     ("reply_before_reading", "silence", "exactly one line per `turn`"),
