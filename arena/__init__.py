@@ -10,9 +10,11 @@ The library is layered, each layer importing only those below it:
 - ``arena.schedule``, ``arena.executors``: which games a tournament owes, and where they run;
 - ``arena.store``, ``arena.ratings``, ``arena.export``, ``arena.tournament``: results, ratings,
   exports, and running a tournament;
-- ``arena.config``, ``arena.cli``, ``arena.commands``: the ``arena`` command and its YAML config.
+- ``arena.config``, ``arena.cli``, ``arena.commands``, ``arena.report``: the ``arena`` command,
+  its YAML config and the HTML report (only ``arena.cli`` knows Typer).
 
-``arena.bot``, the bot author's kit, sits on ``rules`` and ``protocol`` only.
+``arena.bot``, the bot author's kit, sits on ``rules`` and ``protocol`` only. Every module, its
+layer and its job: ``docs/architecture.md`` (checked by ``tests/test_layers.py``).
 """
 
 __version__ = "0.1.0"

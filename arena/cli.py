@@ -16,6 +16,11 @@ import typer
 
 from arena.limits import AffinityMode, Limits, SandboxMode, TimeControl, least
 
+# The choices of options, as Typer wants them: enums of the values. They mirror the library's
+# (``arena.rules.Reason``, ``FAULT_REASONS``, ``Role``; ``arena.commands.new_bot.Language``)
+# instead of importing them, so that ``arena --help`` does not import the rules;
+# tests/test_layers.py checks that they stay the same.
+
 
 class FaultReason(enum.StrEnum):
     """The ways a bot loses by its own fault (``arena.rules.Reason``'s faults)."""

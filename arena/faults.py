@@ -35,6 +35,9 @@ __all__ = [
     "exit_detail",
     "silent_crash",
     "last_stderr_line",
+    "DETAIL_WIDTH",
+    "shown_detail",
+    "last_lines",
 ]
 
 
@@ -230,3 +233,27 @@ def advice(reason: Reason, detail: str) -> tuple[str, str]:
             return "format", HINTS["overlong"]
         return "format", HINTS["format"]
     return "crash", HINTS["crash"]
+
+
+# --- showing a stored detail (arena faults, match, replay, play, the report) ------------------
+DETAIL_WIDTH = 300
+"""Characters of a fault detail shown (after escaping)."""
+
+
+def shown_detail(detail: str, limit: int) -> str:
+    """A stored fault detail, safe to print and cut to ``limit`` characters (then ``...``).
+
+    The referee already escapes what a bot wrote in a detail (``protocol.quote``), so a printable
+    detail is shown as stored: escaping it again would double its backslashes. One that is not
+    printable (written by an older referee) is escaped here.
+    """
+    if not detail.isprintable():
+        return escape(detail, limit)
+    return detail if len(detail) <= limit else detail[:limit] + "..."
+
+
+def last_lines(text: str, count: int, width: int = 200) -> list[str]:
+    """The last ``count`` non-blank lines of a bot's stderr ``text``, each escaped and cut to
+    ``width`` characters (stderr is stored as the bot wrote it)."""
+    lines = [line for line in text.replace("\r\n", "\n").split("\n") if line.strip()]
+    return [escape(line, width) for line in lines[-count:]]

@@ -330,20 +330,11 @@ def kill_marked(token: str) -> list[int]:
     A bot's descendants inherit its environment; this finds those that left its process group
     (``setsid``, double fork) and so escaped ``killpg``. Only processes of this user are readable.
     """
-    marker = f"ARENA_BOT_TOKEN={token}".encode()
     killed = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/environ", "rb") as f:
-                environ = f.read()
-        except OSError:
-            continue
-        if marker in environ.split(b"\0"):
-            with contextlib.suppress(OSError):
-                os.kill(int(entry), signal.SIGKILL)
-                killed.append(int(entry))
+    for pid in procfs.with_environ(f"ARENA_BOT_TOKEN={token}".encode()):
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+            killed.append(pid)
     return killed
 
 

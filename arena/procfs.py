@@ -23,6 +23,7 @@ __all__ = [
     "all_children",
     "descendants",
     "first_descendant",
+    "with_environ",
     "holds_pipe",
     "process_cpu_ns",
     "tree_cpu_ns",
@@ -125,6 +126,24 @@ def first_descendant(pid: int, generations: int) -> int | None:
             return None
         pid = family[0]
     return pid
+
+
+def with_environ(entry: bytes) -> list[int]:
+    """Every process (of those this user may read) whose environment holds ``entry``
+    (``NAME=value``): a bot's descendants inherit its environment even when they leave its
+    process group, so an entry only bots are given finds all of them."""
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/environ", "rb") as f:
+                environ = f.read()
+        except OSError:  # gone meanwhile, or not ours to read
+            continue
+        if entry in environ.split(b"\0"):
+            found.append(int(name))
+    return found
 
 
 def holds_pipe(pid: int, fd: int, ours: int) -> bool | None:

@@ -24,6 +24,7 @@ from arena.rules import MOVE_BY_TOKEN, Move, Reason, Role
 __all__ = [
     "VERSION_LINE",
     "QUIT_LINE",
+    "TURN_PREFIX",
     "NO_LAST_MOVE",
     "SHOW_LIMIT",
     "game_line",
@@ -40,6 +41,8 @@ __all__ = [
 
 VERSION_LINE = b"arena 1\n"
 QUIT_LINE = b"quit\n"
+TURN_PREFIX = b"turn "
+"""The start of every ``turn`` line (the referee's hot loop joins it with preformatted bytes)."""
 NO_LAST_MOVE = b"-"
 """The ``<last>`` of a turn when there is no previous move (Order's first move)."""
 SHOW_LIMIT = 80
@@ -56,13 +59,13 @@ def game_line(role: Role) -> bytes:
 
 def turn_suffix(ms: int) -> bytes:
     """The end of every ``turn`` line of a game, `` <ms>\\n``, built once per game so that the
-    referee's hot loop joins preformatted bytes: ``b"turn " + board + b" " + last + suffix``."""
+    referee's hot loop joins preformatted bytes: ``TURN_PREFIX + board + b" " + last + suffix``."""
     return b" %d\n" % ms
 
 
 def turn_line(board: bytes, last: bytes, ms: int) -> bytes:
     """``turn <36 chars> <last move or -> <ms>``."""
-    return b"turn " + board + b" " + last + turn_suffix(ms)
+    return TURN_PREFIX + board + b" " + last + turn_suffix(ms)
 
 
 def end_line(won: bool, reason: Reason) -> bytes:

@@ -42,6 +42,7 @@ from arena.position import PLY_MOVES, Position, canonical
 from arena.process import BotProcess, Channels, WaitStatus, tapped_io
 from arena.protocol import (
     NO_LAST_MOVE,
+    TURN_PREFIX,
     VERSION_LINE,
     end_line,
     game_line,
@@ -411,7 +412,7 @@ class Match:
         seats = (order, chaos)
         move_ms = self.settings.time_control.move_ms
         budget_ns = move_ms * 1_000_000
-        suffix = turn_suffix(move_ms)
+        prefix, suffix = TURN_PREFIX, turn_suffix(move_ms)
         board = bytearray(start.board)
         bits = list(start.bits)
         occupied = start.occupied
@@ -441,7 +442,7 @@ class Match:
                     self._continue(seat)
                     if cpu_marks[ply & 1] is None:  # its first move in this game
                         cpu_marks[ply & 1] = procfs.tree_cpu_ns(process.pid)
-                message = b"turn " + board + b" " + last + suffix
+                message = prefix + board + b" " + last + suffix
                 in_fd, out_fd = process.stdin_fd, process.stdout_fd
                 # Anything in its stdout before its `turn` is sent is no answer to it, even if the
                 # bot reads that `turn` before the referee reads the line (FIONREAD below).

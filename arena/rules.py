@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 __all__ = [
+    "RULES_VERSION",
     "SIZE",
     "CELLS",
     "FULL_MASK",
@@ -40,6 +41,11 @@ __all__ = [
     "ALL_MOVES",
     "MOVE_BY_TOKEN",
 ]
+
+RULES_VERSION = 1
+"""The version of these rules, recorded in every store's definition: a store refuses a run under
+other rules, so that games played under different rules are never rated together. Bump it with
+any change to what a legal move or a win is."""
 
 SIZE = 6
 CELLS = SIZE * SIZE

@@ -34,7 +34,7 @@ from arena.executors import (
 from arena.limits import AffinityMode
 from arena.records import GameRecord
 from arena.referee import MatchSettings
-from arena.rules import Reason
+from arena.rules import RULES_VERSION, Reason
 from arena.schedule import MatchJob, plan_matches
 from arena.store import BotVersion, Store, VersionChange
 
@@ -163,7 +163,7 @@ def _definition(plan: TournamentPlan) -> dict[str, object]:
         "limits": dataclasses.asdict(settings.limits),
         "freeze_idle": settings.freeze_idle,
         "openings": {"random_plies": plan.opening_plies} if plan.opening_plies else None,
-        "rules": 1,
+        "rules": RULES_VERSION,
     }
 
 

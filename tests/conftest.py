@@ -33,12 +33,26 @@ from pathlib import Path
 
 import pytest
 
+from arena.sandbox import bwrap_path
+
 TESTS_DIR = Path(__file__).resolve().parent
 TEST_BOTS_DIR = TESTS_DIR / "bots"
 BUNDLED_BOTS_DIR = TESTS_DIR.parent / "bots"
 DEFAULT_MARKERS = (f"{TEST_BOTS_DIR}{os.sep}", f"{BUNDLED_BOTS_DIR}{os.sep}")
 FIXTURE_BOTS = sorted(TEST_BOTS_DIR.glob("*.py"))
 """Every fixture bot (a Python script in ``tests/bots``)."""
+SANDBOX_MODES = [
+    pytest.param("none", id="none"),
+    pytest.param(
+        "bwrap",
+        id="bwrap",
+        marks=[
+            pytest.mark.sandbox,
+            pytest.mark.skipif(bwrap_path() is None, reason="bubblewrap is not usable here"),
+        ],
+    ),
+]
+"""The sandbox modes a test of bot processes runs in: ``bwrap`` only where bubblewrap works."""
 LEFTOVER_WAIT_S = 2.0
 if os.geteuid() == 0:
     # As root, bots without bubblewrap run as an unprivileged user, who cannot reach pytest's
@@ -69,19 +83,21 @@ def bundled_program(name: str) -> Path:
 
 
 def run_arena(
-    *args: str | os.PathLike[str],
+    *args: object,
     cwd: str | os.PathLike[str] | None = None,
     env: Mapping[str, str] | None = None,
     timeout: float = 120,
 ) -> subprocess.CompletedProcess[str]:
     """``python -m arena ARGS`` in a subprocess, its output captured as text (bounded by
-    ``timeout``; ``env`` replaces the environment)."""
+    ``timeout``; ``env`` replaces the environment; each argument as ``str``). Its stdin is
+    closed (``/dev/null``): a command that would ask something ends instead of hanging a test."""
     return subprocess.run(
-        [sys.executable, "-m", "arena", *map(os.fspath, args)],
+        [sys.executable, "-m", "arena", *map(str, args)],
         capture_output=True,
         text=True,
         timeout=timeout,
         cwd=cwd,
+        stdin=subprocess.DEVNULL,
         env=None if env is None else dict(env),
         check=False,
     )

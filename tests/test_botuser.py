@@ -18,29 +18,17 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import TEST_BOTS_DIR, wait_for_no_leftovers
+from conftest import SANDBOX_MODES, TEST_BOTS_DIR, wait_for_no_leftovers
 
 from arena.botspec import BotSpec
 from arena.botuser import UID_BASE
 from arena.errors import SandboxError
 from arena.limits import TimeControl
 from arena.referee import MatchSettings, play_match
-from arena.sandbox import bwrap_path
 
 SLOW_OK = TimeControl(move_ms=2000)  # tests that expect no fault: none from load
 
 AS_ROOT = pytest.mark.skipif(os.geteuid() != 0, reason="arena does not run as root here")
-MODES = [
-    pytest.param("none", id="none"),
-    pytest.param(
-        "bwrap",
-        id="bwrap",
-        marks=[
-            pytest.mark.sandbox,
-            pytest.mark.skipif(bwrap_path() is None, reason="bubblewrap is not usable here"),
-        ],
-    ),
-]
 
 
 @pytest.fixture
@@ -65,7 +53,7 @@ def probe_report(stderr: str) -> dict[str, str]:
     return dict(item.split("=", 1) for item in match.group(1).split())
 
 
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", SANDBOX_MODES)
 def test_a_bot_is_not_root_and_has_no_terminal(mode: str, open_folder: Path) -> None:
     if mode == "none" and os.geteuid() != 0:
         pytest.skip("without bubblewrap, a bot runs as arena's own user (not root here)")

@@ -17,27 +17,14 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import TEST_BOTS_DIR, bundled_program
+from conftest import TEST_BOTS_DIR, bundled_program, run_arena
 from test_referee import assert_record_consistent
 
 from arena.records import GameRecord, Reason
 
 pytestmark = pytest.mark.usefixtures("no_leftover_processes")
 
-TIMEOUT_S = 60
 REQUIRED_FIELDS = {"order", "chaos", "winner", "reason", "moves", "ms", "detail", "seed"}
-
-
-def arena(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
-    """Run ``arena`` with this Python; bounded by a timeout."""
-    return subprocess.run(
-        [sys.executable, "-m", "arena", *map(str, args)],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT_S,
-        stdin=subprocess.DEVNULL,
-    )
 
 
 def copy(source: Path, folder: Path) -> Path:
@@ -62,7 +49,7 @@ def test_random_vs_greedy_summary_and_record(tmp_path: Path) -> None:
     random_bot = shutil.copyfile(bundled_program("random"), tmp_path / "random_bot.py")
     greedy_bot = shutil.copyfile(bundled_program("greedy"), tmp_path / "greedy_bot.py")
     record = tmp_path / "out" / "games.jsonl"
-    result = arena(
+    result = run_arena(
         "match",
         random_bot,
         greedy_bot,
@@ -109,7 +96,7 @@ def test_three_games_with_faults(tmp_path: Path) -> None:
     bad = copy(TEST_BOTS_DIR / "bad_cell.py", tmp_path)
     good = copy(TEST_BOTS_DIR / "instant.py", tmp_path)
     record = tmp_path / "games.jsonl"
-    result = arena(
+    result = run_arena(
         "match",
         bad,
         good,
@@ -148,7 +135,7 @@ def test_three_games_with_faults(tmp_path: Path) -> None:
 def test_quiet_hides_progress_but_prints_the_summary(tmp_path: Path) -> None:
     good = copy(TEST_BOTS_DIR / "instant.py", tmp_path)
     record = tmp_path / "games.jsonl"
-    result = arena(
+    result = run_arena(
         "match",
         good,
         good,
@@ -194,7 +181,7 @@ def test_unusable_bot_is_one_line_error(make_bot, second: bool, tmp_path: Path) 
     good = copy(TEST_BOTS_DIR / "instant.py", tmp_path)
     bad = make_bot(tmp_path)
     for args in [(good, bad) if second else (bad, good)]:
-        result = arena("match", *args, "--sandbox", "none", cwd=tmp_path)
+        result = run_arena("match", *args, "--sandbox", "none", cwd=tmp_path)
         assert result.returncode != 0
         assert "Traceback" not in result.stderr + result.stdout
         lines = result.stderr.strip().splitlines()
@@ -243,7 +230,7 @@ def test_summary_gives_the_elo_difference_with_interval_and_superiority(tmp_path
     """What a bot author asks after a match (as cutechess-cli answers it): per-role scores,
     the Elo difference with its 95% interval, the likelihood of superiority."""
     random_bot = shutil.copyfile(bundled_program("random"), tmp_path / "random_bot.py")
-    result = arena(
+    result = run_arena(
         "match", random_bot, random_bot, "--games", 8, "--quiet", "--sandbox", "none", cwd=tmp_path
     )
     assert result.returncode == 0, result.stderr
@@ -266,7 +253,7 @@ def test_bot_text_is_escaped_in_the_summary(tmp_path: Path) -> None:
         "sys.exit(3)\n"
     )
     good = copy(TEST_BOTS_DIR / "instant.py", tmp_path)
-    result = arena("match", bot, good, "--games", 1, "--sandbox", "none", cwd=tmp_path)
+    result = run_arena("match", bot, good, "--games", 1, "--sandbox", "none", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert "lost by crash" in result.stdout, result.stdout
     for raw in ("\x1b", "\x07"):
@@ -277,7 +264,9 @@ def test_bot_text_is_escaped_in_the_summary(tmp_path: Path) -> None:
 def test_deterministic_bots_replay_few_distinct_games(tmp_path: Path) -> None:
     """Two deterministic bots: 6 games but only 2 distinct ones (one per role assignment)."""
     good = copy(TEST_BOTS_DIR / "instant.py", tmp_path)
-    result = arena("match", good, good, "--games", 6, "--quiet", "--sandbox", "none", cwd=tmp_path)
+    result = run_arena(
+        "match", good, good, "--games", 6, "--quiet", "--sandbox", "none", cwd=tmp_path
+    )
     assert result.returncode == 0, result.stderr
     assert re.search(r"^6 games \(2 distinct\)$", result.stdout, re.M), result.stdout
 
@@ -285,7 +274,7 @@ def test_deterministic_bots_replay_few_distinct_games(tmp_path: Path) -> None:
 def test_openings_start_each_pair_from_the_same_position(tmp_path: Path) -> None:
     good = copy(TEST_BOTS_DIR / "instant.py", tmp_path)
     record = tmp_path / "games.jsonl"
-    result = arena(
+    result = run_arena(
         "match", good, good, "--games", 6, "--openings", 4, "--record", record,
         "--quiet", "--sandbox", "none", cwd=tmp_path,
     )  # fmt: skip

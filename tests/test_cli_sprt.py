@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 import io
 import json
@@ -15,17 +16,13 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import bundled_program
+from conftest import bundled_program, run_arena
 
 from arena.botspec import BotSpec
 from arena.commands.sprt import Progress, names_for
 from arena.referee import Match
 
-
-def _arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "arena", *args], capture_output=True, text=True, timeout=300, cwd=cwd
-    )
+_arena = functools.partial(run_arena, timeout=300)  # many games
 
 
 def _bots(folder: Path) -> tuple[str, str]:

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
-from conftest import bundled_program, wait_for_no_leftovers
+from conftest import bundled_program, run_arena, wait_for_no_leftovers
 
 from arena.export import CSV_FIELDS
 
@@ -36,16 +36,6 @@ CORES = len(os.sched_getaffinity(0))
 
 
 # --- helpers -----------------------------------------------------------------------------------
-
-
-def arena(*args: object, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "arena", *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        stdin=subprocess.DEVNULL,
-    )
 
 
 def copy_bot(
@@ -182,7 +172,7 @@ def finished(tmp_path_factory: pytest.TempPathFactory) -> Finished:
     """A round-robin of 3 bots with 2 workers, 4 games per ordered pairing, run through the CLI."""
     tmp_path = tmp_path_factory.mktemp("finished")
     config = write_config(tmp_path, bot_entries(tmp_path, NAMES), games_per_pairing=4)
-    result = arena("tournament", config)
+    result = run_arena("tournament", config)
     assert result.returncode == 0, result.stdout + result.stderr
     return tmp_path / "t.sqlite", result
 
@@ -195,7 +185,7 @@ def test_round_robin_plays_every_slot_once(finished: Finished) -> None:
     assert "Standings" in result.stdout
     no_traceback(result)
 
-    exported = arena("export", db, "--format", "jsonl")
+    exported = run_arena("export", db, "--format", "jsonl")
     assert exported.returncode == 0, exported.stderr
     records = [json.loads(line) for line in exported.stdout.splitlines()]
     assert len(records) == 24
@@ -207,7 +197,7 @@ def test_round_robin_plays_every_slot_once(finished: Finished) -> None:
     as_chaos = Counter(r["chaos"] for r in records)
     assert as_order == as_chaos == dict.fromkeys(NAMES, 8)  # roles balanced
 
-    ratings = arena("ratings", db, "--json")
+    ratings = run_arena("ratings", db, "--json")
     assert ratings.returncode == 0, ratings.stderr
     data = json.loads(ratings.stdout)
     assert sorted(bot["name"] for bot in data["bots"]) == sorted(NAMES)
@@ -228,18 +218,18 @@ def test_export_formats(finished: Finished, tmp_path: Path) -> None:
     db, _result = finished
     bot = copy_bot(tmp_path, TEST_BOTS / "instant.py")
     record_file = tmp_path / "match.jsonl"
-    match = arena("match", bot, bot, "--games", "2", "--record", record_file, "--quiet")
+    match = run_arena("match", bot, bot, "--games", "2", "--record", record_file, "--quiet")
     assert match.returncode == 0, match.stderr
     record_keys = {frozenset(json.loads(line)) for line in record_file.read_text().splitlines()}
 
     out = tmp_path / "games.jsonl"
-    jsonl = arena("export", db, "--format", "jsonl", "--out", out)
+    jsonl = run_arena("export", db, "--format", "jsonl", "--out", out)
     assert jsonl.returncode == 0 and jsonl.stdout == "", jsonl.stderr
     records = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(records) == 24
     assert {frozenset(r) for r in records} == record_keys
 
-    table = arena("export", db, "--format", "csv")
+    table = run_arena("export", db, "--format", "csv")
     assert table.returncode == 0, table.stderr
     rows = list(csv.reader(io.StringIO(table.stdout)))
     assert tuple(rows[0]) == CSV_FIELDS
@@ -248,7 +238,7 @@ def test_export_formats(finished: Finished, tmp_path: Path) -> None:
         (r["order"], r["chaos"], r["winner"]) for r in records
     ]
 
-    pgn = arena("export", db, "--format", "pgn")
+    pgn = run_arena("export", db, "--format", "pgn")
     assert pgn.returncode == 0, pgn.stderr
     tags = re.findall(r'^\[(White|Black|Result) "([^"]*)"\]$', pgn.stdout, re.MULTILINE)
     games = [tags[i : i + 3] for i in range(0, len(tags), 3)]
@@ -263,7 +253,7 @@ def test_export_formats(finished: Finished, tmp_path: Path) -> None:
 @pytest.mark.parametrize("command", [["export"], ["export", "--format", "pgn"], ["ratings"]])
 def test_missing_store_is_a_clean_error(tmp_path: Path, command: list[str]) -> None:
     missing = tmp_path / "nope.sqlite"
-    result = arena(*command[:1], missing, *command[1:])
+    result = run_arena(*command[:1], missing, *command[1:])
     assert result.returncode != 0
     assert str(missing) in result.stderr and "no such store" in result.stderr
     no_traceback(result)
@@ -272,7 +262,7 @@ def test_missing_store_is_a_clean_error(tmp_path: Path, command: list[str]) -> N
 
 def test_unknown_export_format_is_a_clean_error(finished: Finished) -> None:
     db, _result = finished
-    result = arena("export", db, "--format", "xml")
+    result = run_arena("export", db, "--format", "xml")
     assert result.returncode != 0 and "jsonl, csv, pgn" in result.stderr
     no_traceback(result)
 
@@ -282,7 +272,7 @@ def test_unknown_export_format_is_a_clean_error(finished: Finished) -> None:
 
 def test_quiet_hides_the_progress_but_prints_the_standings(tmp_path: Path) -> None:
     config = write_config(tmp_path, bot_entries(tmp_path, ["instant", "paced"]))
-    result = arena("tournament", config, "--quiet", "--workers", CORES + 1)
+    result = run_arena("tournament", config, "--quiet", "--workers", CORES + 1)
     assert result.returncode == 0, result.stderr
     assert "games 4/4" not in result.stdout and "eta" not in result.stdout  # no progress
     assert "workers asked are used" not in result.stdout  # notes go to stderr when quiet
@@ -300,12 +290,12 @@ def test_too_many_workers_are_capped_unless_forced(tmp_path: Path) -> None:
         tmp_path, bot_entries(tmp_path, ["instant", "paced"]), games_per_pairing=games
     )
     asked = 2 * CORES + 2
-    result = arena("tournament", config, "--workers", asked, "--fresh")
+    result = run_arena("tournament", config, "--workers", asked, "--fresh")
     assert result.returncode == 0, result.stderr
     assert f"workers asked are used: the machine has {CORES} core" in result.stdout
     assert f"of the {asked} workers" in result.stdout
     assert "warning" not in result.stdout
-    forced = arena("tournament", config, "--workers", asked, "--force-workers", "--fresh")
+    forced = run_arena("tournament", config, "--workers", asked, "--force-workers", "--fresh")
     assert forced.returncode == 0, forced.stderr
     assert f"warning: {asked} workers on {CORES} cores" in forced.stdout
     assert "workers asked are used" not in forced.stdout
@@ -347,18 +337,18 @@ def test_progress_bar_on_a_terminal(tmp_path: Path) -> None:
 def test_adding_a_bot_plays_only_its_games(tmp_path: Path) -> None:
     bots = bot_entries(tmp_path, ["instant", "random", "paced"])
     config = write_config(tmp_path, bots[:2])
-    first = arena("tournament", config)
+    first = run_arena("tournament", config)
     assert first.returncode == 0, first.stderr
     assert stored_slots(tmp_path / "t.sqlite") == owed(["instant", "random"], 2)
 
     write_config(tmp_path, bots)
-    second = arena("tournament", config)
+    second = run_arena("tournament", config)
     assert second.returncode == 0, second.stderr
     assert "resuming: 4 of 12 games already played" in second.stdout
     assert "8 games played this run, 4 resumed" in second.stdout
     assert stored_slots(tmp_path / "t.sqlite") == owed(["instant", "random", "paced"], 2)
 
-    third = arena("tournament", config, "--quiet")
+    third = run_arena("tournament", config, "--quiet")
     assert third.returncode == 0, third.stderr
     assert "resuming" not in third.stdout and "0 games played this run, 12 resumed" in third.stdout
     assert sum(stored_slots(tmp_path / "t.sqlite").values()) == 12
@@ -368,12 +358,12 @@ def test_a_changed_bot_is_replayed_and_its_old_games_set_aside(tmp_path: Path) -
     bots = bot_entries(tmp_path, ["instant", "random", "paced"])
     config = write_config(tmp_path, bots)
     db = tmp_path / "t.sqlite"
-    first = arena("tournament", config)
+    first = run_arena("tournament", config)
     assert first.returncode == 0, first.stderr
 
     with open(bots[0]["path"], "a") as f:
         f.write("# a comment changes the bot's identity\n")
-    second = arena("tournament", config)
+    second = run_arena("tournament", config)
     assert second.returncode == 0, second.stderr
     assert "bot instant changed since the last run: its 8 earlier games are set aside" in (
         second.stdout
@@ -383,24 +373,24 @@ def test_a_changed_bot_is_replayed_and_its_old_games_set_aside(tmp_path: Path) -
     assert second.stdout.index("since the last run") < second.stdout.index("games 5/12")
     assert sum(stored_slots(db).values()) == 20  # the old games are kept, not counted
 
-    ratings = json.loads(arena("ratings", db, "--json").stdout)
+    ratings = json.loads(run_arena("ratings", db, "--json").stdout)
     assert {bot["name"]: bot["games"] for bot in ratings["bots"]} == {
         "instant": 8, "random": 8, "paced": 8,
     }  # fmt: skip
-    exported = arena("export", db).stdout.splitlines()
+    exported = run_arena("export", db).stdout.splitlines()
     versions = {
         json.loads(line)["order_version"] for line in exported if '"order":"instant"' in line
     }
     assert len(exported) == 12 and len(versions) == 1
 
-    third = arena("tournament", config)  # said once: the store now knows the new version
+    third = run_arena("tournament", config)  # said once: the store now knows the new version
     assert third.returncode == 0 and "since the last run" not in third.stdout
 
 
 def test_fresh_starts_over(tmp_path: Path) -> None:
     config = write_config(tmp_path, bot_entries(tmp_path, ["instant", "paced"]))
-    assert arena("tournament", config, "--quiet").returncode == 0
-    again = arena("tournament", config, "--fresh")
+    assert run_arena("tournament", config, "--quiet").returncode == 0
+    again = run_arena("tournament", config, "--fresh")
     assert again.returncode == 0, again.stderr
     assert "4 games played this run, 0 resumed" in again.stdout
     assert stored_slots(tmp_path / "t.sqlite") == owed(["instant", "paced"], 2)
@@ -410,7 +400,7 @@ def test_paths_are_printed_as_they_are(tmp_path: Path) -> None:
     """Brackets in a path are not rich markup: neither dropped nor a crash."""
     db = tmp_path / "[" / "]cup[b].sqlite"
     config = write_config(tmp_path, bot_entries(tmp_path, ["instant", "paced"]), db=str(db))
-    result = arena("tournament", config)
+    result = run_arena("tournament", config)
     assert result.returncode == 0, result.stderr
     assert f"Results: {db}" in result.stdout
     no_traceback(result)
@@ -478,7 +468,7 @@ def start_and_stop(tmp_path: Path, stop: signal.Signals) -> tuple[Path, Path, st
 def resume_completes(config: Path, db: Path) -> None:
     already = sum(stored_slots(db).values())
     total = sum(owed(INTERRUPTED_BOTS, INTERRUPTED_GAMES).values())
-    result = arena("tournament", config)
+    result = run_arena("tournament", config)
     assert result.returncode == 0, result.stdout + result.stderr
     assert f"resuming: {already} of {total} games already played" in result.stdout
     played = total - already
@@ -520,7 +510,7 @@ def test_the_example_tournament_runs_to_completion(tmp_path: Path) -> None:
     assert "../bots/shell_bot.sh" in text
     config = tmp_path / "example.yaml"
     config.write_text(text.replace("../bots/shell_bot.sh", str(BUNDLED / "shell_bot.sh")))
-    result = arena("tournament", config, "--workers", min(CORES, 2))
+    result = run_arena("tournament", config, "--workers", min(CORES, 2))
     assert result.returncode == 0, result.stdout + result.stderr
     db = tmp_path / "results" / "example.sqlite"
     assert stored_slots(db) == owed(["random", "greedy", "shell"], 10)
@@ -552,7 +542,7 @@ def test_a_wrong_config_gets_one_clear_message(tmp_path: Path, case: str) -> Non
     config.write_text(
         f"bots:\n  - {{name: a, path: {instant}}}\n  - name: b\n    path: {second}\n{extra}"
     )
-    result = arena("tournament", config)
+    result = run_arena("tournament", config)
     assert result.returncode != 0
     no_traceback(result)
     message = result.stderr.strip()
@@ -566,6 +556,6 @@ def test_a_wrong_config_gets_one_clear_message(tmp_path: Path, case: str) -> Non
 
 
 def test_a_missing_config_file_is_a_clean_error(tmp_path: Path) -> None:
-    result = arena("tournament", tmp_path / "missing.yaml")
+    result = run_arena("tournament", tmp_path / "missing.yaml")
     assert result.returncode != 0 and "missing.yaml: file not found" in result.stderr
     no_traceback(result)

@@ -13,29 +13,17 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import TEST_BOTS_DIR
+from conftest import SANDBOX_MODES, TEST_BOTS_DIR
 
 from arena.botspec import BotSpec
 from arena.limits import TimeControl
 from arena.records import Reason
 from arena.referee import MatchSettings, play_match
-from arena.sandbox import bwrap_path
 
-MODES = [
-    pytest.param("none", id="none"),
-    pytest.param(
-        "bwrap",
-        id="bwrap",
-        marks=[
-            pytest.mark.sandbox,
-            pytest.mark.skipif(bwrap_path() is None, reason="bubblewrap is not usable here"),
-        ],
-    ),
-]
 MOVE_MS = 3000
 
 
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", SANDBOX_MODES)
 @pytest.mark.parametrize(
     ("script", "detail"),
     [("closes_stdout.py", "closed its stdout"), ("closes_stdin.py", "closed its stdin")],

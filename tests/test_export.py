@@ -14,12 +14,11 @@ import os
 import re
 import sqlite3
 import stat
-import subprocess
-import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from conftest import run_arena
+from pgn_readers import PgnGame, read_pgn, read_pgn_lines
 
 from arena.botspec import BotSpec
 from arena.errors import ArenaError, StoreError
@@ -68,84 +67,6 @@ def make_store(path: Path, records: list[GameRecord], name: str | None = None) -
         if name is not None:
             store.set_meta("name", name)
     return path
-
-
-# --- independent PGN readers ---------------------------------------------------------------------
-
-
-@dataclass
-class PgnGame:
-    tags: dict[str, str] = field(default_factory=dict)
-    tag_order: list[str] = field(default_factory=list)
-    moves: list[str] = field(default_factory=list)
-    comments: list[str] = field(default_factory=list)
-    result: str | None = None
-
-
-_TOKEN = re.compile(
-    r"""
-    (?P<space>\s+)
-  | \[\s*(?P<tag>[A-Za-z0-9_]+)\s+"(?P<value>(?:[^"\\]|\\.)*)"\s*\]
-  | \{(?P<comment>[^}]*)\}
-  | ;(?P<line_comment>[^\n]*)
-  | (?P<result>1-0|0-1|1/2-1/2|\*)(?![^\s\[{;])
-  | (?P<number>\d+\.(?:\.\.)?)
-  | (?P<symbol>[A-Za-z0-9][A-Za-z0-9_+#=:-]*)
-    """,
-    re.VERBOSE,
-)
-
-
-def read_pgn(text: str) -> list[PgnGame]:
-    """Games by the standard's tokens; raises AssertionError on anything it does not expect."""
-    games: list[PgnGame] = []
-    game = PgnGame()
-    pos = 0
-    while pos < len(text):
-        match = _TOKEN.match(text, pos)
-        assert match is not None, f"unexpected PGN text at {pos}: {text[pos : pos + 40]!r}"
-        pos = match.end()
-        kind = match.lastgroup
-        if kind == "tag" or match.group("tag"):
-            assert not game.moves and game.result is None, "a tag inside the movetext"
-            name = match.group("tag")
-            assert name not in game.tags, f"tag {name} twice in one game"
-            game.tags[name] = re.sub(r"\\(.)", r"\1", match.group("value"))
-            game.tag_order.append(name)
-        elif kind == "comment":
-            assert game.result is None, "a comment after the result token"
-            game.comments.append(match.group("comment"))
-        elif kind == "line_comment":
-            raise AssertionError("no ; comments are written")
-        elif kind == "result":
-            game.result = match.group("result")
-            games.append(game)
-            game = PgnGame()
-        elif kind == "symbol":
-            assert game.result is None
-            game.moves.append(match.group("symbol"))
-    assert not game.tags and not game.moves, "a game without a result token"
-    return games
-
-
-def read_pgn_lines(text: str) -> list[tuple[str, str, str]]:
-    """(White, Black, Result) of each game as Ordo reads them (``pgnget.c``): in each line,
-    ``strstr`` for ``[White "``, ``[Black "`` and ``[Result "``, each up to the next ``"]``,
-    wherever they are in the line; a game is complete once the three were seen."""
-    games: list[tuple[str, str, str]] = []
-    seen: dict[str, str] = {}
-    for line in text.splitlines(keepends=True):  # fgets: lines end at \n only
-        for tag in ("White", "Black", "Result"):
-            start = line.find(f'[{tag} "')
-            if start >= 0:
-                value = line[start + len(tag) + 3 :]
-                end = value.find('"]')
-                assert end >= 0, f"Ordo stops with a parsing error at {line!r}"
-                seen[tag] = value[:end]
-        if len(seen) == 3:
-            games.append((seen["White"], seen["Black"], seen["Result"]))
-            seen = {}
-    return games
 
 
 # --- real games ----------------------------------------------------------------------------------
@@ -305,21 +226,10 @@ def test_unknown_format_and_unwritable_output(tmp_path: Path) -> None:
 # --- the output never destroys the store, and is written whole or not at all ---------------------
 
 
-def arena_cli(*args: object, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "arena", *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        cwd=cwd,
-        stdin=subprocess.DEVNULL,
-    )
-
-
 def test_cli_export_over_its_own_store_is_refused(tmp_path: Path) -> None:
     db = make_store(tmp_path / "self.sqlite", [make_record(seed=i) for i in range(3)])
     before = db.read_bytes()
-    result = arena_cli(
+    result = run_arena(
         "export", "self.sqlite", "--format", "csv", "--out", "self.sqlite", cwd=tmp_path
     )
     assert result.returncode != 0

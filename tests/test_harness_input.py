@@ -4,24 +4,14 @@ from __future__ import annotations
 
 import sqlite3
 import subprocess
-import sys
 from pathlib import Path
+
+from conftest import run_arena
 
 from arena.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
 INSTANT = ROOT / "tests" / "bots" / "instant.py"
-
-
-def arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "arena", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        stdin=subprocess.DEVNULL,
-    )
 
 
 def write_config(folder: Path, db: Path, extra: str = "") -> Path:
@@ -51,7 +41,7 @@ def test_store_from_a_newer_arena_is_refused_and_left_untouched(tmp_path: Path) 
     connection.commit()
     connection.close()
     before = db.read_bytes()
-    result = arena("tournament", str(write_config(tmp_path, db)), "--quiet", cwd=tmp_path)
+    result = run_arena("tournament", str(write_config(tmp_path, db)), "--quiet", cwd=tmp_path)
     assert_clean_error(result, str(db), "newer")
     assert db.read_bytes() == before
 
@@ -60,7 +50,7 @@ def test_a_file_that_is_not_a_store_is_refused_and_left_untouched(tmp_path: Path
     db = tmp_path / "t.sqlite"
     db.write_bytes(b"definitely not sqlite\n" * 100)
     before = db.read_bytes()
-    result = arena("tournament", str(write_config(tmp_path, db)), "--quiet", cwd=tmp_path)
+    result = run_arena("tournament", str(write_config(tmp_path, db)), "--quiet", cwd=tmp_path)
     assert_clean_error(result, str(db))
     assert db.read_bytes() == before
 
@@ -68,7 +58,7 @@ def test_a_file_that_is_not_a_store_is_refused_and_left_untouched(tmp_path: Path
 def test_store_under_a_file_is_a_clean_error(tmp_path: Path) -> None:
     blocker = tmp_path / "blocker"
     blocker.write_text("a file, not a folder")
-    result = arena(
+    result = run_arena(
         "tournament", str(write_config(tmp_path, blocker / "t.sqlite")), "--quiet", cwd=tmp_path
     )
     assert_clean_error(result, "blocker")
@@ -77,16 +67,16 @@ def test_store_under_a_file_is_a_clean_error(tmp_path: Path) -> None:
 def test_broken_yaml_is_a_clean_error(tmp_path: Path) -> None:
     config = tmp_path / "broken.yaml"
     config.write_text("bots: [a, b\nseed: 1\n")
-    assert_clean_error(arena("tournament", str(config), cwd=tmp_path), "broken.yaml")
+    assert_clean_error(run_arena("tournament", str(config), cwd=tmp_path), "broken.yaml")
 
 
 def test_missing_bot_in_config_is_a_clean_error(tmp_path: Path) -> None:
     config = tmp_path / "missing.yaml"
     config.write_text("bots:\n  - {name: a, path: nowhere.py}\n  - random\n")
-    assert_clean_error(arena("tournament", str(config), cwd=tmp_path), "missing.yaml", "path")
+    assert_clean_error(run_arena("tournament", str(config), cwd=tmp_path), "missing.yaml", "path")
 
 
 def test_ratings_of_a_missing_store_is_a_clean_error(tmp_path: Path) -> None:
-    result = arena("ratings", str(tmp_path / "none.sqlite"), cwd=tmp_path)
+    result = run_arena("ratings", str(tmp_path / "none.sqlite"), cwd=tmp_path)
     assert_clean_error(result, "none.sqlite")
     assert not (tmp_path / "none.sqlite").exists()

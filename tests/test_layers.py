@@ -8,6 +8,8 @@ upwards is still a dependency upwards). A new module must be given its layer her
 from __future__ import annotations
 
 import ast
+import enum
+import re
 from pathlib import Path
 
 import pytest
@@ -174,3 +176,103 @@ def test_the_checker_sees_an_upward_import(tmp_path: Path) -> None:
     assert {"arena.cli", "arena.store"} <= found
     assert _layer_of("arena.cli") == len(LAYERS) - 1
     assert _layer_of("arena.rules") == 0
+
+
+# --- docs/architecture.md names every module, with the layer it has here ------------------------
+
+ARCHITECTURE = PACKAGE.parent / "docs" / "architecture.md"
+
+# A row of the module table: | `arena/path.py` | layer | its one job |
+_ROW = re.compile(r"^\|\s*`(arena/[\w/]+\.py)`\s*\|\s*([^|]+?)\s*\|\s*(.+?)\s*\|\s*$")
+
+
+def _documented_modules(text: str) -> dict[str, tuple[str, str]]:
+    """The module table of the architecture document: path -> (layer, job)."""
+    rows: dict[str, tuple[str, str]] = {}
+    for line in text.splitlines():
+        match = _ROW.match(line)
+        if match:
+            path, layer, job = match.groups()
+            assert path not in rows, f"docs/architecture.md names {path} twice"
+            rows[path] = (layer, job)
+    return rows
+
+
+def _relative(path: Path) -> str:
+    return path.relative_to(PACKAGE.parent).as_posix()
+
+
+def test_the_architecture_document_names_every_module_and_only_those() -> None:
+    rows = _documented_modules(ARCHITECTURE.read_text(encoding="utf-8"))
+    present = {_relative(p) for p in MODULES}
+    missing = sorted(present - set(rows))
+    gone = sorted(set(rows) - present)
+    assert not missing, f"give these modules a line in docs/architecture.md: {missing}"
+    assert not gone, f"docs/architecture.md names modules that no longer exist: {gone}"
+
+
+def test_the_architecture_document_gives_each_module_its_layer() -> None:
+    rows = _documented_modules(ARCHITECTURE.read_text(encoding="utf-8"))
+    wrong = []
+    for path in MODULES:
+        module = _module_name(path)
+        layer = _layer_of(module)
+        said, job = rows.get(_relative(path), ("", ""))
+        expected = "package" if module == "arena" else LAYERS[layer][0] if layer is not None else ""
+        if said != expected or not job:
+            wrong.append(f"{_relative(path)}: {said!r}, not {expected!r}")
+    assert not wrong, f"docs/architecture.md's layers differ from LAYERS: {wrong}"
+
+
+def test_the_document_check_sees_a_missing_and_a_gone_module() -> None:
+    """The check itself works: a table without a module, or with an invented one, is caught."""
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    rows = _documented_modules(text)
+    assert "arena/rules.py" in rows and rows["arena/rules.py"][0] == "game model"
+    without = "\n".join(line for line in text.splitlines() if "`arena/rules.py`" not in line)
+    assert "arena/rules.py" not in _documented_modules(without)
+    invented = text + "\n| `arena/nowhere.py` | referee | nothing |\n"
+    assert "arena/nowhere.py" in _documented_modules(invented)
+
+
+# --- the library without the command line -------------------------------------------------------
+
+CLI_ONLY = ("arena.cli", "arena.__main__")
+
+
+def _third_party_imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            found.add(node.module.split(".")[0])
+    return found
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: _module_name(p))
+def test_only_the_cli_imports_the_cli_or_typer(path: Path) -> None:
+    """The library (the report and the commands' functions included) runs without the CLI."""
+    module = _module_name(path)
+    if module in CLI_ONLY:
+        return
+    assert "arena.cli" not in _imports(path, module), f"{module} imports arena.cli"
+    third = _third_party_imports(path) & {"typer", "click"}
+    assert not third, f"{module} imports {sorted(third)}: only {CLI_ONLY} may"
+
+
+def test_the_clis_choices_mirror_the_librarys() -> None:
+    """``arena.cli`` spells the choices of its options as enums of its own (importing the rules
+    would slow ``arena --help``): they must be the library's values, in the same order."""
+    from arena import cli
+    from arena.commands.new_bot import Language
+    from arena.rules import FAULT_REASONS, Reason, Role
+
+    def values(kind: type[enum.Enum]) -> list[object]:
+        return [member.value for member in kind]
+
+    assert values(cli.EndReason) == values(Reason)
+    assert values(cli.FaultReason) == [r.value for r in Reason if r in FAULT_REASONS]
+    assert values(cli.Side) == values(Role)
+    assert values(cli.Language) == values(Language)

@@ -84,3 +84,22 @@ def test_holds_pipe_tells_an_open_stdout_from_a_closed_one() -> None:
     finally:
         child.kill()
         child.wait()
+
+
+def test_with_environ_finds_the_processes_given_an_entry() -> None:
+    token = f"ARENA_TEST_MARK={os.getpid()}-{time.monotonic_ns()}"
+    name, _, value = token.partition("=")
+    child = subprocess.Popen(
+        [sys.executable, "-c", "import sys; sys.stdin.read()"],
+        stdin=subprocess.PIPE,
+        env={**os.environ, name: value},
+    )
+    try:
+        assert child.pid in procfs.with_environ(token.encode())
+        assert child.pid not in procfs.with_environ((token + "0").encode())
+        assert os.getpid() not in procfs.with_environ(token.encode())
+    finally:
+        assert child.stdin is not None
+        child.stdin.close()
+        child.wait(timeout=10)
+    assert child.pid not in procfs.with_environ(token.encode())

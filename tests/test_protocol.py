@@ -8,7 +8,9 @@ bot rewrite the user's terminal.
 
 from __future__ import annotations
 
+import ast
 import string
+from pathlib import Path
 
 from hypothesis import example, given
 from hypothesis import strategies as st
@@ -150,3 +152,35 @@ def test_quoted_text_has_no_bare_quote_inside(data: bytes) -> None:
     assert shown.startswith('"') and shown.endswith('"') and shown.isprintable()
     inside = shown[1:-1].replace("\\\\", "")
     assert '"' not in inside.replace('\\"', "")
+
+
+# --- one home for the lines ----------------------------------------------------------------------
+
+PACKAGE = Path(__file__).resolve().parent.parent / "arena"
+KEYWORDS = {b"arena", b"ready", b"game", b"turn", b"end", b"quit"}
+SPEAKERS = {PACKAGE / "protocol.py", PACKAGE / "bot.py"}
+"""The harness's side of the protocol, and the bot's side (the author's kit reads these words)."""
+
+
+def _protocol_bytes(path: Path) -> list[tuple[int, bytes]]:
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    return [
+        (node.lineno, node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, bytes)
+        and node.value.split(b" ")[0].rstrip(b"\n") in KEYWORDS
+    ]
+
+
+def test_every_protocol_line_comes_from_arena_protocol() -> None:
+    """No module writes ``turn``, ``game``, ``end``, ``quit`` lines of its own: a change of the
+    protocol is made in ``arena.protocol`` only (the referee's hot loop included)."""
+    found = {
+        f"{path.relative_to(PACKAGE.parent)}:{line}: {value!r}"
+        for path in PACKAGE.rglob("*.py")
+        if path not in SPEAKERS
+        for line, value in _protocol_bytes(path)
+    }
+    assert not found, f"protocol lines written outside arena.protocol: {sorted(found)}"
+    assert _protocol_bytes(PACKAGE / "protocol.py")  # the check sees them where they are

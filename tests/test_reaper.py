@@ -17,22 +17,10 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import TEST_BOTS_DIR, leftover_processes, wait_for_no_leftovers
+from conftest import SANDBOX_MODES, TEST_BOTS_DIR, leftover_processes, wait_for_no_leftovers
 
 from arena import cgroups
-from arena.sandbox import bwrap_path
 
-MODES = [
-    pytest.param("none", id="none"),
-    pytest.param(
-        "bwrap",
-        id="bwrap",
-        marks=[
-            pytest.mark.sandbox,
-            pytest.mark.skipif(bwrap_path() is None, reason="bubblewrap is not usable here"),
-        ],
-    ),
-]
 CGROUPS = [
     pytest.param(
         "1",
@@ -103,7 +91,7 @@ def arena_folders(tmpdir: Path) -> list[str]:
 
 
 @pytest.mark.parametrize("use_cgroups", CGROUPS)
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", SANDBOX_MODES)
 def test_hidden_children_die_with_their_bot(
     mode: str, use_cgroups: str, no_leftover_processes: Path
 ) -> None:
@@ -119,7 +107,7 @@ def test_hidden_children_die_with_their_bot(
 
 
 @pytest.mark.parametrize("use_cgroups", CGROUPS)
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", SANDBOX_MODES)
 @pytest.mark.parametrize(
     "signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGKILL], ids=lambda s: s.name
 )
@@ -186,7 +174,7 @@ def scatter_tournament(folder: Path, mode: str) -> list[str]:
     ]
 
 
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", SANDBOX_MODES)
 @pytest.mark.parametrize(
     "signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGKILL], ids=lambda s: s.name
 )
@@ -262,7 +250,7 @@ def cgroup_of(pid: int) -> str:
 
 
 @pytest.mark.skipif(cgroups.pids_root() is None, reason="no usable pids cgroup")
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", SANDBOX_MODES)
 def test_a_killed_worker_leaves_nothing_behind(mode: str, no_leftover_processes: Path) -> None:
     """SIGKILL of one tournament worker: its guardian kills what its bots hid (cgroups)."""
     from arena import procfs

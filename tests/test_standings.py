@@ -14,22 +14,20 @@ import pty
 import random
 import re
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from conftest import TEST_BOTS_DIR, bundled_program
+from conftest import TEST_BOTS_DIR, bundled_program, run_arena
 
-from arena.commands.faults import last_lines, shown_detail
 from arena.commands.standings import render_standings
+from arena.faults import last_lines, shown_detail
 from arena.ratings import GameResult
 from arena.ratings.elo import DEFAULT_INITIAL, DEFAULT_K
 from arena.ratings.standings import compute_all
 
 pytestmark = pytest.mark.usefixtures("no_leftover_processes")
 
-TIMEOUT_S = 120
 
 HOSTILE = """\
 import sys
@@ -47,17 +45,6 @@ for line in sys.stdin:
     elif line.startswith("quit"):
         break
 """
-
-
-def arena(*args: object, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "arena", *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT_S,
-        stdin=subprocess.DEVNULL,
-        env=env,
-    )
 
 
 @pytest.fixture(scope="module")
@@ -83,13 +70,13 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "seed: 3\n"
         f"db: {db}\n"
     )
-    result = arena("tournament", folder / "t.yaml", "--quiet")
+    result = run_arena("tournament", folder / "t.yaml", "--quiet")
     assert result.returncode == 0, result.stderr
     return db
 
 
 def test_json_shows_faults_per_bot_and_reason(store: Path) -> None:
-    result = arena("ratings", store, "--json")
+    result = run_arena("ratings", store, "--json")
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
     bots = {b["name"]: b for b in data["bots"]}
@@ -103,7 +90,7 @@ def test_json_shows_faults_per_bot_and_reason(store: Path) -> None:
 
 
 def test_terminal_standings_fit_80_columns_and_explain_themselves(store: Path) -> None:
-    result = arena("ratings", store)
+    result = run_arena("ratings", store)
     assert result.returncode == 0, result.stderr
     out = result.stdout
     # Every line fits, but the one naming the store: a path is printed whole, however long.
@@ -121,11 +108,11 @@ def test_terminal_standings_fit_80_columns_and_explain_themselves(store: Path) -
 def test_display_names_stand_beside_the_names(store: Path) -> None:
     """What a bot calls itself (`ready <name>`) is shown beside its name when it differs, in
     full in JSON; a bot that sent a plain `ready` has none."""
-    out = arena("ratings", store).stdout
+    out = run_arena("ratings", store).stdout
     assert re.search(r"^\d\s+crashy \(crash_midgame\)\s", out, re.M), out
     assert re.search(r"^\d\s+greedy\s", out, re.M), out  # "ready greedy": nothing to add
     assert re.search(r"^\d\s+hostile\s", out, re.M), out  # a plain "ready"
-    bots = {b["name"]: b for b in json.loads(arena("ratings", store, "--json").stdout)["bots"]}
+    bots = {b["name"]: b for b in json.loads(run_arena("ratings", store, "--json").stdout)["bots"]}
     assert {name: b["display_name"] for name, b in bots.items()} == {
         "crashy": "crash_midgame", "hostile": "", "greedy": "greedy", "random": "random",
     }  # fmt: skip
@@ -142,7 +129,7 @@ def test_a_long_display_name_is_cut_in_the_compact_table_only() -> None:
 
 
 def test_faults_command_lists_games_with_escaped_stderr(store: Path) -> None:
-    result = arena("faults", store, "--bot", "hostile")
+    result = run_arena("faults", store, "--bot", "hostile")
     assert result.returncode == 0, result.stderr
     out = result.stdout
     assert "\x1b" not in out and "\x07" not in out and "\r" not in out
@@ -150,13 +137,13 @@ def test_faults_command_lists_games_with_escaped_stderr(store: Path) -> None:
     assert "| thinking \\x1b[2J\\x1b]0;pwned\\x07 done\\x0dforged" in out, out
     assert "crashy" not in out.split("faulted game")[0].replace("vs crashy", "")
 
-    crashes = json.loads(arena("faults", store, "--reason", "crash", "--json").stdout)
+    crashes = json.loads(run_arena("faults", store, "--reason", "crash", "--json").stdout)
     assert crashes and all(row["reason"] == "crash" and row["bot"] == "crashy" for row in crashes)
     assert all(row["stderr"] is not None and row["detail"] for row in crashes)
 
-    unknown = arena("faults", store, "--bot", "nobody")
+    unknown = run_arena("faults", store, "--bot", "nobody")
     assert unknown.returncode == 2 and "no games of a bot named 'nobody'" in unknown.stderr
-    bad_reason = arena("faults", store, "--reason", "sneeze")
+    bad_reason = run_arena("faults", store, "--reason", "sneeze")
     assert bad_reason.returncode == 2 and "timeout" in bad_reason.stderr
 
 
@@ -193,15 +180,22 @@ def test_no_color_means_no_escape_codes_on_a_terminal(store: Path, args: list[st
         assert b"\x1b[1m" in _tty_output(argv, coloured)
 
 
-@pytest.mark.parametrize("command", ["match", "tournament", "ratings", "export", "faults"])
+def _commands() -> list[str]:
+    """Every command of the ``arena`` app, as it registers them (a new one is checked too)."""
+    from arena.cli import app
+
+    return [c.name or (c.callback.__name__ if c.callback else "") for c in app.registered_commands]
+
+
+@pytest.mark.parametrize("command", _commands())
 def test_every_help_has_an_example_and_h_works(command: str) -> None:
-    result = arena(command, "-h", env=dict(os.environ, NO_COLOR="1"))
+    result = run_arena(command, "-h", env=dict(os.environ, NO_COLOR="1"))
     assert result.returncode == 0, result.stderr
     assert f"Example: arena {command} " in result.stdout
 
 
 def test_ratings_help_states_k_and_start() -> None:
-    out = arena("ratings", "--help", env=dict(os.environ, NO_COLOR="1", COLUMNS="200")).stdout
+    out = run_arena("ratings", "--help", env=dict(os.environ, NO_COLOR="1", COLUMNS="200")).stdout
     assert f"K={DEFAULT_K:g}" in out and f"starting at {DEFAULT_INITIAL:.0f}" in out
 
 
@@ -329,8 +323,8 @@ def test_all_versions_rates_older_versions_apart(tmp_path: Path) -> None:
         for slot in range(2):
             store.add_game(game("b", "a", ("bbb", "new11111aaaa"), True), slot)
 
-    current = json.loads(arena("ratings", db, "--json").stdout)
+    current = json.loads(run_arena("ratings", db, "--json").stdout)
     assert {b["name"]: b["games"] for b in current["bots"]} == {"a": 2, "b": 2}
-    every = json.loads(arena("ratings", db, "--json", "--all-versions").stdout)
+    every = json.loads(run_arena("ratings", db, "--json", "--all-versions").stdout)
     games = {b["name"]: b["games"] for b in every["bots"]}
     assert games == {"a@new11111": 2, "a@old00000": 4, "b@bbb": 6}

@@ -7,6 +7,7 @@ store at once: real configs, real bot processes (copied into ``tmp_path``, so th
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -18,20 +19,13 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from conftest import bundled_program, wait_for_no_leftovers
+from conftest import bundled_program, run_arena, wait_for_no_leftovers
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def arena(*args: object, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "arena", *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        stdin=subprocess.DEVNULL,
-        env={**os.environ, "COLUMNS": "250"},  # room for every name in the tables
-    )
+# room for every name in the tables
+arena = functools.partial(run_arena, env={**os.environ, "COLUMNS": "250"})
 
 
 def write_config(tmp_path: Path, file: str = "t.yaml", pace_ms: int = 1, **extra: object) -> Path:

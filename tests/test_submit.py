@@ -4,6 +4,7 @@ plays only its own games, and is placed in the standings; a failing bot is not a
 from __future__ import annotations
 
 import difflib
+import functools
 import json
 import os
 import shutil
@@ -13,14 +14,16 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 import yaml
+from conftest import run_arena
 
 from arena.commands.new_bot import create_bot
-from arena.commands.submit import _print_standings, add_bot_entry, placing
+from arena.commands.submit import add_bot_entry, placing
 from arena.errors import ArenaError
+from arena.records import GameRecord
+from arena.rules import Reason, Role
 from arena.store import Store
 
 ENTRY = {"name": "mine", "path": "mine/main.py"}
@@ -82,40 +85,7 @@ def test_no_bots_list(text: str) -> None:
         add_bot_entry(text, ENTRY, "t.yaml")
 
 
-def _game(order: str, chaos: str, winner: str, n: int) -> SimpleNamespace:
-    return SimpleNamespace(order=order, chaos=chaos, winner=winner, reason="five", moves=[str(n)])
-
-
-def test_a_bot_that_won_every_game_is_placed_with_a_bound(
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    """A bot that won (or lost) every game has no interval, only a bound, as ``arena ratings``
-    shows it (``>R``): the placing says so rather than failing on a missing number."""
-    games = [_game("ace", "mid", "order", n) for n in range(6)]
-    games += [_game("mid", "ace", "chaos", n) for n in range(6, 12)]
-    games += [_game("mid", "low", ["order", "chaos"][n % 2], n) for n in range(12, 18)]
-    games += [_game("low", "mid", ["chaos", "order"][n % 3 == 0], n) for n in range(18, 24)]
-    ace = placing(games, "ace")
-    assert (ace.rank, ace.wins, ace.games, ace.elo_ci95, ace.elo_bound) == (1, 12, 12, None, ">")
-    assert ace.elo_order_bound == ace.elo_chaos_bound == ">"
-    assert ace.describe().startswith(f"ace: #1 of 3 — Elo >{round(ace.elo)}; as Order >")
-    mid = placing(games, "mid")
-    assert mid.rank == 2 and mid.elo_bound is None and mid.elo_ci95 is not None
-    assert f"Elo {round(mid.elo)} ±{round(mid.elo_ci95)};" in mid.describe()
-    _print_standings(mid)
-    lines = capsys.readouterr().out.splitlines()
-    assert lines[1].split()[:4] == ["1.", "ace", "Elo", f">{round(ace.elo)}"]
-    assert lines[2].split()[:3] == ["→", "2.", "mid"]
-
-
-def _arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "arena", *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=cwd,
-    )
+_arena = functools.partial(run_arena, timeout=300)  # many games
 
 
 def test_submit_end_to_end(no_leftover_processes: Path) -> None:
@@ -213,3 +183,18 @@ def test_sigterm_stops_submit_like_ctrl_c(no_leftover_processes: Path) -> None:
         "start\n", "start\n  - name: mine\n    path: mine/main.py\n"
     )
     assert 0 < _stored_games(db) < 1000
+
+
+def test_a_place_that_is_a_bound_is_shown_as_one() -> None:
+    """A bot that won every game as Order has a bound there, not an interval: its place is
+    shown as the standings show it (it once stopped ``arena submit`` with a TypeError)."""
+    records = []
+    for _ in range(4):
+        records.append(GameRecord("new", "old", Role.ORDER, Reason.FIVE))
+        records.append(GameRecord("old", "new", Role.CHAOS, Reason.FULL))
+    place = placing(records, "new")
+    assert place.rank == 1
+    assert "as Order >" in place.describe() and "as Chaos >" in place.describe()
+    data = json.loads(json.dumps(place.to_json()))
+    assert data["order"]["bound"] == ">" and data["elo_order_ci95"] is None
+    assert [row["name"] for row in data["standings"]] == ["new", "old"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import inspect
+import json
 import os
 import shutil
 import signal
@@ -41,7 +42,7 @@ from arena.executors import (
 from arena.limits import SandboxMode, TimeControl
 from arena.records import GameRecord
 from arena.referee import Match, MatchSettings
-from arena.rules import Board, Move, Reason, Role
+from arena.rules import RULES_VERSION, Board, Move, Reason, Role
 from arena.sandbox import bwrap_path
 from arena.schedule import (
     MAX_OPENING_PLIES,
@@ -391,6 +392,8 @@ def test_a_plan_runs_without_a_config_on_the_executor_it_names(tmp_path: Path) -
         result = run_tournament(plan, store)
         assert result.complete and result.played == 4
         assert store.get_meta("name") == "lib"
+        definition = json.loads(store.get_meta("definition") or "{}")
+        assert definition["rules"] == RULES_VERSION  # a run under other rules is refused
     assert child_processes() == []  # inline: no worker was started
 
 

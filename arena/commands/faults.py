@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ArenaError
-from arena.protocol import escape
+from arena.faults import DETAIL_WIDTH, last_lines, shown_detail
 from arena.records import GameRecord
 from arena.rules import Role
 
@@ -25,31 +25,7 @@ __all__ = [
     "fault_rows",
     "faults_command",
     "render_faults",
-    "shown_detail",
-    "last_lines",
 ]
-
-DETAIL_WIDTH = 300
-"""Characters of a fault detail shown (after escaping)."""
-
-
-def shown_detail(detail: str, limit: int) -> str:
-    """A stored fault detail, safe to print and cut to ``limit`` characters (then ``...``).
-
-    The referee already escapes what a bot wrote in a detail (``protocol.quote``), so a printable
-    detail is shown as stored: escaping it again would double its backslashes. One that is not
-    printable (written by an older referee) is escaped here.
-    """
-    if not detail.isprintable():
-        return escape(detail, limit)
-    return detail if len(detail) <= limit else detail[:limit] + "..."
-
-
-def last_lines(text: str, count: int, width: int = 200) -> list[str]:
-    """The last ``count`` non-blank lines of a bot's stderr ``text``, each escaped and cut to
-    ``width`` characters (stderr is stored as the bot wrote it)."""
-    lines = [line for line in text.replace("\r\n", "\n").split("\n") if line.strip()]
-    return [escape(line, width) for line in lines[-count:]]
 
 
 @dataclass(frozen=True)

@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING
 
 from arena.affinity import pin_to_core, plan_cores
 from arena.botspec import BotSpec
-from arena.commands.faults import shown_detail
 from arena.commands.standings import bot_label
 from arena.commands.stopping import exit_code, stopped_like_ctrl_c
 from arena.errors import ArenaError
+from arena.faults import DETAIL_WIDTH, shown_detail
 from arena.limits import AffinityMode, Limits, SandboxMode, TimeControl
 from arena.records import GameRecord
 from arena.referee import Match, MatchSettings, alternating_order_seats
@@ -111,7 +111,7 @@ def describe(game: GameRecord) -> str:
     text = f"{game.order} (Order) vs {game.chaos} (Chaos): {winner} wins as {role} by {game.reason}"
     text += f" after {len(game.moves)} moves"
     if game.detail:
-        text += f" ({shown_detail(game.detail, 300)})"
+        text += f" ({shown_detail(game.detail, DETAIL_WIDTH)})"
     return text
 
 
@@ -143,7 +143,7 @@ class MatchTally:
         if game.reason.is_fault:
             self.fault_count += 1
             if len(self.faults) < self.MAX_LISTED_FAULTS:
-                detail = shown_detail(game.detail, 300)
+                detail = shown_detail(game.detail, DETAIL_WIDTH)
                 self.faults.append(
                     f"  game {self.games}: {game.loser_name} lost by {game.reason}: {detail}"
                 )

@@ -46,7 +46,7 @@ def result_text(record: GameRecord, person_role: Role, frame: boardview.Frame) -
         return f"{who}: five in a line " + " ".join(cell_name(c) for c in frame.five)
     if record.reason is Reason.FULL:
         return f"{who}: full board"
-    from arena.commands.faults import DETAIL_WIDTH, shown_detail
+    from arena.faults import DETAIL_WIDTH, shown_detail
 
     detail = shown_detail(record.detail, DETAIL_WIDTH)
     return f"{who}: {record.loser_name} lost by {record.reason.value}" + (
@@ -113,8 +113,6 @@ def play_command(
     sandbox: SandboxMode,
 ) -> None:
     """Play one game of a person against ``bot``, and store it in ``db`` if given."""
-    import typer
-
     from arena.referee import MatchSettings, play_person
     from arena.sandbox import resolve_mode
     from arena.store import Store
@@ -151,11 +149,11 @@ def play_command(
                 )
         except _Abandoned as left:
             print(f"game abandoned ({left.why}): not stored")
-            raise typer.Exit(0 if left.why == "you quit" else 1) from None
+            raise SystemExit(0 if left.why == "you quit" else 1) from None
         except KeyboardInterrupt as stop:  # the bot is stopped by now (play_person's finally)
             code, name = exit_code(stop)
             print(f"\ngame abandoned (interrupted by {name}): not stored", file=sys.stderr)
-            raise typer.Exit(code) from None
+            raise SystemExit(code) from None
         frame = boardview.frames(record.moves)[-1]
         print(result_text(record, person_role, frame))
         if store is not None:

@@ -109,7 +109,7 @@ def game_header(number: int, record: GameRecord) -> str:
 
 def _fault_line(record: GameRecord) -> str:
     """How a game lost by a fault ended: the bot, its role, the reason and what the referee saw."""
-    from arena.commands.faults import DETAIL_WIDTH, shown_detail
+    from arena.faults import DETAIL_WIDTH, shown_detail
 
     loser = record.winner.other
     detail = shown_detail(record.detail, DETAIL_WIDTH)

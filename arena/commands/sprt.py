@@ -33,7 +33,7 @@ from arena.botspec import BotSpec
 from arena.errors import ArenaError
 from arena.limits import Limits, SandboxMode, TimeControl
 from arena.records import GameRecord
-from arena.rules import Role
+from arena.rules import RULES_VERSION, Role
 
 if TYPE_CHECKING:
     from arena.ratings.sprt import SPRT, Estimate
@@ -115,7 +115,7 @@ def definition(a: str, b: str, settings: MatchSettings, openings: int, seed: int
         "time_control": dataclasses.asdict(settings.time_control),
         "limits": dataclasses.asdict(settings.limits),
         "openings": {"random_plies": openings} if openings else None,
-        "rules": 1,
+        "rules": RULES_VERSION,
     }
 
 

@@ -23,12 +23,15 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
 from arena.botspec import BOT_NAME_RE, BotSpec, bundled_bot_path
 from arena.errors import ArenaError
+
+if TYPE_CHECKING:
+    from arena.ratings.standings import BotStanding
 
 __all__ = ["add_bot_entry", "Placing", "placing", "run_submit"]
 
@@ -119,82 +122,48 @@ def _entry_for(arg: str, spec: BotSpec, config_dir: Path) -> dict[str, str] | st
 
 @dataclass(frozen=True)
 class Placing:
-    """A bot's place in the standings.
-
-    A rating is None, with its interval, when the data give no value: a bot that won (or lost)
-    every game, in a role or overall, has only a bound (``elo_bound`` and the like: ``">"`` or
-    ``"<"``), as in ``arena ratings``; ``value`` is then where the prior stops it.
-    """
+    """A bot's place in the standings, read from the typed standings model (``Standings``), so
+    that a rating that is only a bound (a bot that won or lost every game in a role) or missing
+    is shown as the standings show it (``>1850``, ``-``), never formatted as a number."""
 
     name: str
     rank: int
-    bots: int
-    games: int
-    wins: int
-    elo: float | None
-    elo_ci95: float | None
-    elo_order: float | None
-    elo_order_ci95: float | None
-    elo_chaos: float | None
-    elo_chaos_ci95: float | None
-    elo_bound: str | None
-    elo_order_bound: str | None
-    elo_chaos_bound: str | None
-    standings: list[dict[str, Any]]
+    bot: BotStanding
+    table: list[BotStanding]
+    """Every bot of the standings, best first."""
 
     def describe(self) -> str:
-        def rating(value: float | None, ci: float | None, bound: str | None) -> str:
-            return _rating_text({"value": value, "ci95": ci, "bound": bound})
-
+        bot = self.bot
         return (
-            f"{self.name}: #{self.rank} of {self.bots} — "
-            f"Elo {rating(self.elo, self.elo_ci95, self.elo_bound)};"
-            f" as Order {rating(self.elo_order, self.elo_order_ci95, self.elo_order_bound)};"
-            f" as Chaos {rating(self.elo_chaos, self.elo_chaos_ci95, self.elo_chaos_bound)}"
-            f" (95%); {self.wins} wins in {self.games} games"
+            f"{self.name}: #{self.rank} of {len(self.table)} — Elo {bot.rating.text()};"
+            f" as Order {bot.order.text()}; as Chaos {bot.chaos.text()} (95%);"
+            f" {bot.tally.wins} wins in {bot.tally.games} games"
         )
 
-
-def _rating_text(rating: dict[str, Any]) -> str:
-    """A rating's JSON (``arena.ratings.standings.Rating.to_json``) as ``arena ratings`` shows
-    it: ``1523 ±12``, ``>1850`` (won every game: a bound), ``<1200`` or ``-``."""
-    from arena.ratings.standings import Rating
-
-    return Rating(rating["value"], rating["ci95"], rating["bound"] or "").text()
+    def to_json(self) -> dict[str, Any]:
+        """The place with the bot's flat rating keys (as ``arena ratings --json``: ``elo``,
+        ``elo_ci95``...; null where there is no number) and the standings' short rows."""
+        keys = ["games", "wins", "elo", "elo_ci95", "elo_order", "elo_order_ci95"]
+        keys += ["elo_chaos", "elo_chaos_ci95", "rating", "order", "chaos"]
+        entry = self.bot.to_json()
+        short = ("name", "games", "wins", "elo", "elo_ci95", "rating")
+        return {
+            "name": self.name,
+            "rank": self.rank,
+            "bots": len(self.table),
+            **{key: entry[key] for key in keys},
+            "standings": [{k: row.to_json()[k] for k in short} for row in self.table],
+        }
 
 
 def placing(records: list[Any], name: str) -> Placing:
     """``name``'s place among the bots of ``records`` (the maximum-likelihood standings)."""
     from arena.ratings import GameResult, compute_all
 
-    data = compute_all([GameResult.from_record(r) for r in records]).to_json()
-    table = data["bots"]
+    table = compute_all([GameResult.from_record(r) for r in records]).bots
     for rank, bot in enumerate(table, 1):
-        if bot["name"] == name:
-            return Placing(
-                name,
-                rank,
-                len(table),
-                bot["games"],
-                bot["wins"],
-                bot["elo"],
-                bot["elo_ci95"],
-                bot["elo_order"],
-                bot["elo_order_ci95"],
-                bot["elo_chaos"],
-                bot["elo_chaos_ci95"],
-                bot["rating"]["bound"],
-                bot["order"]["bound"],
-                bot["chaos"]["bound"],
-                [
-                    {
-                        **{k: row[k] for k in ("name", "games", "wins", "elo", "elo_ci95")},
-                        "elo_bound": row["rating"]["bound"],
-                        "rating": _rating_text(row["rating"]),
-                    }
-                    for row in table
-                ],
-            )
+        if bot.name == name:
+            return Placing(name, rank, bot, table)
     raise ArenaError(f"{name} has no games in the store")  # pragma: no cover - it just played
 
 
@@ -276,9 +245,7 @@ def run_submit(
         return code
     place = placing(records, spec.name)
     if json_output:
-        print(
-            json.dumps({"added": True, "complete": complete, **dataclasses.asdict(place)}, indent=2)
-        )
+        print(json.dumps({"added": True, "complete": complete, **place.to_json()}, indent=2))
     else:
         _print_standings(place)
     return 0 if complete else 1
@@ -333,10 +300,10 @@ def _play(config: Any, quiet: bool) -> tuple[bool, list[Any]]:
 
 def _print_standings(place: Placing) -> None:
     print(place.describe())
-    width = max(len(row["name"]) for row in place.standings)
-    for rank, row in enumerate(place.standings, 1):
-        mark = "→" if row["name"] == place.name else " "
+    width = max(len(row.name) for row in place.table)
+    for rank, row in enumerate(place.table, 1):
+        mark = "→" if row.name == place.name else " "
         print(
-            f" {mark} {rank:>2}. {row['name']:<{width}}  Elo {row['rating']:<10}"
-            f" {row['wins']}/{row['games']} wins"
+            f" {mark} {rank:>2}. {row.name:<{width}}  Elo {row.rating.text():<10}"
+            f" {row.tally.wins}/{row.tally.games} wins"
         )

@@ -15,8 +15,16 @@ from arena.commands.validate.report import Report
 from arena.commands.validate.transcript import Transcript
 from arena.limits import Limits, SandboxMode
 from arena.process import QUIT_GRACE_S, BotProcess, Channels, WaitStatus
-from arena.protocol import VERSION_LINE, parse_ready, parse_reply, quote, turn_line
-from arena.rules import Board, Move, Reason
+from arena.protocol import (
+    VERSION_LINE,
+    end_line,
+    game_line,
+    parse_ready,
+    parse_reply,
+    quote,
+    turn_line,
+)
+from arena.rules import Board, Move, Reason, Role
 from arena.sandbox import plan_launch
 
 __all__ = ["Probe", "SILENCE_MS"]
@@ -137,7 +145,7 @@ class Probe:
     def _session(self) -> None:
         process = self.process
         move_ms = self.report.move_ms
-        if not process.send(b"game chaos\n"):
+        if not process.send(game_line(Role.CHAOS)):
             self._crash("after `ready`")
             return
         if not self._silent("`game chaos`"):
@@ -152,7 +160,7 @@ class Probe:
             return
         if not self._silent("its move"):
             return
-        if not process.send(b"end win timeout\n"):
+        if not process.send(end_line(True, Reason.TIMEOUT)):
             self._crash("after its move")
             return
         if not self._silent("`end win timeout`"):
