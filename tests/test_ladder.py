@@ -163,3 +163,21 @@ def test_the_ladder_names_match_the_bot_folders() -> None:
     assert found == set(LADDER)
     assert not list(BOTS.glob("*_bot.py")), "random and greedy live in folders now"
     assert Reason.TIMEOUT.is_fault
+
+
+def test_mcts_answers_even_when_its_deadline_has_already_passed() -> None:
+    """On a loaded machine the guard deadline can be past before the first playout: the search
+    then has no child to choose from and must still answer (it crashed with ``max()`` of an empty
+    list in the ladder tournament). Both roles, from a position with many moves."""
+    from arena.botlib.mcts import Mcts
+
+    board = Board()
+    for token in ("c3X", "d4O"):
+        board.push(Move.parse(token))
+    for extra in ((), ("b2X",)):
+        b = Board.from_string(board.board_string())
+        for token in extra:
+            b.push(Move.parse(token))
+        x, o = b.bits
+        cell, mark = Mcts(random.Random(1)).best_move(x, o, deadline=time.monotonic() - 1.0)
+        assert not (x | o) >> cell & 1 and mark in (0, 1)
