@@ -173,6 +173,8 @@ class Mcts:
             for n in path:
                 n.visits += 1
                 n.wins += result
+        if not root.children:  # the deadline had passed before the first playout (a loaded
+            return moves[0] >> 1, moves[0] & 1  # machine): the first move of the tiers
         best = max(root.children, key=lambda n: (n.visits, n.wins if order else -n.wins))
         return best.cell, best.mark
 

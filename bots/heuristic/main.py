@@ -11,7 +11,9 @@ make two fours at once is a win for Order if Order is to move.
 
 So Order completes a five when it can and prefers moves that build toward two fours; Chaos blocks
 every four, never completes a five or hands Order a four when it can help it, spoils double-four
-cells, and otherwise kills the fullest live windows. No look-ahead beyond that. Ties are broken
+cells, and otherwise kills the fullest live windows, counting against each move the most Order
+could add to the live windows with its next move (so it spoils the cells that extend several
+windows at once). No look-ahead beyond that. Ties are broken
 with the seeded generator (``state.rng`` from ``ARENA_SEED``). Instant (a few milliseconds): it does
 not depend on the move time. Run it as ``python bots/heuristic/main.py``.
 """
