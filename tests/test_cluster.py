@@ -12,13 +12,14 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import threading
 import time
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import TEST_BOTS_DIR, child_processes, wait_for_no_leftovers
+from conftest import TEST_BOTS_DIR, child_processes, leftover_processes, wait_for_no_leftovers
 
 pytest.importorskip("distributed")
 
@@ -97,6 +98,19 @@ class Quiet:
 
     def harness_error(self, job: str, error: str) -> None:
         pass
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _no_resource_tracker_left() -> Iterator[None]:
+    """After this module: multiprocessing's resource tracker, which the LocalCluster's spawned
+    workers started in this process, is stopped, so that the other modules' tests, which check
+    that this process has no child, find none (it holds no resource once the clusters closed)."""
+    yield
+    from multiprocessing import resource_tracker
+
+    stop = getattr(resource_tracker._resource_tracker, "_stop", None)
+    if stop is not None:
+        stop()
 
 
 def plan_for(bots: list[BotSpec], games: int, **changes: object) -> TournamentPlan:
@@ -264,38 +278,56 @@ def test_a_bot_that_cannot_start_on_a_worker_is_charged_as_it_would_be_here(clea
     assert "startup" in reasons
 
 
-def test_closing_cancels_the_remote_matches_and_leaves_no_bot(clean: Path) -> None:
-    """A driver stopped mid-run (Ctrl-C unwinds into ``close``): the matches running on the
-    workers stop at once, their bots killed, rather than playing on for nobody."""
+def test_a_stopped_driver_stops_the_matches_on_the_workers_at_once(clean: Path) -> None:
+    """A driver stopped mid-run (Ctrl-C and SIGTERM unwind into ``close``, which calls
+    ``stop_matches``): the matches running on the workers end now, their bots killed, while the
+    workers live on (as a shared cluster's do), rather than playing on for nobody."""
     bots = [folder_bot(clean / "bots" / name, pause_ms=100) for name in ("alpha", "beta")]
     executor = ClusterExecutor("local:2", SETTINGS, cache_root=str(clean / "cache"))
+    events: list[object] = []
     try:
-        jobs = plan_matches(bots, 20, seed=1, workers=2)
-        batches = executor.execute(jobs)
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            batch = next(batches)
-            if any(isinstance(e, GameDone) for e in batch):
-                break
-        assert wait_for_no_leftovers_absent(clean), "no bot was running when the driver stopped"
-        started = time.monotonic()
-        batches.close()
+        jobs = plan_matches(bots, 20, seed=1, workers=2)  # 2 matches of 20 games: a minute
+        # The driver's loop in a thread of its own, as it would wait for results.
+        driver = threading.Thread(
+            target=lambda: events.extend(e for b in executor.execute(jobs) for e in b)
+        )
+        driver.start()
+        cache = clean / "cache"
+        assert bots_running(cache), "no bot ran on the workers"
+        workers: dict[str, int] = executor.client.run(os.getpid)
+        stopped = time.monotonic()
+        executor.stop_matches()
+        left = wait_for_no_leftovers([str(cache)], timeout=10)
+        assert not left, f"bots played on after the driver stopped: {left}"
+        driver.join(timeout=30)
+        assert not driver.is_alive()
+        # Far sooner than the matches would have taken; the workers are still there (not
+        # killed to stop the bots) and idle.
+        assert time.monotonic() - stopped < 30
+        assert executor.client.run(os.getpid) == workers
+        assert wait_for_idle(executor), "a worker still runs a task of the stopped run"
+        assert not any(isinstance(e, JobDone) for e in events)
     finally:
         executor.close()
-    left = wait_for_no_leftovers([str(clean)], timeout=10)
-    assert not left, f"bots played on after the driver stopped: {left}"
-    assert time.monotonic() - started < 30
 
 
-def wait_for_no_leftovers_absent(tmp_path: Path) -> bool:
-    """Whether some bot of ``tmp_path`` runs now (polled briefly: between games none may)."""
-    from conftest import leftover_processes
-
+def bots_running(folder: Path) -> bool:
+    """Whether a bot of ``folder`` runs now (polled briefly: between games none may)."""
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
-        if leftover_processes([str(tmp_path / "bots")]):
+        if leftover_processes([str(folder)]):
             return True
         time.sleep(0.02)
+    return False
+
+
+def wait_for_idle(executor: ClusterExecutor, timeout: float = 10) -> bool:
+    """Whether every worker of the executor's cluster is idle within ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not any(executor.client.processing().values()):
+            return True
+        time.sleep(0.05)
     return False
 
 

@@ -189,7 +189,7 @@ def test_close_leaves_nothing_running(tmp_path: Path) -> None:
 
 
 def test_executors_are_made_by_name(pools: list[LocalPoolExecutor]) -> None:
-    assert executor_names() == ["inline", "local"]
+    assert executor_names() == ["cluster", "inline", "local"]
     assert isinstance(make_executor("inline", ExecutorSetup(SETTINGS, workers=4)), InlineExecutor)
     local = make_executor("local", ExecutorSetup(SETTINGS, workers=2))
     assert isinstance(local, LocalPoolExecutor)
@@ -214,8 +214,17 @@ def test_the_config_and_the_command_line_name_the_executor(tmp_path: Path) -> No
         capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
     )  # fmt: skip
     assert result.returncode == 2
+    assert result.stderr == (  # the cluster executor is known, but needs a cluster
+        "arena: error: the cluster executor needs a cluster: tcp://HOST:PORT (a Dask scheduler)"
+        " or local:N (N worker processes here)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-m", "arena", "tournament", str(file), "--executor", "dask"],
+        capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert result.returncode == 2
     assert result.stderr == (
-        "arena: error: --executor: expected one of 'inline', 'local', got 'cluster'\n"
+        "arena: error: --executor: expected one of 'cluster', 'inline', 'local', got 'dask'\n"
     )
     result = subprocess.run(
         [sys.executable, "-m", "arena", "tournament", str(file), "--executor", "inline", "-q"],

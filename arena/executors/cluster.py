@@ -134,6 +134,8 @@ class ClusterExecutor:
         self._shipped: dict[str, str] = {}  # bot name -> digest of its pack
         self._packs: dict[str, BotPack] = {}  # digest -> pack
         self._running: dict[str, _Running] = {}
+        self._run = uuid.uuid4().hex
+        """This executor's run on the cluster (its matches there can be stopped by it)."""
         self._closed = False
         self._status_at = 0.0
         for name in ("distributed", "distributed.worker", "distributed.scheduler"):
@@ -222,15 +224,20 @@ class ClusterExecutor:
         from arena.executors.cluster_worker import play_remote
 
         future = self.client.submit(
-            play_remote, job, self.settings, folders, self.cache_root, key=key, pure=False
-        )
+            play_remote, job, self.settings, folders, self.cache_root, self._run, key=key,
+            pure=False,
+        )  # fmt: skip
         running = _Running(job, future)
         self._running[key] = running
         return running
 
     def execute(self, jobs: Sequence[MatchJob]) -> Iterator[list[Event]]:
         self.ship([bot for job in jobs for bot in (job.bot_a, job.bot_b)])
-        wait: Any = importlib.import_module("distributed").wait
+        dask: Any = importlib.import_module("distributed")
+        wait = dask.wait
+        # wait() raises this when a task was cancelled (by stop_matches, or a lost scheduler):
+        # the task is then done, and ``_outcome`` says what became of it.
+        cancelled = getattr(dask.client, "FuturesCancelledError", TimeoutError)
         queue = list(reversed(jobs))
         pending: dict[str, _Running] = {}
         limit = 2 * self._threads()
@@ -238,7 +245,7 @@ class ClusterExecutor:
             while queue and len(pending) < limit:
                 running = self._submit(queue.pop())
                 pending[running.future.key] = running
-            with contextlib.suppress(TimeoutError):
+            with contextlib.suppress(TimeoutError, cancelled):
                 futures = [r.future for r in pending.values()]
                 wait(futures, timeout=self.POLL_S, return_when="FIRST_COMPLETED")
             batch: list[Event] = []
@@ -322,17 +329,31 @@ class ClusterExecutor:
             self.status(ExecutorStatus(workers=len(workers), busy=tuple(sorted(busy))))
         return events
 
+    def stop_matches(self) -> None:
+        """Stop this run's matches on every worker now (their bots killed, no game of the run
+        started there after this) and cancel its tasks. A task that runs cannot be interrupted
+        by Dask; without this its match would play on, for nobody, until its last game."""
+        client = self.client
+        if client is None or client.status != "running":
+            return
+        from arena.executors.cluster_worker import stop_run
+
+        with contextlib.suppress(Exception):
+            client.run(stop_run, self._run, on_error="ignore")
+        with contextlib.suppress(Exception):
+            client.cancel([r.future for r in self._running.values()])
+        self._running.clear()
+
     def close(self) -> None:
-        """Cancel this run's tasks, forget its plugins, and leave the cluster (stopping a
-        ``local:N`` one). Never waits long for a scheduler that is gone."""
+        """Stop this run's matches on the workers, forget its plugins, and leave the cluster
+        (stopping a ``local:N`` one). Never waits long for a scheduler that is gone."""
         if self._closed:
             return
         self._closed = True
         client = getattr(self, "client", None)
         if client is not None:
+            self.stop_matches()
             if client.status == "running":
-                with contextlib.suppress(Exception):
-                    client.cancel([r.future for r in self._running.values()])
                 for name in self._plugins:
                     with contextlib.suppress(Exception):
                         client.unregister_worker_plugin(name)

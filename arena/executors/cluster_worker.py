@@ -7,9 +7,12 @@ cluster executor is made.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
+import signal
 import tempfile
+import threading
 import traceback
 from pathlib import Path
 from typing import Any
@@ -20,10 +23,10 @@ from arena.executors.base import Event, JobFailed, play_job
 from arena.executors.botpack import unpack
 from arena.executors.worker import prepare_worker
 from arena.limits import SandboxMode
-from arena.referee import MatchSettings
+from arena.referee import Match, MatchSettings
 from arena.schedule import MatchJob
 
-__all__ = ["BotPackPlugin", "play_remote"]
+__all__ = ["BotPackPlugin", "play_remote", "stop_run"]
 
 _PREPARED: dict[str, SandboxMode] = {}
 """The sandbox mode asked for -> the mode this worker process runs its bots in, once prepared."""
@@ -62,13 +65,64 @@ class BotPackPlugin(WorkerPlugin):
             unpack(data, digest, root)
 
 
+_STOPPED_RUNS: set[str] = set()
+"""The runs whose drivers stopped them (``stop_run``): their matches here end at once."""
+_PLAYING: dict[str, list[Match]] = {}
+"""Run -> its matches being played in this worker process now."""
+_LOCK = threading.Lock()
+
+
+class _RunStopped(Exception):
+    """The driver stopped the run: the match ends (its bots are stopped by ``Match.__exit__``)."""
+
+
+def stop_run(run: str) -> int:
+    """Stop run ``run``'s matches in this worker process (called by the driver through
+    ``Client.run`` when it stops: Ctrl-C, SIGTERM, an error): their bots are killed now, and no
+    game of the run starts here after this. Returns how many bot processes were killed.
+
+    A cancelled Dask task cannot be interrupted (it runs in a worker thread); without this,
+    a match would play on, its bots running, for a driver that is gone."""
+    killed = 0
+    with _LOCK:
+        _STOPPED_RUNS.add(run)
+        matches = list(_PLAYING.get(run, ()))
+    for match in matches:
+        for seat in match.seats:
+            pid = seat.process.pid if seat.process is not None else -1
+            if pid > 0:
+                with contextlib.suppress(OSError):
+                    os.killpg(pid, signal.SIGKILL)  # a bot leads its own process group
+                    killed += 1
+    return killed
+
+
 def play_remote(
-    job: MatchJob, settings: MatchSettings, folders: dict[str, str], cache_root: str | None
+    job: MatchJob,
+    settings: MatchSettings,
+    folders: dict[str, str],
+    cache_root: str | None,
+    run: str = "",
 ) -> list[Event]:
     """Play ``job`` on this worker; its events (a ``JobFailed`` last when the harness failed).
 
     ``folders``: bot name -> the digest of its pack, whose folder in the cache becomes the bot's
-    folder here."""
+    folder here. ``run``: the driver's run, which ``stop_run`` may stop."""
+
+    mine: list[Match] = []
+
+    def started(match: Match) -> None:
+        with _LOCK:
+            if run in _STOPPED_RUNS:
+                raise _RunStopped
+            _PLAYING.setdefault(run, []).append(match)
+            mine.append(match)
+
+    def emit(event: Event) -> None:
+        events.append(event)
+        if run in _STOPPED_RUNS:
+            raise _RunStopped
+
     mode = _ensure_prepared(settings.sandbox)
     settings = dataclasses.replace(settings, sandbox=mode)
     from arena.executors.botpack import default_cache_root
@@ -89,7 +143,16 @@ def play_remote(
                 bot = bot.relocated(folder)
             bots.append(bot)
         job = MatchJob(job.key, bots[0], bots[1], job.slots, job.seed)
-        play_job(job, settings, events.append)
+        play_job(job, settings, emit, started)
+    except _RunStopped:
+        events.append(JobFailed(job.key, "its run was stopped by the driver"))
     except Exception:
         events.append(JobFailed(job.key, traceback.format_exc(limit=8)))
+    finally:
+        with _LOCK:
+            playing = _PLAYING.get(run, [])
+            for match in mine:
+                playing.remove(match)
+            if not playing:
+                _PLAYING.pop(run, None)
     return events
