@@ -195,7 +195,9 @@ def test_executors_are_made_by_name(pools: list[LocalPoolExecutor]) -> None:
     assert isinstance(local, LocalPoolExecutor)
     pools.append(local)
     assert len(local.worker_pids) == 2
-    with pytest.raises(ArenaError, match="unknown executor 'dask'; expected one of 'inline'"):
+    with pytest.raises(
+        ArenaError, match="unknown executor 'dask'; expected one of 'cluster', 'inline'"
+    ):
         make_executor("dask", ExecutorSetup(SETTINGS))
 
 
