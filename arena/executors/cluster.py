@@ -140,6 +140,10 @@ class ClusterExecutor:
         self._status_at = 0.0
         for name in ("distributed", "distributed.worker", "distributed.scheduler"):
             logging.getLogger(name).setLevel(logging.ERROR)  # our own lines say what matters
+        # A lost scheduler makes the client log each failed reconnection with its traceback;
+        # the run says it in one line (``ClusterLost``) and stops.
+        for name in ("distributed.client", "distributed.comm", "distributed.core"):
+            logging.getLogger(name).setLevel(logging.CRITICAL)
         try:
             if address.startswith("local:"):
                 self._cluster = dask.LocalCluster(
