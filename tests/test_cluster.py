@@ -243,17 +243,22 @@ def test_bots_are_shipped_to_workers_that_cannot_see_their_folder(clean: Path) -
     assert sorted(p.name for p in cache.iterdir()) == sorted(digests)
 
 
-def test_a_bot_that_cannot_start_on_a_worker_is_charged_as_it_would_be_here(clean: Path) -> None:
-    """The same verdicts as locally: a bot that crashes at start loses its games by
-    ``startup``; a hanging one by time. Only the harness's trouble is replayed."""
+def test_hostile_bots_get_the_same_verdicts_on_workers_as_here(clean: Path) -> None:
+    """The same verdicts as locally for the hostile fixtures (crash at start, hang, a stderr
+    flood, a child left holding the pipes): the same winners and reasons, game for game."""
     good = folder_bot(clean / "bots" / "good")
-    crash = clean / "bots" / "crash"
-    crash.mkdir()
-    (crash / "main.py").write_text((TEST_BOTS_DIR / "crash_at_start.py").read_text())
-    hang = clean / "bots" / "hang"
-    hang.mkdir()
-    (hang / "main.py").write_text((TEST_BOTS_DIR / "hang_midgame.py").read_text())
-    bots = [good, BotSpec.from_path(crash), BotSpec.from_path(hang)]
+    hostile = []
+    for name, fixture in (
+        ("crash", "crash_at_start.py"),
+        ("hang", "hang_midgame.py"),
+        ("flood", "flood_stderr.py"),
+        ("fork", "fork_and_exit.py"),
+    ):
+        folder = clean / "bots" / name
+        folder.mkdir()
+        (folder / "main.py").write_text((TEST_BOTS_DIR / fixture).read_text())
+        hostile.append(BotSpec.from_path(folder))
+    bots = [good, *hostile]
     settings = MatchSettings(TimeControl(move_ms=200, startup_ms=2000), sandbox=SandboxMode.NONE)
     verdicts = {}
     for executor in ("local", "cluster"):
@@ -275,7 +280,7 @@ def test_a_bot_that_cannot_start_on_a_worker_is_charged_as_it_would_be_here(clea
             )
     assert verdicts["cluster"] == verdicts["local"]
     reasons = {reason for *_, reason in verdicts["cluster"]}
-    assert "startup" in reasons
+    assert {"startup", "crash"} <= reasons  # the faults were met, not dodged
 
 
 def test_a_stopped_driver_stops_the_matches_on_the_workers_at_once(clean: Path) -> None:
