@@ -215,6 +215,26 @@ def test_a_worker_killed_mid_match_costs_no_bot_a_game(clean: Path) -> None:
     assert not Path(f"/proc/{pid}").exists() or "Z" in Path(f"/proc/{pid}/stat").read_text()
 
 
+def test_games_stream_back_while_their_match_goes_on(clean: Path) -> None:
+    """A match's games reach the driver as they finish (progress, and less to replay when a
+    worker dies), each once though the task's result carries them all again."""
+    bots = [folder_bot(clean / "bots" / name, pause_ms=30) for name in ("alpha", "beta")]
+    executor = ClusterExecutor("local:1", SETTINGS, cache_root=str(clean / "cache"))
+    try:
+        jobs = plan_matches(bots, 8, seed=1)
+        assert len(jobs) == 1 and len(jobs[0].slots) == 16
+        batches = list(executor.execute(jobs))
+    finally:
+        executor.close()
+    first = next(b for b in batches if any(isinstance(e, GameDone) for e in b))
+    assert not any(isinstance(e, JobDone) for e in first)  # before the match ended
+    assert sum(isinstance(e, GameDone) for e in first) < 16
+    games = [e for b in batches for e in b if isinstance(e, GameDone)]
+    assert sorted((g.slot.order_seat, g.slot.index) for g in games) == sorted(
+        (s.order_seat, s.index) for s in jobs[0].slots
+    )
+
+
 def test_bots_are_shipped_to_workers_that_cannot_see_their_folder(clean: Path) -> None:
     """The bot's folder is gone from where it was packed before any match starts: the only
     copy the workers have is the one they unpacked into their cache, and the bot says it ran

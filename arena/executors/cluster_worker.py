@@ -10,16 +10,18 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
+import pickle
 import signal
 import tempfile
 import threading
+import time
 import traceback
 from pathlib import Path
 from typing import Any
 
-from distributed import WorkerPlugin, get_worker
+from distributed import Queue, WorkerPlugin, get_worker
 
-from arena.executors.base import Event, JobFailed, play_job
+from arena.executors.base import Event, GameDone, JobFailed, play_job
 from arena.executors.botpack import unpack
 from arena.executors.worker import prepare_worker
 from arena.limits import SandboxMode
@@ -97,17 +99,54 @@ def stop_run(run: str) -> int:
     return killed
 
 
+class _Streamer:
+    """Sends a match's finished games to the driver while the match goes on, through a Dask
+    queue (held by the scheduler, emptied by the driver), at most every ``EVERY_S`` seconds.
+
+    Best effort: the task's result carries every game again, so a game the queue lost is still
+    stored, and the driver ignores those it had (the store would refuse them anyway)."""
+
+    EVERY_S = 0.5
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.queue: Any = None
+        self.pending: list[GameDone] = []
+        self.last = time.monotonic()
+
+    def add(self, event: GameDone) -> None:
+        self.pending.append(event)
+        if time.monotonic() - self.last >= self.EVERY_S:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self.pending:
+            return
+        try:
+            if self.queue is None:
+                queue: Any = Queue  # untyped in distributed
+                self.queue = queue(self.name)
+            self.queue.put(pickle.dumps(self.pending, pickle.HIGHEST_PROTOCOL))
+        except Exception:  # the scheduler is busy or gone: the task's result will carry them
+            pass
+        self.pending = []
+        self.last = time.monotonic()
+
+
 def play_remote(
     job: MatchJob,
     settings: MatchSettings,
     folders: dict[str, str],
     cache_root: str | None,
     run: str = "",
+    stream: str | None = None,
 ) -> list[Event]:
     """Play ``job`` on this worker; its events (a ``JobFailed`` last when the harness failed).
 
     ``folders``: bot name -> the digest of its pack, whose folder in the cache becomes the bot's
-    folder here. ``run``: the driver's run, which ``stop_run`` may stop."""
+    folder here. ``run``: the driver's run, which ``stop_run`` may stop. ``stream``: the Dask
+    queue that receives the games as they finish (None: only the result carries them)."""
+    streamer = _Streamer(stream) if stream is not None else None
 
     mine: list[Match] = []
 
@@ -120,6 +159,8 @@ def play_remote(
 
     def emit(event: Event) -> None:
         events.append(event)
+        if streamer is not None and isinstance(event, GameDone):
+            streamer.add(event)
         if run in _STOPPED_RUNS:
             raise _RunStopped
 
