@@ -108,6 +108,8 @@ class ClusterExecutor:
 
     POLL_S = 0.5
     """How often the driver looks at the cluster while waiting for results."""
+    STREAM_POLL_S = 0.25
+    """How often, at most, the driver asks the scheduler for the games streamed to it."""
 
     def __init__(
         self,
@@ -139,6 +141,7 @@ class ClusterExecutor:
         self._streams = 0
         self._stream_name: str | None = None
         self._stream: Any = None
+        self._stream_at = 0.0
         self._seen: set[tuple[str, int, int]] = set()
         """(job, seat, index) of the games this ``execute`` call yielded (streamed or not)."""
         self._run = uuid.uuid4().hex
@@ -313,8 +316,10 @@ class ClusterExecutor:
 
     def _streamed(self) -> list[Event]:
         """The games that the workers' running matches sent since the last look (new ones)."""
-        if self._stream is None or self.client.status != "running":
+        now = time.monotonic()
+        if self._stream is None or self.client.status != "running" or now < self._stream_at:
             return []
+        self._stream_at = now + self.STREAM_POLL_S  # a round trip to the scheduler each time
         try:
             items = self._stream.get(batch=True)
         except Exception:  # a busy or lost scheduler: the tasks' results carry every game
