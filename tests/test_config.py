@@ -368,7 +368,7 @@ ERROR_CASES = {
     "executor": (
         BOTS + "executor: dask  # <-\n",
         "executor",
-        "expected one of 'inline', 'local', got 'dask'",
+        "expected one of 'cluster', 'inline', 'local', got 'dask'",
     ),
     "affinity": (
         BOTS + "affinity: 2  # <-\n",
