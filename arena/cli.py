@@ -388,6 +388,7 @@ def sprt(
         Path | None, typer.Option(help="The store (default: results/sprt-A-vs-B.sqlite).")
     ] = None,
     seed: Annotated[int, typer.Option(help="Seed of the openings and the bots.")] = 1,
+    fresh: Annotated[bool, typer.Option(help="Discard the store's games and start over.")] = False,
     sandbox: SandboxOption = SandboxMode.AUTO,
     json_output: JsonOption = False,
     quiet: QuietOption = False,
@@ -396,7 +397,8 @@ def sprt(
 
     Each pair plays both role assignments from one opening. The log-likelihood ratio shows
     against its bounds as it goes; at the end: the verdict, games, Elo difference with its
-    interval, LOS. Exit status 0 on a verdict, 1 undecided at --max-games.
+    interval, LOS. Exit status 0 on a verdict, 1 undecided at --max-games, 128 + the signal
+    when stopped by Ctrl-C, SIGTERM or SIGHUP (the same command resumes).
 
     Example: arena sprt v2 v1 --elo0 0 --elo1 20 --move-ms 50
     """
@@ -420,6 +422,7 @@ def sprt(
             sandbox=sandbox,
             json_output=json_output,
             quiet=quiet,
+            fresh=fresh,
         )
     )
 

@@ -207,6 +207,12 @@ class Match:
         except OSError as exc:
             plan.cleanup()
             return f"could not start {' '.join(seat.spec.argv)}: {exc.strerror or exc}"
+        except BaseException:  # Ctrl-C, SIGTERM mid-start: the seat has no process to stop yet
+            if process.proc is not None:
+                process.stop(graceful=False)
+            else:
+                plan.cleanup()  # its scratch folder, cgroup, FIFOs
+            raise
         seat.process = process
         self.channels.add(process)
         process.expecting = True

@@ -574,6 +574,12 @@ class Store:
         record = self._record(row)
         return _versions_apart(record) if self.all_versions else record
 
+    def game_numbers(self) -> tuple[int, int] | tuple[None, None]:
+        """The lowest and highest game numbers in the store (any version), or Nones if empty."""
+        with self._reading("cannot read the games") as conn:
+            low, high = conn.execute("SELECT MIN(id), MAX(id) FROM games").fetchone()
+        return (None, None) if low is None else (int(low), int(high))
+
     def game_id(
         self, order: str, order_version: str, chaos: str, chaos_version: str, slot: int
     ) -> int | None:

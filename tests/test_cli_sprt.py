@@ -5,11 +5,16 @@ from __future__ import annotations
 import inspect
 import io
 import json
+import os
 import shutil
+import signal
+import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 
+import pytest
 from conftest import bundled_program
 
 from arena.botspec import BotSpec
@@ -69,6 +74,80 @@ def test_undecided_at_max_games_then_resumed(no_leftover_processes: Path) -> Non
     other = _arena(*args, "--max-games", "12", "--move-ms", "50", cwd=root)
     assert other.returncode == 2 and "move_ms: 100 in the store, 50 now" in other.stderr
     assert other.stderr.count("\n") == 1
+
+
+def _stored_games(db: Path) -> int:
+    """Games in the store so far, read while ``arena sprt`` writes (0 before its schema exists)."""
+    try:
+        conn = sqlite3.connect(f"{db.absolute().as_uri()}?mode=ro", uri=True, timeout=1)
+    except sqlite3.Error:
+        return 0
+    try:
+        return int(conn.execute("SELECT COUNT(*) FROM games").fetchone()[0])
+    except sqlite3.Error:
+        return 0
+    finally:
+        conn.close()
+
+
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
+def test_a_signal_stops_it_like_ctrl_c_and_it_resumes(
+    no_leftover_processes: Path, stop: signal.Signals
+) -> None:
+    """A real ``arena sprt`` run, stopped mid-test: 128 + the signal, the bots gone, whole pairs
+    kept, and the same command resumes from them; ``--fresh`` then starts over."""
+    root = no_leftover_processes
+    shutil.copy(bundled_program("random"), root / "r1.py")
+    shutil.copy(bundled_program("random"), root / "r2.py")
+    db = root / "t.sqlite"
+    # Bounds 1 Elo apart: two copies of random take thousands of games to tell them apart.
+    args = ["sprt", "r1.py", "r2.py", "--elo0", "-0.5", "--elo1", "0.5", "--db", "t.sqlite"]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "arena", *args, "--json"],
+        cwd=root,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while _stored_games(db) < 2:
+            assert process.poll() is None, process.communicate()
+            assert time.monotonic() < deadline, "no pair stored in time"
+            time.sleep(0.01)
+        if stop is signal.SIGINT:
+            os.killpg(process.pid, signal.SIGINT)  # as Ctrl-C: the whole foreground group
+        else:
+            os.kill(process.pid, stop)
+        out, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=10)
+    assert process.returncode == 128 + stop, err
+    assert "Traceback" not in err and "Exception ignored" not in err
+    summary = json.loads(out)
+    assert summary["verdict"] is None and summary["games"] >= 2
+    assert summary["interrupted"] == stop.name
+    assert f"interrupted ({stop.name}) after {summary['games']} games" in err
+    stored = _stored_games(db)
+    assert stored == summary["games"] and stored % 2 == 0  # whole pairs only
+
+    resumed = _arena(*args, "--json", "--max-games", str(stored + 2), cwd=root)
+    assert resumed.returncode == 1, resumed.stderr  # undecided at --max-games
+    again = json.loads(resumed.stdout)
+    assert (again["resumed_games"], again["games"]) == (stored, stored + 2)
+    assert again["interrupted"] is None
+    assert f"resuming: {stored} games already played" in resumed.stderr
+
+    changed = [*args, "--json", "--max-games", "2", "--move-ms", "200"]
+    refused = _arena(*changed, cwd=root)
+    assert refused.returncode == 2 and "run with --fresh to discard them" in refused.stderr
+    fresh = _arena(*changed, "--fresh", cwd=root)
+    assert fresh.returncode == 1, fresh.stderr
+    assert (json.loads(fresh.stdout)["resumed_games"], _stored_games(db)) == (0, 2)
 
 
 def test_openings_need_the_referee_support(no_leftover_processes: Path) -> None:

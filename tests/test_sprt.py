@@ -110,6 +110,15 @@ def test_pair_model() -> None:
     assert score_to_elo(elo_to_score(37.5)) == pytest.approx(37.5)
     # With a role advantage the pair's two games disagree more often: fewer 0s and 2s.
     assert pair_probabilities(0, 300)[1] > pair_probabilities(0, 0)[1]
+    # Without one, a pair is two independent games won with L(elo) each: a binomial.
+    for elo in (0, 35, -120):
+        s = float(elo_to_score(elo))
+        assert pair_probabilities(elo, 0) == pytest.approx([(1 - s) ** 2, 2 * s * (1 - s), s**2])
+    assert pair_probabilities(0, 0) == pytest.approx([0.25, 0.5, 0.25])
+    # Order wins 90% of games between equals (role Elo 382): a pair is nearly always split.
+    p_order = float(elo_to_score(400 * math.log10(9)))
+    assert p_order == pytest.approx(0.9)
+    assert pair_probabilities(0, 400 * math.log10(9)) == pytest.approx([0.09, 0.82, 0.09])
 
 
 RUNS = 2000
@@ -157,6 +166,46 @@ def test_known_differences_are_found() -> None:
     # No role advantage at all: the same guarantees.
     false_h1, _ = _rates(0, test, role_elo=0, seed=8)
     assert _within(false_h1, 0.05)
+
+
+def _drift_and_variance(p: np.ndarray, test: SPRT) -> tuple[float, float]:
+    """Mean and variance of one pair's LLR increment once the test has many pairs (the
+    most likely distributions under H0 and H1 are then those of the true ``p``): the drift is
+    the LLR of the counts ``p`` themselves, as fishtest computes it."""
+    drift = float(llr(p, test.elo0, test.elo1))
+    per_outcome = np.array([llr(p + 1e-7 * np.eye(3)[i], test.elo0, test.elo1) for i in range(3)])
+    increment = (per_outcome - drift) / 1e-7  # d(N * LLR)/dn_i: the LLR a pair of outcome i adds
+    return drift, float(p @ (increment - drift) ** 2)
+
+
+def test_rates_and_lengths_follow_walds_approximation() -> None:
+    """Between and beyond the hypotheses, the rate of H1 verdicts and the mean number of pairs
+    follow the operating characteristic and average sample number of the SPRT (Wald's
+    approximations for a random walk with the increments' drift and variance, no overshoot)."""
+    test = SPRT(0, 40)
+    a, b = test.lower, test.upper
+    runs = 1000
+    for seed, elo in enumerate((-20, 10, 30, 60)):
+        p = pair_probabilities(elo, 150)
+        drift, variance = _drift_and_variance(p, test)
+        theta = 2 * drift / variance
+        expected = (1 - math.exp(-theta * a)) / (math.exp(-theta * b) - math.exp(-theta * a))
+        pairs = (expected * b + (1 - expected) * a) / drift
+        verdict, length = simulate(p, test, runs, 50_000, np.random.default_rng(20 + seed))
+        assert (verdict != 0).all()
+        rate = float((verdict == 1).mean())
+        slack = 4 * math.sqrt(expected * (1 - expected) / runs) + 0.02
+        assert abs(rate - expected) <= slack, (elo, rate, expected)
+        assert float(length.mean()) == pytest.approx(pairs, rel=0.15), (elo, pairs)
+    # Known values of the approximation itself: a coin toss halfway, alpha at elo0, 1-beta at elo1.
+    for elo, expected_rate in ((20, 0.5), (0, 0.05), (40, 0.95)):
+        drift, variance = _drift_and_variance(pair_probabilities(elo, 150), test)
+        theta = 2 * drift / variance
+        if abs(theta) < 1e-9:
+            rate = -a / (b - a)
+        else:
+            rate = (1 - math.exp(-theta * a)) / (math.exp(-theta * b) - math.exp(-theta * a))
+        assert rate == pytest.approx(expected_rate, abs=0.01), elo
 
 
 def _brute_normalized(counts: tuple[int, int, int], nelo0: float, nelo1: float) -> float:

@@ -5,16 +5,21 @@ from __future__ import annotations
 
 import difflib
 import json
+import os
 import shutil
+import signal
+import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 import yaml
 
 from arena.commands.new_bot import create_bot
-from arena.commands.submit import add_bot_entry
+from arena.commands.submit import _print_standings, add_bot_entry, placing
 from arena.errors import ArenaError
 from arena.store import Store
 
@@ -77,6 +82,32 @@ def test_no_bots_list(text: str) -> None:
         add_bot_entry(text, ENTRY, "t.yaml")
 
 
+def _game(order: str, chaos: str, winner: str, n: int) -> SimpleNamespace:
+    return SimpleNamespace(order=order, chaos=chaos, winner=winner, reason="five", moves=[str(n)])
+
+
+def test_a_bot_that_won_every_game_is_placed_with_a_bound(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A bot that won (or lost) every game has no interval, only a bound, as ``arena ratings``
+    shows it (``>R``): the placing says so rather than failing on a missing number."""
+    games = [_game("ace", "mid", "order", n) for n in range(6)]
+    games += [_game("mid", "ace", "chaos", n) for n in range(6, 12)]
+    games += [_game("mid", "low", ["order", "chaos"][n % 2], n) for n in range(12, 18)]
+    games += [_game("low", "mid", ["chaos", "order"][n % 3 == 0], n) for n in range(18, 24)]
+    ace = placing(games, "ace")
+    assert (ace.rank, ace.wins, ace.games, ace.elo_ci95, ace.elo_bound) == (1, 12, 12, None, ">")
+    assert ace.elo_order_bound == ace.elo_chaos_bound == ">"
+    assert ace.describe().startswith(f"ace: #1 of 3 — Elo >{round(ace.elo)}; as Order >")
+    mid = placing(games, "mid")
+    assert mid.rank == 2 and mid.elo_bound is None and mid.elo_ci95 is not None
+    assert f"Elo {round(mid.elo)} ±{round(mid.elo_ci95)};" in mid.describe()
+    _print_standings(mid)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].split()[:4] == ["1.", "ace", "Elo", f">{round(ace.elo)}"]
+    assert lines[2].split()[:3] == ["→", "2.", "mid"]
+
+
 def _arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "arena", *args],
@@ -128,3 +159,57 @@ def test_submit_end_to_end(no_leftover_processes: Path) -> None:
 
     again = _arena("submit", "mine", "ladder.yaml", cwd=root)
     assert again.returncode == 2 and "already in the tournament" in again.stderr
+
+
+def _stored_games(db: Path) -> int:
+    """Games in the store so far, read while the harness writes (0 before its schema exists)."""
+    try:
+        conn = sqlite3.connect(f"{db.absolute().as_uri()}?mode=ro", uri=True, timeout=1)
+    except sqlite3.Error:
+        return 0
+    try:
+        return int(conn.execute("SELECT COUNT(*) FROM games").fetchone()[0])
+    except sqlite3.Error:
+        return 0
+    finally:
+        conn.close()
+
+
+def test_sigterm_stops_submit_like_ctrl_c(no_leftover_processes: Path) -> None:
+    """SIGTERM while the new bot's games run: 128 + 15, the bots stopped, the bot left in the
+    file and its games stored, and the message says how to finish them. The file held one bot
+    (not a tournament alone): it is judged with the new one in it."""
+    root = no_leftover_processes
+    create_bot("mine", "python", root)
+    config = root / "ladder.yaml"
+    text = "bots:\n  - random  # baseline, alone: a ladder to start\ngames_per_pairing: 500\n"
+    config.write_text(text)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "arena", "submit", "mine", "ladder.yaml", "--quiet"],
+        cwd=root,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    db = root / "results" / "ladder.sqlite"
+    try:
+        deadline = time.monotonic() + 60
+        while _stored_games(db) < 1:
+            assert process.poll() is None, process.communicate()
+            assert time.monotonic() < deadline, "no game stored in time"
+            time.sleep(0.01)
+        process.send_signal(signal.SIGTERM)
+        _out, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=10)
+    assert process.returncode == 128 + signal.SIGTERM, err
+    assert "interrupted (SIGTERM): mine is in ladder.yaml" in err and "Traceback" not in err
+    assert "arena tournament ladder.yaml" in err
+    assert config.read_text() == text.replace(
+        "start\n", "start\n  - name: mine\n    path: mine/main.py\n"
+    )
+    assert 0 < _stored_games(db) < 1000

@@ -8,7 +8,14 @@ check sees only this test's processes).
 from __future__ import annotations
 
 import json
+import os
+import queue
 import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -73,6 +80,7 @@ FAULTS = [
     ("ignore_quit", "quit", "exit when you read `quit`"),
     ("illegal", "legal", "play an empty cell"),
     ("late", "time", "answer well within"),
+    ("markup_reply", "format", "a cell and a mark"),
     ("not_a_move", "format", "a cell and a mark"),
     ("raises_in_choose", "crash", "see its stderr"),
     ("reply_before_reading", "silence", "exactly one line per `turn`"),
@@ -156,6 +164,32 @@ def test_a_bot_reading_outside_its_folder_fails_the_sandbox_check(
     assert report.checks["startup"].status == "fail"  # what went wrong under the sandbox
 
 
+@needs_bwrap
+@pytest.mark.sandbox
+def test_a_failing_bot_that_cannot_run_bare_still_gets_its_checklist(
+    no_leftover_processes: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As root, a bot without bubblewrap runs as an unprivileged user, who may not reach its
+    interpreter (a venv under /root): the comparison run of the sandbox check then cannot start.
+    That leaves the sandbox unjudged; it must not end ``arena validate`` with a harness error."""
+    from arena.commands.validate import check as check_module
+    from arena.errors import SandboxError
+
+    real = check_module._run
+
+    def bare_refused(spec: BotSpec, *args: object) -> object:
+        if args[3] is SandboxMode.NONE:  # (games, move_ms, startup_ms, mode, ...)
+            raise SandboxError("it cannot reach its program /root/venv/bin/python")
+        return real(spec, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(check_module, "_run", bare_refused)
+    spec = _copy("extra_line_later", no_leftover_processes)
+    report = validate_bot(spec, games=1, move_ms=500, sandbox=SandboxMode.BWRAP)
+    assert not report.ok and report.checks["silence"].status == "fail"
+    sandbox = report.checks["sandbox"]
+    assert sandbox.status == "skip" and "cannot run without the sandbox" in sandbox.summary
+
+
 def test_tap_sees_both_directions(no_leftover_processes: Path) -> None:
     spec = _copy("instant", no_leftover_processes)
     seen: list[tuple[int, str, bytes]] = []
@@ -187,6 +221,43 @@ def test_cli_json_transcript_and_exit_status(no_leftover_processes: Path) -> Non
     assert 'not a move: "hello"' in failed.stdout and "hint:" in failed.stdout
     missing = run_arena("validate", str(no_leftover_processes / "nope.py"))
     assert missing.returncode == 2 and missing.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGHUP])
+def test_a_signal_stops_validate_like_ctrl_c(
+    no_leftover_processes: Path, stop: signal.Signals
+) -> None:
+    """SIGTERM or SIGHUP mid-check: 128 + the signal, one line, and the bot gone (the fixture
+    checks that no process of the test's folder is left)."""
+    spec = _copy("paced", no_leftover_processes)  # slow moves: the check is still running
+    process = subprocess.Popen(
+        [sys.executable, "-m", "arena", "validate", str(spec.program), "--games", "50"]
+        + ["--move-ms", "1000", "--sandbox", "none", "--transcript"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    lines: queue.Queue[str] = queue.Queue()
+    reader = threading.Thread(target=lambda: [lines.put(line) for line in process.stdout or ()])
+    reader.start()
+    try:
+        deadline = time.monotonic() + 60
+        while True:  # until the games are under way, both bots up (the transcript says so)
+            line = lines.get(timeout=max(0.0, deadline - time.monotonic()))
+            if line.startswith("-- game 2:"):
+                break
+        process.send_signal(stop)
+        process.wait(timeout=60)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=10)
+        reader.join(timeout=10)
+    err = process.stderr.read() if process.stderr else ""
+    assert process.returncode == 128 + stop, err
+    assert err == f"arena: validation of paced interrupted ({stop.name})\n"
 
 
 def test_exit_status_after_quit(no_leftover_processes: Path) -> None:

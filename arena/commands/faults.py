@@ -57,7 +57,7 @@ class FaultRow:
     """One game lost by a bot's own fault."""
 
     game: int
-    """The game's number in the store (1 = the first stored game of the current versions)."""
+    """The game's number in the store: the one ``arena replay DB GAME`` and the report show."""
     bot: str
     """The bot at fault (it lost the game)."""
     role: str
@@ -90,16 +90,19 @@ class FaultRow:
 
 
 def fault_rows(
-    records: Iterable[GameRecord],
+    games: Iterable[tuple[int, GameRecord]],
     *,
     bot: str | None = None,
     reason: str | None = None,
     stderr_lines: int = 5,
 ) -> list[FaultRow]:
-    """The faulted games among ``records`` (numbered from 1 in their order), optionally only
-    those of ``bot`` and of ``reason``."""
+    """The faulted games among ``games`` (each with its number in the store, as
+    ``Store.numbered_games`` gives them), optionally only those of ``bot`` and of ``reason``.
+
+    The store's number, not a count from 1: a number printed here must open the same game in
+    ``arena replay`` whatever was filtered out (another bot's games, an older version's)."""
     rows = []
-    for number, record in enumerate(records, 1):
+    for number, record in games:
         role = record.faulty_role
         if role is None:
             continue
@@ -159,13 +162,14 @@ def faults_command(
     from arena.store import Store
 
     with Store.open(db, readonly=True, all_versions=all_versions) as store:
-        records = list(store.games())
+        games = list(store.numbered_games())
+    records = [record for _number, record in games]
     if bot is not None:
         names = sorted({r.order for r in records} | {r.chaos for r in records})
         if bot not in names:
             known = ", ".join(names) or "none"
             raise ArenaError(f"{db}: no games of a bot named {bot!r} (its bots: {known})")
-    rows = fault_rows(records, bot=bot, reason=reason, stderr_lines=stderr_lines)
+    rows = fault_rows(games, bot=bot, reason=reason, stderr_lines=stderr_lines)
     if json_output:
         print(json.dumps([r.to_json() for r in rows], indent=2))
     else:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from arena import boardview
 from arena.botspec import BotSpec
+from arena.commands.stopping import exit_code, stopped_like_ctrl_c
 from arena.errors import ArenaError
 from arena.limits import SandboxMode, TimeControl
 from arena.records import GameRecord
@@ -138,18 +139,23 @@ def play_command(
         )
         term.draw("ply 0: the empty board")
         try:
-            record = play_person(
-                spec,
-                person_role.other,
-                term.ask,
-                settings=settings,
-                seed=seed,
-                person=person,
-                on_move=term.moved,
-            )
+            with stopped_like_ctrl_c():  # a closed terminal (SIGHUP) stops the bot as Ctrl-C does
+                record = play_person(
+                    spec,
+                    person_role.other,
+                    term.ask,
+                    settings=settings,
+                    seed=seed,
+                    person=person,
+                    on_move=term.moved,
+                )
         except _Abandoned as left:
             print(f"game abandoned ({left.why}): not stored")
             raise typer.Exit(0 if left.why == "you quit" else 1) from None
+        except KeyboardInterrupt as stop:  # the bot is stopped by now (play_person's finally)
+            code, name = exit_code(stop)
+            print(f"\ngame abandoned (interrupted by {name}): not stored", file=sys.stderr)
+            raise typer.Exit(code) from None
         frame = boardview.frames(record.moves)[-1]
         print(result_text(record, person_role, frame))
         if store is not None:

@@ -15,7 +15,7 @@ import os
 import select
 import sys
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,6 +33,8 @@ __all__ = [
     "frame_lines",
     "Key",
     "read_keys",
+    "read_input",
+    "cut_short",
     "step",
     "replay_command",
 ]
@@ -52,7 +54,7 @@ class GameFilter:
     reason: str | None = None
     """Only games that ended so (``five``, ``full``, or a fault: ``timeout``...)."""
     winner: str | None = None
-    """Only games won by this role (``order``/``chaos``) or by this bot."""
+    """Only games won by this role (``order``/``chaos``, any case) or by this bot."""
     min_plies: int = 0
     """Only games at least this long (plies on the board at the end, the opening's included)."""
 
@@ -66,9 +68,8 @@ class GameFilter:
                 return False
         if self.reason is not None and record.reason.value != self.reason:
             return False
-        if self.winner is not None and self.winner not in (
-            record.winner.value,
-            record.winner_name,
+        if self.winner is not None and (
+            self.winner != record.winner_name and self.winner.lower() != record.winner.value
         ):
             return False
         return len(record.opening) + len(record.moves) >= self.min_plies
@@ -182,6 +183,41 @@ def read_keys(data: bytes) -> Iterator[str]:
         yield _SEQUENCES.get(chunk, Key.OTHER)
 
 
+ESCAPE_WAIT_S = 0.05
+"""How long the viewer waits for the rest of an escape sequence cut between two reads (a slow
+link, ssh): long enough for a packet, short enough that a lone Esc is not noticed as a delay."""
+
+
+def cut_short(data: bytes) -> bool:
+    """Whether ``data`` ends inside an escape sequence: ESC alone, or CSI/SS3 without its final
+    byte (a key whose rest is still on its way)."""
+    start = data.rfind(b"\x1b")
+    if start < 0:
+        return False
+    tail = data[start + 1 :]
+    if not tail:
+        return True
+    if tail[:1] not in (b"[", b"O"):
+        return False
+    return not any(0x40 <= byte <= 0x7E for byte in tail[1:])
+
+
+def read_input(fd: int) -> bytes:
+    """What the terminal sent (b"" at its end), with an escape sequence cut between reads made
+    whole when its rest comes within ``ESCAPE_WAIT_S``: otherwise one arrow key, split by the
+    link, would read as three unknown keys."""
+    data = os.read(fd, 64)
+    while data and cut_short(data):
+        ready, _, _ = select.select([fd], [], [], ESCAPE_WAIT_S)
+        if not ready:
+            break
+        more = os.read(fd, 64)
+        if not more:
+            break
+        data += more
+    return data
+
+
 def step(index: int, key: str, last: int) -> int:
     """The frame shown after ``key`` (``index`` when the key does not move)."""
     if key == Key.BACK:
@@ -250,7 +286,7 @@ def _view(header: str, record: GameRecord, frames: Sequence[boardview.Frame]) ->
         while True:
             frame, line = frame_lines(record, frames, index)
             screen.show(header, frame, line, footer)
-            data = os.read(fd, 64)
+            data = read_input(fd)
             if not data:
                 return
             footer = KEYS_HELP
@@ -282,7 +318,7 @@ def _animate(
                 continue
             if keys:
                 ready, _, _ = select.select([fd], [], [], delay_ms / 1000)
-                if ready and Key.QUIT in read_keys(os.read(fd, 64) or b"q"):
+                if ready and Key.QUIT in read_keys(read_input(fd) or b"q"):
                     return
             else:
                 time.sleep(delay_ms / 1000)
@@ -321,6 +357,8 @@ def replay_command(
             raise ArenaError("--play and --ply need a GAME (arena replay DB lists them)")
         with Store.open(db, readonly=True) as store:
             games = list(store.numbered_games(include_inactive=True))
+        if not games:
+            raise ArenaError(f"{db}: no games stored yet (nothing to list)")
         if wanted.bot is not None:
             names = sorted({r.order for _, r in games} | {r.chaos for _, r in games})
             if wanted.bot not in names:
@@ -336,11 +374,15 @@ def replay_command(
         raise ArenaError("--play animates the whole game and --ply shows one position: not both")
     with Store.open(db, readonly=True) as store:
         record = store.game(game)
-        count = store.count_games(include_inactive=True)
-    if record is None:
+        numbers = store.game_numbers() if record is None else None
+    if numbers is not None:
+        if numbers[0] is None:
+            raise ArenaError(f"{db}: no game {game}: no games stored yet")
         raise ArenaError(
-            f"{db}: no game {game} (it holds {count}; `arena replay {db}` lists their numbers)"
+            f"{db}: no game {game} (its games are numbered {numbers[0]} to {numbers[1]};"
+            f" `arena replay {db}` lists them)"
         )
+    assert record is not None
     try:
         frames = boardview.frames(record.moves, record.opening)
     except ValueError as exc:
@@ -351,8 +393,23 @@ def replay_command(
             raise ArenaError(f"game {game} has {last} plies: --ply must be 0 to {last}")
         _plain(game, record, frames, ply)
     elif play:
-        _animate(game_header(game, record), record, frames, delay_ms)
+        _until_stopped(lambda: _animate(game_header(game, record), record, frames, delay_ms))
     elif sys.stdout.isatty() and sys.stdin.isatty():
-        _view(game_header(game, record), record, frames)
+        _until_stopped(lambda: _view(game_header(game, record), record, frames))
     else:
         _plain(game, record, frames, last)
+
+
+def _until_stopped(show: Callable[[], None]) -> None:
+    """Run the viewer or the animation; Ctrl-C, SIGTERM and SIGHUP end it as ``q`` does, with
+    the terminal's mode restored (a bare SIGTERM would leave the shell unechoed, in cbreak
+    mode) and the exit status a shell expects (128 + the signal)."""
+    from arena.commands.stopping import exit_code, stopped_like_ctrl_c
+
+    try:
+        with stopped_like_ctrl_c():
+            show()
+    except KeyboardInterrupt as stop:  # the terminal is restored by now (the finally blocks)
+        sys.stdout.write("\n")
+        sys.stdout.flush()
+        raise SystemExit(exit_code(stop)[0]) from None

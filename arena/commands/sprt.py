@@ -172,9 +172,14 @@ def run_sprt(
     sandbox: SandboxMode,
     json_output: bool,
     quiet: bool,
+    fresh: bool = False,
 ) -> int:
     """The command; 0 when a hypothesis was accepted, 1 when ``max_games`` came first, 128 + the
-    signal when interrupted (the games played are kept: the same command resumes)."""
+    signal when interrupted (the games played are kept: the same command resumes).
+
+    ``fresh``: discard the store's games first (a store that holds another test's games is
+    refused otherwise, and its error says so).
+    """
     from arena.commands.botarg import resolve_bot
     from arena.commands.stopping import Stopped, stopped_like_ctrl_c
     from arena.ratings.sprt import SPRT
@@ -198,6 +203,8 @@ def run_sprt(
     )
     stopped: int | None = None
     with Store.open(path) as store:
+        if fresh:
+            store.reset()
         store.claim(definition(a, b, settings, openings, seed), max_games // 2)
         store.set_meta("name", f"sprt {a} vs {b}")
         store.register_bots([BotVersion(s.name, s.version(), s.command) for s in (spec_a, spec_b)])
@@ -222,12 +229,17 @@ def run_sprt(
             verdict = None
     progress.show(_status_line(run, value, test), final=True)
     summary = _summary(run, test, value, verdict, path)
+    summary["interrupted"] = None if stopped is None else signal.Signals(stopped).name
     if json_output:
         print(json.dumps(summary, indent=2))
     else:
         _print_summary(summary, run)
     if stopped is not None:
-        print(f"interrupted after {2 * run.pairs} games: run the same command to resume", file=say)
+        name = signal.Signals(stopped).name
+        print(
+            f"interrupted ({name}) after {2 * run.pairs} games: run the same command to resume",
+            file=say,
+        )
         return 128 + stopped
     return 0 if verdict is not None else 1
 

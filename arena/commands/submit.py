@@ -119,31 +119,48 @@ def _entry_for(arg: str, spec: BotSpec, config_dir: Path) -> dict[str, str] | st
 
 @dataclass(frozen=True)
 class Placing:
-    """A bot's place in the standings."""
+    """A bot's place in the standings.
+
+    A rating is None, with its interval, when the data give no value: a bot that won (or lost)
+    every game, in a role or overall, has only a bound (``elo_bound`` and the like: ``">"`` or
+    ``"<"``), as in ``arena ratings``; ``value`` is then where the prior stops it.
+    """
 
     name: str
     rank: int
     bots: int
     games: int
     wins: int
-    elo: float
-    elo_ci95: float
-    elo_order: float
-    elo_order_ci95: float
-    elo_chaos: float
-    elo_chaos_ci95: float
+    elo: float | None
+    elo_ci95: float | None
+    elo_order: float | None
+    elo_order_ci95: float | None
+    elo_chaos: float | None
+    elo_chaos_ci95: float | None
+    elo_bound: str | None
+    elo_order_bound: str | None
+    elo_chaos_bound: str | None
     standings: list[dict[str, Any]]
 
     def describe(self) -> str:
-        def rating(value: float, ci: float) -> str:
-            return f"{value:.0f} ± {ci:.0f}"
+        def rating(value: float | None, ci: float | None, bound: str | None) -> str:
+            return _rating_text({"value": value, "ci95": ci, "bound": bound})
 
         return (
-            f"{self.name}: #{self.rank} of {self.bots} — Elo {rating(self.elo, self.elo_ci95)};"
-            f" as Order {rating(self.elo_order, self.elo_order_ci95)};"
-            f" as Chaos {rating(self.elo_chaos, self.elo_chaos_ci95)} (95%);"
-            f" {self.wins} wins in {self.games} games"
+            f"{self.name}: #{self.rank} of {self.bots} — "
+            f"Elo {rating(self.elo, self.elo_ci95, self.elo_bound)};"
+            f" as Order {rating(self.elo_order, self.elo_order_ci95, self.elo_order_bound)};"
+            f" as Chaos {rating(self.elo_chaos, self.elo_chaos_ci95, self.elo_chaos_bound)}"
+            f" (95%); {self.wins} wins in {self.games} games"
         )
+
+
+def _rating_text(rating: dict[str, Any]) -> str:
+    """A rating's JSON (``arena.ratings.standings.Rating.to_json``) as ``arena ratings`` shows
+    it: ``1523 ±12``, ``>1850`` (won every game: a bound), ``<1200`` or ``-``."""
+    from arena.ratings.standings import Rating
+
+    return Rating(rating["value"], rating["ci95"], rating["bound"] or "").text()
 
 
 def placing(records: list[Any], name: str) -> Placing:
@@ -166,8 +183,15 @@ def placing(records: list[Any], name: str) -> Placing:
                 bot["elo_order_ci95"],
                 bot["elo_chaos"],
                 bot["elo_chaos_ci95"],
+                bot["rating"]["bound"],
+                bot["order"]["bound"],
+                bot["chaos"]["bound"],
                 [
-                    {k: row[k] for k in ("name", "games", "wins", "elo", "elo_ci95")}
+                    {
+                        **{k: row[k] for k in ("name", "games", "wins", "elo", "elo_ci95")},
+                        "elo_bound": row["rating"]["bound"],
+                        "rating": _rating_text(row["rating"]),
+                    }
                     for row in table
                 ],
             )
@@ -190,14 +214,15 @@ def run_submit(
     from arena.commands.validate import print_report, validate_bot
     from arena.config import load_config
 
-    config = load_config(config_path)
+    path = Path(config_path)
     spec = resolve_bot(bot, name)
     if not BOT_NAME_RE.fullmatch(spec.name):
         raise ArenaError(
             f"bot name {spec.name!r} is not usable in a tournament: give one with --name "
             "(letters, digits, '_.+-')"
         )
-    if spec.name in {entry.name for entry in config.bots}:
+    config, present = _config_with(path, spec, bot)
+    if spec.name in present:
         raise ArenaError(
             f"{config_path}: a bot named {spec.name} is already in the tournament "
             "(choose another with --name)"
@@ -221,7 +246,6 @@ def run_submit(
             failed = ", ".join(check.key for check in report.failures())
             print(f"{spec.name} was not added to {config_path}: it failed validation ({failed})")
         return 1
-    path = Path(config_path)
     original = path.read_text(encoding="utf-8")
     entry = _entry_for(bot, spec, path.resolve().parent)
     updated = add_bot_entry(original, entry, str(config_path))
@@ -237,7 +261,19 @@ def run_submit(
         print(f"added {spec.name} to {config_path}", file=say, flush=True)
     if workers is not None:
         config = dataclasses.replace(config, workers=workers)
-    complete, records = _play(config, quiet or json_output)
+    from arena.commands.stopping import exit_code, stopped_like_ctrl_c
+
+    try:
+        with stopped_like_ctrl_c():  # SIGTERM, SIGHUP: bots stopped and games kept, as Ctrl-C
+            complete, records = _play(config, quiet or json_output)
+    except KeyboardInterrupt as stop:
+        code, signame = exit_code(stop)
+        print(
+            f"interrupted ({signame}): {spec.name} is in {config_path}; the games played are "
+            f"stored. Finish its games with: arena tournament {config_path}",
+            file=sys.stderr,
+        )
+        return code
     place = placing(records, spec.name)
     if json_output:
         print(
@@ -246,6 +282,30 @@ def run_submit(
     else:
         _print_standings(place)
     return 0 if complete else 1
+
+
+def _config_with(path: Path, spec: BotSpec, arg: str) -> tuple[Any, set[str]]:
+    """The tournament the bot is validated for (its time control, sandbox and limits), and the
+    names of the bots already in it.
+
+    The file as it is, checked by the loader (its errors name its lines); but a file with a
+    single bot, incomplete alone, is judged as it will be with the new bot in it (not written
+    yet), so that an author can start a ladder of one baseline with ``arena submit``.
+    """
+    from arena.config import config_from_dict, load_config
+
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        raw = None  # the loader says what is wrong
+    bots = raw.get("bots") if isinstance(raw, dict) else None
+    if not (isinstance(bots, list) and len(bots) == 1):
+        config = load_config(path)
+        return config, {entry.name for entry in config.bots}
+    entry = _entry_for(arg, spec, path.resolve().parent)
+    text = add_bot_entry(path.read_text(encoding="utf-8"), entry, str(path))
+    config = config_from_dict(yaml.safe_load(text), str(path), path.resolve().parent)
+    return config, {entry.name for entry in config.bots[:-1]}
 
 
 def _play(config: Any, quiet: bool) -> tuple[bool, list[Any]]:
@@ -277,6 +337,6 @@ def _print_standings(place: Placing) -> None:
     for rank, row in enumerate(place.standings, 1):
         mark = "→" if row["name"] == place.name else " "
         print(
-            f" {mark} {rank:>2}. {row['name']:<{width}}  Elo {row['elo']:5.0f} ± "
-            f"{row['elo_ci95']:<4.0f} {row['wins']}/{row['games']} wins"
+            f" {mark} {rank:>2}. {row['name']:<{width}}  Elo {row['rating']:<10}"
+            f" {row['wins']}/{row['games']} wins"
         )

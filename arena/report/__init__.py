@@ -53,7 +53,7 @@ def write_report(
     with Store.open(db, readonly=True, all_versions=all_versions) as store:
         title = store.get_meta("name") or Path(db).stem
         data = collect(
-            store.games(),
+            store.numbered_games(),
             title=title,
             max_viewer_games=DEFAULT_MAX_VIEWER_GAMES
             if max_viewer_games is None

@@ -42,7 +42,7 @@ class GameFacts:
     """One stored game, reduced to what the report draws."""
 
     number: int
-    """Its number in the store, from 1, as ``arena faults`` and ``arena export`` count."""
+    """Its number in the store, as ``arena replay`` and ``arena faults`` show it."""
     order: str
     """The bot that played Order."""
     chaos: str
@@ -168,13 +168,17 @@ def select_for_viewer(games: Sequence[GameFacts], limit: int) -> tuple[list[Game
 
 
 def collect(
-    records: Iterable[GameRecord],
+    records: Iterable[GameRecord] | Iterable[tuple[int, GameRecord]],
     *,
     title: str,
     max_viewer_games: int = DEFAULT_MAX_VIEWER_GAMES,
     names: Sequence[str] = (),
 ) -> ReportData:
-    """Read ``records`` once (numbered from 1 in their order) into a ``ReportData``."""
+    """Read ``records`` once into a ``ReportData``.
+
+    ``records`` are ``(number, record)`` pairs as ``Store.numbered_games`` gives them, so that a
+    game's number in the page opens the same game in ``arena replay``; plain records are
+    numbered from 1 in their order."""
     from arena.ratings import GameResult
     from arena.ratings.standings import compute_all
 
@@ -184,7 +188,8 @@ def collect(
     chaos_losses: dict[str, list[int]] = {}
     faults: list[FaultGame] = []
     fault_games = 0
-    for number, record in enumerate(records, 1):
+    for count, item in enumerate(records, 1):
+        number, record = item if isinstance(item, tuple) else (count, item)
         results.append(GameResult.from_record(record))
         game = _facts(number, record)
         facts.append(game)

@@ -151,7 +151,10 @@ def _cross_charts(standings: Standings) -> str:
         return value, text
 
     parts = []
-    for role, title in (("order", "as Order"), ("chaos", "as Chaos")):
+    for role, title, heading in (
+        ("order", "as Order", "As Order"),
+        ("chaos", "as Chaos", "As Chaos"),
+    ):
         value, text = cell(role)
         values, texts = _matrix(standings, value, text)
         parts.append(
@@ -159,7 +162,7 @@ def _cross_charts(standings: Standings) -> str:
                 values,
                 names,
                 names,
-                title=f"{title.capitalize()}: share of games won\n(row bot against column bot)",
+                title=f"{heading}: share of games won\n(row bot against column bot)",
                 row_label=f"bot {title}",
                 column_label="opponent",
                 colour_label="games won",

@@ -12,6 +12,7 @@ from arena.commands.validate.games import judge_games, play_games
 from arena.commands.validate.probe import Probe
 from arena.commands.validate.report import Report, print_report
 from arena.commands.validate.transcript import Transcript
+from arena.errors import ArenaError
 from arena.limits import Limits, SandboxMode
 from arena.sandbox import resolve_mode
 
@@ -47,8 +48,19 @@ def validate_bot(
     elif report.ok:
         check.summary = "played under bubblewrap: own folder read-only, private /tmp, no network"
     else:
-        bare = _run(spec, games, move_ms, startup_ms, SandboxMode.NONE, seed, None, limits)
-        if bare.ok:
+        try:
+            bare: Report | None = _run(
+                spec, games, move_ms, startup_ms, SandboxMode.NONE, seed, None, limits
+            )
+        except ArenaError:  # e.g. as root, the unprivileged bot user cannot reach a venv
+            bare = None
+            check.skip(
+                "not judged: it cannot run without the sandbox here, to compare"
+                " (`arena validate --sandbox none` says why)"
+            )
+        if bare is None:
+            pass
+        elif bare.ok:
             failed = ", ".join(c.key for c in report.failures())
             check.fail(
                 f"fails under bubblewrap ({failed}) but passes without it", faults.HINTS["sandbox"]
@@ -94,7 +106,8 @@ def run_validate(
     json_output: bool,
     transcript: bool,
 ) -> int:
-    """The command; its exit status (0 only when every check passes)."""
+    """The command; its exit status (0 only when every check passes; 128 + the signal when
+    stopped by Ctrl-C, SIGTERM or SIGHUP)."""
     from arena.commands.botarg import resolve_bot
 
     spec = resolve_bot(bot)
@@ -103,14 +116,22 @@ def run_validate(
     def emit(line: str) -> None:
         print(line, file=stream, flush=True)
 
-    report = validate_bot(
-        spec,
-        games=games,
-        move_ms=move_ms,
-        startup_ms=startup_ms,
-        sandbox=sandbox,
-        transcript=emit if transcript else None,
-    )
+    from arena.commands.stopping import exit_code, stopped_like_ctrl_c
+
+    try:
+        with stopped_like_ctrl_c():  # SIGTERM, SIGHUP: the bot stopped as by Ctrl-C
+            report = validate_bot(
+                spec,
+                games=games,
+                move_ms=move_ms,
+                startup_ms=startup_ms,
+                sandbox=sandbox,
+                transcript=emit if transcript else None,
+            )
+    except KeyboardInterrupt as stop:
+        code, name = exit_code(stop)
+        print(f"arena: validation of {spec.name} interrupted ({name})", file=sys.stderr)
+        return code
     if json_output:
         print(json.dumps(report.to_json(), indent=2))
     else:

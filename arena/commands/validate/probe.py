@@ -58,6 +58,12 @@ class Probe:
                 Reason.STARTUP, f"could not start {' '.join(self.spec.argv)}: {exc.strerror or exc}"
             )
             return
+        except BaseException:  # Ctrl-C, SIGTERM mid-start: leave no process nor folder behind
+            if process.proc is not None:
+                process.stop(graceful=False)
+            else:
+                self.plan.cleanup()
+            raise
         try:
             self.channels.add(process)
             if self._startup(started):
