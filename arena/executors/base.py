@@ -126,9 +126,19 @@ def _play(match: Match, slot: GameSlot) -> GameRecord:
     return match.play(slot.order_seat)
 
 
-def play_job(job: MatchJob, settings: MatchSettings, emit: Callable[[Event], None]) -> None:
-    """Play one match job, emitting a ``GameDone`` after each game and a ``JobDone`` at the end."""
+def play_job(
+    job: MatchJob,
+    settings: MatchSettings,
+    emit: Callable[[Event], None],
+    started: Callable[[Match], None] | None = None,
+) -> None:
+    """Play one match job, emitting a ``GameDone`` after each game and a ``JobDone`` at the end.
+
+    ``started``: told the match before its bots start (a cluster worker keeps it, so that its
+    driver can stop it from outside: ``emit`` or ``started`` may raise to end the match)."""
     match = Match(job.bot_a, job.bot_b, settings, job.seed, expected_games=len(job.slots))
+    if started is not None:
+        started(match)
     _ACTIVE.append(match)
     try:
         with match:

@@ -211,7 +211,9 @@ def unpack(data: bytes, digest: str, cache_root: Path | None = None) -> Path:
         raise UnsafePackError(f"pack {digest[:16]}: its bytes do not match its name")
     if len(data) > MAX_PACK_BYTES:
         raise UnsafePackError(f"pack {digest[:16]}: more than {MAX_PACK_BYTES >> 20} MiB")
-    root.mkdir(parents=True, exist_ok=True, mode=0o700)
+    # Searchable by others (not listable): bots may run as another user, who must reach their
+    # own folder in here (an unpacked folder is readable by all, as a bot's folder is).
+    root.mkdir(parents=True, exist_ok=True, mode=0o711)
     aside = Path(tempfile.mkdtemp(prefix=f".{digest[:16]}-", dir=root))
     try:
         try:

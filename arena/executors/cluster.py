@@ -2,8 +2,9 @@
 
 The same unit of work as the local pool (``play_job``, one match per task) on another engine:
 the driver submits one task per match through the client's ``concurrent.futures`` executor,
-a bounded number at a time, and yields each match's games as its task finishes; it alone
-writes the store. Nothing is scheduled by hand: Dask places the tasks, and resubmits a task
+a bounded number at a time, and yields each match's games as they finish (the workers stream
+them through a Dask queue; the task's result carries them all again, each yielded once); it
+alone writes the store. Nothing is scheduled by hand: Dask places the tasks, and resubmits a task
 whose worker died (the driver records that as a harness error; the bots are not charged).
 
 - ``tcp://HOST:PORT``: an existing cluster (``dask scheduler`` and ``dask worker``s); each worker
@@ -25,6 +26,7 @@ import contextlib
 import hashlib
 import importlib
 import logging
+import pickle
 import re
 import time
 import traceback
@@ -35,7 +37,7 @@ from typing import Any
 
 from arena.botspec import BotSpec
 from arena.errors import ArenaError
-from arena.executors.base import Event, ExecutorSetup, ExecutorStatus, JobFailed
+from arena.executors.base import Event, ExecutorSetup, ExecutorStatus, GameDone, JobFailed
 from arena.executors.botpack import BotPack, pack_bot
 from arena.executors.local import slowest_game_seconds
 from arena.referee import MatchSettings
@@ -106,6 +108,8 @@ class ClusterExecutor:
 
     POLL_S = 0.5
     """How often the driver looks at the cluster while waiting for results."""
+    STREAM_POLL_S = 0.25
+    """How often, at most, the driver asks the scheduler for the games streamed to it."""
 
     def __init__(
         self,
@@ -134,10 +138,22 @@ class ClusterExecutor:
         self._shipped: dict[str, str] = {}  # bot name -> digest of its pack
         self._packs: dict[str, BotPack] = {}  # digest -> pack
         self._running: dict[str, _Running] = {}
+        self._streams = 0
+        self._stream_name: str | None = None
+        self._stream: Any = None
+        self._stream_at = 0.0
+        self._seen: set[tuple[str, int, int]] = set()
+        """(job, seat, index) of the games this ``execute`` call yielded (streamed or not)."""
+        self._run = uuid.uuid4().hex
+        """This executor's run on the cluster (its matches there can be stopped by it)."""
         self._closed = False
         self._status_at = 0.0
         for name in ("distributed", "distributed.worker", "distributed.scheduler"):
             logging.getLogger(name).setLevel(logging.ERROR)  # our own lines say what matters
+        # A lost scheduler makes the client log each failed reconnection with its traceback;
+        # the run says it in one line (``ClusterLost``) and stops.
+        for name in ("distributed.client", "distributed.comm", "distributed.core"):
+            logging.getLogger(name).setLevel(logging.CRITICAL)
         try:
             if address.startswith("local:"):
                 self._cluster = dask.LocalCluster(
@@ -222,15 +238,29 @@ class ClusterExecutor:
         from arena.executors.cluster_worker import play_remote
 
         future = self.client.submit(
-            play_remote, job, self.settings, folders, self.cache_root, key=key, pure=False
-        )
+            play_remote, job, self.settings, folders, self.cache_root, self._run,
+            self._stream_name, key=key, pure=False,
+        )  # fmt: skip
         running = _Running(job, future)
         self._running[key] = running
         return running
 
     def execute(self, jobs: Sequence[MatchJob]) -> Iterator[list[Event]]:
         self.ship([bot for job in jobs for bot in (job.bot_a, job.bot_b)])
-        wait: Any = importlib.import_module("distributed").wait
+        dask: Any = importlib.import_module("distributed")
+        # The games stream back through a queue of this call's own (a late game of an earlier
+        # call's task must not pass for one of this call's), as their matches go on.
+        self._streams += 1
+        self._stream_name = f"arena-games-{self._run}-{self._streams}"
+        self._seen = set()
+        try:
+            self._stream = dask.Queue(self._stream_name, client=self.client)
+        except (OSError, TimeoutError) as exc:
+            raise ClusterLost(f"lost the Dask scheduler at {self.address}: {exc}") from None
+        wait = dask.wait
+        # wait() raises this when a task was cancelled (by stop_matches, or a lost scheduler):
+        # the task is then done, and ``_outcome`` says what became of it.
+        cancelled = getattr(dask.client, "FuturesCancelledError", TimeoutError)
         queue = list(reversed(jobs))
         pending: dict[str, _Running] = {}
         limit = 2 * self._threads()
@@ -238,10 +268,10 @@ class ClusterExecutor:
             while queue and len(pending) < limit:
                 running = self._submit(queue.pop())
                 pending[running.future.key] = running
-            with contextlib.suppress(TimeoutError):
+            with contextlib.suppress(TimeoutError, cancelled):
                 futures = [r.future for r in pending.values()]
                 wait(futures, timeout=self.POLL_S, return_when="FIRST_COMPLETED")
-            batch: list[Event] = []
+            batch: list[Event] = self._streamed()
             for key, running in list(pending.items()):
                 if running.future.done():
                     del pending[key]
@@ -259,7 +289,7 @@ class ClusterExecutor:
         future = running.future
         if future.status == "finished":
             events: list[Event] = future.result()
-            return events
+            return [e for e in events if not isinstance(e, GameDone) or self._new(e)]
         if future.status != "error":  # cancelled or lost
             if self.client.status != "running":
                 raise ClusterLost(
@@ -275,6 +305,30 @@ class ClusterExecutor:
         else:
             message = "".join(traceback.format_exception(error, limit=8))
         return [JobFailed(running.job.key, message)]
+
+    def _new(self, event: GameDone) -> bool:
+        """Whether this call has not yielded ``event``'s game yet (and now has)."""
+        game = (event.key, event.slot.order_seat, event.slot.index)
+        if game in self._seen:
+            return False
+        self._seen.add(game)
+        return True
+
+    def _streamed(self) -> list[Event]:
+        """The games that the workers' running matches sent since the last look (new ones)."""
+        now = time.monotonic()
+        if self._stream is None or self.client.status != "running" or now < self._stream_at:
+            return []
+        self._stream_at = now + self.STREAM_POLL_S  # a round trip to the scheduler each time
+        try:
+            items = self._stream.get(batch=True)
+        except Exception:  # a busy or lost scheduler: the tasks' results carry every game
+            return []
+        games: list[Event] = []
+        for item in items:
+            events: list[GameDone] = pickle.loads(item)
+            games.extend(e for e in events if self._new(e))
+        return games
 
     def _watch(self, pending: dict[str, _Running]) -> list[Event]:
         """About once a second: which workers run which match, which of them left, the status."""
@@ -322,17 +376,31 @@ class ClusterExecutor:
             self.status(ExecutorStatus(workers=len(workers), busy=tuple(sorted(busy))))
         return events
 
+    def stop_matches(self) -> None:
+        """Stop this run's matches on every worker now (their bots killed, no game of the run
+        started there after this) and cancel its tasks. A task that runs cannot be interrupted
+        by Dask; without this its match would play on, for nobody, until its last game."""
+        client = self.client
+        if client is None or client.status != "running":
+            return
+        from arena.executors.cluster_worker import stop_run
+
+        with contextlib.suppress(Exception):
+            client.run(stop_run, self._run, on_error="ignore")
+        with contextlib.suppress(Exception):
+            client.cancel([r.future for r in self._running.values()])
+        self._running.clear()
+
     def close(self) -> None:
-        """Cancel this run's tasks, forget its plugins, and leave the cluster (stopping a
-        ``local:N`` one). Never waits long for a scheduler that is gone."""
+        """Stop this run's matches on the workers, forget its plugins, and leave the cluster
+        (stopping a ``local:N`` one). Never waits long for a scheduler that is gone."""
         if self._closed:
             return
         self._closed = True
         client = getattr(self, "client", None)
         if client is not None:
+            self.stop_matches()
             if client.status == "running":
-                with contextlib.suppress(Exception):
-                    client.cancel([r.future for r in self._running.values()])
                 for name in self._plugins:
                     with contextlib.suppress(Exception):
                         client.unregister_worker_plugin(name)

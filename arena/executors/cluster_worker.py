@@ -7,23 +7,28 @@ cluster executor is made.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
+import pickle
+import signal
 import tempfile
+import threading
+import time
 import traceback
 from pathlib import Path
 from typing import Any
 
-from distributed import WorkerPlugin, get_worker
+from distributed import Queue, WorkerPlugin, get_worker
 
-from arena.executors.base import Event, JobFailed, play_job
+from arena.executors.base import Event, GameDone, JobFailed, play_job
 from arena.executors.botpack import unpack
 from arena.executors.worker import prepare_worker
 from arena.limits import SandboxMode
-from arena.referee import MatchSettings
+from arena.referee import Match, MatchSettings
 from arena.schedule import MatchJob
 
-__all__ = ["BotPackPlugin", "play_remote"]
+__all__ = ["BotPackPlugin", "play_remote", "stop_run"]
 
 _PREPARED: dict[str, SandboxMode] = {}
 """The sandbox mode asked for -> the mode this worker process runs its bots in, once prepared."""
@@ -62,13 +67,103 @@ class BotPackPlugin(WorkerPlugin):
             unpack(data, digest, root)
 
 
+_STOPPED_RUNS: set[str] = set()
+"""The runs whose drivers stopped them (``stop_run``): their matches here end at once."""
+_PLAYING: dict[str, list[Match]] = {}
+"""Run -> its matches being played in this worker process now."""
+_LOCK = threading.Lock()
+
+
+class _RunStopped(Exception):
+    """The driver stopped the run: the match ends (its bots are stopped by ``Match.__exit__``)."""
+
+
+def stop_run(run: str) -> int:
+    """Stop run ``run``'s matches in this worker process (called by the driver through
+    ``Client.run`` when it stops: Ctrl-C, SIGTERM, an error): their bots are killed now, and no
+    game of the run starts here after this. Returns how many bot processes were killed.
+
+    A cancelled Dask task cannot be interrupted (it runs in a worker thread); without this,
+    a match would play on, its bots running, for a driver that is gone."""
+    killed = 0
+    with _LOCK:
+        _STOPPED_RUNS.add(run)
+        matches = list(_PLAYING.get(run, ()))
+    for match in matches:
+        for seat in match.seats:
+            pid = seat.process.pid if seat.process is not None else -1
+            if pid > 0:
+                with contextlib.suppress(OSError):
+                    os.killpg(pid, signal.SIGKILL)  # a bot leads its own process group
+                    killed += 1
+    return killed
+
+
+class _Streamer:
+    """Sends a match's finished games to the driver while the match goes on, through a Dask
+    queue (held by the scheduler, emptied by the driver), at most every ``EVERY_S`` seconds.
+
+    Best effort: the task's result carries every game again, so a game the queue lost is still
+    stored, and the driver ignores those it had (the store would refuse them anyway)."""
+
+    EVERY_S = 0.5
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.queue: Any = None
+        self.pending: list[GameDone] = []
+        self.last = time.monotonic()
+
+    def add(self, event: GameDone) -> None:
+        self.pending.append(event)
+        if time.monotonic() - self.last >= self.EVERY_S:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self.pending:
+            return
+        try:
+            if self.queue is None:
+                queue: Any = Queue  # untyped in distributed
+                self.queue = queue(self.name)
+            self.queue.put(pickle.dumps(self.pending, pickle.HIGHEST_PROTOCOL))
+        except Exception:  # the scheduler is busy or gone: the task's result will carry them
+            pass
+        self.pending = []
+        self.last = time.monotonic()
+
+
 def play_remote(
-    job: MatchJob, settings: MatchSettings, folders: dict[str, str], cache_root: str | None
+    job: MatchJob,
+    settings: MatchSettings,
+    folders: dict[str, str],
+    cache_root: str | None,
+    run: str = "",
+    stream: str | None = None,
 ) -> list[Event]:
     """Play ``job`` on this worker; its events (a ``JobFailed`` last when the harness failed).
 
     ``folders``: bot name -> the digest of its pack, whose folder in the cache becomes the bot's
-    folder here."""
+    folder here. ``run``: the driver's run, which ``stop_run`` may stop. ``stream``: the Dask
+    queue that receives the games as they finish (None: only the result carries them)."""
+    streamer = _Streamer(stream) if stream is not None else None
+
+    mine: list[Match] = []
+
+    def started(match: Match) -> None:
+        with _LOCK:
+            if run in _STOPPED_RUNS:
+                raise _RunStopped
+            _PLAYING.setdefault(run, []).append(match)
+            mine.append(match)
+
+    def emit(event: Event) -> None:
+        events.append(event)
+        if streamer is not None and isinstance(event, GameDone):
+            streamer.add(event)
+        if run in _STOPPED_RUNS:
+            raise _RunStopped
+
     mode = _ensure_prepared(settings.sandbox)
     settings = dataclasses.replace(settings, sandbox=mode)
     from arena.executors.botpack import default_cache_root
@@ -89,7 +184,16 @@ def play_remote(
                 bot = bot.relocated(folder)
             bots.append(bot)
         job = MatchJob(job.key, bots[0], bots[1], job.slots, job.seed)
-        play_job(job, settings, events.append)
+        play_job(job, settings, emit, started)
+    except _RunStopped:
+        events.append(JobFailed(job.key, "its run was stopped by the driver"))
     except Exception:
         events.append(JobFailed(job.key, traceback.format_exc(limit=8)))
+    finally:
+        with _LOCK:
+            playing = _PLAYING.get(run, [])
+            for match in mine:
+                playing.remove(match)
+            if not playing:
+                _PLAYING.pop(run, None)
     return events

@@ -1,0 +1,360 @@
+"""The cluster executor on a real Dask ``LocalCluster`` (2 worker processes bound to 127.0.0.1).
+
+Real bot processes on the cluster's workers, real SQLite on the driver. Each test gives the
+workers a bot cache of its own in ``tmp_path`` (``cache_root``), writes its bots into
+``tmp_path`` (so that a scan of ``/proc`` for ``tmp_path`` finds exactly the bots it started),
+and checks at the end that no bot and no Dask process (the workers are this process's children)
+is left.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import TEST_BOTS_DIR, child_processes, leftover_processes, wait_for_no_leftovers
+
+pytest.importorskip("distributed")
+
+from arena.botspec import BotSpec  # noqa: E402
+from arena.executors import ExecutorSetup, ExecutorStatus, GameDone, JobDone  # noqa: E402
+from arena.executors.cluster import ClusterExecutor  # noqa: E402
+from arena.limits import SandboxMode, TimeControl  # noqa: E402
+from arena.records import GameRecord  # noqa: E402
+from arena.referee import MatchSettings  # noqa: E402
+from arena.schedule import plan_matches  # noqa: E402
+from arena.store import Store  # noqa: E402
+from arena.tournament import TournamentPlan, TournamentResult, run_tournament  # noqa: E402
+
+SETTINGS = MatchSettings(TimeControl(move_ms=500, startup_ms=5000), sandbox=SandboxMode.NONE)
+CHILDREN_WAIT_S = 20.0
+"""Bound on the wait for the cluster's worker processes to be gone after it closed."""
+
+
+def folder_bot(folder: Path, pause_ms: int = 0, log: Path | None = None) -> BotSpec:
+    """A folder bot: ``tests/bots/paced.py`` with its pause built in; with ``log``, it first
+    appends the path of its own program file there (where it really ran from)."""
+    folder.mkdir(parents=True)
+    source = (TEST_BOTS_DIR / "paced.py").read_text()
+    source = source.replace("else 20", f"else {pause_ms}")
+    if log is not None:
+        source = source.replace(
+            "def main() -> None:",
+            f"with open({str(log)!r}, 'a') as _log:\n"
+            "    _log.write(os.path.abspath(__file__) + '\\n')\n\n\n"
+            "def main() -> None:",
+        )
+    (folder / "main.py").write_text(source)
+    return BotSpec.from_path(folder)
+
+
+def cluster_children() -> list[tuple[int, str]]:
+    """The children of this process (pid, command line) but multiprocessing's resource tracker,
+    a helper that Python starts once per process for spawned children and keeps until exit."""
+    found = []
+    for pid, _state in child_processes():
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        if "resource_tracker" not in cmdline:
+            found.append((pid, cmdline))
+    return found
+
+
+def wait_for_no_children() -> list[tuple[int, str]]:
+    """The children of this process still there after a bounded wait (the cluster's workers)."""
+    deadline = time.monotonic() + CHILDREN_WAIT_S
+    while (children := cluster_children()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return children
+
+
+@pytest.fixture
+def clean(tmp_path: Path) -> Iterator[Path]:
+    """``tmp_path``; afterwards no bot of it, and no worker process of a cluster, is left."""
+    yield tmp_path
+    left = wait_for_no_leftovers([str(tmp_path)], timeout=10)
+    assert not left, f"bot processes outlived the test: {left}"
+    children = wait_for_no_children()
+    assert not children, f"cluster processes outlived the test: {children}"
+
+
+class Quiet:
+    """An observer that notes nothing (tests override what they watch)."""
+
+    def started(self, total: int, already: int, jobs: int) -> None:
+        pass
+
+    def game(self, record: GameRecord) -> None:
+        pass
+
+    def harness_error(self, job: str, error: str) -> None:
+        pass
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _no_resource_tracker_left() -> Iterator[None]:
+    """After this module: multiprocessing's resource tracker, which the LocalCluster's spawned
+    workers started in this process, is stopped, so that the other modules' tests, which check
+    that this process has no child, find none (it holds no resource once the clusters closed)."""
+    yield
+    from multiprocessing import resource_tracker
+
+    stop = getattr(resource_tracker._resource_tracker, "_stop", None)
+    if stop is not None:
+        stop()
+
+
+def plan_for(bots: list[BotSpec], games: int, **changes: object) -> TournamentPlan:
+    return TournamentPlan(
+        name="cluster-test",
+        bots=tuple(bots),
+        games_per_pairing=games,
+        workers=2,
+        settings=SETTINGS,
+        **changes,  # type: ignore[arg-type]
+    )
+
+
+def stored(db: Path) -> tuple[Counter[tuple[str, str, int]], list[GameRecord]]:
+    """Each stored game's (order, chaos, slot), counted, and the games themselves."""
+    with Store.open(db) as store:
+        numbered = list(store.numbered_games())
+        slots = Counter(store.completed_slots())
+    return slots, [record for _id, record in numbered]
+
+
+def test_a_tournament_on_the_cluster_stores_the_same_games_as_a_local_run(clean: Path) -> None:
+    bots = [folder_bot(clean / "bots" / name) for name in ("alpha", "beta", "gamma")]
+    results: dict[str, TournamentResult] = {}
+    statuses: list[ExecutorStatus] = []
+    for executor in ("local", "cluster"):
+        plan = plan_for(bots, 3, executor=executor)
+
+        class Observer(Quiet):
+            def executor_status(self, status: ExecutorStatus) -> None:
+                statuses.append(status)
+
+        def factory(setup: ExecutorSetup, kind: str = executor) -> object:
+            if kind == "local":
+                from arena.executors.local import make_local
+
+                return make_local(setup)
+            return ClusterExecutor(
+                "local:2", setup.settings, cache_root=str(clean / "cache"), status=setup.status
+            )
+
+        with Store.open(clean / f"{executor}.sqlite") as store:
+            results[executor] = run_tournament(plan, store, Observer(), factory)  # type: ignore[arg-type]
+    local_slots, local_games = stored(clean / "local.sqlite")
+    cluster_slots, cluster_games = stored(clean / "cluster.sqlite")
+    assert results["cluster"].complete and results["cluster"].harness_errors == []
+    assert len(cluster_games) == len(local_games) == results["local"].total == 18
+    assert cluster_slots == local_slots  # the same pairings, roles and slots
+    assert set(cluster_slots.values()) == {1}  # each once
+    # Deterministic bots: the same games, move for move.
+    key = lambda r: (r.order, r.chaos, r.moves)  # noqa: E731
+    assert sorted(map(key, cluster_games)) == sorted(map(key, local_games))
+    assert not any(r.reason.is_fault for r in cluster_games)
+    # The executor told where the matches ran: 2 workers, busy ones named by address.
+    assert statuses and all(s.workers == 2 for s in statuses)
+    assert any(s.busy for s in statuses)
+    assert all(b.startswith("tcp://127.0.0.1:") for s in statuses for b in s.busy)
+
+
+def test_a_worker_killed_mid_match_costs_no_bot_a_game(clean: Path) -> None:
+    # Paced bots: each match (both roles of a pairing, 6 games a side) takes seconds, so that
+    # the kill lands inside one.
+    bots = [folder_bot(clean / "bots" / name, pause_ms=40) for name in ("alpha", "beta", "gamma")]
+    plan = plan_for(bots, 6, executor="cluster")
+    killed: list[tuple[str, int]] = []
+    executors: list[ClusterExecutor] = []
+
+    class Killer(Quiet):
+        """Once a game is stored and a worker is busy with a match: SIGKILL that worker."""
+
+        games = 0
+
+        def game(self, record: GameRecord) -> None:
+            self.games += 1
+
+        def executor_status(self, status: ExecutorStatus) -> None:
+            if killed or not self.games or not status.busy:
+                return
+            worker = status.busy[0]
+            pids: dict[str, int] = executors[0].client.run(os.getpid, workers=[worker])
+            os.kill(pids[worker], signal.SIGKILL)
+            killed.append((worker, pids[worker]))
+
+    def factory(setup: ExecutorSetup) -> ClusterExecutor:
+        executor = ClusterExecutor(
+            "local:2", setup.settings, cache_root=str(clean / "cache"), status=setup.status
+        )
+        executors.append(executor)
+        return executor
+
+    with Store.open(clean / "t.sqlite") as store:
+        result = run_tournament(plan, store, Killer(), factory)  # type: ignore[arg-type]
+    assert killed, "no worker was ever seen busy: the test killed nothing"
+    slots, games = stored(clean / "t.sqlite")
+    assert result.complete, result.harness_errors
+    assert len(games) == result.total == 36
+    assert set(slots.values()) == {1}  # every owed game stored exactly once
+    assert not any(r.reason.is_fault for r in games)  # none charged to a bot
+    worker, pid = killed[0]
+    # The driver saw its match's worker leave and said so (the match was replayed).
+    assert any(worker in error for error in result.harness_errors), result.harness_errors
+    assert not Path(f"/proc/{pid}").exists() or "Z" in Path(f"/proc/{pid}/stat").read_text()
+
+
+def test_games_stream_back_while_their_match_goes_on(clean: Path) -> None:
+    """A match's games reach the driver as they finish (progress, and less to replay when a
+    worker dies), each once though the task's result carries them all again."""
+    bots = [folder_bot(clean / "bots" / name, pause_ms=30) for name in ("alpha", "beta")]
+    executor = ClusterExecutor("local:1", SETTINGS, cache_root=str(clean / "cache"))
+    try:
+        jobs = plan_matches(bots, 8, seed=1)
+        assert len(jobs) == 1 and len(jobs[0].slots) == 16
+        batches = list(executor.execute(jobs))
+    finally:
+        executor.close()
+    first = next(b for b in batches if any(isinstance(e, GameDone) for e in b))
+    assert not any(isinstance(e, JobDone) for e in first)  # before the match ended
+    assert sum(isinstance(e, GameDone) for e in first) < 16
+    games = [e for b in batches for e in b if isinstance(e, GameDone)]
+    assert sorted((g.slot.order_seat, g.slot.index) for g in games) == sorted(
+        (s.order_seat, s.index) for s in jobs[0].slots
+    )
+
+
+def test_bots_are_shipped_to_workers_that_cannot_see_their_folder(clean: Path) -> None:
+    """The bot's folder is gone from where it was packed before any match starts: the only
+    copy the workers have is the one they unpacked into their cache, and the bot says it ran
+    from there."""
+    log = clean / "ran-from.txt"
+    home = clean / "driver-only"
+    bots = [folder_bot(home / name, pause, log) for name, pause in (("alpha", 0), ("beta", 1))]
+    cache = clean / "cache"
+    executor = ClusterExecutor("local:2", SETTINGS, cache_root=str(cache))
+    try:
+        executor.ship(bots)
+        moved = clean / "moved-away"
+        home.rename(moved)  # the folder the specs name exists nowhere now
+        assert not bots[0].dir.exists()
+        jobs = plan_matches(bots, 2, seed=3)
+        events = [event for batch in executor.execute(jobs) for event in batch]
+    finally:
+        executor.close()
+    games = [e for e in events if isinstance(e, GameDone)]
+    assert len(games) == 4 and sum(isinstance(e, JobDone) for e in events) == len(jobs)
+    assert not any(e.record.reason.is_fault for e in games)
+    digests = {pack.digest for pack in executor.packs.values()}
+    assert len(digests) == 2
+    ran_from = set(log.read_text().splitlines())
+    assert ran_from == {str(cache / digest / "main.py") for digest in digests}
+    assert sorted(p.name for p in cache.iterdir()) == sorted(digests)
+
+
+def test_hostile_bots_get_the_same_verdicts_on_workers_as_here(clean: Path) -> None:
+    """The same verdicts as locally for the hostile fixtures (crash at start, hang, a stderr
+    flood, a child left holding the pipes): the same winners and reasons, game for game."""
+    good = folder_bot(clean / "bots" / "good")
+    hostile = []
+    for name, fixture in (
+        ("crash", "crash_at_start.py"),
+        ("hang", "hang_midgame.py"),
+        ("flood", "flood_stderr.py"),
+        ("fork", "fork_and_exit.py"),
+    ):
+        folder = clean / "bots" / name
+        folder.mkdir()
+        (folder / "main.py").write_text((TEST_BOTS_DIR / fixture).read_text())
+        hostile.append(BotSpec.from_path(folder))
+    bots = [good, *hostile]
+    settings = MatchSettings(TimeControl(move_ms=200, startup_ms=2000), sandbox=SandboxMode.NONE)
+    verdicts = {}
+    for executor in ("local", "cluster"):
+        plan = TournamentPlan(
+            name="verdicts", bots=tuple(bots), games_per_pairing=1, settings=settings,
+            executor=executor, cluster="local:2" if executor == "cluster" else None, workers=2,
+        )  # fmt: skip
+        with Store.open(clean / f"{executor}.sqlite") as store:
+            if executor == "cluster":
+                factory = lambda setup: ClusterExecutor(  # noqa: E731
+                    "local:2", setup.settings, cache_root=str(clean / "cache")
+                )
+                result = run_tournament(plan, store, None, factory)
+            else:
+                result = run_tournament(plan, store)
+            assert result.complete
+            verdicts[executor] = sorted(
+                (r.order, r.chaos, r.winner.value, r.reason.value) for r in store.games()
+            )
+    assert verdicts["cluster"] == verdicts["local"]
+    reasons = {reason for *_, reason in verdicts["cluster"]}
+    assert {"startup", "crash"} <= reasons  # the faults were met, not dodged
+
+
+def test_a_stopped_driver_stops_the_matches_on_the_workers_at_once(clean: Path) -> None:
+    """A driver stopped mid-run (Ctrl-C and SIGTERM unwind into ``close``, which calls
+    ``stop_matches``): the matches running on the workers end now, their bots killed, while the
+    workers live on (as a shared cluster's do), rather than playing on for nobody."""
+    bots = [folder_bot(clean / "bots" / name, pause_ms=100) for name in ("alpha", "beta")]
+    executor = ClusterExecutor("local:2", SETTINGS, cache_root=str(clean / "cache"))
+    events: list[object] = []
+    try:
+        jobs = plan_matches(bots, 20, seed=1, workers=2)  # 2 matches of 20 games: a minute
+        # The driver's loop in a thread of its own, as it would wait for results.
+        driver = threading.Thread(
+            target=lambda: events.extend(e for b in executor.execute(jobs) for e in b)
+        )
+        driver.start()
+        cache = clean / "cache"
+        assert bots_running(cache), "no bot ran on the workers"
+        workers: dict[str, int] = executor.client.run(os.getpid)
+        stopped = time.monotonic()
+        executor.stop_matches()
+        left = wait_for_no_leftovers([str(cache)], timeout=10)
+        assert not left, f"bots played on after the driver stopped: {left}"
+        driver.join(timeout=30)
+        assert not driver.is_alive()
+        # Far sooner than the matches would have taken; the workers are still there (not
+        # killed to stop the bots) and idle.
+        assert time.monotonic() - stopped < 30
+        assert executor.client.run(os.getpid) == workers
+        assert wait_for_idle(executor), "a worker still runs a task of the stopped run"
+        assert not any(isinstance(e, JobDone) for e in events)
+    finally:
+        executor.close()
+
+
+def bots_running(folder: Path) -> bool:
+    """Whether a bot of ``folder`` runs now (polled briefly: between games none may)."""
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        if leftover_processes([str(folder)]):
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def wait_for_idle(executor: ClusterExecutor, timeout: float = 10) -> bool:
+    """Whether every worker of the executor's cluster is idle within ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not any(executor.client.processing().values()):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(pytest.main([__file__, "-q"]))
