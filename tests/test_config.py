@@ -281,7 +281,7 @@ ERROR_CASES = {
         BOTS + "games_per_pairing: 2147483647  # <-\n",
         "games_per_pairing",
         "expected a positive integer no larger than 5000000 (at most 10,000,000 games in all;"
-        " 2 bots in a round-robin make 1 pairs), got 2147483647",
+        " 2 bots in a round-robin make 1 pair), got 2147483647",
     ),
     "openings not a mapping": (
         BOTS + "openings: 4  # <-\n",

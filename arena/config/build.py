@@ -204,7 +204,8 @@ def _games_per_pairing(ctx: Context, top: Mapping[str, Any], bots: int, fmt: str
     """Bounded before anything is planned or created: the schedule lists every game it owes."""
     pairs = max(1, pairing_count(bots, fmt))
     most = MAX_GAMES // (2 * pairs)
-    why = f"at most {MAX_GAMES:,} games in all; {bots} bots in a {fmt} make {pairs:,} pairs"
+    made = f"make {pairs:,} pairs" if pairs != 1 else "make 1 pair"
+    why = f"at most {MAX_GAMES:,} games in all; {bots} bots in a {fmt} {made}"
     if "games_per_pairing" in top:
         return ctx.integer(top, "games_per_pairing", "games_per_pairing", maximum=most, why=why)
     if most < 10:
