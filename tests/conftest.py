@@ -24,6 +24,7 @@ import atexit
 import os
 import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -101,6 +102,21 @@ def run_arena(
         env=None if env is None else dict(env),
         check=False,
     )
+
+
+def stored_game_count(db: Path) -> int:
+    """Games stored so far, read (read-only) while an arena command writes them: 0 before the
+    store or its schema exists. Tests that stop a run mid-way wait on it."""
+    try:
+        conn = sqlite3.connect(f"{db.absolute().as_uri()}?mode=ro", uri=True, timeout=1)
+    except sqlite3.Error:
+        return 0
+    try:
+        return int(conn.execute("SELECT COUNT(*) FROM games").fetchone()[0])
+    except sqlite3.Error:
+        return 0
+    finally:
+        conn.close()
 
 
 @pytest.fixture

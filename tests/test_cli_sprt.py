@@ -9,14 +9,13 @@ import json
 import os
 import shutil
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
-from conftest import bundled_program, run_arena
+from conftest import bundled_program, run_arena, stored_game_count
 
 from arena.botspec import BotSpec
 from arena.commands.sprt import Progress, names_for
@@ -73,20 +72,6 @@ def test_undecided_at_max_games_then_resumed(no_leftover_processes: Path) -> Non
     assert other.stderr.count("\n") == 1
 
 
-def _stored_games(db: Path) -> int:
-    """Games in the store so far, read while ``arena sprt`` writes (0 before its schema exists)."""
-    try:
-        conn = sqlite3.connect(f"{db.absolute().as_uri()}?mode=ro", uri=True, timeout=1)
-    except sqlite3.Error:
-        return 0
-    try:
-        return int(conn.execute("SELECT COUNT(*) FROM games").fetchone()[0])
-    except sqlite3.Error:
-        return 0
-    finally:
-        conn.close()
-
-
 @pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
 def test_a_signal_stops_it_like_ctrl_c_and_it_resumes(
     no_leftover_processes: Path, stop: signal.Signals
@@ -110,7 +95,7 @@ def test_a_signal_stops_it_like_ctrl_c_and_it_resumes(
     )
     try:
         deadline = time.monotonic() + 60
-        while _stored_games(db) < 2:
+        while stored_game_count(db) < 2:
             assert process.poll() is None, process.communicate()
             assert time.monotonic() < deadline, "no pair stored in time"
             time.sleep(0.01)
@@ -129,7 +114,7 @@ def test_a_signal_stops_it_like_ctrl_c_and_it_resumes(
     assert summary["verdict"] is None and summary["games"] >= 2
     assert summary["interrupted"] == stop.name
     assert f"interrupted ({stop.name}) after {summary['games']} games" in err
-    stored = _stored_games(db)
+    stored = stored_game_count(db)
     assert stored == summary["games"] and stored % 2 == 0  # whole pairs only
 
     resumed = _arena(*args, "--json", "--max-games", str(stored + 2), cwd=root)
@@ -144,7 +129,7 @@ def test_a_signal_stops_it_like_ctrl_c_and_it_resumes(
     assert refused.returncode == 2 and "run with --fresh to discard them" in refused.stderr
     fresh = _arena(*changed, "--fresh", cwd=root)
     assert fresh.returncode == 1, fresh.stderr
-    assert (json.loads(fresh.stdout)["resumed_games"], _stored_games(db)) == (0, 2)
+    assert (json.loads(fresh.stdout)["resumed_games"], stored_game_count(db)) == (0, 2)
 
 
 def test_openings_need_the_referee_support(no_leftover_processes: Path) -> None:

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
-from conftest import bundled_program, run_arena, wait_for_no_leftovers
+from conftest import bundled_program, run_arena, stored_game_count, wait_for_no_leftovers
 
 from arena.export import CSV_FIELDS
 
@@ -98,20 +98,6 @@ def stored_slots(db: Path) -> Counter[tuple[str, str, int]]:
         rows = conn.execute("SELECT order_name, chaos_name, slot FROM games").fetchall()
     conn.close()
     return Counter(tuple(row) for row in rows)
-
-
-def count_games(db: Path) -> int:
-    """Games stored so far, read while the harness writes (0 before the schema exists)."""
-    try:
-        conn = sqlite3.connect(f"{db.absolute().as_uri()}?mode=ro", uri=True, timeout=1)
-    except sqlite3.Error:
-        return 0
-    try:
-        return conn.execute("SELECT COUNT(*) FROM games").fetchone()[0]
-    except sqlite3.Error:
-        return 0
-    finally:
-        conn.close()
 
 
 def integrity(db: Path) -> str:
@@ -436,7 +422,7 @@ def start_and_stop(tmp_path: Path, stop: signal.Signals) -> tuple[Path, Path, st
     )
     try:
         deadline = time.monotonic() + 30
-        while (stored := count_games(db)) < 1:
+        while (stored := stored_game_count(db)) < 1:
             assert process.poll() is None, process.communicate()[0]
             assert time.monotonic() < deadline, "no game stored in time"
             time.sleep(0.01)

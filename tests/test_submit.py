@@ -9,7 +9,6 @@ import json
 import os
 import shutil
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -17,7 +16,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import run_arena
+from conftest import run_arena, stored_game_count
 
 from arena.commands.new_bot import create_bot
 from arena.commands.submit import add_bot_entry, placing
@@ -131,20 +130,6 @@ def test_submit_end_to_end(no_leftover_processes: Path) -> None:
     assert again.returncode == 2 and "already in the tournament" in again.stderr
 
 
-def _stored_games(db: Path) -> int:
-    """Games in the store so far, read while the harness writes (0 before its schema exists)."""
-    try:
-        conn = sqlite3.connect(f"{db.absolute().as_uri()}?mode=ro", uri=True, timeout=1)
-    except sqlite3.Error:
-        return 0
-    try:
-        return int(conn.execute("SELECT COUNT(*) FROM games").fetchone()[0])
-    except sqlite3.Error:
-        return 0
-    finally:
-        conn.close()
-
-
 def test_sigterm_stops_submit_like_ctrl_c(no_leftover_processes: Path) -> None:
     """SIGTERM while the new bot's games run: 128 + 15, the bots stopped, the bot left in the
     file and its games stored, and the message says how to finish them. The file held one bot
@@ -166,7 +151,7 @@ def test_sigterm_stops_submit_like_ctrl_c(no_leftover_processes: Path) -> None:
     db = root / "results" / "ladder.sqlite"
     try:
         deadline = time.monotonic() + 60
-        while _stored_games(db) < 1:
+        while stored_game_count(db) < 1:
             assert process.poll() is None, process.communicate()
             assert time.monotonic() < deadline, "no game stored in time"
             time.sleep(0.01)
@@ -182,7 +167,7 @@ def test_sigterm_stops_submit_like_ctrl_c(no_leftover_processes: Path) -> None:
     assert config.read_text() == text.replace(
         "start\n", "start\n  - name: mine\n    path: mine/main.py\n"
     )
-    assert 0 < _stored_games(db) < 1000
+    assert 0 < stored_game_count(db) < 1000
 
 
 def test_a_place_that_is_a_bound_is_shown_as_one() -> None:
