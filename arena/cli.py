@@ -73,6 +73,11 @@ AffinityOption = Annotated[
 QuietOption = Annotated[
     bool, typer.Option("--quiet", "-q", help="No progress output (the results still print).")
 ]
+MoveMsOption = Annotated[int, typer.Option(min=1, help="Time per move in ms.")]
+StartupMsOption = Annotated[
+    int, typer.Option(min=least(TimeControl, "startup_ms"), help="Start-up allowance in ms.")
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON (for scripts).")]
 AllVersionsOption = Annotated[
     bool,
     typer.Option(help="Every stored game, old bot versions too, each named NAME@VERSION."),
@@ -101,10 +106,8 @@ def match(
     bot_a: Annotated[str, typer.Argument(help="A bot: a program path, or a bundled bot's name.")],
     bot_b: Annotated[str, typer.Argument(help="The other bot.")],
     games: Annotated[int, typer.Option(min=1, help="Games to play; roles alternate.")] = 2,
-    move_ms: Annotated[int, typer.Option(min=1, help="Time per move in ms.")] = 100,
-    startup_ms: Annotated[
-        int, typer.Option(min=least(TimeControl, "startup_ms"), help="Start-up allowance in ms.")
-    ] = 5000,
+    move_ms: MoveMsOption = 100,
+    startup_ms: StartupMsOption = 5000,
     seed: Annotated[int, typer.Option(help="Seed given to the bots (ARENA_SEED).")] = 1,
     record: Annotated[
         Path | None, typer.Option(help="Write one JSON line per game to this file.")
@@ -214,7 +217,7 @@ def tournament(
 @app.command()
 def ratings(
     db: Annotated[Path, typer.Argument(help="A tournament's SQLite store.")],
-    json_output: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    json_output: JsonOption = False,
     wide: Annotated[bool, typer.Option(help="Every column; matrices at any width.")] = False,
     all_versions: AllVersionsOption = False,
 ) -> None:
@@ -255,7 +258,7 @@ def faults(
     bot: Annotated[str | None, typer.Option(help="Only this bot's faults.")] = None,
     reason: Annotated[FaultReason | None, typer.Option(help="Only faults of this kind.")] = None,
     lines: Annotated[int, typer.Option(min=0, help="Lines of the bot's stderr to show.")] = 5,
-    json_output: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    json_output: JsonOption = False,
     all_versions: AllVersionsOption = False,
 ) -> None:
     """The games bots lost by their own fault: why, and the end of their stderr (escaped).
@@ -283,9 +286,6 @@ class Language(enum.StrEnum):
     sh = "sh"
 
 
-JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON (for scripts).")]
-
-
 @app.command("new-bot")
 def new_bot(
     name: Annotated[str, typer.Argument(help="The bot's name (and its folder's).")],
@@ -309,10 +309,8 @@ def new_bot(
 def validate(
     bot: Annotated[str, typer.Argument(help="The bot: a program, its folder, or a bundled name.")],
     games: Annotated[int, typer.Option(min=1, help="Games in each role against random.")] = 3,
-    move_ms: Annotated[int, typer.Option(min=1, help="Time per move in ms.")] = 100,
-    startup_ms: Annotated[
-        int, typer.Option(min=least(TimeControl, "startup_ms"), help="Start-up allowance in ms.")
-    ] = 5000,
+    move_ms: MoveMsOption = 100,
+    startup_ms: StartupMsOption = 5000,
     sandbox: SandboxOption = SandboxMode.AUTO,
     transcript: Annotated[
         bool, typer.Option(help="Show every line both ways, timestamped (ms).")
@@ -377,10 +375,8 @@ def sprt(
         bool, typer.Option(help="--elo0/--elo1 in normalized Elo (as fishtest), not logistic.")
     ] = False,
     max_games: Annotated[int, typer.Option(min=2, help="Stop undecided after this.")] = 20000,
-    move_ms: Annotated[int, typer.Option(min=1, help="Time per move in ms.")] = 100,
-    startup_ms: Annotated[
-        int, typer.Option(min=least(TimeControl, "startup_ms"), help="Start-up allowance in ms.")
-    ] = 5000,
+    move_ms: MoveMsOption = 100,
+    startup_ms: StartupMsOption = 5000,
     openings: Annotated[
         int,
         typer.Option(
