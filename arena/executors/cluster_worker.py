@@ -30,7 +30,7 @@ from arena.schedule import MatchJob
 
 __all__ = ["BotPackPlugin", "play_remote", "stop_run"]
 
-_PREPARED: dict[str, SandboxMode] = {}
+_PREPARED: dict[SandboxMode, SandboxMode] = {}
 """The sandbox mode asked for -> the mode this worker process runs its bots in, once prepared."""
 
 
@@ -39,7 +39,7 @@ def _ensure_prepared(sandbox: SandboxMode | str = SandboxMode.AUTO) -> SandboxMo
     pool's workers are): the bots' scratch folders go inside the Dask worker's own folder, which
     Dask removes with the worker (and which a later worker purges when this one was killed), and
     the sandbox mode is resolved here, on the machine that starts the bots."""
-    key = str(getattr(sandbox, "value", sandbox))
+    key = SandboxMode(sandbox)
     if key not in _PREPARED:
         try:
             base = Path(get_worker().local_directory)
