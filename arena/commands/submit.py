@@ -31,7 +31,9 @@ from arena.botspec import BOT_NAME_RE, BotSpec, bundled_bot_path
 from arena.errors import ArenaError
 
 if TYPE_CHECKING:
+    from arena.config import TournamentConfig
     from arena.ratings.standings import BotStanding
+    from arena.records import GameRecord
 
 __all__ = ["add_bot_entry", "Placing", "placing", "run_submit"]
 
@@ -156,7 +158,7 @@ class Placing:
         }
 
 
-def placing(records: list[Any], name: str) -> Placing:
+def placing(records: list[GameRecord], name: str) -> Placing:
     """``name``'s place among the bots of ``records`` (the maximum-likelihood standings)."""
     from arena.ratings import GameResult, compute_all
 
@@ -275,7 +277,7 @@ def _config_with(path: Path, spec: BotSpec, arg: str) -> tuple[Any, set[str]]:
     return config, {entry.name for entry in config.bots[:-1]}
 
 
-def _play(config: Any, quiet: bool) -> tuple[bool, list[Any]]:
+def _play(config: TournamentConfig, quiet: bool) -> tuple[bool, list[GameRecord]]:
     """Run (resume) the tournament: only the games it still owes, i.e. the new bot's."""
     from rich.console import Console
 
