@@ -537,6 +537,11 @@ def main() -> None:
     """Entry point of the ``arena`` script: user errors become one line and exit code 2."""
     from arena.errors import ArenaError
 
+    if os.environ.get("ARENA_DEBUG_STACKS"):  # a hung run: `kill -USR1 PID` prints its stacks
+        import faulthandler
+        import signal
+
+        faulthandler.register(signal.SIGUSR1, all_threads=True)
     try:
         app()
     except ArenaError as exc:

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import atexit
 import os
-import shutil
 import signal
 import sqlite3
 import subprocess
@@ -34,6 +33,7 @@ from pathlib import Path
 
 import pytest
 
+from arena import reaper
 from arena.sandbox import bwrap_path
 
 TESTS_DIR = Path(__file__).resolve().parent
@@ -66,7 +66,7 @@ SESSION_TMP = Path(tempfile.mkdtemp(prefix="pytest-arena-tmp-"))
 SESSION_TMP.chmod(0o711)  # as /tmp lets a bot's own user reach its own folder in there
 os.environ["TMPDIR"] = str(SESSION_TMP)
 tempfile.tempdir = None  # taken from TMPDIR again at the next use
-atexit.register(shutil.rmtree, SESSION_TMP, ignore_errors=True)
+atexit.register(reaper.remove_scratch, str(SESSION_TMP))
 
 # A shell that starts a job in the background (``cmd &``, as some CI runners and job tools do) sets
 # SIGINT to "ignore", and an ignored signal stays ignored across exec: every arena command a test
@@ -231,7 +231,7 @@ def _nothing_left_behind(request: pytest.FixtureRequest) -> Iterator[None]:
     deadline = time.monotonic() + LEFTOVER_WAIT_S
     while (folders := arena_folders()) and time.monotonic() < deadline:
         time.sleep(0.02)
-    for name in folders:
-        shutil.rmtree(SESSION_TMP / name, ignore_errors=True)
+    for name in folders:  # as root a bot's /tmp is a mount in there: remove_scratch unmounts it
+        reaper.remove_scratch(str(SESSION_TMP / name))
     assert not left, f"bot processes outlived the test: {left}"
     assert not folders, f"arena-* folders outlived the test in {SESSION_TMP}: {folders}"

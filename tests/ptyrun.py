@@ -71,6 +71,7 @@ class PtyRun:
         self.returncode: int | None = None
         full_env = dict(os.environ if env is None else env)
         full_env.setdefault("TERM", "xterm-256color")
+        full_env["ARENA_DEBUG_STACKS"] = "1"  # SIGUSR1 prints its stacks: see ``hung``
         full_env["COLUMNS"], full_env["LINES"] = str(cols), str(rows)
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "arena", *map(str, args)],
@@ -125,6 +126,7 @@ class PtyRun:
                 raise AssertionError(
                     f"no {regex.pattern!r} within {timeout:g} s"
                     f" (exit code {self.proc.poll()}); the screen since the last match:\n{text}"
+                    + self.hung()
                 )
 
     def since_last(self) -> str:
@@ -152,7 +154,7 @@ class PtyRun:
         while self.proc.poll() is None:
             if time.monotonic() >= deadline:
                 raise AssertionError(
-                    f"still running after {timeout:g} s; the screen:\n{self.screen()}"
+                    f"still running after {timeout:g} s; the screen:\n{self.screen()}" + self.hung()
                 )
             self._read_some(min(deadline, time.monotonic() + 0.1))
         # Whatever it wrote before exiting is still in the pty's buffer.
@@ -160,6 +162,31 @@ class PtyRun:
             pass
         self.returncode = self.proc.returncode
         return self.returncode
+
+    def hung(self) -> str:
+        """What the command is doing, for a test that waited for it in vain: the state of each of
+        its processes (``/proc``: running, sleeping and where in the kernel, stopped), then the
+        Python stacks it prints on SIGUSR1 (``ARENA_DEBUG_STACKS``), read for a bounded time."""
+        if self.proc.poll() is not None:
+            return ""
+        lines = ["", "--- the command's processes (pid, state, kernel wait, command):"]
+        for pid in [self.proc.pid, *_descendants(self.proc.pid)]:
+            lines.append(
+                f"  {pid} {_proc_field(pid, 'status', 'State:')} "
+                f"{_read_proc(pid, 'wchan')} {_read_proc(pid, 'cmdline')[:100]}"
+            )
+        before = len(self.output)
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(self.proc.pid, signal.SIGUSR1)
+        deadline = time.monotonic() + 2.0
+        while time.monotonic() < deadline and self._read_some(deadline):
+            if len(self.output) > before and not self._pending():
+                self._read_some(time.monotonic() + 0.2)  # the rest of the dump, if it comes
+                if not self._pending():
+                    break
+        lines.append("--- its Python stacks (SIGUSR1):")
+        lines.append(strip_ansi(self.output[before:]) or "  (nothing printed)")
+        return "\n".join(lines)
 
     def _pending(self) -> bool:
         ready, _, _ = select.select([self.master], [], [], 0)
@@ -198,3 +225,39 @@ class PtyRun:
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+
+def _read_proc(pid: int, name: str) -> str:
+    try:
+        with open(f"/proc/{pid}/{name}", "rb") as f:
+            return f.read().replace(b"\0", b" ").decode(errors="replace").strip()
+    except OSError:
+        return "?"
+
+
+def _proc_field(pid: int, name: str, key: str) -> str:
+    for line in _read_proc(pid, name).splitlines():
+        if line.startswith(key):
+            return line[len(key) :].strip()
+    return "?"
+
+
+def _descendants(pid: int) -> list[int]:
+    """The processes below ``pid`` (from each task's ``children`` list in ``/proc``)."""
+    found: list[int] = []
+    todo = [pid]
+    while todo:
+        parent = todo.pop()
+        for task in _tasks(parent):
+            for child in _read_proc(parent, f"task/{task}/children").split():
+                if child.isdigit():
+                    found.append(int(child))
+                    todo.append(int(child))
+    return found
+
+
+def _tasks(pid: int) -> list[str]:
+    try:
+        return os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return []

@@ -215,6 +215,16 @@ def test_an_interrupt_abandons_the_game_and_stops_the_bot(
         assert store.count_games(include_inactive=True) == 0
 
 
+def test_a_killed_play_leaves_neither_bot_nor_folder(bot: Path) -> None:
+    """SIGKILL gives ``arena play`` no chance to clean up: its guardian stops the bot and removes
+    the bot's folder (and, as root, unmounts its /tmp), as for ``arena match``. Both are checked
+    after every test."""
+    with start(bot, "chaos") as run:
+        run.expect(PROMPT)
+        os.kill(run.proc.pid, signal.SIGKILL)
+        assert run.wait() == -signal.SIGKILL
+
+
 def test_bad_arguments_give_one_line(bot: Path) -> None:
     for args, why in [
         (("no_such_bot", "--as", "order"), "no bot file 'no_such_bot'"),

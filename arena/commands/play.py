@@ -128,6 +128,9 @@ def play_command(
         )
     settings = MatchSettings(time_control=TimeControl(move_ms=move_ms), sandbox=mode)
     store = Store.open(db) if db is not None else None  # a bad path fails before the game
+    from arena import reaper  # no bot process, folder or mount outlives this command, even killed
+
+    reaper.install_harness()
     try:
         term = _Terminal(spec.name, person_role)
         print(

@@ -202,6 +202,9 @@ def run_sprt(
         sandbox=sandbox,
     )
     stopped: int | None = None
+    from arena import reaper  # no bot process, folder or mount outlives this command, even killed
+
+    reaper.install_harness()
     with Store.open(path) as store:
         if fresh:
             store.reset()

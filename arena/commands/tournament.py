@@ -307,6 +307,10 @@ def run_tournament_command(
             "[yellow]warning:[/] bubblewrap (bwrap) is not usable here: bots run with "
             "resource limits only, without a sandbox (apt-get install bubblewrap)"
         )
+    if config.executor == "inline":  # bots run in this process: none may outlive it, even killed
+        from arena import reaper
+
+        reaper.install_harness()
     display = ProgressDisplay(console, quiet)
     with Store.open(config.db) as store:
         if fresh:

@@ -113,8 +113,10 @@ def run_validate(
     def emit(line: str) -> None:
         print(line, file=stream, flush=True)
 
+    from arena import reaper  # no bot process, folder or mount outlives this command, even killed
     from arena.commands.stopping import exit_code, stopped_like_ctrl_c
 
+    reaper.install_harness()
     try:
         with stopped_like_ctrl_c():  # SIGTERM, SIGHUP: the bot stopped as by Ctrl-C
             report = validate_bot(
