@@ -149,6 +149,41 @@ def _portable(file: Path, folder: Path) -> str:
         return str(file)
 
 
+_BOTLIB = Path(__file__).resolve().parent / "botlib"
+"""The strategies the bundled bots share (``arena.botlib``): part of what those bots play."""
+_BOTLIB_IMPORT = re.compile(
+    rb"^[ \t]*(?:from[ \t]+arena\.botlib\.(\w+)[ \t]+import"
+    rb"|from[ \t]+arena\.botlib[ \t]+import[ \t]+(?:\(([\w,\s]+)\)|([\w, \t]+))"
+    rb"|import[ \t]+arena\.botlib\.(\w+))",
+    re.M,
+)
+
+
+def botlib_modules(sources: Iterable[Path]) -> list[Path]:
+    """The modules of ``arena.botlib`` that the Python files ``sources`` import, directly or
+    through each other (sorted).
+
+    A bot built on the library plays what the library's code says: when ``alphabeta.py`` changes,
+    so do the games of ``bots/alphabeta``, though no file of its folder changed. The imports are
+    found by reading the files (``from arena.botlib.engine import ...``, ``from arena.botlib
+    import engine``, ``import arena.botlib.engine``), not by running them."""
+    found: set[Path] = set()
+    todo = [path for path in sources if path.suffix == ".py"]
+    while todo:
+        try:
+            text = todo.pop().read_bytes()
+        except OSError:
+            continue
+        for match in _BOTLIB_IMPORT.finditer(text):
+            names = b" ".join(group for group in match.groups() if group).decode()
+            for name in re.split(r"[\s,]+", names.strip()):
+                module = _BOTLIB / f"{name}.py"
+                if name and module not in found and module.is_file():
+                    found.add(module)
+                    todo.append(module)
+    return sorted(found)
+
+
 def _is_harness_python(program: str) -> bool:
     try:
         return os.path.isabs(program) and os.path.samefile(program, sys.executable)
@@ -429,7 +464,8 @@ class BotSpec:
         Which Python runs it and where the bot lies are not part of its identity: the command is
         hashed in its portable form, without the Python, the program by its file name, and the
         other files by their paths within the folder. A bot identified by its program alone
-        keeps the hash it had before other files were covered."""
+        keeps the hash it had before other files were covered. The ``arena.botlib`` modules its
+        Python files import are covered too (:func:`botlib_modules`)."""
         digest = hashlib.sha256()
         argv = [
             Path(arg).name if arg == self.portable_program else arg
@@ -438,9 +474,12 @@ class BotSpec:
         ]
         digest.update(json.dumps(argv).encode())
         program = self.program
-        for path in self.identity_files():
+        files = self.identity_files()
+        named = {path: _portable(path, self.dir) for path in files}
+        named.update({m: f"arena/botlib/{m.name}" for m in botlib_modules(files) if m not in named})
+        for path, name in named.items():
             if path != program:  # the program comes without a name (the hash it always had)
-                digest.update(b"\0" + _portable(path, self.dir).encode() + b"\0")
+                digest.update(b"\0" + name.encode() + b"\0")
             try:
                 with path.open("rb") as f:
                     while chunk := f.read(1 << 20):

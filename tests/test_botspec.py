@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from arena import botspec
 from arena.botspec import HARNESS_PYTHON, MAX_BOT_FILES, BotPartError, BotSpec, claim_folders
 from arena.errors import BotSpecError
 
@@ -183,6 +184,34 @@ def test_every_file_the_command_names_counts_even_in_a_shared_folder(tmp_path: P
             ["python3", "adapter.py", "./engine"], "a", base_dir=tmp_path
         ).version()
     )
+
+
+def test_a_bot_on_the_library_is_also_the_library_modules_it_imports(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``bots/alphabeta`` plays what ``arena/botlib/alphabeta.py`` says: a change there is a new
+    version of the bot (its games are not mixed with the old ones), a change to a module it does
+    not import is not."""
+    library = tmp_path / "botlib"
+    shutil.copytree(Path(botspec.__file__).parent / "botlib", library)
+    monkeypatch.setattr(botspec, "_BOTLIB", library)
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "main.py").write_text("from arena.botlib.alphabeta import Searcher\n")
+    (folder / "other.py").write_text("from arena.botlib import (clock,\n  engine)\nimport x\n")
+    found = {p.name for p in botspec.botlib_modules([folder / "main.py"])}
+    assert found >= {"alphabeta.py", "engine.py"}  # engine through alphabeta
+    assert "perfect.py" not in found
+    in_parentheses = {p.name for p in botspec.botlib_modules([folder / "other.py"])}
+    assert in_parentheses >= {"clock.py", "engine.py"}
+    spec = BotSpec.from_path(folder)
+    first = spec.version()
+    (library / "perfect.py").write_text("# changed\n")
+    assert spec.version() == first
+    (library / "engine.py").write_text((library / "engine.py").read_text() + "# changed\n")
+    assert spec.version() != first
+    for name in ("alphabeta", "mcts", "perfect", "heuristic"):  # the bundled ladder
+        assert botspec.botlib_modules(BotSpec.resolve(name).identity_files()), name
 
 
 def test_a_single_file_keeps_the_version_it_always_had(tmp_path: Path) -> None:
