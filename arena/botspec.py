@@ -267,6 +267,10 @@ class BotSpec:
             default_name, program = program.name, main
         elif not program.is_file():
             raise BotPartError(shown, "path", f"expected a bot file, got {given!r} ({program})")
+        elif folder_program(program.parent) == program and BOT_NAME_RE.fullmatch(
+            program.parent.name
+        ):  # bots/x/main.py is the bot x, as the folder bots/x is
+            default_name = program.parent.name
         else:
             default_name = program.stem
         if program.suffix != ".py" and not os.access(program, os.X_OK):

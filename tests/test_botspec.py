@@ -63,6 +63,13 @@ def test_a_folder_is_a_bot_when_it_has_a_main(tmp_path: Path) -> None:
     assert (spec.name, spec.dir, spec.command) == ("deep", folder, ("./main",))
     (folder / "main.py").write_text("pass\n")  # main.py comes first
     assert BotSpec.from_path(folder).command == (HARNESS_PYTHON, "-u", "./main.py")
+    assert BotSpec.from_path(folder / "main.py").name == "deep"  # its folder's program: the bot
+    (folder / "helper.py").write_text("pass\n")
+    assert BotSpec.from_path(folder / "helper.py").name == "helper"
+    odd = tmp_path / "two words"
+    odd.mkdir()
+    (odd / "main.py").write_text("pass\n")
+    assert BotSpec.resolve(str(odd / "main.py")).name == "main"  # not a bot name: the file's
 
 
 def test_command_with_an_interpreter_finds_the_program_among_its_arguments(
