@@ -187,6 +187,16 @@ def test_leaving_stores_nothing_and_stops_the_bot(bot: Path, key: str, why: str,
         run.send(key)
         run.expect(rf"^game abandoned \({why}\): not stored\n")
         assert run.wait() == code
+    assert not db.exists()  # nothing stored: no empty store left behind either
+
+
+def test_leaving_keeps_a_store_that_was_there(bot: Path) -> None:
+    db = bot.parent / "games.sqlite"
+    Store.open(db).close()
+    with start(bot, "chaos", "--db", db) as run:
+        run.expect(PROMPT)
+        run.sendline("q")
+        assert run.wait() == 0
     with Store.open(db, readonly=True) as store:
         assert store.count_games(include_inactive=True) == 0
 
@@ -211,8 +221,7 @@ def test_an_interrupt_abandons_the_game_and_stops_the_bot(
         run.expect(rf"^game abandoned \(interrupted by {name}\): not stored\n")
         assert run.wait() == 128 + signal.Signals[name].value, run.text()
     assert "Traceback" not in run.text()
-    with Store.open(db, readonly=True) as store:
-        assert store.count_games(include_inactive=True) == 0
+    assert not db.exists()
 
 
 def test_a_killed_play_leaves_neither_bot_nor_folder(bot: Path) -> None:
@@ -259,6 +268,22 @@ def test_a_bot_that_crashes_loses_and_the_game_is_stored(no_leftover_processes: 
     shown = arena("replay", db, stored.group(1))
     assert shown.returncode == 0, shown.stderr
     assert "Chaos wins: crashy (Order) lost by crash: exited with code 1" in shown.stdout
+
+
+def test_a_bot_that_cannot_start_is_said_and_nothing_is_stored(
+    no_leftover_processes: Path,
+) -> None:
+    """No game was played: the reason, with what the bot wrote, and no store (not a person's
+    win by forfeit)."""
+    folder = no_leftover_processes / "dud"
+    folder.mkdir()
+    shutil.copyfile(TEST_BOTS_DIR / "crash_at_start.py", folder / "main.py")
+    db = no_leftover_processes / "games.sqlite"
+    result = arena("play", folder, "--as", "order", "--sandbox", "none", "--db", db)
+    assert result.returncode == 1, result.stderr
+    assert re.search(r"^dud could not start: .+; nothing stored$", result.stderr, re.M), result
+    assert "Traceback (most recent call last)" not in result.stderr.split("could not start")[0]
+    assert not db.exists()
 
 
 @pytest.mark.parametrize("no_color", [True, False])

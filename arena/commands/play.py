@@ -127,7 +127,9 @@ def play_command(
             file=sys.stderr,
         )
     settings = MatchSettings(time_control=TimeControl(move_ms=move_ms), sandbox=mode)
+    created = db is not None and not db.exists()  # removed again if the game is not stored
     store = Store.open(db) if db is not None else None  # a bad path fails before the game
+    stored = False
     from arena import reaper  # no bot process, folder or mount outlives this command, even killed
 
     reaper.install_harness()
@@ -157,13 +159,25 @@ def play_command(
             code, name = exit_code(stop)
             print(f"\ngame abandoned (interrupted by {name}): not stored", file=sys.stderr)
             raise SystemExit(code) from None
+        if record.reason is Reason.STARTUP:  # no game was played: nothing to store or replay
+            print(f"{spec.name} could not start: {record.detail}; nothing stored", file=sys.stderr)
+            raise SystemExit(1)
         frame = boardview.frames(record.moves)[-1]
         print(result_text(record, person_role, frame))
         if store is not None:
             _store(store, record)
+            stored = True
     finally:
         if store is not None:
             store.close()
+            if created and not stored:  # an abandoned game leaves no empty store behind
+                assert db is not None
+                for leftover in (
+                    db,
+                    db.with_name(db.name + "-wal"),
+                    db.with_name(db.name + "-shm"),
+                ):
+                    leftover.unlink(missing_ok=True)
 
 
 def _store(store: Store, record: GameRecord) -> None:
