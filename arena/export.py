@@ -13,12 +13,15 @@ import json
 import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from arena.errors import ArenaError
 from arena.files import atomic_write, refuse_same_file
 from arena.pgn import game_text
 from arena.records import GameRecord
+
+if TYPE_CHECKING:
+    from arena.store import Store
 
 __all__ = ["FORMATS", "csv_cell", "write_jsonl", "write_csv", "write_pgn", "export_games"]
 
@@ -78,11 +81,19 @@ def write_csv(records: Iterable[GameRecord], out: TextIO) -> int:
 
 
 def write_pgn(records: Iterable[GameRecord], out: TextIO, event: str = "arena") -> int:
-    """One PGN game per record (see ``arena.pgn``); ``event`` is the tournament's name."""
+    """One PGN game per record (see ``arena.pgn``), numbered 1, 2...; ``event`` is the
+    tournament's name."""
+    return write_numbered_pgn(enumerate(records, 1), out, event)
+
+
+def write_numbered_pgn(games: Iterable[tuple[int, GameRecord]], out: TextIO, event: str) -> int:
+    """One PGN game per ``(number, record)``, the number as its ``Round`` tag: the export gives
+    each game's number in the store, the one ``arena replay DB GAME`` takes."""
     count = 0
-    for count, record in enumerate(records, 1):
-        out.write(game_text(record, count, event))
+    for number, record in games:
+        out.write(game_text(record, number, event))
         out.write("\n")
+        count += 1
     return count
 
 
@@ -109,15 +120,14 @@ def export_games(
     if out_path is not None:
         refuse_same_file(out_path, store_files(db), "the store being exported or one of its files")
     with Store.open(db, readonly=True, all_versions=all_versions) as store:
-        records = store.games()
         event = store.get_meta("name") or "arena"
         if out_path is None:
-            return _write(format, records, sys.stdout, event)
+            return _write(format, store, sys.stdout, event)
         with atomic_write(out_path) as out:
-            return _write(format, records, out, event)
+            return _write(format, store, out, event)
 
 
-def _write(format: str, records: Iterable[GameRecord], out: TextIO, event: str) -> int:
+def _write(format: str, store: Store, out: TextIO, event: str) -> int:
     if format == "pgn":
-        return write_pgn(records, out, event)
-    return _WRITERS[format](records, out)
+        return write_numbered_pgn(store.numbered_games(), out, event)
+    return _WRITERS[format](store.games(), out)

@@ -111,6 +111,23 @@ def test_every_format_round_trips_real_games(played: list[GameRecord], tmp_path:
     assert [g[2] for g in read_pgn_lines(text)] == [g.result for g in games]
 
 
+def test_a_pgn_games_round_is_its_number_in_the_store(
+    played: list[GameRecord], tmp_path: Path
+) -> None:
+    """``[Round "N"]`` is what ``arena replay DB N`` takes, even where the numbers have gaps."""
+    db = make_store(tmp_path / "t.sqlite", played, name="league")
+    with sqlite3.connect(db) as conn:
+        conn.execute("DELETE FROM games WHERE id = (SELECT MIN(id) FROM games)")
+    conn.close()
+    with Store.open(db, readonly=True) as store:
+        numbered = list(store.numbered_games())
+    assert len(numbered) == 3 and numbered[0][0] != 1
+    assert export_games(db, "pgn", tmp_path / "games.pgn") == 3
+    games = read_pgn((tmp_path / "games.pgn").read_text())
+    for game, (number, record) in zip(games, numbered, strict=True):
+        check_pgn_game(game, record, number, event="league")
+
+
 def check_csv_row(row: dict[str, str], record: GameRecord) -> None:
     data = record.to_json()
     assert row["moves"].split() == record.moves
