@@ -19,6 +19,7 @@ import hashlib
 import json
 import os
 import re
+import shlex
 import shutil
 import sys
 import tempfile
@@ -184,6 +185,20 @@ def botlib_modules(sources: Iterable[Path]) -> list[Path]:
     return sorted(found)
 
 
+_SOURCE_SUFFIXES = (".c", ".cc", ".cpp", ".rs", ".go", ".zig", ".nim", ".f90")
+"""Source files a folder bot's ``main`` may be built from."""
+
+
+def _build_hint(folder: Path) -> str:
+    """What to do about a folder bot whose program is not built yet (a Makefile, sources)."""
+    if any((folder / name).is_file() for name in ("Makefile", "makefile", "GNUmakefile")):
+        return f"; it has a Makefile: build the bot first (make -C {shlex.quote(str(folder))})"
+    sources = sorted(p.name for p in folder.glob("main.*") if p.suffix in _SOURCE_SUFFIXES)
+    if sources:
+        return f"; build {sources[0]} into an executable main first"
+    return ""
+
+
 def _is_harness_python(program: str) -> bool:
     try:
         return os.path.isabs(program) and os.path.samefile(program, sys.executable)
@@ -262,7 +277,7 @@ class BotSpec:
                     shown,
                     "path",
                     f"expected a bot file or a folder holding main.py or an executable main,"
-                    f" got {given!r} (a folder without either: {program})",
+                    f" got {given!r} (a folder without either: {program}){_build_hint(program)}",
                 )
             default_name, program = program.name, main
         elif not program.is_file():

@@ -55,6 +55,12 @@ def test_a_folder_is_a_bot_when_it_has_a_main(tmp_path: Path) -> None:
     folder.mkdir()
     with pytest.raises(BotPartError, match="folder holding main.py or an executable main"):
         BotSpec.from_path(folder)
+    (folder / "main.c").write_text("int main(void) { return 0; }\n")
+    with pytest.raises(BotPartError, match=r"build main\.c into an executable main first"):
+        BotSpec.from_path(folder)
+    (folder / "Makefile").write_text("main: main.c\n")
+    with pytest.raises(BotPartError, match=r"it has a Makefile: build the bot first \(make -C "):
+        BotSpec.from_path(folder)
     (folder / "main").write_text("#!/bin/sh\n")  # not executable: not a program
     with pytest.raises(BotPartError):
         BotSpec.from_path(folder)
