@@ -215,10 +215,17 @@ def test_cli_json_transcript_and_exit_status(no_leftover_processes: Path) -> Non
     assert data["ok"] is True and len(data["checks"]) == len(CHECKS)
     assert data["move_ms_max"] < 500
     assert "> arena 1" in ok.stderr and "< ready" in ok.stderr  # the transcript, beside the JSON
-    failed = run_arena("validate", str(bad.program), "--games", "1", "--sandbox", "none")
+    narrow = {**os.environ, "COLUMNS": "80"}
+    failed = run_arena("validate", bad.program, "--games", "1", "--sandbox", "none", env=narrow)
     assert failed.returncode == 1
-    assert "FAIL  every reply is one well-formed move line" in failed.stdout
+    assert "FAIL  every reply is one well-formed move line\n" in failed.stdout
     assert 'not a move: "hello"' in failed.stdout and "hint:" in failed.stdout
+    # Folded to the width, as in a pipe; the first line is the bot's command, paths and all.
+    assert max(map(len, failed.stdout.splitlines()[1:])) <= 80
+    wide = run_arena("validate", good.program, "--games", "1", env={**narrow, "COLUMNS": "250"})
+    assert wide.returncode == 0, wide.stderr
+    checks = [line for line in wide.stdout.splitlines() if line.startswith("  PASS  ")]
+    assert len(checks) == len(CHECKS)  # one line a check where they fit
     missing = run_arena("validate", str(no_leftover_processes / "nope.py"))
     assert missing.returncode == 2 and missing.stderr.count("\n") == 1
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import shutil
 import statistics
 import sys
+import textwrap
 from dataclasses import asdict, dataclass, field
 from typing import Any, TextIO
 
@@ -100,6 +102,13 @@ class Report:
 _MARK = {"pass": "PASS", "fail": "FAIL", "skip": "skip"}
 
 
+def _folded(text: str, indent: str, columns: int) -> str:
+    """``text`` folded to ``columns`` (at least 40 characters a line), each line indented."""
+    width = max(40, columns - len(indent))
+    lines = textwrap.wrap(text, width, break_on_hyphens=False) or [""]
+    return "\n".join(indent + line for line in lines)
+
+
 def print_report(report: Report, out: TextIO | None = None) -> None:
     """The checklist, for people."""
     out = out or sys.stdout
@@ -110,13 +119,23 @@ def print_report(report: Report, out: TextIO | None = None) -> None:
         file=out,
     )
     width = max(len(check.title) for check in report.checks.values())
+    columns = shutil.get_terminal_size().columns  # COLUMNS, the terminal's, or 80 in a pipe
+    rows = []
     for check in report.checks.values():
         text = check.detail if check.status == "fail" else check.summary
         if check.failures > 1:
             text += f" (and {check.failures - 1} more)"
-        print(f"  {_MARK[check.status]}  {check.title:<{width}}  {text}".rstrip(), file=out)
+        rows.append((f"  {_MARK[check.status]}  {check.title:<{width}}  ", text, check))
+    # One line a check when every one fits; else each check's text on lines of its own.
+    one_line = all(len(head) + len(text) <= columns for head, text, _check in rows)
+    for head, text, check in rows:
+        if one_line:
+            print((head + text).rstrip(), file=out)
+        else:
+            print(head.rstrip(), file=out)
+            print(_folded(text, "        ", columns), file=out)
         if check.status == "fail" and check.hint:
-            print(f"        hint: {check.hint}", file=out)
+            print(_folded("hint: " + check.hint, "        ", columns), file=out)
     failures = report.failures()
     if failures:
         print(f"FAIL: {len(failures)} of {len(report.checks)} checks failed", file=out)
