@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from arena.referee import MatchSettings
     from arena.store import Store
 
-__all__ = ["run_sprt", "SprtRun", "Progress", "names_for", "definition"]
+__all__ = ["run_sprt", "SprtRun", "SprtSummary", "Progress", "names_for", "definition"]
 
 
 def names_for(a: BotSpec, b: BotSpec) -> tuple[BotSpec, BotSpec]:
@@ -231,10 +231,9 @@ def run_sprt(
             stopped = stop.signum if isinstance(stop, Stopped) else int(signal.SIGINT)
             verdict = None
     progress.show(_status_line(run, value, test), final=True)
-    summary = _summary(run, test, value, verdict, path)
-    summary["interrupted"] = None if stopped is None else signal.Signals(stopped).name
+    summary = _summary(run, test, value, verdict, path, stopped)
     if json_output:
-        print(json.dumps(summary, indent=2))
+        print(json.dumps(summary.to_json(), indent=2))
     else:
         _print_summary(summary, run)
     if stopped is not None:
@@ -290,9 +289,59 @@ def _finite(x: float) -> float | None:
     return x if math.isfinite(x) else None
 
 
+@dataclass(frozen=True)
+class SprtSummary:
+    """What a test found: printed for people, or written as JSON (``--json``) field by field."""
+
+    a: str
+    """The candidate."""
+    b: str
+    """The baseline."""
+    verdict: str | None
+    """``"H1"`` (A is ``elo1`` stronger), ``"H0"`` (not ``elo1`` stronger), or None: no
+    decision (``max_games`` reached, or interrupted)."""
+    model: str
+    """The SPRT's Elo model: ``"logistic"`` or ``"normalized"`` (nElo)."""
+    elo0: float
+    elo1: float
+    alpha: float
+    beta: float
+    llr: float
+    """The log-likelihood ratio after the last pair."""
+    lower: float
+    """Wald's lower bound: at or below it, H0 is accepted."""
+    upper: float
+    """Wald's upper bound: at or above it, H1 is accepted."""
+    games: int
+    pairs: int
+    pair_counts: list[int]
+    """Pairs in which A scored 0, 1 and 2 points."""
+    resumed_games: int
+    """Games found in the store when the run began."""
+    wins: dict[str, dict[str, int]]
+    """Games won, by bot and then by role (``order``, ``chaos``)."""
+    score: float
+    """A's mean score per game."""
+    elo: float | None
+    """A's Elo advantage (None when unbounded: every pair won or lost)."""
+    elo_ci95: list[float | None]
+    los: float
+    """Likelihood that A is stronger than B."""
+    nelo: float | None
+    nelo_ci95: float | None
+    faults: int
+    """Games lost by a fault (``arena faults DB`` lists them)."""
+    db: str
+    interrupted: str | None = None
+    """The signal that stopped the run (``SIGINT``...), or None."""
+
+    def to_json(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
 def _summary(
-    run: SprtRun, test: SPRT, value: float, verdict: str | None, path: Path
-) -> dict[str, Any]:
+    run: SprtRun, test: SPRT, value: float, verdict: str | None, path: Path, stopped: int | None
+) -> SprtSummary:
     from arena.ratings.sprt import estimate
 
     e = estimate(run.counts)
@@ -300,62 +349,61 @@ def _summary(
         name: {role.value: run.wins.get((name, role), 0) for role in Role}
         for name in (run.a, run.b)
     }
-    return {
-        "a": run.a,
-        "b": run.b,
-        "verdict": verdict,
-        "model": test.model,
-        "elo0": test.elo0,
-        "elo1": test.elo1,
-        "alpha": test.alpha,
-        "beta": test.beta,
-        "llr": value,
-        "lower": test.lower,
-        "upper": test.upper,
-        "games": 2 * run.pairs,
-        "pairs": run.pairs,
-        "pair_counts": list(run.counts),
-        "resumed_games": 2 * run.resumed_pairs,
-        "wins": wins,
-        "score": e.score,
-        "elo": _finite(e.elo),
-        "elo_ci95": [_finite(e.elo_low), _finite(e.elo_high)],
-        "los": e.los,
-        "nelo": _finite(e.nelo),
-        "nelo_ci95": _finite(e.nelo_ci95),
-        "faults": run.fault_count,
-        "db": str(path),
-    }
+    return SprtSummary(
+        a=run.a,
+        b=run.b,
+        verdict=verdict,
+        model=test.model,
+        elo0=test.elo0,
+        elo1=test.elo1,
+        alpha=test.alpha,
+        beta=test.beta,
+        llr=value,
+        lower=test.lower,
+        upper=test.upper,
+        games=2 * run.pairs,
+        pairs=run.pairs,
+        pair_counts=list(run.counts),
+        resumed_games=2 * run.resumed_pairs,
+        wins=wins,
+        score=e.score,
+        elo=_finite(e.elo),
+        elo_ci95=[_finite(e.elo_low), _finite(e.elo_high)],
+        los=e.los,
+        nelo=_finite(e.nelo),
+        nelo_ci95=_finite(e.nelo_ci95),
+        faults=run.fault_count,
+        db=str(path),
+        interrupted=None if stopped is None else signal.Signals(stopped).name,
+    )
 
 
-def _print_summary(s: dict[str, Any], run: SprtRun) -> None:
+def _print_summary(s: SprtSummary, run: SprtRun) -> None:
     from arena.ratings.sprt import estimate
 
     e: Estimate = estimate(run.counts)
-    a, b = s["a"], s["b"]
-    unit = "nElo" if s["model"] == "normalized" else "elo"
-    if s["verdict"] == "H1":
-        verdict = f"H1 accepted: {a} is stronger than {b} ({unit} >= {s['elo1']:g})"
-    elif s["verdict"] == "H0":
-        verdict = (
-            f"H0 accepted: {a} is not stronger than {b} by {s['elo1']:g} ({unit} <= {s['elo0']:g})"
-        )
+    a, b = s.a, s.b
+    unit = "nElo" if s.model == "normalized" else "elo"
+    if s.verdict == "H1":
+        verdict = f"H1 accepted: {a} is stronger than {b} ({unit} >= {s.elo1:g})"
+    elif s.verdict == "H0":
+        verdict = f"H0 accepted: {a} is not stronger than {b} by {s.elo1:g} ({unit} <= {s.elo0:g})"
     else:
-        verdict = f"no decision after {s['games']} games (LLR between the bounds)"
+        verdict = f"no decision after {s.games} games (LLR between the bounds)"
     print(verdict)
     print(
-        f"  games {s['games']} ({s['pairs']} pairs: {s['pair_counts'][2]} won by {a}, "
-        f"{s['pair_counts'][1]} split, {s['pair_counts'][0]} won by {b})"
+        f"  games {s.games} ({s.pairs} pairs: {s.pair_counts[2]} won by {a}, "
+        f"{s.pair_counts[1]} split, {s.pair_counts[0]} won by {b})"
     )
-    print(f"  LLR {s['llr']:+.2f} [{s['lower']:+.2f}, {s['upper']:+.2f}]")
+    print(f"  LLR {s.llr:+.2f} [{s.lower:+.2f}, {s.upper:+.2f}]")
     print(
         f"  Elo {_num(e.elo, 1)} [{_num(e.elo_low, 1)}, {_num(e.elo_high, 1)}] (95%),"
         f" LOS {e.los:.1%}, nElo {_num(e.nelo, 1)} ± {e.nelo_ci95:.1f}"
     )
     for name in (a, b):
-        w = s["wins"][name]
+        w = s.wins[name]
         print(f"  {name}: {w['order']} wins as Order, {w['chaos']} as Chaos")
     if run.fault_count:
-        print(f"  faults: {run.fault_count} (arena faults {s['db']})")
+        print(f"  faults: {run.fault_count} (arena faults {s.db})")
         for line in run.faults:
             print(f"    {line}")
