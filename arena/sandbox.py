@@ -40,7 +40,14 @@ from arena.errors import SandboxError
 from arena.limits import Limits, SandboxMode
 from arena.procfs import die_with_parent
 
-__all__ = ["LaunchPlan", "plan_launch", "bwrap_path", "resolve_mode", "SANDBOX_UID"]
+__all__ = [
+    "LaunchPlan",
+    "plan_launch",
+    "check_launchable",
+    "bwrap_path",
+    "resolve_mode",
+    "SANDBOX_UID",
+]
 
 SANDBOX_UID = 65534  # nobody
 _MB = 1024 * 1024
@@ -140,6 +147,20 @@ def resolve_mode(mode: SandboxMode | str) -> SandboxMode:
             "(install it: apt-get install bubblewrap), or use --sandbox none"
         )
     return mode
+
+
+def check_launchable(spec: BotSpec, mode: SandboxMode | str) -> None:
+    """Raise ``SandboxError`` (one line) now if ``spec`` cannot be started here in ``mode``.
+
+    What ``plan_launch`` finds only as the bot starts: as root without bubblewrap, a bot runs as
+    an unprivileged user (``arena.botuser``) who must reach its folder and program. A tournament
+    checks its bots first, so that such a machine-wide problem is said once, before any game,
+    rather than as a harness error for every match its workers try."""
+    if resolve_mode(mode) is SandboxMode.NONE and (user := bot_user()) is not None:
+        try:
+            check_reachable(list(spec.argv), spec.dir, user)
+        except SandboxError as exc:
+            raise SandboxError(f"bot {spec.name}: {exc}") from None
 
 
 def _make_preexec(

@@ -99,6 +99,31 @@ def test_a_bot_its_user_cannot_reach_is_refused_in_one_line(
 
 
 @AS_ROOT
+def test_a_tournament_says_it_once_before_any_game(open_folder: Path, tmp_path: Path) -> None:
+    """Not a harness error per match, each replayed and then owed: one line naming the file, and
+    no store written."""
+    hidden = tmp_path / "probe.sh"
+    shutil.copy(TEST_BOTS_DIR / "probe.sh", hidden)
+    hidden.chmod(0o755)
+    config = tmp_path / "t.yaml"
+    config.write_text(
+        f"name: t\nbots:\n  - {{name: a, path: {hidden}}}\n"
+        f"  - {{name: b, path: {open_folder / 'probe.sh'}}}\ngames_per_pairing: 2\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "ARENA_BOTS_AS_ROOT"}
+    result = subprocess.run(
+        [sys.executable, "-m", "arena", "tournament", str(config), "--sandbox", "none"],
+        capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL, env=env,
+    )  # fmt: skip
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "harness error" not in result.stdout + result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("arena: error: bot a: bots run as"), lines
+    assert f"cannot reach the bot's folder {tmp_path}" in lines[0]
+    assert not (tmp_path / "results").exists()
+
+
+@AS_ROOT
 def test_without_a_cgroup_the_uid_of_its_own_bounds_a_bots_processes(
     open_folder: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

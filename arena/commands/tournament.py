@@ -302,6 +302,11 @@ def run_tournament_command(
     # Only to tell the user (and to stop at once when bwrap is required but missing): the mode
     # shipped with the matches is the config's, resolved where the bots run.
     unsandboxed = resolve_mode(config.sandbox) is SandboxMode.NONE
+    if unsandboxed and config.executor != "cluster":  # the bots run on this machine: can they?
+        from arena.sandbox import check_launchable
+
+        for spec in config.bots:
+            check_launchable(spec, config.sandbox)
     if unsandboxed and config.sandbox is SandboxMode.AUTO and not quiet:
         console.print(
             "[yellow]warning:[/] bubblewrap (bwrap) is not usable here: bots run with "
