@@ -169,11 +169,15 @@ class PtyRun:
         Python stacks it prints on SIGUSR1 (``ARENA_DEBUG_STACKS``), read for a bounded time."""
         if self.proc.poll() is not None:
             return ""
-        lines = ["", "--- the command's processes (pid, state, kernel wait, command):"]
+        lines = ["", "--- the command's processes (pid, state, kernel wait, signals, command):"]
         for pid in [self.proc.pid, *_descendants(self.proc.pid)]:
+            signals = " ".join(
+                f"{key}{_proc_field(pid, 'status', key + ':')}"
+                for key in ("SigPnd", "ShdPnd", "SigBlk", "SigIgn", "SigCgt")
+            )
             lines.append(
-                f"  {pid} {_proc_field(pid, 'status', 'State:')} "
-                f"{_read_proc(pid, 'wchan')} {_read_proc(pid, 'cmdline')[:100]}"
+                f"  {pid} {_proc_field(pid, 'status', 'State:')} {_read_proc(pid, 'wchan')}"
+                f" {signals} {_read_proc(pid, 'cmdline')[:100]}"
             )
         before = len(self.output)
         with contextlib.suppress(ProcessLookupError):
