@@ -17,6 +17,7 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import TEST_BOTS_DIR, child_processes, leftover_processes, wait_for_no_leftovers
@@ -224,6 +225,12 @@ def test_games_stream_back_while_their_match_goes_on(clean: Path) -> None:
         jobs = plan_matches(bots, 8, seed=1)
         assert len(jobs) == 1 and len(jobs[0].slots) == 16
         batches = list(executor.execute(jobs))
+        # The scheduler keeps no queue of the run once it ended (the workers' release messages
+        # travel apart from their results: waited for, bounded).
+        deadline = time.monotonic() + 10
+        while (left := scheduler_queues(executor)) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert left == []
     finally:
         executor.close()
     first = next(b for b in batches if any(isinstance(e, GameDone) for e in b))
@@ -334,6 +341,16 @@ def test_a_stopped_driver_stops_the_matches_on_the_workers_at_once(clean: Path) 
         assert not any(isinstance(e, JobDone) for e in events)
     finally:
         executor.close()
+
+
+def scheduler_queues(executor: ClusterExecutor) -> list[str]:
+    """The names of the Dask queues the scheduler still keeps."""
+
+    def names(dask_scheduler: Any) -> list[str]:
+        return sorted(dask_scheduler.extensions["queues"].queues)
+
+    found: list[str] = executor.client.run_on_scheduler(names)
+    return found
 
 
 def bots_running(folder: Path) -> bool:

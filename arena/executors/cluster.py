@@ -264,24 +264,37 @@ class ClusterExecutor:
         queue = list(reversed(jobs))
         pending: dict[str, _Running] = {}
         limit = 2 * self._threads()
-        while queue or pending:
-            while queue and len(pending) < limit:
-                running = self._submit(queue.pop())
-                pending[running.future.key] = running
-            with contextlib.suppress(TimeoutError, cancelled):
-                futures = [r.future for r in pending.values()]
-                wait(futures, timeout=self.POLL_S, return_when="FIRST_COMPLETED")
-            batch: list[Event] = self._streamed()
-            for key, running in list(pending.items()):
-                if running.future.done():
-                    del pending[key]
-                    self._running.pop(key, None)
-                    batch.extend(self._outcome(running))
-            batch.extend(self._watch(pending))
-            if time.monotonic() - self._status_at >= 1.0:
-                limit = 2 * self._threads()
-            if batch:
-                yield batch
+        try:
+            while queue or pending:
+                while queue and len(pending) < limit:
+                    running = self._submit(queue.pop())
+                    pending[running.future.key] = running
+                with contextlib.suppress(TimeoutError, cancelled):
+                    futures = [r.future for r in pending.values()]
+                    wait(futures, timeout=self.POLL_S, return_when="FIRST_COMPLETED")
+                batch: list[Event] = self._streamed()
+                for key, running in list(pending.items()):
+                    if running.future.done():
+                        del pending[key]
+                        self._running.pop(key, None)
+                        batch.extend(self._outcome(running))
+                batch.extend(self._watch(pending))
+                if time.monotonic() - self._status_at >= 1.0:
+                    limit = 2 * self._threads()
+                if batch:
+                    yield batch
+        finally:
+            self._release_stream()
+
+    def _release_stream(self) -> None:
+        """Let the scheduler drop this call's queue: it keeps one until every holder released
+        it (the workers' tasks release theirs as their matches end), and a long-lived scheduler
+        would otherwise gather one per run."""
+        if self._stream is not None and self.client is not None:
+            with contextlib.suppress(Exception):
+                if self.client.status == "running":
+                    self._stream.close()
+        self._stream = None
 
     def _outcome(self, running: _Running) -> list[Event]:
         """The events of a finished task (a ``JobFailed`` if it failed; ``ClusterLost`` if the

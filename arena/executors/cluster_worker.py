@@ -132,6 +132,15 @@ class _Streamer:
         self.pending = []
         self.last = time.monotonic()
 
+    def close(self) -> None:
+        """Send what is left and let the scheduler forget this task's hold on the queue (it keeps
+        a queue, and what is in it, until every one that opened it released it)."""
+        self.flush()
+        if self.queue is not None:
+            with contextlib.suppress(Exception):
+                self.queue.close()
+            self.queue = None
+
 
 def play_remote(
     job: MatchJob,
@@ -190,6 +199,8 @@ def play_remote(
     except Exception:
         events.append(JobFailed(job.key, traceback.format_exc(limit=8)))
     finally:
+        if streamer is not None:
+            streamer.close()
         with _LOCK:
             playing = _PLAYING.get(run, [])
             for match in mine:
