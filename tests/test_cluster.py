@@ -25,7 +25,13 @@ from conftest import TEST_BOTS_DIR, child_processes, leftover_processes, wait_fo
 pytest.importorskip("distributed")
 
 from arena.botspec import BotSpec  # noqa: E402
-from arena.executors import ExecutorSetup, ExecutorStatus, GameDone, JobDone  # noqa: E402
+from arena.executors import (  # noqa: E402
+    ExecutorSetup,
+    ExecutorStatus,
+    GameDone,
+    JobDone,
+    JobFailed,
+)
 from arena.executors.cluster import ClusterExecutor  # noqa: E402
 from arena.limits import SandboxMode, TimeControl  # noqa: E402
 from arena.records import GameRecord  # noqa: E402
@@ -339,6 +345,30 @@ def test_a_stopped_driver_stops_the_matches_on_the_workers_at_once(clean: Path) 
         assert executor.client.run(os.getpid) == workers
         assert wait_for_idle(executor), "a worker still runs a task of the stopped run"
         assert not any(isinstance(e, JobDone) for e in events)
+    finally:
+        executor.close()
+
+
+def test_a_match_past_its_deadline_is_stopped_on_its_worker(clean: Path) -> None:
+    """A match with no result by its deadline is cancelled and replayed; Dask cannot interrupt a
+    running task, so its bots are killed on the worker at once, and the worker is free again
+    rather than playing on for nobody."""
+    bots = [folder_bot(clean / "bots" / name, pause_ms=100) for name in ("alpha", "beta")]
+    executor = ClusterExecutor("local:1", SETTINGS, cache_root=str(clean / "cache"))
+    executor.match_deadline_s = 0.05  # a second or two, where the games take a minute
+    try:
+        jobs = plan_matches(bots, 60, seed=1)  # unstopped, its games go on for half a minute
+        began = time.monotonic()
+        events = [e for batch in executor.execute(jobs) for e in batch]
+        failed = [e for e in events if isinstance(e, JobFailed)]
+        assert len(failed) == len(jobs)
+        assert all("cancelled; its games are replayed" in e.error for e in failed), failed
+        assert not any(isinstance(e, JobDone) for e in events)
+        # Dask forgets a cancelled task at once (the worker looks idle) while its thread plays on:
+        # only its bots show whether the match goes on.
+        left = wait_for_no_leftovers([str(clean / "cache")], timeout=5)
+        assert not left, f"the cancelled match plays on: {left}"
+        assert time.monotonic() - began < 20
     finally:
         executor.close()
 

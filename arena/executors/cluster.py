@@ -239,7 +239,7 @@ class ClusterExecutor:
 
         future = self.client.submit(
             play_remote, job, self.settings, folders, self.cache_root, self._run,
-            self._stream_name, key=key, pure=False,
+            self._stream_name, key, key=key, pure=False,
         )  # fmt: skip
         running = _Running(job, future)
         self._running[key] = running
@@ -385,9 +385,19 @@ class ClusterExecutor:
                     f" {deadline:.0f} s): cancelled; its games are replayed, none charged"
                 )
                 running.future.cancel()
+                self._stop_task(running)
         if self.status is not None:
             self.status(ExecutorStatus(workers=len(workers), busy=tuple(sorted(busy))))
         return events
+
+    def _stop_task(self, running: _Running) -> None:
+        """Stop a cancelled task's match on its worker (its bots killed now): Dask cannot
+        interrupt a running task, which would otherwise play on for nobody, holding a core."""
+        from arena.executors.cluster_worker import stop_task
+
+        workers = [running.worker] if running.worker is not None else None
+        with contextlib.suppress(Exception):
+            self.client.run(stop_task, running.future.key, workers=workers, on_error="ignore")
 
     def stop_matches(self) -> None:
         """Stop this run's matches on every worker now (their bots killed, no game of the run

@@ -69,8 +69,10 @@ class BotPackPlugin(WorkerPlugin):
 
 _STOPPED_RUNS: set[str] = set()
 """The runs whose drivers stopped them (``stop_run``): their matches here end at once."""
+_STOPPED_TASKS: set[str] = set()
+"""The tasks the driver gave up on (``stop_task``): their matches here end at once."""
 _PLAYING: dict[str, list[Match]] = {}
-"""Run -> its matches being played in this worker process now."""
+"""Run, or task key -> its matches being played in this worker process now."""
 _LOCK = threading.Lock()
 
 
@@ -85,10 +87,25 @@ def stop_run(run: str) -> int:
 
     A cancelled Dask task cannot be interrupted (it runs in a worker thread); without this,
     a match would play on, its bots running, for a driver that is gone."""
-    killed = 0
     with _LOCK:
         _STOPPED_RUNS.add(run)
         matches = list(_PLAYING.get(run, ()))
+    return _kill_bots(matches)
+
+
+def stop_task(task: str) -> int:
+    """Stop the match of Dask task ``task`` in this worker process: the driver cancelled it (no
+    result by its deadline) and replays its games, and cancelling does not stop a running task.
+    Its bots are killed now; returns how many bot processes were killed."""
+    with _LOCK:
+        _STOPPED_TASKS.add(task)
+        matches = list(_PLAYING.get(task, ()))
+    return _kill_bots(matches)
+
+
+def _kill_bots(matches: list[Match]) -> int:
+    """SIGKILL the bots of ``matches``; the match then ends with a fault it does not record."""
+    killed = 0
     for match in matches:
         for seat in match.seats:
             pid = seat.process.pid if seat.process is not None else -1
@@ -149,29 +166,37 @@ def play_remote(
     cache_root: str | None,
     run: str = "",
     stream: str | None = None,
+    task: str = "",
 ) -> list[Event]:
     """Play ``job`` on this worker; its events (a ``JobFailed`` last when the harness failed).
 
     ``folders``: bot name -> the digest of its pack, whose folder in the cache becomes the bot's
     folder here. ``run``: the driver's run, which ``stop_run`` may stop. ``stream``: the Dask
-    queue that receives the games as they finish (None: only the result carries them)."""
+    queue that receives the games as they finish (None: only the result carries them).
+    ``task``: this task's key, which ``stop_task`` may stop."""
     streamer = _Streamer(stream) if stream is not None else None
 
     mine: list[Match] = []
 
+    holders = [run, task] if task else [run]
+
+    def stopped() -> bool:
+        return run in _STOPPED_RUNS or task in _STOPPED_TASKS
+
     def started(match: Match) -> None:
         with _LOCK:
-            if run in _STOPPED_RUNS:
+            if stopped():
                 raise _RunStopped
-            _PLAYING.setdefault(run, []).append(match)
+            for holder in holders:
+                _PLAYING.setdefault(holder, []).append(match)
             mine.append(match)
 
     def emit(event: Event) -> None:
+        if stopped():  # its bots were killed: what it ends with is not a game to record
+            raise _RunStopped
         events.append(event)
         if streamer is not None and isinstance(event, GameDone):
             streamer.add(event)
-        if run in _STOPPED_RUNS:
-            raise _RunStopped
 
     mode = _ensure_prepared(settings.sandbox)
     settings = dataclasses.replace(settings, sandbox=mode)
@@ -195,16 +220,18 @@ def play_remote(
         job = MatchJob(job.key, bots[0], bots[1], job.slots, job.seed)
         play_job(job, settings, emit, started)
     except _RunStopped:
-        events.append(JobFailed(job.key, "its run was stopped by the driver"))
+        events.append(JobFailed(job.key, "its run or match was stopped by the driver"))
     except Exception:
         events.append(JobFailed(job.key, traceback.format_exc(limit=8)))
     finally:
         if streamer is not None:
             streamer.close()
         with _LOCK:
-            playing = _PLAYING.get(run, [])
-            for match in mine:
-                playing.remove(match)
-            if not playing:
-                _PLAYING.pop(run, None)
+            for holder in holders:
+                playing = _PLAYING.get(holder, [])
+                for match in mine:
+                    playing.remove(match)
+                if not playing:
+                    _PLAYING.pop(holder, None)
+            _STOPPED_TASKS.discard(task)
     return events
