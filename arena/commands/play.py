@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from arena import boardview
 from arena.botspec import BotSpec
-from arena.commands.stopping import exit_code, stopped_like_ctrl_c
+from arena.commands.stopping import exit_code, stopped_like_ctrl_c, wait_readable
 from arena.errors import ArenaError
 from arena.limits import SandboxMode, TimeControl
 from arena.records import GameRecord
@@ -62,6 +62,7 @@ class _Terminal:
         self.person_role = person_role
         self.styled = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
         self.moves: list[str] = []
+        self._typed = b""  # read from stdin, not yet taken as a line
 
     def draw(self, line: str) -> boardview.Frame:
         frame = boardview.frames(self.moves)[-1]
@@ -79,7 +80,7 @@ class _Terminal:
         role = self.person_role.value.capitalize()
         while True:
             print(f"your move ({role}, e.g. c4X; q quits): ", end="", flush=True)
-            typed = sys.stdin.readline()
+            typed = self._read_line()
             if not typed:
                 print()
                 raise _Abandoned("end of input")
@@ -89,6 +90,23 @@ class _Terminal:
                 return boardview.typed_move(typed, board)
             except ValueError as exc:
                 print(f"  {exc}", flush=True)
+
+    def _read_line(self) -> str:
+        """The next line typed ("" at the end of input), read so that a stop signal is acted on
+        at once while the person thinks (``wait_readable``; ``sys.stdin.readline`` could miss
+        one for as long as nothing is typed)."""
+        try:
+            fd = sys.stdin.fileno()
+        except (AttributeError, ValueError, OSError):  # no stdin at all
+            return ""
+        while b"\n" not in self._typed:
+            wait_readable(fd)
+            data = os.read(fd, 4096)
+            if not data:  # the end of input (Ctrl-D)
+                break
+            self._typed += data
+        line, newline, self._typed = self._typed.partition(b"\n")
+        return (line + newline).decode("utf-8", "replace")
 
     def moved(self, move: Move, role: Role, ms: float) -> None:
         self.moves.append(move.token)

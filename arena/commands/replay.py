@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from arena import boardview
+from arena.commands.stopping import wait_readable
 from arena.errors import ArenaError
 from arena.records import GameRecord
 from arena.rules import Reason, Role
@@ -286,6 +287,7 @@ def _view(header: str, record: GameRecord, frames: Sequence[boardview.Frame]) ->
         while True:
             frame, line = frame_lines(record, frames, index)
             screen.show(header, frame, line, footer)
+            wait_readable(fd)  # a stop signal is acted on at once, even while no key comes
             data = read_input(fd)
             if not data:
                 return
@@ -317,7 +319,7 @@ def _animate(
             if not interactive or index == len(frames) - 1:
                 continue
             if keys:
-                ready, _, _ = select.select([fd], [], [], delay_ms / 1000)
+                ready = wait_readable(fd, delay_ms / 1000)
                 if ready and Key.QUIT in read_keys(read_input(fd) or b"q"):
                     return
             else:
