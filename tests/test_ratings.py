@@ -349,6 +349,39 @@ def test_los_uses_the_covariance():
     assert c[i, j] != 0
 
 
+def test_per_role_los_follows_each_roles_strengths_with_their_covariance():
+    """A bot that wins every Order game but loses every Chaos game is ahead as Order and behind
+    as Chaos, whatever the overall LOS says; each role's LOS comes from that role's ratings and
+    their covariance in the per-role fit."""
+    games = []
+    for i in range(30):
+        games.append(G("split", "steady", True))  # split always wins as Order
+        games.append(G("steady", "split", True))  # and always loses as Chaos
+        games.append(G("steady", "other", i % 2 == 0))
+        games.append(G("other", "steady", i % 3 == 0))
+        games.append(G("split", "other", i % 4 != 0))
+        games.append(G("other", "split", i % 5 != 0))
+    fit = fit_mle(games)
+    assert fit.order_los["split"]["steady"] > 0.95
+    assert fit.chaos_los["split"]["steady"] < 0.05
+    n = len(fit.names)
+    for field, offset, ratings in (
+        ("order_los", 0, fit.order_rating),
+        ("chaos_los", n, fit.chaos_rating),
+    ):
+        los = getattr(fit, field)
+        for a in fit.names:
+            assert los[a][a] == 0.5
+            for b in fit.names:
+                assert los[a][b] + los[b][a] == pytest.approx(1.0, abs=1e-12)
+        i, j = offset + fit.names.index("split"), offset + fit.names.index("other")
+        c = fit.role_cov
+        sd = math.sqrt(c[i, i] + c[j, j] - 2 * c[i, j])
+        diff = ratings["split"] - ratings["other"]
+        phi = 0.5 * (1 + math.erf(diff / sd / math.sqrt(2)))
+        assert los["split"]["other"] == pytest.approx(phi, abs=1e-12)
+
+
 def test_intervals_shrink_with_more_games():
     _, games = simulate(8, [200.0, 50.0, 0.0, -100.0], [100.0, 0.0, -50.0, -150.0], 16_000)
     few, many = fit_mle(games[:1000]), fit_mle(games)

@@ -222,6 +222,11 @@ class MLEFit:
     los: dict[str, dict[str, float]]
     """``los[a][b]``: likelihood of superiority, the posterior probability that ``a``'s overall
     strength exceeds ``b``'s (0.5 on the diagonal; ``los[a][b] + los[b][a] == 1``)."""
+    order_los: dict[str, dict[str, float]]
+    """The same for the per-role model's Order strengths: that ``a`` plays Order better than
+    ``b`` (a bot much better in one role can be ahead there and behind overall)."""
+    chaos_los: dict[str, dict[str, float]]
+    """The same for the per-role model's Chaos strengths."""
     order_win_rate: float | None
     """Observed fraction of games Order won (None without games)."""
     converged: bool
@@ -314,6 +319,8 @@ def fit_mle(
     vals2 = vals2 + offset
 
     los = _los(rating, rating_cov)
+    order_los = _los(vals2[:n], role_cov[:n, :n])
+    chaos_los = _los(vals2[n:], role_cov[n:, n:])
     total = float(counts.games.sum())
 
     def by_name(a: np.ndarray, scale: float = 1.0) -> dict[str, float]:
@@ -336,6 +343,8 @@ def fit_mle(
         chaos_se=by_name(se2[n:]),
         chaos_ci95=by_name(se2[n:], _Z95),
         los={a: by_name(row) for a, row in zip(counts.names, los, strict=True)},
+        order_los={a: by_name(row) for a, row in zip(counts.names, order_los, strict=True)},
+        chaos_los={a: by_name(row) for a, row in zip(counts.names, chaos_los, strict=True)},
         order_win_rate=float(counts.order_wins.sum()) / total if total else None,
         converged=ok_overall and ok_role,
         rating_cov=rating_cov,

@@ -274,6 +274,10 @@ class Standings:
     los: dict[str, dict[str, float]]
     """``los[a][b]``: likelihood of superiority, the probability that ``a``'s overall strength
     exceeds ``b``'s (0.5 on the diagonal)."""
+    los_order: dict[str, dict[str, float]]
+    """The same for the bots' Order play (the per-role fit)."""
+    los_chaos: dict[str, dict[str, float]]
+    """The same for the bots' Chaos play (the per-role fit)."""
     cross: dict[str, dict[str, CrossCell]]
     """Head-to-head results, see ``arena.ratings.cross_table``."""
     groups: list[list[str]]
@@ -325,6 +329,8 @@ class Standings:
             "role_groups": [list(g) for g in self.role_groups],
             "bots": [b.to_json() for b in self.bots],
             "los": {a: dict(row) for a, row in self.los.items()},
+            "los_order": {a: dict(row) for a, row in self.los_order.items()},
+            "los_chaos": {a: dict(row) for a, row in self.los_chaos.items()},
             "cross_table": {
                 row: {col: cell._asdict() for col, cell in cells.items()}
                 for row, cells in self.cross.items()
@@ -497,6 +503,8 @@ def compute_all(
             fit.role_advantage_ci95 if results else None,
         ),
         los=fit.los,
+        los_order=fit.order_los,
+        los_chaos=fit.chaos_los,
         cross=cross_table(results, fit.names),
         groups=found,
         role_groups=role_groups(results),
