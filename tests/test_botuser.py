@@ -99,7 +99,9 @@ def test_a_bot_its_user_cannot_reach_is_refused_in_one_line(
 
 
 @AS_ROOT
-def test_a_tournament_says_it_once_before_any_game(open_folder: Path, tmp_path: Path) -> None:
+def test_a_tournament_or_a_game_with_a_person_says_it_once_before_any_game(
+    open_folder: Path, tmp_path: Path
+) -> None:
     """Not a harness error per match, each replayed and then owed: one line naming the file, and
     no store written."""
     hidden = tmp_path / "probe.sh"
@@ -121,6 +123,12 @@ def test_a_tournament_says_it_once_before_any_game(open_folder: Path, tmp_path: 
     assert len(lines) == 1 and lines[0].startswith("arena: error: bot a: bots run as"), lines
     assert f"cannot reach the bot's folder {tmp_path}" in lines[0]
     assert not (tmp_path / "results").exists()
+    played = subprocess.run(
+        [sys.executable, "-m", "arena", "play", str(hidden), "--as", "order", "--sandbox", "none"],
+        capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL, env=env,
+    )  # fmt: skip
+    assert played.returncode == 2 and played.stdout == "", played.stdout  # no board drawn
+    assert played.stderr.count("\n") == 1 and "cannot reach the bot's folder" in played.stderr
 
 
 @AS_ROOT

@@ -144,6 +144,9 @@ def play_command(
             "only, without a sandbox",
             file=sys.stderr,
         )
+    from arena.sandbox import check_launchable
+
+    check_launchable(spec, mode)  # a bot this machine cannot start: one line, before the board
     settings = MatchSettings(time_control=TimeControl(move_ms=move_ms), sandbox=mode)
     created = db is not None and not db.exists()  # removed again if the game is not stored
     store = Store.open(db) if db is not None else None  # a bad path fails before the game
