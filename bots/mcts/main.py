@@ -29,7 +29,7 @@ from arena.botlib.clock import guard_deadline
 from arena.botlib.mcts import Mcts
 from arena.rules import Mark, Move
 
-PLAYOUTS_PER_MS = 2.5
+PLAYOUTS_PER_MS = 3.0
 
 
 def choose(state: BotState) -> Move:
