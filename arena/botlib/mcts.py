@@ -31,13 +31,15 @@ where playouts were blind:
 Unvisited moves count as their parent's value minus ``FPU_REDUCTION`` (first-play urgency), so
 only the best-prior unvisited move of a node competes in the selection: the loop runs over the
 visited children only, and the tree widens by itself as simulations come in. Ties between equal
-priors are broken by the seeded generator (the moves are shuffled before the stable sort), so the
-search is deterministic given the seed and a budget of simulations, and varies with the seed.
+priors are broken by the seeded generator (the moves are rotated at random before a stable
+sort), so the search is deterministic given the seed and a budget of simulations, and varies
+with the seed.
 """
 
 from __future__ import annotations
 
 import math
+import operator
 import random
 import time
 
@@ -46,7 +48,7 @@ from arena.botlib.engine import FULL_MASK, live_windows, threats
 
 __all__ = ["Node", "Mcts", "order_win_probability", "priors"]
 
-C_PUCT = 1.5
+C_PUCT = 0.8
 """Weight of the prior's exploration term against the mean value (both in [0, 1])."""
 FPU_REDUCTION = 0.1
 """An unvisited move's value: its parent's, minus this (for the side to move)."""
@@ -89,6 +91,9 @@ def priors(gains: list[int], order: bool, temperature: float = PRIOR_TEMPERATURE
     weights = [math.exp((sign * g - best) / temperature) for g in gains]
     total = sum(weights)
     return [w / total for w in weights]
+
+
+_gain = operator.itemgetter(0)
 
 
 class Node:
@@ -160,8 +165,11 @@ class Node:
             self.prior = [1.0]
             return
         kids = Searcher.children(self.x, self.o, self.live, self.tx, self.to, 0)
-        rng.shuffle(kids)
-        kids.sort(key=lambda m: -m[0] if self.order else m[0])
+        # equal gains in an order drawn from the generator: a random rotation (cheaper than a
+        # shuffle) kept by the stable sort (``reverse`` keeps equal items in order too)
+        k = rng.randrange(len(kids)) if kids else 0
+        kids = kids[k:] + kids[:k]
+        kids.sort(key=_gain, reverse=self.order)
         self.moves = [m[1:8] for m in kids]
         self.prior = priors([m[0] for m in kids], self.order)
 
