@@ -55,7 +55,8 @@ FPU_REDUCTION = 0.1
 PRIOR_TEMPERATURE = 24.0
 """Softmax temperature over the gains (window-weight units: a window's 2 -> 3 marks is +56)."""
 VALUE_WEIGHTS = (0.4157, -0.2291, 0.8476, 0.3726)
-"""Logistic fit of Order's wins on ``(ln(1 + threat_eval), ply, Order to move, 1)``."""
+"""Logistic fit of Order's wins on ``(ln(1 + threat_eval), ply, Order to move, 1)``
+(``benchmarks/mcts_value.py``)."""
 
 
 def order_win_probability(x: int, o: int) -> float:
@@ -66,10 +67,14 @@ def order_win_probability(x: int, o: int) -> float:
     weights that grow eightfold per mark, so its logarithm counts marks; the ply says how much
     board is left for Chaos to run out the clock (fewer cells, fewer chances for Order); and the
     evaluation swings with the side to move (Order's move adds, Chaos's removes). Fitted by
-    maximum likelihood on 7,249 positions of 400 ``heuristic`` self-play games (2-5 random
-    opening plies; positions the threats decide left out): ``VALUE_WEIGHTS``, log-loss 0.53
-    against 0.68 for the evaluation alone. Positions the threats decide are 1 (Order wins) or 0
-    (no live window left).
+    maximum likelihood on the 7,249 positions of 400 ``heuristic`` self-play games (the first
+    four plies random with a probability falling from 4/5 to 1/5, so that games from the empty
+    board are in the data; positions the threats decide left out): ``VALUE_WEIGHTS``, log-loss
+    0.532 against 0.678 for the evaluation alone (``python benchmarks/mcts_value.py`` refits
+    it). A fit on games that all open with 2-5 random plies played as well from such openings
+    but worse from the empty board, where the ladder's games start: as Chaos against
+    ``heuristic``, 93 wins in 200 games instead of 146 (in-process, 300 simulations a move).
+    Positions the threats decide are 1 (Order wins) or 0 (no live window left).
     """
     e = threat_eval(x, o)
     if e >= WIN // 2:
