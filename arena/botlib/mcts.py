@@ -91,6 +91,8 @@ def priors(gains: list[int], order: bool, temperature: float = PRIOR_TEMPERATURE
     """A softmax over move gains (Order's point of view) for the side to move: Order favours
     high gains, Chaos low ones. Shifted by the best gain, so that huge bonuses (a four, a move
     that hands Order the win) give probabilities of 0 or 1 instead of an overflow."""
+    if not gains:
+        return []
     sign = 1.0 if order else -1.0
     best = max(sign * g for g in gains)
     weights = [math.exp((sign * g - best) / temperature) for g in gains]
@@ -143,7 +145,7 @@ class Node:
                 self.proven = False
         elif t and (t & (t - 1) or tx & to):
             self.proven = True
-        elif not live or (x | o) == FULL_MASK:
+        elif not live:
             self.proven = False
         self.moves: list[tuple[int, int, int, int, int, int, int]] | None = None
         self.prior: list[float] = []
