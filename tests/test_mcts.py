@@ -74,6 +74,7 @@ def test_priors_favour_high_gains_for_order_low_ones_for_chaos_without_overflow(
     # a four's bonus, a move that hands Order the win: 0 or 1, no overflow
     assert priors([0, 1_000_000], True)[1] > 0.999
     assert priors([0, 1_000_000], False)[0] > 0.999
+    assert priors([], True) == []
 
 
 def test_order_makes_five_and_chaos_blocks_a_lone_four() -> None:
