@@ -27,9 +27,9 @@ What each line means:
      shows Order's share; the property tests check it), not the game's length;
    - the ratio of each engine loop to the Board API loop (target: at least 10x).
 
-   Also the *heuristic playouts* of ``mcts`` (``engine.smart_game``: Order takes a five, Chaos
-   blocks a lone four, each side writes a sensible mark in a random cell; it stops once no
-   window is live).
+   Also *heuristic playouts* (``engine.smart_game``: Order takes a five, Chaos blocks a lone
+   four, each side writes a sensible mark in a random cell; it stops once no window is live),
+   which ``mcts`` played before it scored its leaves with the evaluation instead.
 
 2. **The win check**: the cost of asking "did this move make five?" after a move, in ns: in
    ``Board.push`` (``push`` + ``pop`` of a move, minus nothing: the whole public call), the
@@ -176,7 +176,7 @@ def main() -> None:
             ("Board API (legal_moves every ply)", board_playouts, n_board),
             ("engine, move by move (random_game)", engine_games, n_games),
             ("engine, whole-board (random_winner_count)", engine_fill, n_fill),
-            ("engine, heuristic playouts (mcts, smart_game)", heuristic_games, n_heur),
+            ("engine, heuristic playouts (smart_game)", heuristic_games, n_heur),
         ):
             seconds, share = run(n, rng)
             rate = n / seconds

@@ -1,0 +1,139 @@
+"""Unit tests of the ``mcts`` bot's search (``arena.botlib.mcts``): its value curve, its prior,
+its tactics and its proofs.
+
+Why: the search's strength rests on these few pieces (``tests/test_ladder.py`` measures the
+strength itself, in a slow test); each is checked here on positions whose answer is known from
+the rules, with a far deadline so that only the simulation budget stops the search.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+
+from arena.botlib.alphabeta import threat_eval
+from arena.botlib.engine import FULL_MASK, has_five, live_windows, threats
+from arena.botlib.mcts import Mcts, Node, order_win_probability, priors
+from arena.rules import Board, Move, parse_cell
+
+FAR = 1000.0
+
+
+def position(*tokens: str) -> tuple[int, int]:
+    """``(x, o)`` after the moves (Order moves first)."""
+    board = Board()
+    for token in tokens:
+        board.push(Move.parse(token))
+    return board.bits
+
+
+def node(x: int, o: int) -> Node:
+    tx, to = threats(x, o)
+    return Node(-1, 0, x, o, live_windows(x, o), tx, to)
+
+
+def test_value_is_certain_where_the_threats_or_dead_windows_decide() -> None:
+    # Order to move with four X in row 1 (a1-d1): a five next move
+    x, o = position("a1X", "f6O", "b1X", "f5O", "c1X", "e6O", "d1X", "e5O")
+    assert order_win_probability(x, o) == 1.0
+    # a random game stopped once every window is dead (the board not full): Chaos has won
+    for seed in range(100):
+        rng = random.Random(seed)
+        x = o = 0
+        while (x | o) != FULL_MASK and live_windows(x, o):
+            free = [c for c in range(36) if not (x | o) >> c & 1]
+            cell = rng.choice(free)
+            if rng.getrandbits(1):
+                o |= 1 << cell
+            else:
+                x |= 1 << cell
+        if (x | o) != FULL_MASK and not has_five(x, o):
+            break
+    else:
+        raise AssertionError("no dead position found")
+    assert order_win_probability(x, o) == 0.0
+
+
+def test_value_rises_with_the_evaluation_between_zero_and_one() -> None:
+    # same ply, Order to move: two X on a diagonal build windows, X and O there kill them
+    built = position("c3X", "d4X")
+    spoilt = position("c3X", "d4O")
+    assert threat_eval(*built) > threat_eval(*spoilt)
+    p_built, p_spoilt = order_win_probability(*built), order_win_probability(*spoilt)
+    assert 0.0 < p_spoilt < p_built < 1.0
+    assert 0.0 < order_win_probability(0, 0) < 1.0
+
+
+def test_priors_favour_high_gains_for_order_low_ones_for_chaos_without_overflow() -> None:
+    gains = [-64, 0, 7, 56]
+    for order in (True, False):
+        p = priors(gains, order)
+        assert abs(sum(p) - 1.0) < 1e-9
+        ranked = sorted(range(4), key=lambda i: p[i])
+        assert ranked == ([0, 1, 2, 3] if order else [3, 2, 1, 0])
+    # a four's bonus, a move that hands Order the win: 0 or 1, no overflow
+    assert priors([0, 1_000_000], True)[1] > 0.999
+    assert priors([0, 1_000_000], False)[0] > 0.999
+    assert priors([], True) == []
+
+
+def test_order_makes_five_and_chaos_blocks_a_lone_four() -> None:
+    x, o = position("a1X", "f6O", "b1X", "f5O", "c1X", "e6O", "d1X", "e5O")
+    cell, mark = Mcts(random.Random(1)).best_move(x, o, time.monotonic() + FAR, 50)
+    assert (cell, mark) == (parse_cell("e1"), 0)  # five X: a1-e1
+    x, o = position("a1X", "f6O", "b1X", "f5O", "c1X", "e6O", "d1X")
+    cell, mark = Mcts(random.Random(1)).best_move(x, o, time.monotonic() + FAR, 50)
+    assert (cell, mark) == (parse_cell("e1"), 1)  # the only block: O in e1
+
+
+def test_a_lost_root_is_proven_and_the_search_stops_before_its_budget() -> None:
+    """Chaos to move against two double-four cells (c3: row 3 and column c; d6: row 6, an open
+    four, and column d): whatever Chaos plays, Order then makes two fours. The threat
+    evaluation only *estimates* such positions; the tree must reach the fours themselves, prove
+    every Chaos move lost (MCTS-Solver) and stop there, long before its budget."""
+    x = 0
+    for name in ("a3", "b3", "d3", "c1", "c2", "c4", "b6", "c6", "e6", "d4", "d5"):
+        x |= 1 << parse_cell(name)
+    o = 0
+    for name in ("a1", "b1", "e1", "f1", "a2", "b2", "e2", "f2", "f4", "a5"):
+        o |= 1 << parse_cell(name)
+    assert threats(x, o) == (0, 0) and not has_five(x, o)  # 21 marks: Chaos to move
+    search = Mcts(random.Random(3))
+    search.best_move(x, o, time.monotonic() + FAR, 5000)
+    assert 0 < search.playouts < 1000
+
+
+def test_a_proof_goes_up_the_path_as_in_mcts_solver() -> None:
+    """Order with one winning child has won; Chaos has lost only once every move is generated,
+    visited and lost."""
+    x, o = position("c3X", "d4O")
+    root = node(x, o)  # Order to move
+    root.expand(random.Random(1))
+    assert root.moves is not None
+    child = root.child(0)
+    child.proven = True
+    Mcts._prove([root, child])
+    assert root.proven is True
+
+    x, o = position("c3X")
+    chaos = node(x, o)
+    chaos.expand(random.Random(1))
+    assert chaos.moves is not None and len(chaos.moves) > 2
+    first = chaos.child(0)
+    first.proven = True
+    Mcts._prove([chaos, first])
+    assert chaos.proven is None  # other moves not tried yet
+    for i in range(1, len(chaos.moves)):
+        chaos.child(i).proven = True
+    Mcts._prove([chaos, chaos.children[-1]])
+    assert chaos.proven is True
+
+
+def test_the_budget_stops_the_search_and_the_seed_decides_ties() -> None:
+    x, o = position("c3X", "d4O")
+    runs = []
+    for seed in (1, 1, 2, 3, 4, 5):
+        search = Mcts(random.Random(seed))
+        runs.append(search.best_move(x, o, time.monotonic() + FAR, 120))
+        assert search.playouts == 120
+    assert runs[0] == runs[1]
