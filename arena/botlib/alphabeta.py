@@ -67,6 +67,24 @@ VCF_DEPTH = 3
 FOUR_BONUS = 1024
 """Ordering bonus of an Order move that makes a (single) four: it forces the reply."""
 _INF = 10 * WIN
+
+
+def _border_partners() -> tuple[int, ...]:
+    """Per cell: its partner in the border pairing (-1 for the 16 centre cells). The pairs are
+    the two ends of each middle row, each middle column and each long diagonal."""
+    partner = [-1] * 36
+    for i in range(1, 5):
+        for a, b in ((6 * i, 6 * i + 5), (i, 30 + i)):
+            partner[a], partner[b] = b, a
+    for a, b in ((0, 35), (5, 30)):
+        partner[a], partner[b] = b, a
+    return tuple(partner)
+
+
+PARTNER = _border_partners()
+_PAIRS = tuple((a, b) for a, b in enumerate(PARTNER) if a < b)
+CENTRE = sum(1 << c for c in range(36) if PARTNER[c] < 0)
+"""The 16 cells of the central 4x4 (those without a partner)."""
 _EXACT, _LOWER, _UPPER = 0, 1, 2
 _TIME_CHECK = 15  # look at the clock every 16 nodes
 
@@ -131,6 +149,10 @@ class Searcher:
         self.tiers = False
         self.root_vcf = 0
         self.leaf_vcf = 0
+        self.pairing = False
+        self.centre_only = False
+        self.centre_tree = False
+        self.centre_root = False
         self.deadline = 0.0
         self.clock = time.monotonic
 
@@ -338,6 +360,10 @@ class Searcher:
         if best_move >= 0 and best_move in codes:
             codes.remove(best_move)
             codes.insert(0, best_move)
+        if self.centre_only and self.centre_tree and not order:
+            kept = [c for c in codes if CENTRE >> (c >> 1) & 1]
+            if kept:
+                codes = kept
         if self.beam and len(codes) > self.beam:
             del codes[self.beam :]  # forward pruning: only the most promising moves
         a0, b0 = alpha, beta
@@ -560,6 +586,16 @@ class Searcher:
             code = self.vcf(x, o, live, self.root_vcf)
             if code >= 0:
                 return Result(code >> 1, code & 1, WIN - ply - 1, 0, 1, True)
+        self.centre_only = False
+        if order and self.pairing:
+            reply = pairing_reply(x, o)
+            if reply >= 0:
+                return Result(reply >> 1, reply & 1, 0, 0, 1, False)
+            if reply == -1 and CENTRE & ~occ and self.centre_root:
+                self.centre_only = True
+                kept = [m for m in moves if CENTRE >> m[1] & 1]
+                if kept:
+                    moves = kept
         # exact solver once few live cells remain: half of the budget
         free_live = (window_union(live) & ~occ).bit_count()
         if free_live <= solve_cells:
@@ -613,6 +649,31 @@ class Searcher:
             if depth >= FULL_MASK.bit_count() - ply:
                 break
         return Result(best[1], best[2], best_value, depth_done, self.nodes, exact)
+
+
+def pairing_reply(x: int, o: int) -> int:
+    """Order's pairing answer ``cell * 2 + mark`` when exactly one border pair is half filled
+    (the opposite mark in the empty partner); -1 when every pair is empty or holds X and O (the
+    pairing stands: play in the centre); -2 when the pairing is broken (a pair holds one mark
+    twice, or several pairs are half filled)."""
+    occ = x | o
+    reply = -1
+    for a, b in _PAIRS:
+        ba = 1 << a
+        bb = 1 << b
+        if occ & ba:
+            if occ & bb:
+                if bool(x & ba) == bool(x & bb):
+                    return -2
+            elif reply >= 0:
+                return -2
+            else:
+                reply = b * 2 + (0 if o & ba else 1)
+        elif occ & bb:
+            if reply >= 0:
+                return -2
+            reply = a * 2 + (0 if o & bb else 1)
+    return reply
 
 
 def threat_eval(x: int, o: int, vcf_depth: int = VCF_DEPTH) -> int:

@@ -66,6 +66,7 @@ def choose(state: BotState) -> Move:
         _searcher = Searcher(state.rng)
         _searcher.tiers = True
         _searcher.root_vcf = ROOT_VCF
+        _searcher.pairing = state.role is Role.ORDER
     _searcher.beam = BEAM[state.role]
     _searcher.leaf_threats = LEAF_THREATS[state.role]
     _searcher.leaf_vcf = LEAF_VCF[state.role]
