@@ -28,6 +28,16 @@ What the search knows about the game:
 - ``leaf_threats`` (off by default; the ``alphabeta`` bot turns it on as Order, where it
   measured stronger against an outside depth-3 Chaos) evaluates the leaves with
   ``threat_eval`` instead of the incremental window sum.
+- ``pairing`` (off by default; the ``alphabeta`` bot turns it on as Order): the classic Order
+  strategy's answer in the border. The 20 border cells are paired (``PARTNER``: the two ends of
+  each middle row, middle column and long diagonal); when Chaos has written in one and its
+  partner is empty, Order writes the opposite mark there without searching (``pairing_reply``).
+  Every line of six through the central 4x4 then keeps its ends empty or holding X and O, so
+  four identical marks in its middle make five (or an open four), and the search only has to
+  play the centre. A win by fours found first is played instead; with the pairing broken (a pair
+  holding one mark twice, several pairs half filled) the search alone decides. Measured against
+  ``benchmarks/bots/depth3.py`` as Chaos with its ties broken at random: Order won 93 of 100
+  in-process games with it and 73 of 100 without (same budget).
 - **An exact solver** (``solve``): once few live cells remain, a proof search without depth limit
   settles the game (win/loss) and the bot plays a winning move, or, when lost, the move that loses
   latest according to the heuristic search.
@@ -47,6 +57,7 @@ from arena.botlib.engine import (
 )
 
 __all__ = [
+    "PARTNER",
     "WIN",
     "WEIGHTS",
     "DOUBLE_FOUR",
@@ -54,6 +65,7 @@ __all__ = [
     "Result",
     "Searcher",
     "evaluate",
+    "pairing_reply",
     "threat_eval",
 ]
 
@@ -83,8 +95,6 @@ def _border_partners() -> tuple[int, ...]:
 
 PARTNER = _border_partners()
 _PAIRS = tuple((a, b) for a, b in enumerate(PARTNER) if a < b)
-CENTRE = sum(1 << c for c in range(36) if PARTNER[c] < 0)
-"""The 16 cells of the central 4x4 (those without a partner)."""
 _EXACT, _LOWER, _UPPER = 0, 1, 2
 _TIME_CHECK = 15  # look at the clock every 16 nodes
 
@@ -150,9 +160,6 @@ class Searcher:
         self.root_vcf = 0
         self.leaf_vcf = 0
         self.pairing = False
-        self.centre_only = False
-        self.centre_tree = False
-        self.centre_root = False
         self.deadline = 0.0
         self.clock = time.monotonic
 
@@ -360,10 +367,6 @@ class Searcher:
         if best_move >= 0 and best_move in codes:
             codes.remove(best_move)
             codes.insert(0, best_move)
-        if self.centre_only and self.centre_tree and not order:
-            kept = [c for c in codes if CENTRE >> (c >> 1) & 1]
-            if kept:
-                codes = kept
         if self.beam and len(codes) > self.beam:
             del codes[self.beam :]  # forward pruning: only the most promising moves
         a0, b0 = alpha, beta
@@ -586,16 +589,10 @@ class Searcher:
             code = self.vcf(x, o, live, self.root_vcf)
             if code >= 0:
                 return Result(code >> 1, code & 1, WIN - ply - 1, 0, 1, True)
-        self.centre_only = False
-        if order and self.pairing:
+        if order and self.pairing:  # the classic strategy: answer a mark in the border
             reply = pairing_reply(x, o)
             if reply >= 0:
                 return Result(reply >> 1, reply & 1, 0, 0, 1, False)
-            if reply == -1 and CENTRE & ~occ and self.centre_root:
-                self.centre_only = True
-                kept = [m for m in moves if CENTRE >> m[1] & 1]
-                if kept:
-                    moves = kept
         # exact solver once few live cells remain: half of the budget
         free_live = (window_union(live) & ~occ).bit_count()
         if free_live <= solve_cells:
