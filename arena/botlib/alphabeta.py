@@ -230,13 +230,14 @@ class Searcher:
         return out
 
     @staticmethod
-    def ordered_moves(x: int, o: int, live: int, order: bool) -> list[int]:
+    def ordered_moves(x: int, o: int, live: int, order: bool, limit: int = 0) -> list[int]:
         """The moves worth distinguishing as codes ``cell * 2 + mark``, best first for the side
         to move, by tiers computed with one pass over the live windows (cheaper than the gains of
         ``children``): Order first extends its fullest windows (the mark of the window), Chaos
         first kills them (the opposite mark); within a fullness, cells in two such windows come
         first; then cells of empty windows, then one tempo move. No move completes a five (call
-        it without fours on the board)."""
+        it without fours on the board). With ``limit``, it may stop once it has listed that many
+        (a prefix of the whole list: enough for a beam)."""
         occ = x | o
         one = [0, 0, 0, 0, 0, 0, 0, 0]  # index 2 * k + m: cells in a window with k marks m
         two = [0, 0, 0, 0, 0, 0, 0, 0]  # ... in two or more such windows
@@ -274,6 +275,8 @@ class Searcher:
                         b = cells & -cells
                         cells ^= b
                         codes.append((b.bit_length() - 1) * 2 + mark)
+                    if limit and len(codes) >= limit:
+                        return codes
         for mark in (0, 1):
             cells = blank & ~seen[mark]
             seen[mark] |= cells
@@ -355,18 +358,34 @@ class Searcher:
                 elif e_value <= alpha:
                     return e_value
         if self.tiers:
-            codes = self.ordered_moves(x, o, live, order)
+            # with a beam, only a prefix of the ordering is needed: the beam, and two more in
+            # case the killer and the table's move come from it
+            codes = self.ordered_moves(x, o, live, order, self.beam + 2 if self.beam else 0)
+            # the moves of the whole ordering: every empty live cell with either mark, and the
+            # lowest dead cell with X (the killer or the table's move may lie past the prefix)
+            free = cover & ~occ
+            dead = FULL_MASK & ~occ & ~cover
+            tempo = ((dead & -dead).bit_length() - 1) * 2 if dead else -1
+            killer = self.killers[ply]
+            if killer >= 0 and (free >> (killer >> 1) & 1 or killer == tempo):
+                if killer in codes:
+                    codes.remove(killer)
+                codes.insert(0, killer)
+            if best_move >= 0 and (free >> (best_move >> 1) & 1 or best_move == tempo):
+                if best_move in codes:
+                    codes.remove(best_move)
+                codes.insert(0, best_move)
         else:
             moves = self.children(x, o, live, tx, to, ev)
             moves.sort(key=_key_order if order else _key_chaos)
             codes = [m[1] * 2 + m[2] for m in moves]
-        killer = self.killers[ply]
-        if killer >= 0 and killer in codes:
-            codes.remove(killer)
-            codes.insert(0, killer)
-        if best_move >= 0 and best_move in codes:
-            codes.remove(best_move)
-            codes.insert(0, best_move)
+            killer = self.killers[ply]
+            if killer >= 0 and killer in codes:
+                codes.remove(killer)
+                codes.insert(0, killer)
+            if best_move >= 0 and best_move in codes:
+                codes.remove(best_move)
+                codes.insert(0, best_move)
         if self.beam and len(codes) > self.beam:
             del codes[self.beam :]  # forward pruning: only the most promising moves
         a0, b0 = alpha, beta
@@ -682,7 +701,36 @@ def threat_eval(x: int, o: int, vcf_depth: int = VCF_DEPTH) -> int:
     cells (one is worth ``DOUBLE_FOUR``); no live window left is ``-WIN``."""
     occ = x | o
     order = not occ.bit_count() & 1
-    tx, to = threats(x, o)
+    total = 0
+    once = twice = 0  # cells in one / two or more three-mark windows (by mark)
+    once_o = twice_o = 0
+    live = 0
+    tx = to = 0  # the threats, found in the same pass
+    weights = WEIGHTS
+    for bit, w in _WINDOW_LIST:
+        xw = x & w
+        ow = o & w
+        if xw:
+            if ow:
+                continue
+            kx = xw.bit_count()
+            total += weights[kx]
+            if kx == 3:
+                e = w & ~occ
+                twice |= once & e
+                once |= e
+            elif kx == 4:
+                tx |= w & ~occ
+        elif ow:
+            ko = ow.bit_count()
+            total += weights[ko]
+            if ko == 3:
+                e = w & ~occ
+                twice_o |= once_o & e
+                once_o |= e
+            elif ko == 4:
+                to |= w & ~occ
+        live |= bit
     t = tx | to
     if t:
         if order or t & (t - 1) or tx & to:
@@ -693,29 +741,6 @@ def threat_eval(x: int, o: int, vcf_depth: int = VCF_DEPTH) -> int:
         if (occ | b) == FULL_MASK:
             return -WIN
         return threat_eval(x, o | b, vcf_depth) if tx else threat_eval(x | b, o, vcf_depth)
-    total = 0
-    once = twice = 0  # cells in one / two or more three-mark windows (by mark)
-    once_o = twice_o = 0
-    live = 0
-    weights = WEIGHTS
-    for bit, w in _WINDOW_LIST:
-        kx = (x & w).bit_count()
-        ko = (o & w).bit_count()
-        if kx and ko:
-            continue
-        live |= bit
-        if kx:
-            total += weights[kx]
-            if kx == 3:
-                e = w & ~occ
-                twice |= once & e
-                once |= e
-        elif ko:
-            total += weights[ko]
-            if ko == 3:
-                e = w & ~occ
-                twice_o |= once_o & e
-                once_o |= e
     if not live:
         return -WIN
     double = twice | twice_o
