@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.botlib import engine
-from arena.botlib.alphabeta import WEIGHTS, Searcher, evaluate
+from arena.botlib.alphabeta import PARTNER, WEIGHTS, Searcher, evaluate, pairing_reply
 from arena.botlib.heuristic import one_ply
 from arena.rules import CELLS, WINDOWS, Board, Mark, Move
 
@@ -272,3 +272,66 @@ def _best(searcher: Searcher, x: int, o: int) -> tuple[int, int]:
 
 def test_weights_make_one_fuller_window_outweigh_any_number_of_shorter_ones() -> None:
     assert all(WEIGHTS[k + 1] > 7 * WEIGHTS[k] for k in range(1, len(WEIGHTS) - 1))
+
+
+def test_the_border_pairs_are_the_ends_of_the_lines_through_the_centre() -> None:
+    """Every border cell has a partner (the pairing is an involution on the 20 border cells), and
+    each pair is the two ends of a line of six whose middle four are centre cells."""
+    border = [c for c in range(CELLS) if PARTNER[c] >= 0]
+    assert len(border) == 20 and all(PARTNER[PARTNER[c]] == c != PARTNER[c] for c in border)
+    centre = {c for c in range(CELLS) if PARTNER[c] < 0}
+    assert centre == {6 * r + k for r in range(1, 5) for k in range(1, 5)}
+    for a in border:
+        b = PARTNER[a]
+        (ra, ka), (rb, kb) = divmod(a, 6), divmod(b, 6)
+        dr, dk = (rb - ra) // 5, (kb - ka) // 5
+        assert (rb - ra, kb - ka) == (5 * dr, 5 * dk)  # a straight line of six cells
+        assert all(6 * (ra + i * dr) + ka + i * dk in centre for i in range(1, 5))
+
+
+@settings(max_examples=200, deadline=None)
+@given(positions)
+def test_the_pairing_answer_writes_the_opposite_mark_in_the_partner(
+    position: tuple[int, int],
+) -> None:
+    """After a mark in a border cell whose partner is empty (the rest of the pairs intact), the
+    answer is the opposite mark in the partner; an intact pairing gives -1, a broken one -2."""
+    board = random_position(*position)
+    x, o = board.bits
+    occ = x | o
+    half = [
+        c for c in range(CELLS) if PARTNER[c] >= 0 and occ >> c & 1 and not occ >> PARTNER[c] & 1
+    ]
+    same = [
+        c
+        for c in range(CELLS)
+        if PARTNER[c] > c
+        and occ >> c & 1
+        and occ >> PARTNER[c] & 1
+        and (x >> c & 1) == (x >> PARTNER[c] & 1)
+    ]
+    reply = pairing_reply(x, o)
+    if same or len(half) > 1:
+        assert reply == -2
+    elif not half:
+        assert reply == -1
+    else:
+        (c,) = half
+        assert reply == PARTNER[c] * 2 + (1 if x >> c & 1 else 0)
+
+
+def test_alphabeta_with_the_pairing_answers_in_the_border_unless_it_wins_by_fours() -> None:
+    """Order with ``pairing`` on answers a border mark in the partner; with a four of its own it
+    takes the five instead (the search's immediate decisions come first)."""
+    board = Board()
+    for token in ("c3X", "a1X"):
+        board.push(Move.parse(token))
+    searcher = Searcher(random.Random(1))
+    searcher.pairing = True
+    result = searcher.best_move(*board.bits, time.monotonic() + 10.0, max_nodes=300)
+    assert (result.cell, result.mark) == (Move.parse("f6O").cell, 1)
+    board = Board()
+    for token in ("b3X", "a6O", "c3X", "a2O", "d3X", "f1X", "e3X", "a1O"):
+        board.push(Move.parse(token))  # X X X X in row 3 and Chaos just wrote in a1
+    result = searcher.best_move(*board.bits, time.monotonic() + 10.0, max_nodes=300)
+    assert board.copy().push(Move(result.cell, Mark(result.mark))), "Order takes its five"

@@ -28,6 +28,16 @@ What the search knows about the game:
 - ``leaf_threats`` (off by default; the ``alphabeta`` bot turns it on as Order, where it
   measured stronger against an outside depth-3 Chaos) evaluates the leaves with
   ``threat_eval`` instead of the incremental window sum.
+- ``pairing`` (off by default; the ``alphabeta`` bot turns it on as Order): the classic Order
+  strategy's answer in the border. The 20 border cells are paired (``PARTNER``: the two ends of
+  each middle row, middle column and long diagonal); when Chaos has written in one and its
+  partner is empty, Order writes the opposite mark there without searching (``pairing_reply``).
+  Every line of six through the central 4x4 then keeps its ends empty or holding X and O, so
+  four identical marks in its middle make five (or an open four), and the search only has to
+  play the centre. A win by fours found first is played instead; with the pairing broken (a pair
+  holding one mark twice, several pairs half filled) the search alone decides. Measured against
+  ``benchmarks/bots/depth3.py`` as Chaos with its ties broken at random: Order won 93 of 100
+  in-process games with it and 73 of 100 without (same budget).
 - **An exact solver** (``solve``): once few live cells remain, a proof search without depth limit
   settles the game (win/loss) and the bot plays a winning move, or, when lost, the move that loses
   latest according to the heuristic search.
@@ -47,6 +57,7 @@ from arena.botlib.engine import (
 )
 
 __all__ = [
+    "PARTNER",
     "WIN",
     "WEIGHTS",
     "DOUBLE_FOUR",
@@ -54,6 +65,7 @@ __all__ = [
     "Result",
     "Searcher",
     "evaluate",
+    "pairing_reply",
     "threat_eval",
 ]
 
@@ -67,6 +79,22 @@ VCF_DEPTH = 3
 FOUR_BONUS = 1024
 """Ordering bonus of an Order move that makes a (single) four: it forces the reply."""
 _INF = 10 * WIN
+
+
+def _border_partners() -> tuple[int, ...]:
+    """Per cell: its partner in the border pairing (-1 for the 16 centre cells). The pairs are
+    the two ends of each middle row, each middle column and each long diagonal."""
+    partner = [-1] * 36
+    for i in range(1, 5):
+        for a, b in ((6 * i, 6 * i + 5), (i, 30 + i)):
+            partner[a], partner[b] = b, a
+    for a, b in ((0, 35), (5, 30)):
+        partner[a], partner[b] = b, a
+    return tuple(partner)
+
+
+PARTNER = _border_partners()
+_PAIRS = tuple((a, b) for a, b in enumerate(PARTNER) if a < b)
 _EXACT, _LOWER, _UPPER = 0, 1, 2
 _TIME_CHECK = 15  # look at the clock every 16 nodes
 
@@ -131,6 +159,7 @@ class Searcher:
         self.tiers = False
         self.root_vcf = 0
         self.leaf_vcf = 0
+        self.pairing = False
         self.deadline = 0.0
         self.clock = time.monotonic
 
@@ -201,13 +230,14 @@ class Searcher:
         return out
 
     @staticmethod
-    def ordered_moves(x: int, o: int, live: int, order: bool) -> list[int]:
+    def ordered_moves(x: int, o: int, live: int, order: bool, limit: int = 0) -> list[int]:
         """The moves worth distinguishing as codes ``cell * 2 + mark``, best first for the side
         to move, by tiers computed with one pass over the live windows (cheaper than the gains of
         ``children``): Order first extends its fullest windows (the mark of the window), Chaos
         first kills them (the opposite mark); within a fullness, cells in two such windows come
         first; then cells of empty windows, then one tempo move. No move completes a five (call
-        it without fours on the board)."""
+        it without fours on the board). With ``limit``, it may stop once it has listed that many
+        (a prefix of the whole list: enough for a beam)."""
         occ = x | o
         one = [0, 0, 0, 0, 0, 0, 0, 0]  # index 2 * k + m: cells in a window with k marks m
         two = [0, 0, 0, 0, 0, 0, 0, 0]  # ... in two or more such windows
@@ -245,6 +275,8 @@ class Searcher:
                         b = cells & -cells
                         cells ^= b
                         codes.append((b.bit_length() - 1) * 2 + mark)
+                    if limit and len(codes) >= limit:
+                        return codes
         for mark in (0, 1):
             cells = blank & ~seen[mark]
             seen[mark] |= cells
@@ -326,18 +358,34 @@ class Searcher:
                 elif e_value <= alpha:
                     return e_value
         if self.tiers:
-            codes = self.ordered_moves(x, o, live, order)
+            # with a beam, only a prefix of the ordering is needed: the beam, and two more in
+            # case the killer and the table's move come from it
+            codes = self.ordered_moves(x, o, live, order, self.beam + 2 if self.beam else 0)
+            # the moves of the whole ordering: every empty live cell with either mark, and the
+            # lowest dead cell with X (the killer or the table's move may lie past the prefix)
+            free = cover & ~occ
+            dead = FULL_MASK & ~occ & ~cover
+            tempo = ((dead & -dead).bit_length() - 1) * 2 if dead else -1
+            killer = self.killers[ply]
+            if killer >= 0 and (free >> (killer >> 1) & 1 or killer == tempo):
+                if killer in codes:
+                    codes.remove(killer)
+                codes.insert(0, killer)
+            if best_move >= 0 and (free >> (best_move >> 1) & 1 or best_move == tempo):
+                if best_move in codes:
+                    codes.remove(best_move)
+                codes.insert(0, best_move)
         else:
             moves = self.children(x, o, live, tx, to, ev)
             moves.sort(key=_key_order if order else _key_chaos)
             codes = [m[1] * 2 + m[2] for m in moves]
-        killer = self.killers[ply]
-        if killer >= 0 and killer in codes:
-            codes.remove(killer)
-            codes.insert(0, killer)
-        if best_move >= 0 and best_move in codes:
-            codes.remove(best_move)
-            codes.insert(0, best_move)
+            killer = self.killers[ply]
+            if killer >= 0 and killer in codes:
+                codes.remove(killer)
+                codes.insert(0, killer)
+            if best_move >= 0 and best_move in codes:
+                codes.remove(best_move)
+                codes.insert(0, best_move)
         if self.beam and len(codes) > self.beam:
             del codes[self.beam :]  # forward pruning: only the most promising moves
         a0, b0 = alpha, beta
@@ -560,6 +608,10 @@ class Searcher:
             code = self.vcf(x, o, live, self.root_vcf)
             if code >= 0:
                 return Result(code >> 1, code & 1, WIN - ply - 1, 0, 1, True)
+        if order and self.pairing:  # the classic strategy: answer a mark in the border
+            reply = pairing_reply(x, o)
+            if reply >= 0:
+                return Result(reply >> 1, reply & 1, 0, 0, 1, False)
         # exact solver once few live cells remain: half of the budget
         free_live = (window_union(live) & ~occ).bit_count()
         if free_live <= solve_cells:
@@ -615,6 +667,31 @@ class Searcher:
         return Result(best[1], best[2], best_value, depth_done, self.nodes, exact)
 
 
+def pairing_reply(x: int, o: int) -> int:
+    """Order's pairing answer ``cell * 2 + mark`` when exactly one border pair is half filled
+    (the opposite mark in the empty partner); -1 when every pair is empty or holds X and O (the
+    pairing stands: play in the centre); -2 when the pairing is broken (a pair holds one mark
+    twice, or several pairs are half filled)."""
+    occ = x | o
+    reply = -1
+    for a, b in _PAIRS:
+        ba = 1 << a
+        bb = 1 << b
+        if occ & ba:
+            if occ & bb:
+                if bool(x & ba) == bool(x & bb):
+                    return -2
+            elif reply >= 0:
+                return -2
+            else:
+                reply = b * 2 + (0 if o & ba else 1)
+        elif occ & bb:
+            if reply >= 0:
+                return -2
+            reply = a * 2 + (0 if o & bb else 1)
+    return reply
+
+
 def threat_eval(x: int, o: int, vcf_depth: int = VCF_DEPTH) -> int:
     """The window evaluation with the threats read one step on (Order's point of view; the side
     to move from the number of marks): Order to move with a four, or Chaos facing two, is
@@ -624,7 +701,36 @@ def threat_eval(x: int, o: int, vcf_depth: int = VCF_DEPTH) -> int:
     cells (one is worth ``DOUBLE_FOUR``); no live window left is ``-WIN``."""
     occ = x | o
     order = not occ.bit_count() & 1
-    tx, to = threats(x, o)
+    total = 0
+    once = twice = 0  # cells in one / two or more three-mark windows (by mark)
+    once_o = twice_o = 0
+    live = 0
+    tx = to = 0  # the threats, found in the same pass
+    weights = WEIGHTS
+    for bit, w in _WINDOW_LIST:
+        xw = x & w
+        ow = o & w
+        if xw:
+            if ow:
+                continue
+            kx = xw.bit_count()
+            total += weights[kx]
+            if kx == 3:
+                e = w & ~occ
+                twice |= once & e
+                once |= e
+            elif kx == 4:
+                tx |= w & ~occ
+        elif ow:
+            ko = ow.bit_count()
+            total += weights[ko]
+            if ko == 3:
+                e = w & ~occ
+                twice_o |= once_o & e
+                once_o |= e
+            elif ko == 4:
+                to |= w & ~occ
+        live |= bit
     t = tx | to
     if t:
         if order or t & (t - 1) or tx & to:
@@ -635,29 +741,6 @@ def threat_eval(x: int, o: int, vcf_depth: int = VCF_DEPTH) -> int:
         if (occ | b) == FULL_MASK:
             return -WIN
         return threat_eval(x, o | b, vcf_depth) if tx else threat_eval(x | b, o, vcf_depth)
-    total = 0
-    once = twice = 0  # cells in one / two or more three-mark windows (by mark)
-    once_o = twice_o = 0
-    live = 0
-    weights = WEIGHTS
-    for bit, w in _WINDOW_LIST:
-        kx = (x & w).bit_count()
-        ko = (o & w).bit_count()
-        if kx and ko:
-            continue
-        live |= bit
-        if kx:
-            total += weights[kx]
-            if kx == 3:
-                e = w & ~occ
-                twice |= once & e
-                once |= e
-        elif ko:
-            total += weights[ko]
-            if ko == 3:
-                e = w & ~occ
-                twice_o |= once_o & e
-                once_o |= e
     if not live:
         return -WIN
     double = twice | twice_o

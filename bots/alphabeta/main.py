@@ -11,17 +11,23 @@ and an exact win/loss solver once few live cells remain. Below the root it looks
 ``BEAM`` first moves of each position in that order (5 when it plays Chaos, 8 as Order), which lets
 it read four to six plies within 40 ms.
 
-As Order it evaluates the leaves with the threats read one step on (``threat_eval``: a four to
+As Order it plays the classic strategy's answer in the border: when Chaos writes in one of the
+20 border cells, Order writes the opposite mark in its partner (the other end of the same middle
+row, middle column or long diagonal) without searching, so that four identical marks in a line of
+the central 4x4 win; it searches every other move (the centre, and any position where the pairing
+is broken). It evaluates the leaves with the threats read one step on (``threat_eval``: a four to
 block, double-four cells, a win by up to ``LEAF_VCF`` successive fours), at about twice the cost
 of a node, hence fewer nodes. Measured in-process against ``benchmarks/bots/depth3.py`` as Chaos
-at 200 ms, work budget only, the same 80 seeds: Order won 61 with the plain window sum at 25
-nodes per ms, 74 with these leaves at 14 (48 at 7: shallower is not better).
+at 200 ms, work budget only, with depth3's ties broken at random (so that the games differ):
+without the pairing answer Order won 73 of 100 games at 14 nodes per ms; with it 93 of 100 at 14,
+81 of 100 at 28, and 200 of 200 at 10 (a deeper search under the beam misjudges more lines).
 
 Time: it stops on a node budget proportional to ``<ms>`` (``NODES_PER_MS`` nodes per millisecond,
 by role; a third of the move time or less on an idle core) so that its games depend only on
-``ARENA_SEED``, and in any case after ``arena.botlib.clock.GUARD_SHARE`` of ``<ms>``; it gets
-stronger with more time. The order of equal moves is drawn from ``state.rng``, so two seeds give
-different games. Run it as ``python bots/alphabeta/main.py``.
+``ARENA_SEED``, and in any case after ``arena.botlib.clock.GUARD_SHARE`` of ``<ms>``; its
+strength depends on the time (as Order not monotonically: see above). The order of equal moves
+is drawn from ``state.rng``, so two seeds give different games. Run it as
+``python bots/alphabeta/main.py``.
 """
 
 from __future__ import annotations
@@ -39,8 +45,9 @@ from arena.botlib.alphabeta import Searcher
 from arena.botlib.clock import guard_deadline
 from arena.rules import Mark, Move, Role
 
-NODES_PER_MS = {Role.ORDER: 14, Role.CHAOS: 25}
-"""The work budget: nodes per millisecond of ``<ms>`` (Order's leaves cost about twice as much)."""
+NODES_PER_MS = {Role.ORDER: 10, Role.CHAOS: 25}
+"""The work budget: nodes per millisecond of ``<ms>`` (Order's leaves cost about twice as much;
+Order's 10 measured best against an outside depth-3 Chaos, see the module docstring)."""
 BEAM = {Role.ORDER: 8, Role.CHAOS: 5}
 """Moves searched per position below the root: Chaos trades width for depth (it must see Order's
 double threats coming), Order needs the width to find them."""
@@ -66,6 +73,7 @@ def choose(state: BotState) -> Move:
         _searcher = Searcher(state.rng)
         _searcher.tiers = True
         _searcher.root_vcf = ROOT_VCF
+        _searcher.pairing = state.role is Role.ORDER
     _searcher.beam = BEAM[state.role]
     _searcher.leaf_threats = LEAF_THREATS[state.role]
     _searcher.leaf_vcf = LEAF_VCF[state.role]
