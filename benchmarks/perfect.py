@@ -5,8 +5,8 @@ Usage: ``python benchmarks/perfect.py [--games 1000] [--search-games 100]``
 Prints the centre game's search (positions, nodes, time, table entries, the most Order moves),
 the table file's size and load time, the bot's start-up time (process start to ``ready``), and
 the strategy's record as Order from the empty board, in-process on ``arena.rules.Board``:
-against a uniformly random Chaos (``--games``) and against perfect's own alpha-beta Chaos
-(``--search-games``, about a third of 100 ms a move). The real-process check is
+against a uniformly random Chaos (``--games``) and against perfect's own Chaos (``mcts``'s search)
+(``--search-games``, its budget for 100 ms a move). The real-process check is
 ``arena match bots/perfect/main.py random --games 200``.
 """
 
@@ -39,7 +39,8 @@ def random_chaos(board: Board, rng: random.Random) -> Move:
 
 
 def search_chaos(board: Board, rng: random.Random) -> Move:
-    return chaos_move(board, rng, time.monotonic() + 0.033)
+    """perfect's own Chaos (``mcts``'s search) on a 100 ms move."""
+    return chaos_move(board, rng, 100, time.monotonic() + 0.1)
 
 
 def games(player: PerfectOrder, chaos: Chaos, count: int, label: str) -> None:
@@ -107,7 +108,7 @@ def main() -> None:
     player.warm()
     games(player, random_chaos, args.games, "random Chaos")
     if args.search_games:
-        games(player, search_chaos, args.search_games, "perfect's alpha-beta Chaos")
+        games(player, search_chaos, args.search_games, "perfect's own Chaos (mcts's search)")
 
 
 if __name__ == "__main__":

@@ -44,9 +44,17 @@ import random
 import time
 
 from arena.botlib.alphabeta import VCF_DEPTH, WIN, Searcher, threat_eval
+from arena.botlib.clock import guard_deadline
 from arena.botlib.engine import FULL_MASK, live_windows, threats
 
-__all__ = ["Node", "Mcts", "order_win_probability", "priors"]
+__all__ = [
+    "Node",
+    "Mcts",
+    "SIMULATIONS_PER_MS",
+    "budgeted_move",
+    "order_win_probability",
+    "priors",
+]
 
 C_PUCT = 0.8
 """Weight of the prior's exploration term against the mean value (both in [0, 1])."""
@@ -186,6 +194,20 @@ class Node:
         node = Node(*self.moves[index])
         self.children.append(node)
         return node
+
+
+SIMULATIONS_PER_MS = 3.0
+"""The bots' work budget: simulations (one new node, one evaluation each) per millisecond of
+``<ms>``, about a third of the move time on an idle core, so that the budget, not the clock,
+usually ends the search and a game replays exactly given ``ARENA_SEED``."""
+
+
+def budgeted_move(x: int, o: int, rng: random.Random, ms: int, deadline: float) -> tuple[int, int]:
+    """The move ``(cell, mark)`` of a search of ``SIMULATIONS_PER_MS`` simulations per ms of
+    ``ms``, stopped in any case at the clock's guard (``arena.botlib.clock``) before
+    ``deadline`` (a ``time.monotonic`` value): how the bundled bots use it."""
+    stop = guard_deadline(deadline, ms)
+    return Mcts(rng).best_move(x, o, stop, max_playouts=int(SIMULATIONS_PER_MS * ms))
 
 
 class Mcts:

@@ -13,7 +13,11 @@ Why: with six in a line counting, Order wins by force, and this is that win as a
    still holds the pairing's shape, else the general centre game of ``arena.botlib.repair``
    (lines that serve one mark only, half-filled pairs to repair);
 6. otherwise, or when that fails, play the move of a small alpha-beta search
-   (``arena.botlib.perfect_search``), which is also how it plays Chaos.
+   (``arena.botlib.perfect_search``).
+
+As Chaos, where no perfect play is known, it plays as the ladder's strongest Chaos, the ``mcts``
+bot (``arena.botlib.mcts.budgeted_move``, the same budget): so that this bot is the strongest of
+the ladder in both roles, the one to measure any other against.
 
 From the empty board, steps 1-4 alone win every game (the tests play them out against every
 Chaos reply). Where several moves are equally good (the symmetric images of the table's move,
@@ -41,6 +45,7 @@ from arena.botlib.centre import (
     four_table,
     threat_table,
 )
+from arena.botlib.mcts import budgeted_move
 from arena.botlib.perfect_search import search
 from arena.botlib.repair import GeneralCentre
 from arena.botlib.solver import MAX_ORDER_MOVES, SearchLimitError, Solver
@@ -200,9 +205,12 @@ class PerfectOrder:
         return search(board.bits, True, stop, rng, self.node_limit)
 
 
-def chaos_move(board: Board, rng: random.Random, stop: float, node_limit: int = 1 << 62) -> Move:
-    """Chaos's move: the alpha-beta search's, within ``stop`` and ``node_limit`` nodes."""
-    return search(board.bits, False, stop, rng, node_limit)
+def chaos_move(board: Board, rng: random.Random, ms: int, deadline: float) -> Move:
+    """Chaos's move: the ``mcts`` bot's for a move of ``ms`` milliseconds that must be made by
+    ``deadline`` (a ``time.monotonic`` value)."""
+    x, o = board.bits
+    cell, mark = budgeted_move(x, o, rng, ms, deadline)
+    return Move(cell, Mark(mark))
 
 
 NODES_PER_MS = 4
@@ -225,9 +233,7 @@ def choose_move(
     the turn arrived (the kit's ``state.deadline``); the move is decided well before it.
     """
     start = time.monotonic() if deadline is None else deadline - ms / 1000
-    stop = start + time_budget(ms)
-    nodes = max(1, NODES_PER_MS * ms)
-    if role is Role.ORDER:
-        player.node_limit = nodes
-        return player.choose(board, rng, stop)
-    return chaos_move(board, rng, stop, nodes)
+    if role is Role.CHAOS:
+        return chaos_move(board, rng, ms, start + ms / 1000)
+    player.node_limit = max(1, NODES_PER_MS * ms)
+    return player.choose(board, rng, start + time_budget(ms))

@@ -12,11 +12,11 @@ tempo move; at the root Order takes a win by fours and Chaos avoids lost positio
 Why not playouts: at a few hundred simulations a move, the playout-based UCT this bot used to be
 lost to the one-ply ``heuristic``; the evaluation and the prior make the same budget count.
 
-Time: it stops after ``PLAYOUTS_PER_MS`` simulations per millisecond of ``<ms>`` (about a third of
-the move time on an idle core) so that its games depend only on ``ARENA_SEED``, and in any case
-after ``arena.botlib.clock.GUARD_SHARE`` of ``<ms>``; it gets stronger with more time (as Chaos
-against ``heuristic``'s Order, measured in-process: 31 wins in 100 games at 150 simulations a
-move, 41 at 300). Run it as ``python bots/mcts/main.py``.
+Time: it stops after ``arena.botlib.mcts.SIMULATIONS_PER_MS`` (3) simulations per millisecond of
+``<ms>`` (about a third of the move time on an idle core) so that its games depend only on
+``ARENA_SEED``, and in any case after ``arena.botlib.clock.GUARD_SHARE`` of ``<ms>``; it gets
+stronger with more time (as Chaos against ``heuristic``'s Order, measured in-process: 31 wins in
+100 games at 150 simulations a move, 41 at 300). Run it as ``python bots/mcts/main.py``.
 """
 
 from __future__ import annotations
@@ -30,20 +30,14 @@ try:
 except ImportError:  # running from a clone without installing: the package is two folders up
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent))
     from arena.bot import BotState, run
-from arena.botlib.clock import guard_deadline
-from arena.botlib.mcts import Mcts
+from arena.botlib.mcts import budgeted_move
 from arena.rules import Mark, Move
-
-PLAYOUTS_PER_MS = 3.0
-"""The work budget: simulations (one new node, one evaluation each) per millisecond of ``<ms>``."""
 
 
 def choose(state: BotState) -> Move:
     """The search's move after this turn's simulations."""
     x, o = state.board.bits
-    cell, mark = Mcts(state.rng).best_move(
-        x, o, guard_deadline(state.deadline, state.ms), max_playouts=int(PLAYOUTS_PER_MS * state.ms)
-    )
+    cell, mark = budgeted_move(x, o, state.rng, state.ms, state.deadline)
     return Move(cell, Mark(mark))
 
 

@@ -1,4 +1,4 @@
-"""perfect: the solved Order player (and a modest alpha-beta Chaos).
+"""perfect: the solved Order player (and, as Chaos, the ladder's strongest: ``mcts``'s search).
 
 Why: with six in a line counting, Order wins by force; this bot plays that win, so that every
 Chaos bot can be measured against the strongest possible Order. As Order it completes five when
@@ -6,9 +6,10 @@ it can, answers a Chaos move in the border with the opposite mark in the partner
 pairing of the 20 border cells), and otherwise plays the solved centre game from ``table.bin``
 (rebuilt by ``python -m arena.botlib.solver --out bots/perfect/table.bin``). A position its
 strategy does not cover (a random opening) falls back to solving the centre game within the
-time, then to a small alpha-beta search (``arena.botlib.perfect_search``), which is also how it
-plays Chaos: that part's strength depends on its time (4 nodes per ms of ``<ms>``, and at
-most a third of it).
+time, then to a small alpha-beta search (``arena.botlib.perfect_search``: 4 nodes per ms of
+``<ms>``, and at most a third of it). As Chaos, where no perfect play is known, it plays the
+``mcts`` bot's search with the same budget (``arena.botlib.mcts.budgeted_move``): its strength
+there depends on its time.
 See ``arena.botlib.perfect`` for the details. Deterministic given ``ARENA_SEED``.
 """
 
