@@ -260,8 +260,8 @@ def test_alphabeta_order_beats_a_depth3_chaos_with_random_ties_on_its_200_ms_bud
     """The same at 200 ms against depth3 with its ties broken at random (about 95 distinct
     games in 100): 100 of seeds 1-100 measured. If alphabeta's true rate were only 95%,
     100 wins in 100 would happen with probability 0.95**100 < 0.6% and 98 or more with 12%;
-    asking for 97 leaves room for a change that costs a game or two, and a bot at the old 73%
-    passes it with probability below 1e-8."""
+    asking for 97 leaves room for a change that costs a game or two, while a bot at the 82% that
+    alphabeta won here before the pairing answer passes it with probability below 1e-5."""
     alphabeta = load("alphabeta")
     chaos = _Depth3WithRandomTies()
     wins = sum(play_in_process(alphabeta, chaos, seed, 200) for seed in range(1, 101))

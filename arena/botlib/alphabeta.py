@@ -36,8 +36,8 @@ What the search knows about the game:
   four identical marks in its middle make five (or an open four), and the search only has to
   play the centre. A win by fours found first is played instead; with the pairing broken (a pair
   holding one mark twice, several pairs half filled) the search alone decides. Measured against
-  ``benchmarks/bots/depth3.py`` as Chaos with its ties broken at random: Order won 93 of 100
-  in-process games with it and 73 of 100 without (same budget).
+  ``benchmarks/bots/depth3.py`` as Chaos with its ties at the root broken at random: Order won
+  93 of 100 in-process games with it and 73 of 100 without (same budget).
 - **An exact solver** (``solve``): once few live cells remain, a proof search without depth limit
   settles the game (win/loss) and the bot plays a winning move, or, when lost, the move that loses
   latest according to the heuristic search.
