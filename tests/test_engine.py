@@ -15,9 +15,21 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.botlib import engine
-from arena.botlib.alphabeta import PARTNER, WEIGHTS, Searcher, evaluate, pairing_reply
+from arena.botlib.alphabeta import (
+    CENTRE_LINES,
+    CENTRE_WEIGHTS,
+    PARTNER,
+    WEIGHTS,
+    Searcher,
+    centre_value,
+    evaluate,
+    pairing_reply,
+    threat_eval,
+)
 from arena.botlib.heuristic import one_ply
 from arena.rules import CELLS, WINDOWS, Board, Mark, Move
+
+WIN_HALF = 500_000  # alphabeta.WIN // 2: a threat the evaluation counts as won
 
 # A game prefix: a seed for the moves and a number of plies.
 positions = st.tuples(st.integers(0, 2**32), st.integers(0, 35))
@@ -335,3 +347,31 @@ def test_alphabeta_with_the_pairing_answers_in_the_border_unless_it_wins_by_four
         board.push(Move.parse(token))  # X X X X in row 3 and Chaos just wrote in a1
     result = searcher.best_move(*board.bits, time.monotonic() + 10.0, max_nodes=300)
     assert board.copy().push(Move(result.cell, Mark(result.mark))), "Order takes its five"
+
+
+def test_the_centre_lines_are_the_middles_of_the_lines_through_paired_ends() -> None:
+    """Each centre line is the middle four of a line of six whose ends are partners."""
+    assert len(set(CENTRE_LINES)) == 10
+    for line in CENTRE_LINES:
+        cells = [c for c in range(CELLS) if line >> c & 1]
+        assert len(cells) == 4
+        step = cells[1] - cells[0]
+        assert all(b - a == step for a, b in zip(cells, cells[1:], strict=False))
+        assert PARTNER[cells[0] - step] == cells[-1] + step
+
+
+@settings(max_examples=200, deadline=None)
+@given(positions)
+def test_the_centre_value_counts_the_centre_lines_of_one_mark(position: tuple[int, int]) -> None:
+    board = random_position(*position)
+    x, o = board.bits
+    expected = 0
+    for line in CENTRE_LINES:
+        kx, ko = (x & line).bit_count(), (o & line).bit_count()
+        if not (kx and ko):
+            expected += CENTRE_WEIGHTS[kx + ko]
+    assert centre_value(x, o) == expected
+    if not board.is_game_over() and not any(engine.threats(x, o)):
+        # the centre leaves keep the threats: they differ from the window leaves only below them
+        plain, centre = threat_eval(x, o), threat_eval(x, o, centre=True)
+        assert (abs(plain) >= WIN_HALF) == (abs(centre) >= WIN_HALF)
