@@ -26,7 +26,8 @@ where playouts were blind:
   once every move loses; a proven node is not searched again, and the root plays a proven win
   at once (or, lost, the most visited move, which makes Order find the win).
 - **Root tactics.** Order plays a win by successive fours at once (``Searcher.vcf``); Chaos
-  leaves out the moves after which ``threat_eval`` already gives the game to Order.
+  leaves out the moves after which ``threat_eval`` already gives the game to Order, and its
+  first reply stays in the central 4x4 (``CENTRE_OPENING``).
 
 Unvisited moves count as their parent's value minus ``FPU_REDUCTION`` (first-play urgency), so
 only the best-prior unvisited move of a node competes in the selection: the loop runs over the
@@ -50,6 +51,8 @@ from arena.botlib.engine import FULL_MASK, live_windows, threats
 __all__ = [
     "Node",
     "Mcts",
+    "CENTRE_MASK",
+    "CENTRE_OPENING",
     "SIMULATIONS_PER_MS",
     "budgeted_move",
     "order_win_probability",
@@ -196,6 +199,17 @@ class Node:
         return node
 
 
+CENTRE_MASK = sum(1 << (6 * r + c) for r in range(1, 5) for c in range(1, 5))
+"""The central 4x4 cells (b2-e5), the cells in the most windows."""
+CENTRE_OPENING = 2
+"""Chaos's root keeps only ``CENTRE_MASK`` cells while fewer marks than this stand on the
+board: its first reply goes into the centre. Why: against the depth-3 alpha-beta Order of issue
+11 (``benchmarks/bots/depth3.py``, in-process at 200 ms, seeds 1-20) the search's first reply
+decided the game: a border or corner cell (a3, c1, c6, f3, f6) let Order take a second central
+cell and win 9 of 10 such games by ply 21-25, a central one held the full board every time
+(11 of 20 before, 20 of 20 with this). The cost: ``alphabeta``'s Order, whose pairing answers a
+border move by the partner cell, wins the centre games (see ``bots/mcts/main.py``)."""
+
 SIMULATIONS_PER_MS = 3.0
 """The bots' work budget: simulations (one new node, one evaluation each) per millisecond of
 ``<ms>``, about a third of the move time on an idle core, so that the budget, not the clock,
@@ -208,6 +222,19 @@ def budgeted_move(x: int, o: int, rng: random.Random, ms: int, deadline: float) 
     ``deadline`` (a ``time.monotonic`` value): how the bundled bots use it."""
     stop = guard_deadline(deadline, ms)
     return Mcts(rng).best_move(x, o, stop, max_playouts=int(SIMULATIONS_PER_MS * ms))
+
+
+def _restrict(root: Node, keep: list[bool]) -> list[tuple[int, int, int, int, int, int, int]]:
+    """Keep the root's moves marked in ``keep`` (all of them if none is), priors renormalised."""
+    moves = root.moves
+    assert moves is not None
+    if any(keep) and not all(keep):
+        root.moves = [m for m, k in zip(moves, keep, strict=True) if k]
+        p = [v for v, k in zip(root.prior, keep, strict=True) if k]
+        total = sum(p) or 1.0
+        root.prior = [v / total for v in p]
+    assert root.moves is not None
+    return root.moves
 
 
 class Mcts:
@@ -245,13 +272,9 @@ class Mcts:
             if code >= 0:
                 return code >> 1, code & 1
         else:  # leave out the moves after which the threats already decide for Order
-            keep = [i for i, m in enumerate(moves) if threat_eval(m[2], m[3]) < WIN // 2]
-            if keep and len(keep) < len(moves):
-                root.moves = [moves[i] for i in keep]
-                p = [root.prior[i] for i in keep]
-                total = sum(p) or 1.0
-                root.prior = [v / total for v in p]
-                moves = root.moves
+            moves = _restrict(root, [threat_eval(m[2], m[3]) < WIN // 2 for m in moves])
+            if (x | o).bit_count() < CENTRE_OPENING:  # the opening reply: in the centre
+                moves = _restrict(root, [bool(CENTRE_MASK >> m[0] & 1) for m in moves])
             if len(moves) == 1:
                 return moves[0][0], moves[0][1]
         clock = time.monotonic
