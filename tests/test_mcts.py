@@ -11,9 +11,6 @@ from __future__ import annotations
 import random
 import time
 
-import pytest
-
-import arena.botlib.mcts as mcts_module
 from arena.botlib.alphabeta import threat_eval
 from arena.botlib.engine import FULL_MASK, has_five, live_windows, threats
 from arena.botlib.mcts import (
@@ -149,22 +146,21 @@ def test_the_budget_stops_the_search_and_the_seed_decides_ties() -> None:
     assert runs[0] == runs[1]
 
 
-def test_chaos_first_reply_stays_in_the_centre(monkeypatch: pytest.MonkeyPatch) -> None:
-    """``CENTRE_OPENING``: whatever Order's first mark (centre, border, corner) and the seed,
-    Chaos answers in the central 4x4, where its moves kill the most windows (against depth3's
-    Order a border reply lost 9 games of 10). Without the rule the search does go to the border
-    for some of these, so the check is not vacuous."""
+def test_chaos_first_reply_stays_in_the_centre_when_asked() -> None:
+    """``centre_opening=CENTRE_OPENING`` (``perfect``'s Chaos): whatever Order's first mark
+    (centre, border, corner) and the seed, Chaos answers in the central 4x4, where its moves kill
+    the most windows (against depth3's Order a border reply lost 9 games of 10). The plain search
+    (the ``mcts`` bot) does go to the border for some of these, so the check is not vacuous."""
 
-    def replies() -> set[int]:
+    def replies(centre_opening: int) -> set[int]:
         out = set()
         for first in ("c3X", "a1O", "f4X", "d6O"):
             x, o = position(first)
             for seed in range(4):
-                rng = random.Random(seed)
-                out.add(Mcts(rng).best_move(x, o, time.monotonic() + FAR, 300)[0])
+                search = Mcts(random.Random(seed), centre_opening=centre_opening)
+                out.add(search.best_move(x, o, time.monotonic() + FAR, 300)[0])
         return out
 
     assert CENTRE_OPENING == 2
-    assert all(CENTRE_MASK >> cell & 1 for cell in replies())
-    monkeypatch.setattr(mcts_module, "CENTRE_OPENING", 0)
-    assert not all(CENTRE_MASK >> cell & 1 for cell in replies())
+    assert all(CENTRE_MASK >> cell & 1 for cell in replies(CENTRE_OPENING))
+    assert not all(CENTRE_MASK >> cell & 1 for cell in replies(0))

@@ -26,8 +26,9 @@ where playouts were blind:
   once every move loses; a proven node is not searched again, and the root plays a proven win
   at once (or, lost, the most visited move, which makes Order find the win).
 - **Root tactics.** Order plays a win by successive fours at once (``Searcher.vcf``); Chaos
-  leaves out the moves after which ``threat_eval`` already gives the game to Order, and its
-  first reply stays in the central 4x4 (``CENTRE_OPENING``).
+  leaves out the moves after which ``threat_eval`` already gives the game to Order, and, when
+  asked (``centre_opening``: ``perfect``'s Chaos does, the ``mcts`` bot does not), keeps its
+  first reply in the central 4x4 (``CENTRE_OPENING``).
 
 Unvisited moves count as their parent's value minus ``FPU_REDUCTION`` (first-play urgency), so
 only the best-prior unvisited move of a node competes in the selection: the loop runs over the
@@ -202,13 +203,16 @@ class Node:
 CENTRE_MASK = sum(1 << (6 * r + c) for r in range(1, 5) for c in range(1, 5))
 """The central 4x4 cells (b2-e5), the cells in the most windows."""
 CENTRE_OPENING = 2
-"""Chaos's root keeps only ``CENTRE_MASK`` cells while fewer marks than this stand on the
-board: its first reply goes into the centre. Why: against the depth-3 alpha-beta Order of issue
+"""Opening knowledge for Chaos (``Mcts(centre_opening=CENTRE_OPENING)``): the root keeps only
+``CENTRE_MASK`` cells while fewer marks than this stand on the board, so its first reply goes
+into the centre. Used by ``perfect``'s Chaos, not by the ``mcts`` bot (a plain search, to compare
+search families with). Why: against the depth-3 alpha-beta Order of issue
 11 (``benchmarks/bots/depth3.py``, in-process at 200 ms, seeds 1-20) the search's first reply
 decided the game: a border or corner cell (a3, c1, c6, f3, f6) let Order take a second central
 cell and win 9 of 10 such games by ply 21-25, a central one held the full board every time
 (11 of 20 before, 20 of 20 with this). The cost: ``alphabeta``'s Order, whose pairing answers a
-border move by the partner cell, wins the centre games (see ``bots/mcts/main.py``)."""
+border move by the partner cell, wins the centre games: 20 of 20 in-process (10 of 20 against the
+search's own first replies), which is why the plain ``mcts`` bot keeps its own."""
 
 SIMULATIONS_PER_MS = 3.0
 """The bots' work budget: simulations (one new node, one evaluation each) per millisecond of
@@ -216,12 +220,16 @@ SIMULATIONS_PER_MS = 3.0
 usually ends the search and a game replays exactly given ``ARENA_SEED``."""
 
 
-def budgeted_move(x: int, o: int, rng: random.Random, ms: int, deadline: float) -> tuple[int, int]:
+def budgeted_move(
+    x: int, o: int, rng: random.Random, ms: int, deadline: float, centre_opening: int = 0
+) -> tuple[int, int]:
     """The move ``(cell, mark)`` of a search of ``SIMULATIONS_PER_MS`` simulations per ms of
     ``ms``, stopped in any case at the clock's guard (``arena.botlib.clock``) before
-    ``deadline`` (a ``time.monotonic`` value): how the bundled bots use it."""
+    ``deadline`` (a ``time.monotonic`` value): how the bundled bots use it. ``centre_opening``:
+    see ``Mcts``."""
     stop = guard_deadline(deadline, ms)
-    return Mcts(rng).best_move(x, o, stop, max_playouts=int(SIMULATIONS_PER_MS * ms))
+    search = Mcts(rng, centre_opening=centre_opening)
+    return search.best_move(x, o, stop, max_playouts=int(SIMULATIONS_PER_MS * ms))
 
 
 def _restrict(root: Node, keep: list[bool]) -> list[tuple[int, int, int, int, int, int, int]]:
@@ -240,9 +248,14 @@ def _restrict(root: Node, keep: list[bool]) -> list[tuple[int, int, int, int, in
 class Mcts:
     """PUCT search from a position; ``best_move`` stops at a simulation budget or a deadline."""
 
-    def __init__(self, rng: random.Random | None = None, c: float = C_PUCT) -> None:
+    def __init__(
+        self, rng: random.Random | None = None, c: float = C_PUCT, centre_opening: int = 0
+    ) -> None:
         self.rng = rng or random.Random()
         self.c = c
+        self.centre_opening = centre_opening
+        """As Chaos, keep the reply in the centre while fewer marks than this stand on the board
+        (0: never; ``CENTRE_OPENING`` is the measured opening knowledge)."""
         self.playouts = 0
         """Simulations of the last search (each adds one node and backs up one value)."""
 
@@ -273,7 +286,7 @@ class Mcts:
                 return code >> 1, code & 1
         else:  # leave out the moves after which the threats already decide for Order
             moves = _restrict(root, [threat_eval(m[2], m[3]) < WIN // 2 for m in moves])
-            if (x | o).bit_count() < CENTRE_OPENING:  # the opening reply: in the centre
+            if (x | o).bit_count() < self.centre_opening:  # the opening reply: in the centre
                 moves = _restrict(root, [bool(CENTRE_MASK >> m[0] & 1) for m in moves])
             if len(moves) == 1:
                 return moves[0][0], moves[0][1]

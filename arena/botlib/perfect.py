@@ -15,9 +15,11 @@ Why: with six in a line counting, Order wins by force, and this is that win as a
 6. otherwise, or when that fails, play the move of a small alpha-beta search
    (``arena.botlib.perfect_search``).
 
-As Chaos, where no perfect play is known, it plays as the ladder's strongest Chaos, the ``mcts``
-bot (``arena.botlib.mcts.budgeted_move``, the same budget): so that this bot is the strongest of
-the ladder in both roles, the one to measure any other against.
+As Chaos, where no perfect play is known, it plays the ``mcts`` bot's search with the same budget
+(``arena.botlib.mcts.budgeted_move``) and one piece of opening knowledge the plain search lacks:
+its first reply goes into the central 4x4 (``arena.botlib.mcts.CENTRE_OPENING``), which holds a
+depth-3 alpha-beta Order to a full board. So this bot is the ladder's strongest in both roles,
+the one to measure any other against.
 
 From the empty board, steps 1-4 alone win every game (the tests play them out against every
 Chaos reply). Where several moves are equally good (the symmetric images of the table's move,
@@ -45,7 +47,7 @@ from arena.botlib.centre import (
     four_table,
     threat_table,
 )
-from arena.botlib.mcts import budgeted_move
+from arena.botlib.mcts import CENTRE_OPENING, budgeted_move
 from arena.botlib.perfect_search import search
 from arena.botlib.repair import GeneralCentre
 from arena.botlib.solver import MAX_ORDER_MOVES, SearchLimitError, Solver
@@ -206,10 +208,10 @@ class PerfectOrder:
 
 
 def chaos_move(board: Board, rng: random.Random, ms: int, deadline: float) -> Move:
-    """Chaos's move: the ``mcts`` bot's for a move of ``ms`` milliseconds that must be made by
-    ``deadline`` (a ``time.monotonic`` value)."""
+    """Chaos's move: the ``mcts`` bot's search, its first reply in the centre, for a move of ``ms``
+    milliseconds that must be made by ``deadline`` (a ``time.monotonic`` value)."""
     x, o = board.bits
-    cell, mark = budgeted_move(x, o, rng, ms, deadline)
+    cell, mark = budgeted_move(x, o, rng, ms, deadline, CENTRE_OPENING)
     return Move(cell, Mark(mark))
 
 

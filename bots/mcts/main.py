@@ -7,17 +7,17 @@ adds one position, and scores it with the ``heuristic`` bot's threat evaluation 
 probability that Order wins (a logistic curve fitted on self-play), instead of a random playout;
 the move played is the most visited at the root. Positions settled by fours are terminal and
 their results are proven up the tree (a proven win is played at once); all dead cells are one
-tempo move; at the root Order takes a win by fours and Chaos avoids lost positions, and its
-first reply stays in the central 4x4 (``arena.botlib.mcts.CENTRE_OPENING``).
+tempo move; at the root Order takes a win by fours and Chaos avoids lost positions.
 
-Why the centre (measured in-process at 200 ms on the work budget, against issue 11's depth-3
-alpha-beta Order, ``benchmarks/bots/depth3.py``): left free, the search's first reply often went
-to the border (a3, c1, c6, f3, f6); Order then took a second central cell and won 9 of those 10
-games (Chaos won 11 of seeds 1-20, losing at plies 21-25); with its first reply in the centre
-Chaos held the full board in 40 of 40 (seeds 1-40). Against ``heuristic``'s Order (100 ms,
-seeds 1-30) it won 30 of 30 instead of 24. The price: ``alphabeta``'s Order, whose pairing answers
-a border move by its partner cell (which is how mcts's Chaos used to beat it), now wins the
-centre lines: 20 of 20 in-process (10 before), 40 of 40 in a ladder run (25 before).
+It is the plain search, with no opening knowledge: its first reply as Chaos is the search's own.
+``perfect``'s Chaos plays the same search with its first reply kept in the central 4x4
+(``arena.botlib.mcts.CENTRE_OPENING``). Measured in-process at 200 ms on the work budget against
+issue 11's depth-3 alpha-beta Order (``benchmarks/bots/depth3.py``): left free, the first reply
+often went to the border (a3, c1, c6, f3, f6), Order then took a second central cell and won 9
+of those 10 games (Chaos won 11 of seeds 1-20, losing at plies 21-25); in the centre Chaos held
+the full board in 40 of 40 (seeds 1-40), and won 30 of 30 instead of 24 against ``heuristic``'s
+Order (100 ms). But ``alphabeta``'s Order, whose pairing answers a border move by its partner
+cell, wins the centre lines: 20 of 20 in-process, where the search's own replies won 10.
 
 Why not playouts: at a few hundred simulations a move, the playout-based UCT this bot used to be
 lost to the one-ply ``heuristic``; the evaluation and the prior make the same budget count.
