@@ -105,7 +105,7 @@ def self_play(bot: ModuleType, seed: int, ms: int = 60) -> list[str]:
     return [m.token for m in board.history]
 
 
-@pytest.mark.parametrize("name", LADDER)
+@pytest.mark.parametrize("name", [*LADDER, "perfect"])
 def test_each_bot_is_deterministic_given_the_seed_and_varies_with_it(name: str) -> None:
     bot = load(name)
     first = [self_play(bot, seed) for seed in (1, 2)]
