@@ -125,7 +125,7 @@ def python_bot(name: str) -> list[str]:
 COMMANDS = {
     "random": python_bot("random"),
     "greedy": python_bot("greedy"),
-    "shell": [SH, str(BOTS / "shell_bot.sh")],
+    "shell": [SH, str(BOTS / "shell" / "main")],
 }
 
 
@@ -197,8 +197,8 @@ def test_bundled_bots_exit_at_end_of_input(bots: list[Bot], name: str) -> None:
 
 
 def test_shell_bot_runs_by_its_shebang_and_accepts_crlf(bots: list[Bot]) -> None:
-    path = BOTS / "shell_bot.sh"
-    assert os.access(path, os.X_OK), "shell_bot.sh must be executable"
+    path = BOTS / "shell" / "main"
+    assert os.access(path, os.X_OK), "bots/shell/main must be executable"
     assert path.read_text().startswith("#!/bin/sh\n")
     bot = start([str(path)])
     bots.append(bot)

@@ -493,9 +493,9 @@ def test_sigkill_of_the_harness_leaves_nothing_running_and_the_rerun_resumes(
 
 def test_the_example_tournament_runs_to_completion(tmp_path: Path) -> None:
     text = (ROOT / "tournaments" / "example.yaml").read_text()
-    assert "../bots/shell_bot.sh" in text
+    assert "../bots/shell" in text
     config = tmp_path / "example.yaml"
-    config.write_text(text.replace("../bots/shell_bot.sh", str(BUNDLED / "shell_bot.sh")))
+    config.write_text(text.replace("../bots/shell", str(BUNDLED / "shell")))
     result = run_arena("tournament", config, "--workers", min(CORES, 2))
     assert result.returncode == 0, result.stdout + result.stderr
     db = tmp_path / "results" / "example.sqlite"
