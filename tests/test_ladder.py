@@ -16,6 +16,7 @@ import random
 import time
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -78,13 +79,15 @@ def load(name: str) -> ModuleType:
     return module
 
 
-def self_play(bot: ModuleType, seed: int, ms: int = 60) -> list[str]:
-    """A game of ``bot`` against itself in-process, each side with its own generator seeded like
-    ``ARENA_SEED``; the deadline is far away, so only the bot's work budget for ``ms`` counts."""
-    rngs = {Role.ORDER: random.Random(seed), Role.CHAOS: random.Random(seed + 1)}
-    on_game = getattr(bot, "on_game", None)
-    if on_game is not None:
-        on_game(Role.ORDER)
+def in_process_game(players: dict[Role, Any], rngs: dict[Role, random.Random], ms: int) -> Board:
+    """A whole game between ``players`` (a bot module, or anything with ``choose``, by role) in
+    this process, each role drawing from its generator in ``rngs``; the deadline is far away, so
+    only the bots' work budgets for ``ms`` count (the same game on any machine). Each distinct
+    bot's ``on_game`` hook, if any, is told its role first (a bot playing itself: Order)."""
+    for role, bot in players.items():
+        on_game = getattr(bot, "on_game", None)
+        if on_game is not None and (role is Role.ORDER or bot is not players[Role.ORDER]):
+            on_game(role)
     board = Board()
     last: Move | None = None
     while not board.is_game_over():
@@ -98,10 +101,18 @@ def self_play(bot: ModuleType, seed: int, ms: int = 60) -> list[str]:
             rng=rngs[role],
             game=1,
         )
-        move = bot.choose(state)
+        move = players[role].choose(state)
         move = Move.parse(move) if isinstance(move, str) else move
         board.push(move)
         last = move
+    return board
+
+
+def self_play(bot: ModuleType, seed: int, ms: int = 60) -> list[str]:
+    """A game of ``bot`` against itself in-process, each side with its own generator seeded like
+    ``ARENA_SEED``; only the bot's work budget for ``ms`` counts."""
+    rngs = {Role.ORDER: random.Random(seed), Role.CHAOS: random.Random(seed + 1)}
+    board = in_process_game({Role.ORDER: bot, Role.CHAOS: bot}, rngs, ms)
     return [m.token for m in board.history]
 
 
@@ -177,30 +188,10 @@ def test_heuristic_chaos_survives_greedy_order_more_often_than_greedy_chaos_does
 def play_in_process(
     order: ModuleType, chaos: ModuleType | _Depth3WithRandomTies, seed: int, ms: int
 ) -> bool:
-    """Whether ``order`` wins as Order against ``chaos`` in one in-process game; deadlines far
-    away, so only the work budgets for ``ms`` count (the same game on any machine)."""
+    """Whether ``order`` wins as Order against ``chaos`` in one in-process game (one generator
+    for both, seeded ``seed``); only the work budgets for ``ms`` count."""
     rng = random.Random(seed)
-    for bot in (order, chaos):
-        on_game = getattr(bot, "on_game", None)
-        if on_game is not None:
-            on_game(Role.ORDER if bot is order else Role.CHAOS)
-    board = Board()
-    last: Move | None = None
-    while not board.is_game_over():
-        role = board.turn
-        state = BotState(
-            board=Board.from_string(board.board_string()),
-            role=role,
-            last=last,
-            ms=ms,
-            deadline=time.monotonic() + 1000.0,
-            rng=rng,
-            game=1,
-        )
-        move = (order if role is Role.ORDER else chaos).choose(state)
-        move = Move.parse(move) if isinstance(move, str) else move
-        board.push(move)
-        last = move
+    board = in_process_game({Role.ORDER: order, Role.CHAOS: chaos}, {r: rng for r in Role}, ms)
     assert board.outcome is not None
     return board.outcome.winner is Role.ORDER
 
