@@ -133,7 +133,7 @@ def play_command(
     """Play one game of a person against ``bot``, and store it in ``db`` if given."""
     from arena.referee import MatchSettings, play_person
     from arena.sandbox import resolve_mode
-    from arena.store import Store
+    from arena.store import Store, store_files
 
     spec = BotSpec.resolve(bot)
     person = PERSON if spec.name != PERSON else PERSON + "-2"
@@ -193,11 +193,7 @@ def play_command(
             store.close()
             if created and not stored:  # an abandoned game leaves no empty store behind
                 assert db is not None
-                for leftover in (
-                    db,
-                    db.with_name(db.name + "-wal"),
-                    db.with_name(db.name + "-shm"),
-                ):
+                for leftover in store_files(db):
                     leftover.unlink(missing_ok=True)
 
 
