@@ -4,12 +4,14 @@ The library is layered, each layer importing only those below it:
 
 - ``arena.rules``: the game model (pure, no I/O); ``arena.botlib``: shared code of the bundled
   bots (pure, on ``rules`` only);
-- ``arena.protocol``, ``arena.botspec``, ``arena.sandbox``, ``arena.process``, ``arena.procfs``,
-  ``arena.limits``: the "arena 1" line protocol, what a bot is, and its process;
-- ``arena.referee``: playing games between two bot processes (``Match``);
-- ``arena.schedule``, ``arena.executors``: which games a tournament owes, and where they run;
-- ``arena.store``, ``arena.ratings``, ``arena.export``, ``arena.tournament``: results, ratings,
-  exports, and running a tournament;
+- ``arena.protocol``, ``arena.botspec``, ``arena.launch.sandbox``, ``arena.launch.process``,
+  ``arena.launch.procfs``, ``arena.limits``: the "arena 1" line protocol, what a bot is, and its
+  process;
+- ``arena.referee.match``: playing games between two bot processes (``Match``);
+- ``arena.tournament.schedule``, ``arena.tournament.executors``: which games a tournament owes, and
+  where they run;
+- ``arena.store.database``, ``arena.ratings``, ``arena.export.formats``, ``arena.tournament.run``:
+  results, ratings, exports, and running a tournament;
 - ``arena.config``, ``arena.cli``, ``arena.commands``, ``arena.report``: the ``arena`` command,
   its YAML config and the HTML report (only ``arena.cli`` knows Typer).
 

@@ -124,7 +124,7 @@ def match(
         int,
         typer.Option(
             min=0,
-            max=24,  # arena.schedule.MAX_OPENING_PLIES, not imported here: --help stays instant
+            max=24,  # schedule.MAX_OPENING_PLIES, not imported here: --help stays instant
             help="Start each pair of games from N random plies.",
         ),
     ] = 0,
@@ -229,7 +229,7 @@ def ratings(
 
     Example: arena ratings results/example.sqlite --wide
     """
-    from arena.commands.standings import ratings_command
+    from arena.commands.ratings import ratings_command
 
     ratings_command(db, json_output=json_output, wide=wide, all_versions=all_versions)
 
@@ -247,7 +247,7 @@ def export(
 
     Example: arena export results/example.sqlite --format pgn --out games.pgn
     """
-    from arena.export import export_games
+    from arena.export.formats import export_games
 
     export_games(db, format, out, all_versions=all_versions)
 
@@ -381,7 +381,7 @@ def sprt(
         int,
         typer.Option(
             min=0,
-            max=24,  # arena.schedule.MAX_OPENING_PLIES
+            max=24,  # arena.tournament.schedule.MAX_OPENING_PLIES
             help="Random opening plies, the same for both games of a pair (0: none).",
         ),
     ] = 4,

@@ -54,11 +54,11 @@ What each number means:
    typer and the command import only when a command runs: candidates for lazy imports.
 
 4. **Memory.** Peak RSS of the ``arena match`` process (the harness: VmHWM from
-   ``/proc/PID/status``, sampled every 10 ms) for 200 and for 2000 games: it should not grow
-   with the number of games (target: the 2000-game peak within 2 MiB of the 200-game peak).
-   Then a store of 10,000 games (2,000 with ``--quick``) filled with
-   ``arena.store.Store.add_game`` from the real 36-move records of the match above: file size,
-   bytes per game and the time per ``add_game``.
+   ``/proc/PID/status``, sampled every 10 ms) for 200 and for 2000 games: it should not grow with
+   the number of games (target: the 2000-game peak within 2 MiB of the 200-game peak). Then a store
+   of 10,000 games (2,000 with ``--quick``) filled with ``arena.store.database.Store.add_game`` from
+   the real 36-move records of the match above: file size, bytes per game and the time per
+   ``add_game``.
 
 5. **Timing accuracy.** A bot (``bots/sleeper.c``, through a wrapper script that passes the sleep
    on its command line) sleeps 20 ms before each reply; ``arena match`` records the time of each
@@ -367,7 +367,7 @@ def import_times(args: Sequence[str]) -> list[tuple[str, int, int, int]]:
 def fill_store(path: Path, records: list[dict], games: int) -> tuple[int, float]:
     """Store ``games`` games built from ``records`` (cycled); (file bytes, us per add_game)."""
     from arena.records import GameRecord
-    from arena.store import Store
+    from arena.store.database import Store
 
     base = [GameRecord.from_json(r) for r in records]
     started = time.perf_counter()

@@ -11,7 +11,7 @@ Everything runs in this process, pinned to one core with its bots (as ``arena ma
    - a raw ping-pong: one constant ``turn`` line written, ``poll``, one ``read``: the kernel's and
      the bot's share, with no refereeing at all;
    - the floor referee (``floor.py``): + parsing, legality, bitboards, ``game``/``end`` lines;
-   - ``arena.referee.Match.play``: arena's referee, game after game, nothing else;
+   - ``arena.referee.match.Match.play``: arena's referee, game after game, nothing else;
    - ``Match.play`` + the ``--record`` line as ``arena match`` builds it
      (``GameRecord.to_json()`` + ``json.dumps``), and the same with a shallow dict built here
      instead of ``to_json`` (for comparison: ``dataclasses.asdict`` deep-copies every list).
@@ -80,7 +80,7 @@ def arena_play(program: str, games: int, record: str | None) -> tuple[float, obj
     """us per ply of ``Match.play`` game after game (bots started beforehand), plus one record."""
     from arena.botspec import BotSpec
     from arena.limits import SandboxMode
-    from arena.referee import Match, MatchSettings
+    from arena.referee.match import Match, MatchSettings
 
     spec = BotSpec.from_path(program)
     settings = MatchSettings(sandbox=SandboxMode.NONE)
@@ -101,7 +101,7 @@ def parts_of_play(program: str, games: int) -> dict[str, float]:
     """us per game in each part of ``Match.play`` (methods wrapped with a timer)."""
     from arena.botspec import BotSpec
     from arena.limits import SandboxMode
-    from arena.referee import Match, MatchSettings
+    from arena.referee.match import Match, MatchSettings
 
     spent: collections.Counter[str] = collections.Counter()
     originals = {}
@@ -142,9 +142,9 @@ def parts_of_play(program: str, games: int) -> dict[str, float]:
 
 def per_game_extras(record: object) -> dict[str, float]:
     """us per game of a tournament's per-game work outside the referee."""
-    from arena.executors import GameDone
-    from arena.schedule import GameSlot
-    from arena.store import Store
+    from arena.store.database import Store
+    from arena.tournament.executors import GameDone
+    from arena.tournament.schedule import GameSlot
 
     event = GameDone("a~b#0", GameSlot(0, 3), record)
     results = {}

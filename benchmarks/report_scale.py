@@ -2,11 +2,11 @@
 
     python benchmarks/report_scale.py [--bots 300] [--pairs 1] [--keep DIR]
 
-Builds a real SQLite store through ``arena.store.Store`` (300 bots: every ordered pairing once,
-89,700 games), then runs the ``arena report`` command on it as a user would and prints the
-wall and CPU time, the peak memory and the size of the page. A benchmark, not a test: nothing
-here asserts a time (``tests/test_report.py`` builds a smaller store with ``build_store`` and
-checks that the page stays a few MB).
+Builds a real SQLite store through ``arena.store.database.Store`` (300 bots: every ordered pairing
+once, 89,700 games), then runs the ``arena report`` command on it as a user would and prints the
+wall and CPU time, the peak memory and the size of the page. A benchmark, not a test: nothing here
+asserts a time (``tests/test_report.py`` builds a smaller store with ``build_store`` and checks that
+the page stays a few MB).
 
 The games are synthetic but legal and consistent, so that every chart and the viewer have real
 work: each bot has a hidden strength, Order's winner is drawn from it, an Order win ends on the
@@ -27,7 +27,7 @@ from pathlib import Path
 
 from arena.records import GameRecord
 from arena.rules import WINDOWS, Reason, Role
-from arena.store import BotVersion, Store
+from arena.store.database import BotVersion, Store
 
 FULL = (1 << 36) - 1
 

@@ -33,8 +33,8 @@ from pathlib import Path
 
 import pytest
 
-from arena import reaper
-from arena.sandbox import bwrap_path
+from arena.launch import reaper
+from arena.launch.sandbox import bwrap_path
 
 TESTS_DIR = Path(__file__).resolve().parent
 TEST_BOTS_DIR = TESTS_DIR / "bots"

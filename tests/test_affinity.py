@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.affinity import current_cpu, plan_cores, usable_cores
+from arena.tournament.affinity import current_cpu, plan_cores, usable_cores
 
 BOT = """
 import os, sys

@@ -1,4 +1,5 @@
-"""Bots shipped to a cluster's workers (``arena.executors.botpack``): packing and safe unpacking.
+"""Bots shipped to a cluster's workers (``arena.tournament.executors.botpack``): packing and safe
+unpacking.
 
 A pack is named by the SHA-256 of its bytes, so the name must cover every file of the bot (a
 changed file, a new file, an exec bit: a new name) and nothing else (where the bot lies, file
@@ -20,8 +21,8 @@ from pathlib import Path
 import pytest
 
 from arena.botspec import BotSpec
-from arena.executors import botpack
-from arena.executors.botpack import UnsafePackError, pack_bot, unpack
+from arena.tournament.executors import botpack
+from arena.tournament.executors.botpack import UnsafePackError, pack_bot, unpack
 
 
 def make_bot(folder: Path) -> BotSpec:

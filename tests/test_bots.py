@@ -1,11 +1,11 @@
 """Tests of ``arena.bot`` and the bundled bots, in-process and over real pipes.
 
 Why: the bundled bots are the first thing a user runs and the model bot authors copy, and the
-protocol helper is shared by every Python bot; a slip there (a missing flush, a stray line, a
-hang at end of input) would look like a harness bug. The pipe tests use a tiny harness written
-here, independent of ``arena.process``/``arena.referee``, bounded by deadlines everywhere: every
-read goes through ``select`` with a timeout and every process is killed at the end. Only the last
-tests play a real match, to show what a bug in ``choose`` looks like to the user.
+protocol helper is shared by every Python bot; a slip there (a missing flush, a stray line, a hang
+at end of input) would look like a harness bug. The pipe tests use a tiny harness written here,
+independent of ``arena.launch.process``/``arena.referee.match``, bounded by deadlines everywhere:
+every read goes through ``select`` with a timeout and every process is killed at the end. Only the
+last tests play a real match, to show what a bug in ``choose`` looks like to the user.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from arena.bot import BotState, Chooser, make_rng, run, seed_from_env
 from arena.botspec import BotSpec
 from arena.limits import SandboxMode, TimeControl
 from arena.records import Reason
-from arena.referee import MatchSettings, play_match
+from arena.referee.match import MatchSettings, play_match
 from arena.rules import Board, Mark, Move, Role
 
 ROOT = Path(__file__).resolve().parent.parent

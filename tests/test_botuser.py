@@ -21,10 +21,10 @@ import pytest
 from conftest import SANDBOX_MODES, TEST_BOTS_DIR, wait_for_no_leftovers
 
 from arena.botspec import BotSpec
-from arena.botuser import UID_BASE
 from arena.errors import SandboxError
+from arena.launch.botuser import UID_BASE
 from arena.limits import TimeControl
-from arena.referee import MatchSettings, play_match
+from arena.referee.match import MatchSettings, play_match
 
 SLOW_OK = TimeControl(move_ms=2000)  # tests that expect no fault: none from load
 

@@ -287,11 +287,12 @@ def test_openings_start_each_pair_from_the_same_position(tmp_path: Path) -> None
 
 
 def test_openings_option_allows_what_the_schedule_allows() -> None:
-    """The CLI states the limit without importing arena.schedule (a fast --help): kept equal."""
+    """The CLI states the limit without importing arena.tournament.schedule (a fast --help): kept
+    equal."""
     import typer.main
 
     from arena.cli import app
-    from arena.schedule import MAX_OPENING_PLIES
+    from arena.tournament.schedule import MAX_OPENING_PLIES
 
     match = typer.main.get_command(app).commands["match"]  # type: ignore[attr-defined]
     option = next(p for p in match.params if p.name == "openings")

@@ -19,7 +19,7 @@ from conftest import bundled_program, run_arena, stored_game_count
 
 from arena.botspec import BotSpec
 from arena.commands.sprt import Progress, names_for
-from arena.referee import Match
+from arena.referee.match import Match
 
 _arena = functools.partial(run_arena, timeout=300)  # many games
 

@@ -27,7 +27,7 @@ from pathlib import Path
 import pytest
 from conftest import bundled_program, run_arena, stored_game_count, wait_for_no_leftovers
 
-from arena.export import CSV_FIELDS
+from arena.export.formats import CSV_FIELDS
 
 ROOT = Path(__file__).resolve().parent.parent
 TEST_BOTS = ROOT / "tests" / "bots"

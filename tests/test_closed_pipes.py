@@ -18,7 +18,7 @@ from conftest import SANDBOX_MODES, TEST_BOTS_DIR
 from arena.botspec import BotSpec
 from arena.limits import TimeControl
 from arena.records import Reason
-from arena.referee import MatchSettings, play_match
+from arena.referee.match import MatchSettings, play_match
 
 MOVE_MS = 3000
 

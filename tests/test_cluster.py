@@ -25,20 +25,20 @@ from conftest import TEST_BOTS_DIR, child_processes, leftover_processes, wait_fo
 pytest.importorskip("distributed")
 
 from arena.botspec import BotSpec  # noqa: E402
-from arena.executors import (  # noqa: E402
+from arena.limits import SandboxMode, TimeControl  # noqa: E402
+from arena.records import GameRecord  # noqa: E402
+from arena.referee.match import MatchSettings  # noqa: E402
+from arena.store.database import Store  # noqa: E402
+from arena.tournament.executors import (  # noqa: E402
     ExecutorSetup,
     ExecutorStatus,
     GameDone,
     JobDone,
     JobFailed,
 )
-from arena.executors.cluster import ClusterExecutor  # noqa: E402
-from arena.limits import SandboxMode, TimeControl  # noqa: E402
-from arena.records import GameRecord  # noqa: E402
-from arena.referee import MatchSettings  # noqa: E402
-from arena.schedule import plan_matches  # noqa: E402
-from arena.store import Store  # noqa: E402
-from arena.tournament import TournamentPlan, TournamentResult, run_tournament  # noqa: E402
+from arena.tournament.executors.cluster import ClusterExecutor  # noqa: E402
+from arena.tournament.run import TournamentPlan, TournamentResult, run_tournament  # noqa: E402
+from arena.tournament.schedule import plan_matches  # noqa: E402
 
 SETTINGS = MatchSettings(TimeControl(move_ms=500, startup_ms=5000), sandbox=SandboxMode.NONE)
 CHILDREN_WAIT_S = 20.0
@@ -152,7 +152,7 @@ def test_a_tournament_on_the_cluster_stores_the_same_games_as_a_local_run(clean:
 
         def factory(setup: ExecutorSetup, kind: str = executor) -> object:
             if kind == "local":
-                from arena.executors.local import make_local
+                from arena.tournament.executors.local import make_local
 
                 return make_local(setup)
             return ClusterExecutor(

@@ -26,8 +26,8 @@ from pathlib import Path
 import pytest
 from conftest import TEST_BOTS_DIR, leftover_processes, wait_for_no_leftovers
 
-from arena import procfs
-from arena.store import Store
+from arena.launch import procfs
+from arena.store.database import Store
 
 pytest.importorskip("distributed")
 

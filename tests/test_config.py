@@ -13,12 +13,12 @@ from conftest import TEST_BOTS_DIR
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from arena.affinity import core_count
 from arena.botspec import HARNESS_PYTHON, BotSpec
 from arena.config import TournamentConfig, config_from_dict, load_config
 from arena.config.build import TOP_KEYS
 from arena.errors import ConfigError
 from arena.limits import AffinityMode, Limits, SandboxMode, TimeControl
+from arena.tournament.affinity import core_count
 
 MARK = "# <-"  # marks the line an error must point at
 

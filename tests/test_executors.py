@@ -22,7 +22,11 @@ from conftest import TEST_BOTS_DIR, child_processes, leftover_processes, wait_fo
 from arena.botspec import BotSpec
 from arena.config import config_from_dict
 from arena.errors import ArenaError
-from arena.executors import (
+from arena.launch.sandbox import bwrap_path
+from arena.limits import SandboxMode, TimeControl
+from arena.referee.match import MatchSettings
+from arena.rules import Reason
+from arena.tournament.executors import (
     Event,
     ExecutorSetup,
     GameDone,
@@ -34,12 +38,8 @@ from arena.executors import (
     executor_names,
     make_executor,
 )
-from arena.executors.local import STALL_MARGIN_S, slowest_game_seconds
-from arena.limits import SandboxMode, TimeControl
-from arena.referee import MatchSettings
-from arena.rules import Reason
-from arena.sandbox import bwrap_path
-from arena.schedule import MatchJob, plan_matches
+from arena.tournament.executors.local import STALL_MARGIN_S, slowest_game_seconds
+from arena.tournament.schedule import MatchJob, plan_matches
 
 SETTINGS = MatchSettings(time_control=TimeControl(200, 2000), sandbox=SandboxMode.NONE)
 
@@ -285,10 +285,10 @@ def test_workers_leave_start_up_faults_for_the_parent_to_judge(
 
 PREPARE = """
 import os, sys, tempfile
-from arena import reaper
+from arena.launch import reaper
 from arena.botspec import BotSpec
-from arena.executors.worker import prepare_worker, stop_bots
-from arena.referee import Match, MatchSettings
+from arena.tournament.executors.worker import prepare_worker, stop_bots
+from arena.referee.match import Match, MatchSettings
 
 mode = prepare_worker(sys.argv[1], scratch=None, core=None)
 assert prepare_worker(sys.argv[1]) is mode  # idempotent

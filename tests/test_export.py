@@ -1,4 +1,4 @@
-"""Tests of arena.export: every format read back, on real SQLite stores and real games.
+"""Tests of arena.export.formats: every format read back, on real SQLite stores and real games.
 
 The PGN is read back by two independent readers: a tokenizer that follows the PGN standard
 (tag pairs, ``{...}`` and ``;`` comments, move numbers, the result token) and a line-based
@@ -22,14 +22,21 @@ from pgn_readers import PgnGame, read_pgn, read_pgn_lines
 
 from arena.botspec import BotSpec
 from arena.errors import ArenaError, StoreError
-from arena.export import CSV_FIELDS, FORMATS, export_games, write_csv, write_jsonl, write_pgn
-from arena.files import atomic_write
+from arena.export.files import atomic_write
+from arena.export.formats import (
+    CSV_FIELDS,
+    FORMATS,
+    export_games,
+    write_csv,
+    write_jsonl,
+    write_pgn,
+)
+from arena.export.pgn import pgn_string
 from arena.limits import SandboxMode, TimeControl
-from arena.pgn import pgn_string
 from arena.records import GameRecord, Reason
-from arena.referee import Match, MatchSettings
+from arena.referee.match import Match, MatchSettings
 from arena.rules import Role
-from arena.store import BotVersion, Store
+from arena.store.database import BotVersion, Store
 
 TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent

@@ -15,9 +15,9 @@ import pytest
 from conftest import TEST_BOTS_DIR, process_states
 
 from arena.botspec import BotSpec
+from arena.launch.sandbox import bwrap_path
 from arena.limits import SandboxMode, TimeControl
-from arena.referee import MatchSettings, play_match
-from arena.sandbox import bwrap_path
+from arena.referee.match import MatchSettings, play_match
 
 pytestmark = pytest.mark.usefixtures("no_leftover_processes")
 

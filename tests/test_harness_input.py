@@ -8,7 +8,7 @@ from pathlib import Path
 
 from conftest import run_arena
 
-from arena.store import Store
+from arena.store.database import Store
 
 ROOT = Path(__file__).resolve().parent.parent
 INSTANT = ROOT / "tests" / "bots" / "instant.py"

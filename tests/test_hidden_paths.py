@@ -14,8 +14,8 @@ from conftest import TEST_BOTS_DIR
 
 from arena.botspec import BotSpec
 from arena.errors import SandboxError
-from arena.referee import MatchSettings, play_match
-from arena.sandbox import bwrap_path
+from arena.launch.sandbox import bwrap_path
+from arena.referee.match import MatchSettings, play_match
 
 pytestmark = [
     pytest.mark.sandbox,

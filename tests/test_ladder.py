@@ -2,7 +2,7 @@
 
 Why: the ladder is what users compare their bots against, and a tournament is only reproducible
 if every bot is deterministic given ``ARENA_SEED``. Legality and time are checked with real bot
-processes refereed by ``arena.referee`` (each game replayed through ``arena.rules.Board``);
+processes refereed by ``arena.referee.match`` (each game replayed through ``arena.rules.Board``);
 determinism is checked in-process, on the bots' own ``choose``, with a deadline far away so that
 only their work budgets (proportional to ``<ms>``) stop them, whatever the load of the machine.
 The strength checks are long and marked ``slow`` (a separate CI step).
@@ -24,7 +24,7 @@ from arena.bot import BotState
 from arena.botspec import BotSpec
 from arena.limits import Limits, TimeControl
 from arena.records import GameRecord
-from arena.referee import MatchSettings, play_match
+from arena.referee.match import MatchSettings, play_match
 from arena.rules import Board, Move, Reason, Role
 
 BOTS = Path(__file__).resolve().parent.parent / "bots"

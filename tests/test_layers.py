@@ -16,44 +16,25 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "arena"
 
-# From the bottom up. A module is placed by the longest prefix of its dotted name listed here.
+# From the bottom up: a layer is a set of modules and packages, and a package's modules are in
+# its layer, so that where a module lives says what it may import. A module is placed by the
+# longest prefix of its dotted name listed here.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("game model", ("arena.rules", "arena.errors", "arena.botlib", "arena.boardview")),
     (
-        "protocol and processes",
+        "bots and their processes",
         (
             "arena.protocol",
             "arena.records",
             "arena.limits",
-            "arena.procfs",
             "arena.botspec",
-            "arena.sandbox",
-            "arena.process",
-            "arena.reaper",
-            "arena.cgroups",
-            "arena.botuser",
             "arena.bot",
-            "arena.position",
+            "arena.launch",
         ),
     ),
-    ("referee", ("arena.referee", "arena.faults")),
-    (
-        "scheduling and executors",
-        ("arena.schedule", "arena.executors", "arena.affinity", "arena.capacity"),
-    ),
-    (
-        "store and ratings",
-        (
-            "arena.store",
-            "arena.gamerows",
-            "arena.runlock",
-            "arena.files",
-            "arena.pgn",
-            "arena.ratings",
-            "arena.export",
-            "arena.tournament",
-        ),
-    ),
+    ("referee", ("arena.referee",)),
+    ("store, ratings and exports", ("arena.store", "arena.ratings", "arena.export")),
+    ("tournament", ("arena.tournament",)),
     (
         "interface",
         ("arena.config", "arena.cli", "arena.commands", "arena.report", "arena.__main__"),
@@ -105,7 +86,7 @@ def _imports(path: Path, module: str) -> set[str]:
             else:
                 target = node.module or ""
             found.add(target)
-            # `from arena import procfs` names the module arena.procfs
+            # `from arena import procfs` names the module arena.launch.procfs
             found.update(f"{target}.{alias.name}" for alias in node.names)
     known = {m for m in found if m == "arena" or m.startswith("arena.")}
     # Keep only names that are modules or packages (not `from arena.rules import Board`).

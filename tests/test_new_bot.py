@@ -13,7 +13,7 @@ from arena.botspec import BotSpec
 from arena.commands.new_bot import Language, build_c_bot, create_bot
 from arena.errors import ArenaError
 from arena.limits import SandboxMode, TimeControl
-from arena.referee import MatchSettings, play_match
+from arena.referee.match import MatchSettings, play_match
 from arena.rules import Reason
 
 SETTINGS = MatchSettings(time_control=TimeControl(move_ms=1000), sandbox=SandboxMode.NONE)

@@ -8,7 +8,7 @@ from pathlib import Path
 from conftest import wait_for_no_leftovers
 
 from arena.botspec import BotSpec
-from arena.referee import MatchSettings, play_match
+from arena.referee.match import MatchSettings, play_match
 
 
 def test_a_double_forked_daemon_is_killed_with_its_bot(

@@ -36,7 +36,7 @@ from arena.botlib.perfect import PerfectOrder, choose_move
 from arena.botlib.repair import GeneralCentre, shape_of
 from arena.botspec import BotSpec
 from arena.limits import SandboxMode, TimeControl
-from arena.referee import MatchSettings, play_match
+from arena.referee.match import MatchSettings, play_match
 from arena.rules import CELLS, SIZE, WINDOWS, Board, Mark, Move, Reason, Role, parse_cell
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -25,7 +25,7 @@ from conftest import TEST_BOTS_DIR, bundled_program
 from ptyrun import PtyRun
 
 from arena.rules import CELLS
-from arena.store import Store
+from arena.store.database import Store
 
 pytestmark = pytest.mark.usefixtures("no_leftover_processes")
 

@@ -1,7 +1,8 @@
-"""``arena.position`` agrees with ``arena.rules``: the referee's fast position is the board.
+"""``arena.referee.position`` agrees with ``arena.rules``: the referee's fast position is the board.
 
-Why: the referee's hot loop and the opening check use the tables of ``arena.position`` instead of
-``rules.Board``; if they disagreed, a game would be refereed by other rules than the bots know.
+Why: the referee's hot loop and the opening check use the tables of ``arena.referee.position``
+instead of ``rules.Board``; if they disagreed, a game would be refereed by other rules than the bots
+know.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from arena.position import PLY_MOVES, Position, canonical
+from arena.referee.position import PLY_MOVES, Position, canonical
 from arena.rules import ALL_MOVES, MOVE_BY_TOKEN, Board, Move, Role
 
 

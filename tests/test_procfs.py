@@ -1,5 +1,5 @@
-"""``arena.procfs`` against real processes and pipes: CPU clocks of a process tree, pipe levels,
-and whether a process still holds a pipe.
+"""``arena.launch.procfs`` against real processes and pipes: CPU clocks of a process tree, pipe
+levels, and whether a process still holds a pipe.
 
 Why: the referee decides faults and records CPU times from these facts; a wrong one charges a bot
 for nothing (a silent crash taken for a timeout, a stale line taken for a move) or records 0 ms
@@ -16,7 +16,7 @@ import time
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena import procfs
+from arena.launch import procfs
 
 BURN = "import time\nend = time.process_time() + {s}\nwhile time.process_time() < end: pass\n"
 

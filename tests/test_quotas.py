@@ -14,12 +14,12 @@ from pathlib import Path
 import pytest
 from conftest import TEST_BOTS_DIR
 
-from arena import cgroups
 from arena.botspec import BotSpec
+from arena.launch import cgroups
+from arena.launch.sandbox import bwrap_path
 from arena.limits import Limits, TimeControl
 from arena.records import Reason
-from arena.referee import MatchSettings, play_match
-from arena.sandbox import bwrap_path
+from arena.referee.match import MatchSettings, play_match
 
 SLOW_OK = TimeControl(move_ms=2000)  # tests that expect no fault: none from load
 

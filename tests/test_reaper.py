@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from conftest import SANDBOX_MODES, TEST_BOTS_DIR, leftover_processes, wait_for_no_leftovers
 
-from arena import cgroups
+from arena.launch import cgroups
 
 CGROUPS = [
     pytest.param(
@@ -211,10 +211,10 @@ def test_a_harness_in_process_cleans_up_and_restores_what_it_changed(
     """install_harness / close_harness in this very process (as a library user would)."""
     import tempfile
 
-    from arena import reaper
     from arena.botspec import BotSpec
+    from arena.launch import reaper
     from arena.limits import TimeControl
-    from arena.referee import MatchSettings, play_match
+    from arena.referee.match import MatchSettings, play_match
 
     folder = no_leftover_processes
     scatter_match(folder, "none", games=1)
@@ -253,7 +253,7 @@ def cgroup_of(pid: int) -> str:
 @pytest.mark.parametrize("mode", SANDBOX_MODES)
 def test_a_killed_worker_leaves_nothing_behind(mode: str, no_leftover_processes: Path) -> None:
     """SIGKILL of one tournament worker: its guardian kills what its bots hid (cgroups)."""
-    from arena import procfs
+    from arena.launch import procfs
 
     folder = no_leftover_processes
     argv = scatter_tournament(folder, mode)

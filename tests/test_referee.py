@@ -1,6 +1,6 @@
 """End-to-end tests of the referee: real bot processes, every kind of fault, with and without bwrap.
 
-Each fault fixture of ``tests/bots`` plays a short match through ``arena.referee.play_match``
+Each fault fixture of ``tests/bots`` plays a short match through ``arena.referee.match.play_match``
 against a correct, deterministic opponent, so that the test knows the exact turn on which the
 fault must happen and can check the loser, the reason, the detail and the number of moves of
 every game. Every record is also replayed on a naive board written here (no code shared with
@@ -29,13 +29,13 @@ from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
 from arena.botspec import BotSpec
+from arena.launch.process import KILL_GRACE_S, QUIT_GRACE_S
+from arena.launch.sandbox import bwrap_path
 from arena.limits import Limits, SandboxMode, TimeControl
-from arena.process import KILL_GRACE_S, QUIT_GRACE_S
 from arena.protocol import parse_reply
 from arena.records import GameRecord, Reason
-from arena.referee import Match, MatchSettings, play_match
+from arena.referee.match import Match, MatchSettings, play_match
 from arena.rules import Role
-from arena.sandbox import bwrap_path
 
 pytestmark = pytest.mark.usefixtures("no_leftover_processes")
 
@@ -690,7 +690,7 @@ STALL_DRIVER = """
 import json, sys
 from arena.botspec import BotSpec
 from arena.limits import SandboxMode, TimeControl
-from arena.referee import MatchSettings, play_match
+from arena.referee.match import MatchSettings, play_match
 
 bot = BotSpec.from_command([sys.executable, sys.argv[1], sys.argv[2]], "stops_referee")
 other = BotSpec.from_path(sys.argv[3])

@@ -33,7 +33,7 @@ from ptyrun import PtyRun
 
 from arena.commands.replay import Key, cut_short, read_input, read_keys
 from arena.records import GameRecord
-from arena.store import Store
+from arena.store.database import Store
 
 pytestmark = pytest.mark.usefixtures("no_leftover_processes")
 

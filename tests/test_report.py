@@ -40,7 +40,7 @@ from conftest import bundled_program, run_arena
 
 from arena.records import GameRecord
 from arena.report import write_report
-from arena.store import Store
+from arena.store.database import Store
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "bots"

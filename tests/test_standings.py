@@ -20,11 +20,11 @@ from pathlib import Path
 import pytest
 from conftest import TEST_BOTS_DIR, bundled_program, run_arena
 
-from arena.commands.standings import render_standings
-from arena.faults import last_lines, shown_detail
+from arena.commands.ratings import render_standings
 from arena.ratings import GameResult
 from arena.ratings.elo import DEFAULT_INITIAL, DEFAULT_K
 from arena.ratings.standings import compute_all
+from arena.referee.verdicts import last_lines, shown_detail
 
 pytestmark = pytest.mark.usefixtures("no_leftover_processes")
 
@@ -301,7 +301,7 @@ def test_all_versions_rates_older_versions_apart(tmp_path: Path) -> None:
     --all-versions every version's games count, each version named apart as NAME@VERSION."""
     from arena.records import GameRecord, Reason
     from arena.rules import Role
-    from arena.store import BotVersion, Store
+    from arena.store.database import BotVersion, Store
 
     db = tmp_path / "versions.sqlite"
 

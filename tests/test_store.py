@@ -1,4 +1,4 @@
-"""Tests of arena.store on real SQLite files."""
+"""Tests of arena.store.database on real SQLite files."""
 
 from __future__ import annotations
 
@@ -19,10 +19,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.errors import StoreError
-from arena.gamerows import COLUMNS
 from arena.records import GameRecord, Reason
 from arena.rules import Role
-from arena.store import (
+from arena.store.database import (
     SCHEMA_VERSION,
     BotVersion,
     HarnessErrorRow,
@@ -30,6 +29,7 @@ from arena.store import (
     VersionChange,
     versioned_name,
 )
+from arena.store.rows import COLUMNS
 
 
 def make_record(order: str = "alpha", chaos: str = "beta", **changes: object) -> GameRecord:
@@ -507,7 +507,7 @@ CHILD = r"""
 import sys
 from arena.records import GameRecord, Reason
 from arena.rules import Role
-from arena.store import BotVersion, Store
+from arena.store.database import BotVersion, Store
 
 store = Store.open(sys.argv[1])
 store.register_bots([BotVersion("a", "va", ("a",)), BotVersion("b", "vb", ("b",))])
@@ -827,7 +827,7 @@ def test_a_forked_worker_shares_the_lock_without_releasing_it(tmp_path: Path) ->
 
 HOLDER = r"""
 import sys, time
-from arena.store import Store
+from arena.store.database import Store
 store = Store.open(sys.argv[1])
 store.claim({"seed": 1}, 2)
 print("holding", flush=True)

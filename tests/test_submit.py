@@ -23,7 +23,7 @@ from arena.commands.submit import add_bot_entry, placing
 from arena.errors import ArenaError
 from arena.records import GameRecord
 from arena.rules import Reason, Role
-from arena.store import Store
+from arena.store.database import Store
 
 ENTRY = {"name": "mine", "path": "mine/main.py"}
 

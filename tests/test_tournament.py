@@ -27,11 +27,17 @@ from conftest import child_processes, leftover_processes, wait_for_no_leftovers
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.affinity import core_count
 from arena.botspec import BotSpec
-from arena.capacity import TYPICAL_BOT_MB, WORKER_MB, Capacity, fair_workers
 from arena.config import TournamentConfig, config_from_dict
-from arena.executors import (
+from arena.launch.sandbox import bwrap_path
+from arena.limits import SandboxMode, TimeControl
+from arena.records import GameRecord
+from arena.referee.match import Match, MatchSettings
+from arena.rules import RULES_VERSION, Board, Move, Reason, Role
+from arena.store.database import Store
+from arena.tournament.affinity import core_count
+from arena.tournament.capacity import TYPICAL_BOT_MB, WORKER_MB, Capacity, fair_workers
+from arena.tournament.executors import (
     Event,
     ExecutorSetup,
     GameDone,
@@ -39,20 +45,14 @@ from arena.executors import (
     JobFailed,
     LocalPoolExecutor,
 )
-from arena.limits import SandboxMode, TimeControl
-from arena.records import GameRecord
-from arena.referee import Match, MatchSettings
-from arena.rules import RULES_VERSION, Board, Move, Reason, Role
-from arena.sandbox import bwrap_path
-from arena.schedule import (
+from arena.tournament.run import MAX_ATTEMPTS, TournamentPlan, TournamentResult, run_tournament
+from arena.tournament.schedule import (
     MAX_OPENING_PLIES,
     MatchJob,
     pairings,
     plan_matches,
     random_opening,
 )
-from arena.store import Store
-from arena.tournament import MAX_ATTEMPTS, TournamentPlan, TournamentResult, run_tournament
 
 ROOT = Path(__file__).resolve().parent.parent
 TEST_BOTS = ROOT / "tests" / "bots"
@@ -398,7 +398,9 @@ def test_a_plan_runs_without_a_config_on_the_executor_it_names(tmp_path: Path) -
 
 
 def test_the_tournament_layer_does_not_import_the_config_layer() -> None:
-    code = "import sys, arena.tournament; print(sorted(m for m in sys.modules if 'config' in m))"
+    code = (
+        "import sys, arena.tournament.run; print(sorted(m for m in sys.modules if 'config' in m))"
+    )
     result = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
     )

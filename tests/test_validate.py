@@ -24,9 +24,9 @@ from conftest import run_arena
 from arena.botspec import BotSpec
 from arena.commands.new_bot import Language, build_c_bot, create_bot
 from arena.commands.validate import CHECKS, validate_bot
+from arena.launch.sandbox import bwrap_path
 from arena.limits import SandboxMode, TimeControl
-from arena.referee import Match, MatchSettings
-from arena.sandbox import bwrap_path
+from arena.referee.match import Match, MatchSettings
 
 TEST_BOTS = Path(__file__).resolve().parent / "bots"
 needs_bwrap = pytest.mark.skipif(bwrap_path() is None, reason="bubblewrap is not usable here")

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ArenaError
-from arena.faults import DETAIL_WIDTH, last_lines, shown_detail
 from arena.records import GameRecord
+from arena.referee.verdicts import DETAIL_WIDTH, last_lines, shown_detail
 from arena.rules import Role
 
 __all__ = [
@@ -135,7 +135,7 @@ def faults_command(
     all_versions: bool = False,
 ) -> None:
     """``arena faults DB``: print the faulted games of a stored tournament."""
-    from arena.store import Store
+    from arena.store.database import Store
 
     with Store.open(db, readonly=True, all_versions=all_versions) as store:
         games = list(store.numbered_games())

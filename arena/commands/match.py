@@ -8,18 +8,18 @@ from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from arena.affinity import pin_to_core, plan_cores
 from arena.botspec import BotSpec
-from arena.commands.standings import bot_label
+from arena.commands.ratings import bot_label
 from arena.commands.stopping import exit_code, stopped_like_ctrl_c
 from arena.errors import ArenaError
-from arena.faults import DETAIL_WIDTH, shown_detail
+from arena.launch.sandbox import resolve_mode
 from arena.limits import AffinityMode, Limits, SandboxMode, TimeControl
 from arena.records import GameRecord
-from arena.referee import Match, MatchSettings, alternating_order_seats
+from arena.referee.match import Match, MatchSettings, alternating_order_seats
+from arena.referee.verdicts import DETAIL_WIDTH, shown_detail
 from arena.rules import Role
-from arena.sandbox import resolve_mode
-from arena.schedule import opening_for
+from arena.tournament.affinity import pin_to_core, plan_cores
+from arena.tournament.schedule import opening_for
 
 if TYPE_CHECKING:
     from arena.ratings.headtohead import HeadToHead
@@ -46,8 +46,8 @@ def run_match(
     """Play the match, streaming records to ``record``; memory does not grow with ``games``.
 
     ``openings``: each pair of games (both role assignments) starts from the same seeded random
-    position of that many plies (``arena.schedule.opening_for``, as in a tournament), so that
-    deterministic bots do not replay one game over and over.
+    position of that many plies (``arena.tournament.schedule.opening_for``, as in a tournament), so
+    that deterministic bots do not replay one game over and over.
     """
     spec_a, spec_b = BotSpec.resolve(bot_a), BotSpec.resolve(bot_b)
     if spec_a.name == spec_b.name:
@@ -66,7 +66,7 @@ def run_match(
         freeze_idle=freeze_idle,
     )
     pin_to_core(plan_cores(1, affinity)[0])
-    from arena import reaper  # no bot process outlives this command, however it is stopped
+    from arena.launch import reaper  # no bot process outlives this command, however it is stopped
 
     reaper.install_harness()
     sink = None

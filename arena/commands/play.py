@@ -22,7 +22,7 @@ from arena.records import GameRecord
 from arena.rules import Board, Move, Reason, Role, cell_name
 
 if TYPE_CHECKING:
-    from arena.store import Store
+    from arena.store.database import Store
 
 __all__ = ["play_command", "result_text"]
 
@@ -46,7 +46,7 @@ def result_text(record: GameRecord, person_role: Role, frame: boardview.Frame) -
         return f"{who}: five in a line " + " ".join(cell_name(c) for c in frame.five)
     if record.reason is Reason.FULL:
         return f"{who}: full board"
-    from arena.faults import DETAIL_WIDTH, shown_detail
+    from arena.referee.verdicts import DETAIL_WIDTH, shown_detail
 
     detail = shown_detail(record.detail, DETAIL_WIDTH)
     return f"{who}: {record.loser_name} lost by {record.reason.value}" + (
@@ -131,9 +131,9 @@ def play_command(
     sandbox: SandboxMode,
 ) -> None:
     """Play one game of a person against ``bot``, and store it in ``db`` if given."""
-    from arena.referee import MatchSettings, play_person
-    from arena.sandbox import resolve_mode
-    from arena.store import Store, store_files
+    from arena.launch.sandbox import resolve_mode
+    from arena.referee.match import MatchSettings, play_person
+    from arena.store.database import Store, store_files
 
     spec = BotSpec.resolve(bot)
     person = PERSON if spec.name != PERSON else PERSON + "-2"
@@ -144,14 +144,16 @@ def play_command(
             "only, without a sandbox",
             file=sys.stderr,
         )
-    from arena.sandbox import check_launchable
+    from arena.launch.sandbox import check_launchable
 
     check_launchable(spec, mode)  # a bot this machine cannot start: one line, before the board
     settings = MatchSettings(time_control=TimeControl(move_ms=move_ms), sandbox=mode)
     created = db is not None and not db.exists()  # removed again if the game is not stored
     store = Store.open(db) if db is not None else None  # a bad path fails before the game
     stored = False
-    from arena import reaper  # no bot process, folder or mount outlives this command, even killed
+    from arena.launch import (
+        reaper,
+    )  # no bot process, folder or mount outlives this command, even killed
 
     reaper.install_harness()
     try:

@@ -110,7 +110,7 @@ def game_header(number: int, record: GameRecord) -> str:
 
 def _fault_line(record: GameRecord) -> str:
     """How a game lost by a fault ended: the bot, its role, the reason and what the referee saw."""
-    from arena.faults import DETAIL_WIDTH, shown_detail
+    from arena.referee.verdicts import DETAIL_WIDTH, shown_detail
 
     loser = record.winner.other
     detail = shown_detail(record.detail, DETAIL_WIDTH)
@@ -350,7 +350,7 @@ def replay_command(
     delay_ms: int = 500,
 ) -> None:
     """``arena replay``: the list of games (no ``game``), or one game drawn."""
-    from arena.store import Store
+    from arena.store.database import Store
 
     if wanted.role is not None and wanted.bot is None:
         raise ArenaError("--as needs --bot: the role of which bot?")

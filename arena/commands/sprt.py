@@ -7,13 +7,12 @@ After each pair the log-likelihood ratio of ``arena.ratings.sprt`` is compared w
 bounds; the test stops when it crosses one (H1: A is ``elo1`` stronger; H0: it is not stronger
 than ``elo0``), or at ``--max-games``.
 
-Games go to an SQLite store (``arena.store.Store``) as they are played, both games of a pair in
-one transaction, pair ``k`` in slot ``k`` of each role assignment. The store is claimed as a
-tournament's is: its definition (the two bots' names, time control, limits, openings, seed)
-must match the one it was started with, and its run lock keeps a second run off it. Running the
-same command again resumes the test with the pairs already played (the bounds may differ: the
-games are the same); a changed bot's old games are set aside by the store, and its count starts
-afresh.
+Games go to an SQLite store (``arena.store.database.Store``) as they are played, both games of a
+pair in one transaction, pair ``k`` in slot ``k`` of each role assignment. The store is claimed as a
+tournament's is: its definition (the two bots' names, time control, limits, openings, seed) must
+match the one it was started with, and its run lock keeps a second run off it. Running the same
+command again resumes the test with the pairs already played (the bounds may differ: the games are
+the same); a changed bot's old games are set aside by the store, and its count starts afresh.
 """
 
 from __future__ import annotations
@@ -37,8 +36,8 @@ from arena.rules import RULES_VERSION, Role
 
 if TYPE_CHECKING:
     from arena.ratings.sprt import SPRT, Estimate
-    from arena.referee import MatchSettings
-    from arena.store import Store
+    from arena.referee.match import MatchSettings
+    from arena.store.database import Store
 
 __all__ = ["run_sprt", "SprtRun", "SprtSummary", "Progress", "names_for", "definition"]
 
@@ -183,8 +182,8 @@ def run_sprt(
     from arena.commands.botarg import resolve_bot
     from arena.commands.stopping import Stopped, stopped_like_ctrl_c
     from arena.ratings.sprt import SPRT
-    from arena.referee import MatchSettings
-    from arena.store import BotVersion, Store
+    from arena.referee.match import MatchSettings
+    from arena.store.database import BotVersion, Store
 
     try:
         test = SPRT(elo0, elo1, alpha, beta, "normalized" if normalized else "logistic")
@@ -202,7 +201,9 @@ def run_sprt(
         sandbox=sandbox,
     )
     stopped: int | None = None
-    from arena import reaper  # no bot process, folder or mount outlives this command, even killed
+    from arena.launch import (
+        reaper,
+    )  # no bot process, folder or mount outlives this command, even killed
 
     reaper.install_harness()
     with Store.open(path) as store:
@@ -259,8 +260,8 @@ def _play(
     max_games: int,
 ) -> tuple[str | None, float]:
     """Play pairs until a verdict or ``max_games``; the verdict and the last LLR."""
-    from arena.referee import Match
-    from arena.schedule import opening_for
+    from arena.referee.match import Match
+    from arena.tournament.schedule import opening_for
 
     verdict: str | None = None
     value = float(test.llr(run.counts)) if run.pairs else 0.0

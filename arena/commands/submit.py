@@ -282,8 +282,8 @@ def _play(config: TournamentConfig, quiet: bool) -> tuple[bool, list[GameRecord]
     from rich.console import Console
 
     from arena.commands.tournament import ProgressDisplay
-    from arena.store import Store
-    from arena.tournament import run_tournament
+    from arena.store.database import Store
+    from arena.tournament.run import run_tournament
 
     display = ProgressDisplay(Console(highlight=False, soft_wrap=True), quiet)
     with Store.open(config.db) as store:

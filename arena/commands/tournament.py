@@ -13,16 +13,16 @@ from typing import TYPE_CHECKING
 
 from rich.markup import escape
 
-from arena.affinity import core_count
 from arena.commands.stopping import exit_code, stopped_like_ctrl_c
 from arena.config import TournamentConfig, load_config
 from arena.config.model import in_store_folder, store_folder_problem
 from arena.errors import ArenaError
-from arena.executors import ExecutorStatus, executor_names
+from arena.launch.sandbox import resolve_mode
 from arena.limits import AffinityMode, SandboxMode
 from arena.records import GameRecord
-from arena.sandbox import resolve_mode
-from arena.store import VersionChange
+from arena.store.database import VersionChange
+from arena.tournament.affinity import core_count
+from arena.tournament.executors import ExecutorStatus, executor_names
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -93,7 +93,7 @@ class ProgressDisplay:
         if self.live and total > already:
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-            from arena.commands.standings import no_color
+            from arena.commands.ratings import no_color
 
             # No refresh thread (auto_refresh=False): workers are forked from this process.
             progress = Progress(
@@ -231,7 +231,7 @@ def with_overrides(
                     + store_folder_problem(spec, config.db)
                 )
     if cluster is not None:
-        from arena.executors.cluster import parse_cluster
+        from arena.tournament.executors.cluster import parse_cluster
 
         try:
             cluster = parse_cluster(cluster)
@@ -265,8 +265,8 @@ def run_tournament_command(
 ) -> int:
     from rich.console import Console
 
-    from arena.store import Store
-    from arena.tournament import oversubscribed, run_tournament
+    from arena.store.database import Store
+    from arena.tournament.run import oversubscribed, run_tournament
 
     console = Console(highlight=False, soft_wrap=True)
     overrides = {
@@ -303,7 +303,7 @@ def run_tournament_command(
     # shipped with the matches is the config's, resolved where the bots run.
     unsandboxed = resolve_mode(config.sandbox) is SandboxMode.NONE
     if unsandboxed and config.executor != "cluster":  # the bots run on this machine: can they?
-        from arena.sandbox import check_launchable
+        from arena.launch.sandbox import check_launchable
 
         for spec in config.bots:
             check_launchable(spec, config.sandbox)
@@ -313,7 +313,7 @@ def run_tournament_command(
             "resource limits only, without a sandbox (apt-get install bubblewrap)"
         )
     if config.executor == "inline":  # bots run in this process: none may outlive it, even killed
-        from arena import reaper
+        from arena.launch import reaper
 
         reaper.install_harness()
     display = ProgressDisplay(console, quiet)
@@ -345,7 +345,7 @@ def run_tournament_command(
                 flush=True,
             )
         # --quiet hides the progress, never the result: the standings and the summary print.
-        from arena.commands.standings import print_standings
+        from arena.commands.ratings import print_standings
 
         print_standings(console, store)
         plural = ProgressDisplay.plural

@@ -12,15 +12,12 @@ A tournament file looks like this (every key but ``bots`` is optional)::
         dir: mybots                   # the bot's folder (the sandbox exposes it read-only)
     format: round-robin               # round-robin | gauntlet (the first bot against each other)
     games_per_pairing: 10             # games per ordered pair (A as Order against B as Chaos)
-    time_control: {move_ms: 100, startup_ms: 5000}
-    limits: {memory_mb: 1024}         # any field of arena.limits.Limits
-    workers: 2                        # default: the number of usable cores
-    seed: 1
-    db: results/ladder.sqlite         # default: results/<name>.sqlite beside the file
-    sandbox: auto                     # auto | bwrap | none
-    affinity: auto                    # auto | on | off
-    freeze_idle: false                # SIGSTOP the bot that is not on move
-    executor: local                   # local | inline | cluster (arena.executors.EXECUTORS)
+    time_control: {move_ms: 100, startup_ms: 5000} limits: {memory_mb: 1024}         # any field of
+    arena.limits.Limits workers: 2                        # default: the number of usable cores
+    seed: 1 db: results/ladder.sqlite         # default: results/<name>.sqlite beside the file
+    sandbox: auto                     # auto | bwrap | none affinity: auto                    # auto
+    | on | off freeze_idle: false                # SIGSTOP the bot that is not on move executor:
+    local                   # local | inline | cluster (arena.tournament.executors.EXECUTORS)
     cluster: tcp://scheduler:8786     # a Dask cluster (or local:N): the cluster executor
 
 Every problem raises :class:`arena.errors.ConfigError` naming the file, the key path (such as
@@ -47,7 +44,7 @@ from arena.config.context import Context, describe
 from arena.config.model import TournamentConfig
 from arena.config.yamlread import read_yaml
 from arena.errors import ConfigError
-from arena.schedule import FORMATS
+from arena.tournament.schedule import FORMATS
 
 __all__ = [
     "TournamentConfig",

@@ -14,7 +14,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
-from arena.affinity import core_count
 from arena.botspec import (
     BOT_NAME_RE,
     BotPartError,
@@ -37,9 +36,10 @@ from arena.config.context import (
 )
 from arena.config.model import TournamentConfig, in_store_folder, store_folder_problem
 from arena.errors import BotSpecError
-from arena.executors import DEFAULT_EXECUTOR, executor_names
 from arena.limits import AffinityMode, Limits, SandboxMode, TimeControl, minimum_of
-from arena.schedule import FORMATS, MAX_GAMES, MAX_OPENING_PLIES, pairing_count
+from arena.tournament.affinity import core_count
+from arena.tournament.executors import DEFAULT_EXECUTOR, executor_names
+from arena.tournament.schedule import FORMATS, MAX_GAMES, MAX_OPENING_PLIES, pairing_count
 
 __all__ = ["TOP_KEYS", "BOT_KEYS", "build", "section_hint"]
 
@@ -162,7 +162,9 @@ def _cluster(ctx: Context, top: Mapping[str, Any], executor: str) -> str | None:
     """``cluster:``, a Dask scheduler's address or ``local:N``; it implies the cluster executor."""
     if "cluster" not in top:
         return None
-    from arena.executors.cluster import parse_cluster  # no Dask import: only the address's form
+    from arena.tournament.executors.cluster import (
+        parse_cluster,  # no Dask import: only the address's form
+    )
 
     try:
         cluster = parse_cluster(top["cluster"])

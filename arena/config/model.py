@@ -12,16 +12,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.botspec import BotSpec
-from arena.executors import DEFAULT_EXECUTOR
 from arena.limits import AffinityMode, Limits, SandboxMode, TimeControl
-from arena.referee import MatchSettings
-from arena.tournament import TournamentPlan
+from arena.referee.match import MatchSettings
+from arena.tournament.executors import DEFAULT_EXECUTOR
+from arena.tournament.run import TournamentPlan
 
 __all__ = ["TournamentConfig", "STORE_COMPANIONS", "in_store_folder", "store_folder_problem"]
 
 STORE_COMPANIONS = ("-wal", "-shm", "-journal", ".lock")
 """What is made beside a store: SQLite's write-ahead log, shared memory and rollback journal, and
-the run lock (``arena.runlock``)."""
+the run lock (``arena.store.runlock``)."""
 
 
 def in_store_folder(spec: BotSpec, db: Path) -> bool:
@@ -49,7 +49,7 @@ class TournamentConfig:
     bots: tuple[BotSpec, ...]
     """At least two bots, in the file's order (a gauntlet's first bot is its challenger)."""
     format: str = "round-robin"
-    """One of :data:`arena.schedule.FORMATS`."""
+    """One of :data:`arena.tournament.schedule.FORMATS`."""
     games_per_pairing: int = 10
     """Games per *ordered* pair: A as Order against B as Chaos (and as many the other way round)."""
     time_control: TimeControl = dataclasses.field(default_factory=TimeControl)
@@ -69,7 +69,7 @@ class TournamentConfig:
     freeze_idle: bool = False
     """SIGSTOP the bot that is not on move."""
     executor: str = DEFAULT_EXECUTOR
-    """Where matches run: a name of :data:`arena.executors.EXECUTORS`."""
+    """Where matches run: a name of :data:`arena.tournament.executors.EXECUTORS`."""
     force_workers: bool = False
     """Use ``workers`` even beyond what the machine runs fairly (``--force-workers``)."""
     notices: tuple[str, ...] = ()

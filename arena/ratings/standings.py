@@ -1,7 +1,7 @@
 """The standings model: everything a standings table says about a set of games, computed once.
 
 ``compute_all`` builds a ``Standings`` from games; the terminal table
-(``arena.commands.standings``), ``arena ratings --json`` (``Standings.to_json``) and any future
+(``arena.commands.ratings``), ``arena ratings --json`` (``Standings.to_json``) and any future
 report render this one typed model, so no renderer recomputes a number or reads back another
 renderer's output.
 

@@ -44,10 +44,10 @@ def write_report(
 ) -> ReportSummary:
     """Write the report of the store at ``db`` to ``out`` (whole or not at all, never over the
     store or one of its files); ``all_versions`` as for ``arena ratings``."""
-    from arena.files import atomic_write, refuse_same_file
+    from arena.export.files import atomic_write, refuse_same_file
     from arena.report.data import DEFAULT_MAX_VIEWER_GAMES, collect
     from arena.report.page import render
-    from arena.store import Store, store_files
+    from arena.store.database import Store, store_files
 
     refuse_same_file(out, store_files(db), "the store being reported on or one of its files")
     with Store.open(db, readonly=True, all_versions=all_versions) as store:

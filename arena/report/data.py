@@ -217,7 +217,7 @@ def collect(
 
 
 def _fault(game: GameFacts) -> FaultGame:
-    from arena.faults import DETAIL_WIDTH, shown_detail
+    from arena.referee.verdicts import DETAIL_WIDTH, shown_detail
 
     bot, opponent, role = (
         (game.chaos, game.order, "chaos") if game.order_won else (game.order, game.chaos, "order")
@@ -238,7 +238,7 @@ def viewer_json(data: ReportData) -> dict[str, Any]:
     reason, opening, moves, win, detail]`` with bots as indices into ``names``, the winner
     ``0`` for Order and ``1`` for Chaos, ``moves`` as ``2 * cell + mark`` codes and ``win`` the
     cells of the winning five on the final board (empty unless it ended with one)."""
-    from arena.faults import DETAIL_WIDTH, shown_detail
+    from arena.referee.verdicts import DETAIL_WIDTH, shown_detail
 
     names = data.standings.names
     index = {name: i for i, name in enumerate(names)}

@@ -9,15 +9,15 @@ prints a checklist; each failure comes with what the bot wrote and a hint. Two s
    process must exit by itself, with status 0, within ``QUIT_GRACE_S``.
 2. **Games** (``games``) against the bundled ``random`` bot, ``games`` in each role, in one process
    (the bot resets its state at each ``game``), refereed by the real referee
-   (``arena.referee.Match``), so that every verdict is the one a tournament would give.
+   (``arena.referee.match.Match``), so that every verdict is the one a tournament would give.
 
 Both run under the sandbox when bubblewrap works here; if the bot fails there, it is checked once
 more without it, to tell a bot that reads or writes outside its folder from a broken one.
 
-What a failure says comes from ``arena.faults``, as in a tournament's records: the referee's
-details, and ``faults.advice`` for the check a fault fails and the hint for it. The transcript
-(``--transcript``, ``transcript``) shows every line both ways, timestamped, as cutechess-cli's
-``-debug`` does, through the ``tap`` hook of ``BotProcess`` and ``Match``.
+What a failure says comes from ``arena.referee.verdicts``, as in a tournament's records: the
+referee's details, and ``faults.advice`` for the check a fault fails and the hint for it. The
+transcript (``--transcript``, ``transcript``) shows every line both ways, timestamped, as
+cutechess-cli's ``-debug`` does, through the ``tap`` hook of ``BotProcess`` and ``Match``.
 
 The modules: ``report`` (the checklist and its output), ``transcript``, ``probe``, ``games``,
 ``check`` (the whole check and the command).

@@ -6,15 +6,15 @@ import json
 import sys
 from collections.abc import Callable
 
-from arena import faults
 from arena.botspec import BotSpec
 from arena.commands.validate.games import judge_games, play_games
 from arena.commands.validate.probe import Probe
 from arena.commands.validate.report import Report, print_report
 from arena.commands.validate.transcript import Transcript
 from arena.errors import ArenaError
+from arena.launch.sandbox import resolve_mode
 from arena.limits import Limits, SandboxMode
-from arena.sandbox import resolve_mode
+from arena.referee import verdicts as faults
 
 __all__ = ["validate_bot", "run_validate"]
 
@@ -113,8 +113,10 @@ def run_validate(
     def emit(line: str) -> None:
         print(line, file=stream, flush=True)
 
-    from arena import reaper  # no bot process, folder or mount outlives this command, even killed
     from arena.commands.stopping import exit_code, stopped_like_ctrl_c
+    from arena.launch import (
+        reaper,
+    )  # no bot process, folder or mount outlives this command, even killed
 
     reaper.install_harness()
     try:

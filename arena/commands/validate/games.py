@@ -10,14 +10,14 @@ from __future__ import annotations
 import re
 import statistics
 
-from arena import faults
 from arena.botspec import BotSpec
 from arena.commands.validate.probe import SILENCE_MS
 from arena.commands.validate.report import Report
 from arena.commands.validate.transcript import Transcript
 from arena.limits import Limits, SandboxMode, TimeControl
 from arena.records import GameRecord
-from arena.referee import Match, MatchSettings
+from arena.referee import verdicts as faults
+from arena.referee.match import Match, MatchSettings
 from arena.rules import Role
 
 __all__ = ["play_games", "judge_games"]

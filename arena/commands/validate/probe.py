@@ -2,19 +2,19 @@
 
 It checks what the games cannot show: the start-up time, silence after ``game``, after a move and
 after ``end`` (``SILENCE_MS`` each), and a clean exit on ``quit``. Every failure is worded by
-``arena.faults`` as the referee words the same fault in a game.
+``arena.referee.verdicts`` as the referee words the same fault in a game.
 """
 
 from __future__ import annotations
 
 import time
 
-from arena import faults
 from arena.botspec import BotSpec
 from arena.commands.validate.report import Report
 from arena.commands.validate.transcript import Transcript
+from arena.launch.process import QUIT_GRACE_S, BotProcess, Channels, WaitStatus
+from arena.launch.sandbox import plan_launch
 from arena.limits import Limits, SandboxMode
-from arena.process import QUIT_GRACE_S, BotProcess, Channels, WaitStatus
 from arena.protocol import (
     VERSION_LINE,
     end_line,
@@ -24,8 +24,8 @@ from arena.protocol import (
     quote,
     turn_line,
 )
+from arena.referee import verdicts as faults
 from arena.rules import Board, Move, Reason, Role
-from arena.sandbox import plan_launch
 
 __all__ = ["Probe", "SILENCE_MS"]
 

@@ -38,7 +38,7 @@ class Check:
     detail: str = ""
     """On a failure: where, and what the bot wrote (escaped, as in a game's record)."""
     hint: str = ""
-    """On a failure: what to do about it (``arena.faults.HINTS``)."""
+    """On a failure: what to do about it (``arena.referee.verdicts.HINTS``)."""
     failures: int = 0
     """How many times it failed (the first is described)."""
 

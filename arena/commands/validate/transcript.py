@@ -28,7 +28,7 @@ class Transcript:
         self.emit(f"-- {text}")
 
     def tap(self, direction: str, t_ns: int, data: bytes) -> None:
-        """The ``arena.process.Tap`` of the bot under test."""
+        """The ``arena.launch.process.Tap`` of the bot under test."""
         stamp = f"{(t_ns - self.t0) / 1e6:10.3f}"
         if direction == ">":
             self.flush()

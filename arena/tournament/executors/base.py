@@ -20,8 +20,8 @@ from typing import Protocol
 
 from arena.limits import AffinityMode
 from arena.records import GameRecord
-from arena.referee import Match, MatchSettings
-from arena.schedule import GameSlot, MatchJob
+from arena.referee.match import Match, MatchSettings
+from arena.tournament.schedule import GameSlot, MatchJob
 
 __all__ = [
     "GameDone",
@@ -94,7 +94,7 @@ class ExecutorStatus:
 
 @dataclass(frozen=True)
 class ExecutorSetup:
-    """What an executor is made from (see ``arena.executors.make_executor``)."""
+    """What an executor is made from (see ``arena.tournament.executors.make_executor``)."""
 
     settings: MatchSettings
     """How the games are played; shipped as is (the sandbox mode is resolved where bots run)."""

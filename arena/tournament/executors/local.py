@@ -23,9 +23,11 @@ from dataclasses import dataclass
 from types import FrameType
 from typing import Protocol
 
-from arena import procfs, reaper
-from arena.affinity import plan_cores
-from arena.executors.base import (
+from arena.launch import procfs, reaper
+from arena.referee.match import MatchSettings
+from arena.rules import CELLS, Reason
+from arena.tournament.affinity import plan_cores
+from arena.tournament.executors.base import (
     Event,
     ExecutorSetup,
     GameDone,
@@ -34,10 +36,8 @@ from arena.executors.base import (
     JobFailed,
     play_job,
 )
-from arena.executors.worker import prepare_worker, stop_bots
-from arena.referee import MatchSettings
-from arena.rules import CELLS, Reason
-from arena.schedule import MatchJob
+from arena.tournament.executors.worker import prepare_worker, stop_bots
+from arena.tournament.schedule import MatchJob
 
 __all__ = ["LocalPoolExecutor", "make_local", "slowest_game_seconds"]
 

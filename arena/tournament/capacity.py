@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from arena.affinity import core_count
+from arena.tournament.affinity import core_count
 
 __all__ = ["Capacity", "fair_workers", "available_memory_mb", "WORKER_MB", "TYPICAL_BOT_MB"]
 

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from arena.errors import ArenaError
 
 if TYPE_CHECKING:  # at run time these come lazily, through __getattr__
-    from arena.executors.base import (
+    from arena.tournament.executors.base import (
         Event,
         ExecutorSetup,
         ExecutorStatus,
@@ -32,8 +32,8 @@ if TYPE_CHECKING:  # at run time these come lazily, through __getattr__
         MatchExecutor,
         play_job,
     )
-    from arena.executors.inline import InlineExecutor
-    from arena.executors.local import LocalPoolExecutor
+    from arena.tournament.executors.inline import InlineExecutor
+    from arena.tournament.executors.local import LocalPoolExecutor
 
 __all__ = [
     "EXECUTORS",
@@ -54,9 +54,9 @@ __all__ = [
 ]
 
 EXECUTORS: dict[str, str] = {
-    "local": "arena.executors.local:make_local",
-    "inline": "arena.executors.inline:make_inline",
-    "cluster": "arena.executors.cluster:make_cluster",
+    "local": "arena.tournament.executors.local:make_local",
+    "inline": "arena.tournament.executors.inline:make_inline",
+    "cluster": "arena.tournament.executors.cluster:make_cluster",
 }
 """Executor name → ``module:factory``; a factory takes an ``ExecutorSetup``."""
 
@@ -75,17 +75,17 @@ _LAZY = {
             "MatchExecutor",
             "play_job",
         ),
-        "arena.executors.base",
+        "arena.tournament.executors.base",
     ),
-    "InlineExecutor": "arena.executors.inline",
-    "LocalPoolExecutor": "arena.executors.local",
+    "InlineExecutor": "arena.tournament.executors.inline",
+    "LocalPoolExecutor": "arena.tournament.executors.local",
 }
 
 
 def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:
-        raise AttributeError(f"module 'arena.executors' has no attribute {name!r}")
+        raise AttributeError(f"module 'arena.tournament.executors' has no attribute {name!r}")
     return getattr(importlib.import_module(module), name)
 
 

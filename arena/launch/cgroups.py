@@ -6,11 +6,11 @@ fork); so the cgroup lists every process of the bot, bounds their number (``pids
 binds root too, unlike ``RLIMIT_NPROC``) and says whether the bot hit that bound
 (``pids.events``). It works with the ``pids`` controller of cgroup v1, or of cgroup v2 where this
 process's cgroup delegates it. ``ARENA_CGROUPS=0`` turns them off. Where no cgroup can be made,
-``harness_cgroup`` returns None and the callers fall back on weaker means (``arena.reaper``,
+``harness_cgroup`` returns None and the callers fall back on weaker means (``arena.launch.reaper``,
 rlimits).
 
 Layout: ``<pids root>/<this process's cgroup>/arena-<pid>-<random>/bot-<n>/``. The harness's own
-folder is removed by ``arena.reaper``'s guardian if the harness dies without removing it.
+folder is removed by ``arena.launch.reaper``'s guardian if the harness dies without removing it.
 """
 
 from __future__ import annotations

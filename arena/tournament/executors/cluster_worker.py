@@ -1,8 +1,8 @@
 """What runs on a Dask worker: the bots' packs unpacked on arrival, and one match per task.
 
-Imported by the workers (and by the driver when it registers the plugin); it needs
-``distributed`` at import, which is why ``arena.executors.cluster`` imports it only when a
-cluster executor is made.
+Imported by the workers (and by the driver when it registers the plugin); it needs ``distributed``
+at import, which is why ``arena.tournament.executors.cluster`` imports it only when a cluster
+executor is made.
 """
 
 from __future__ import annotations
@@ -21,12 +21,12 @@ from typing import Any
 
 from distributed import Queue, WorkerPlugin, get_worker
 
-from arena.executors.base import Event, GameDone, JobFailed, play_job
-from arena.executors.botpack import unpack
-from arena.executors.worker import prepare_worker
 from arena.limits import SandboxMode
-from arena.referee import Match, MatchSettings
-from arena.schedule import MatchJob
+from arena.referee.match import Match, MatchSettings
+from arena.tournament.executors.base import Event, GameDone, JobFailed, play_job
+from arena.tournament.executors.botpack import unpack
+from arena.tournament.executors.worker import prepare_worker
+from arena.tournament.schedule import MatchJob
 
 __all__ = ["BotPackPlugin", "play_remote", "stop_run"]
 
@@ -35,10 +35,10 @@ _PREPARED: dict[SandboxMode, SandboxMode] = {}
 
 
 def _ensure_prepared(sandbox: SandboxMode | str = SandboxMode.AUTO) -> SandboxMode:
-    """Prepare this worker process once (``arena.executors.worker.prepare_worker``, as the local
-    pool's workers are): the bots' scratch folders go inside the Dask worker's own folder, which
-    Dask removes with the worker (and which a later worker purges when this one was killed), and
-    the sandbox mode is resolved here, on the machine that starts the bots."""
+    """Prepare this worker process once (``arena.tournament.executors.worker.prepare_worker``, as
+    the local pool's workers are): the bots' scratch folders go inside the Dask worker's own folder,
+    which Dask removes with the worker (and which a later worker purges when this one was killed),
+    and the sandbox mode is resolved here, on the machine that starts the bots."""
     key = SandboxMode(sandbox)
     if key not in _PREPARED:
         try:
@@ -56,7 +56,7 @@ class BotPackPlugin(WorkerPlugin):
 
     def __init__(self, packs: dict[str, bytes], cache_root: str | None) -> None:
         self.packs = packs
-        """Digest -> the pack's bytes (``arena.executors.botpack``)."""
+        """Digest -> the pack's bytes (``arena.tournament.executors.botpack``)."""
         self.cache_root = cache_root
         """The cache folder on the workers (None: ``botpack.default_cache_root`` there)."""
 
@@ -200,7 +200,7 @@ def play_remote(
 
     mode = _ensure_prepared(settings.sandbox)
     settings = dataclasses.replace(settings, sandbox=mode)
-    from arena.executors.botpack import default_cache_root
+    from arena.tournament.executors.botpack import default_cache_root
 
     root = default_cache_root() if cache_root is None else Path(cache_root)
     events: list[Event] = []

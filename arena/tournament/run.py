@@ -19,10 +19,15 @@ from functools import partial
 from pathlib import Path
 from typing import Protocol
 
-from arena.affinity import core_count
 from arena.botspec import BotSpec
-from arena.capacity import fair_workers
-from arena.executors import (
+from arena.limits import AffinityMode
+from arena.records import GameRecord
+from arena.referee.match import MatchSettings
+from arena.rules import RULES_VERSION, Reason
+from arena.store.database import BotVersion, Store, VersionChange
+from arena.tournament.affinity import core_count
+from arena.tournament.capacity import fair_workers
+from arena.tournament.executors import (
     DEFAULT_EXECUTOR,
     ExecutorSetup,
     ExecutorStatus,
@@ -31,12 +36,7 @@ from arena.executors import (
     MatchExecutor,
     make_executor,
 )
-from arena.limits import AffinityMode
-from arena.records import GameRecord
-from arena.referee import MatchSettings
-from arena.rules import RULES_VERSION, Reason
-from arena.schedule import MatchJob, plan_matches
-from arena.store import BotVersion, Store, VersionChange
+from arena.tournament.schedule import MatchJob, plan_matches
 
 __all__ = [
     "TournamentObserver",
@@ -62,7 +62,7 @@ class TournamentPlan:
     bots: tuple[BotSpec, ...]
     """Two or more bots with distinct names, in order (a gauntlet's first bot is the challenger)."""
     format: str = "round-robin"
-    """One of ``arena.schedule.FORMATS``."""
+    """One of ``arena.tournament.schedule.FORMATS``."""
     games_per_pairing: int = 10
     """Games per *ordered* pair: A as Order against B as Chaos (and as many the other way round)."""
     seed: int = 1
@@ -77,13 +77,14 @@ class TournamentPlan:
     affinity: AffinityMode = AffinityMode.AUTO
     """Whether local workers are pinned to cores."""
     executor: str = DEFAULT_EXECUTOR
-    """The name of the executor in ``arena.executors.EXECUTORS``."""
+    """The name of the executor in ``arena.tournament.executors.EXECUTORS``."""
     force_workers: bool = False
-    """Use ``workers`` even beyond what the machine runs fairly (``arena.capacity``); by
+    """Use ``workers`` even beyond what the machine runs fairly (``arena.tournament.capacity``); by
     default a run uses no more, so that the harness's overload is never charged to bots."""
     opening_plies: int = 0
-    """Random plies played before the bots' first turn, the same for both role assignments of
-    each game index (``arena.schedule.opening_for``); 0: every game starts on the empty board."""
+    """Random plies played before the bots' first turn, the same for both role assignments of each
+    game index (``arena.tournament.schedule.opening_for``); 0: every game starts on the empty
+    board."""
     cluster: str | None = None
     """The cluster of the ``cluster`` executor (``tcp://HOST:PORT`` or ``local:N``)."""
 

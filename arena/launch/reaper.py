@@ -8,8 +8,8 @@ Three mechanisms, each for what the others cannot do:
   group, empty environment). So, as long as the harness lives, every bot descendant is in its
   process tree: ``kill_adopted`` kills the adopted ones when a bot is stopped, and
   ``kill_descendants`` the whole tree when the harness stops.
-- **A cgroup per bot** where one can be made (``arena.cgroups``): exact membership, which also
-  survives the harness.
+- **A cgroup per bot** where one can be made (``arena.launch.cgroups``): exact membership, which
+  also survives the harness.
 - **A guardian**: a small process forked at start that waits for the harness to end (its pipe
   closes, even on SIGKILL), then kills what is left in the harness's cgroups and removes its
   scratch folder (``/tmp/arena-run-*``, which holds every bot's scratch folder and pipes).
@@ -31,7 +31,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from arena import cgroups, procfs
+from arena.launch import cgroups, procfs
 
 __all__ = [
     "install_harness",

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from arena.ratings.standings import BotStanding, Standings
-    from arena.store import Store
+    from arena.store.database import Store
 
 __all__ = [
     "bot_label",
@@ -398,7 +398,7 @@ def ratings_command(db: Path, *, json_output: bool, wide: bool, all_versions: bo
     """``arena ratings``: the standings of a stored tournament, as a table or as JSON."""
     import json
 
-    from arena.store import Store
+    from arena.store.database import Store
 
     with Store.open(db, readonly=True, all_versions=all_versions) as store:
         if json_output:

@@ -9,7 +9,7 @@ than ``Limits.line_bytes`` is a fault, not a memory leak.
 Killing is thorough: a bot runs in its own session and process group, and is stopped with SIGTERM
 to the whole group, then SIGKILL after a short grace, and reaped; then whatever left the group is
 killed too: every member of the bot's cgroup (where there is one), the processes that still carry
-its environment marker, and the orphans the harness adopted as subreaper (``arena.reaper``).
+its environment marker, and the orphans the harness adopted as subreaper (``arena.launch.reaper``).
 """
 
 from __future__ import annotations
@@ -25,11 +25,11 @@ import subprocess
 import time
 from collections.abc import Callable, Iterable, Sequence
 
-from arena import procfs, reaper
 from arena.botspec import BotSpec
+from arena.launch import procfs, reaper
+from arena.launch.sandbox import LaunchPlan
 from arena.limits import Limits
 from arena.protocol import QUIT_LINE
-from arena.sandbox import LaunchPlan
 
 __all__ = [
     "BotProcess",

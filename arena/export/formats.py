@@ -1,9 +1,9 @@
 """Exporting stored games: JSONL (the fields of ``arena match --record``), CSV, and PGN.
 
-PGN carries one game per record with ``[White "<order bot>"] [Black "<chaos bot>"]`` and
-``[Result "1-0"]`` when Order won, ``"0-1"`` when Chaos did, so that Ordo and BayesElo can rate
-the same games; ``arena.pgn`` writes it so that nothing a bot wrote can change it. Harness errors
-are never exported: they are not games.
+PGN carries one game per record with ``[White "<order bot>"] [Black "<chaos bot>"]`` and ``[Result
+"1-0"]`` when Order won, ``"0-1"`` when Chaos did, so that Ordo and BayesElo can rate the same
+games; ``arena.export.pgn`` writes it so that nothing a bot wrote can change it. Harness errors are
+never exported: they are not games.
 """
 
 from __future__ import annotations
@@ -16,12 +16,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from arena.errors import ArenaError
-from arena.files import atomic_write, refuse_same_file
-from arena.pgn import game_text
+from arena.export.files import atomic_write, refuse_same_file
+from arena.export.pgn import game_text
 from arena.records import GameRecord
 
 if TYPE_CHECKING:
-    from arena.store import Store
+    from arena.store.database import Store
 
 __all__ = ["FORMATS", "csv_cell", "write_jsonl", "write_csv", "write_pgn", "export_games"]
 
@@ -81,7 +81,7 @@ def write_csv(records: Iterable[GameRecord], out: TextIO) -> int:
 
 
 def write_pgn(records: Iterable[GameRecord], out: TextIO, event: str = "arena") -> int:
-    """One PGN game per record (see ``arena.pgn``), numbered 1, 2...; ``event`` is the
+    """One PGN game per record (see ``arena.export.pgn``), numbered 1, 2...; ``event`` is the
     tournament's name."""
     return write_numbered_pgn(enumerate(records, 1), out, event)
 
@@ -113,7 +113,7 @@ def export_games(
     (``greedy@1a2b3c4d``, see ``Store``). The output file is written whole or not at all (a
     temporary file renamed into place), and never over the store or one of its files.
     """
-    from arena.store import Store, store_files
+    from arena.store.database import Store, store_files
 
     if format not in _WRITERS:
         raise ArenaError(f"unknown export format {format!r}; expected one of {', '.join(FORMATS)}")

@@ -14,10 +14,10 @@ is a line when no reply was due. And a reply that the
 referee saw late because the referee itself was not running (a stopped or starved worker) cannot
 be timed: the game is replayed from the start with fresh processes.
 
-The per-ply loop is the harness's hot path: it is written out in ``_play_plies`` with the board
-kept as a ``bytearray`` of protocol characters and the rules engine's bitboards
-(``arena.position``), so that the cost of refereeing stays close to the cost of the pipe round
-trip itself.
+The per-ply loop is the harness's hot path: it is written out in ``_play_plies`` with the board kept
+as a ``bytearray`` of protocol characters and the rules engine's bitboards
+(``arena.referee.position``), so that the cost of refereeing stays close to the cost of the pipe
+round trip itself.
 """
 
 from __future__ import annotations
@@ -34,12 +34,12 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
-from arena import faults, procfs
 from arena.botspec import BotSpec
 from arena.errors import HarnessError
+from arena.launch import procfs
+from arena.launch.process import BotProcess, Channels, WaitStatus, tapped_io
+from arena.launch.sandbox import plan_launch, resolve_mode
 from arena.limits import Limits, SandboxMode, TimeControl
-from arena.position import PLY_MOVES, Position, canonical
-from arena.process import BotProcess, Channels, WaitStatus, tapped_io
 from arena.protocol import (
     NO_LAST_MOVE,
     TURN_PREFIX,
@@ -52,8 +52,9 @@ from arena.protocol import (
     turn_suffix,
 )
 from arena.records import GameRecord
+from arena.referee import verdicts as faults
+from arena.referee.position import PLY_MOVES, Position, canonical
 from arena.rules import CELLS, Board, Move, Reason, Role
-from arena.sandbox import plan_launch, resolve_mode
 
 __all__ = [
     "MatchSettings",
@@ -157,7 +158,7 @@ class Match:
         self.channels = Channels()
         self.tap: Callable[[int, str, int, bytes], None] | None = None
         """Optional transcript hook, ``tap(seat, direction, time_ns, data)``: every write to a
-        bot and every read from its stdout (see ``arena.process.Tap``; ``arena validate
+        bot and every read from its stdout (see ``arena.launch.process.Tap``; ``arena validate
         --transcript``). Set it before the games; unset, it costs nothing in the game loop."""
         tc = self.settings.time_control
         # RLIMIT_CPU only stops a runaway: allow every move its full time on every core.

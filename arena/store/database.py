@@ -31,14 +31,14 @@ no bots were ever registered counts no games. Pass ``include_inactive=True`` to 
 or open the store with ``all_versions=True`` to see them with each version named apart.
 
 One tournament, one run at a time. ``claim`` (called by a run before anything else) takes an
-exclusive lock on the store (``arena.runlock``: a second run is refused, naming the first) and
+exclusive lock on the store (``arena.store.runlock``: a second run is refused, naming the first) and
 checks the definition of the tournament (time control, limits, openings, seed, ...) against the
 one the store recorded when first claimed: a store never mixes the games of two tournaments. The
 games counted by ``games``/``count_games`` are also limited to the slots the last claim owes
 (``games_per_pairing``); games beyond it are kept. Processes that only record games (a run's
 workers) open the store without claiming it.
 
-Layout. The games table's columns are listed once, in ``arena.gamerows``; ``PRAGMA user_version``
+Layout. The games table's columns are listed once, in ``arena.store.rows``; ``PRAGMA user_version``
 is the schema version, and an older file is migrated when opened for writing (read-only, the
 columns it lacks read as their defaults).
 
@@ -65,11 +65,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena import gamerows
 from arena.errors import StoreError
-from arena.gamerows import dumps, safe_text
 from arena.records import GameRecord
-from arena.runlock import RunLock
+from arena.store import rows as gamerows
+from arena.store.rows import dumps, safe_text
+from arena.store.runlock import RunLock
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -665,7 +665,7 @@ class Store:
     def claim(self, definition: Mapping[str, Any], games_per_pairing: int) -> None:
         """Take the store for a tournament run defined by ``definition``, or raise StoreError.
 
-        First the run lock (``arena.runlock``): a store that another run is using is refused,
+        First the run lock (``arena.store.runlock``): a store that another run is using is refused,
         naming that run. Then the definition: the plain data that makes two runs' games
         comparable (time control, limits, openings, seed, ...; JSON-ready). The first claim of a
         store records it; a later claim whose definition differs in any entry is refused with

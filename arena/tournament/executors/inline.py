@@ -9,9 +9,9 @@ from __future__ import annotations
 import traceback
 from collections.abc import Iterator, Sequence
 
-from arena.executors.base import Event, ExecutorSetup, JobFailed, play_job
-from arena.referee import MatchSettings
-from arena.schedule import MatchJob
+from arena.referee.match import MatchSettings
+from arena.tournament.executors.base import Event, ExecutorSetup, JobFailed, play_job
+from arena.tournament.schedule import MatchJob
 
 __all__ = ["InlineExecutor", "make_inline"]
 

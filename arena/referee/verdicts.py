@@ -14,8 +14,8 @@ from __future__ import annotations
 import contextlib
 import signal
 
-from arena import procfs
-from arena.process import BotProcess, WaitStatus
+from arena.launch import procfs
+from arena.launch.process import BotProcess, WaitStatus
 from arena.protocol import escape, quote
 from arena.rules import Reason
 

@@ -1,12 +1,12 @@
 """What makes a process a place where bots can run, and what stops them all at once there.
 
-Every executor's workers call :func:`prepare_worker` once before their first match: the local
-pool's forked workers, and a cluster executor's remote workers (it takes plain data only, and is
-importable on its own, so that it can be shipped to them). It resolves the sandbox mode on the
-machine that starts the bots (bubblewrap may exist on one node and not on another), and makes the
-process a harness that no bot process can outlive (``arena.reaper``: child subreaper, guardian,
-scratch folder). :func:`stop_bots` kills the bots of this process at once, from a signal handler
-as well as from normal code.
+Every executor's workers call :func:`prepare_worker` once before their first match: the local pool's
+forked workers, and a cluster executor's remote workers (it takes plain data only, and is importable
+on its own, so that it can be shipped to them). It resolves the sandbox mode on the machine that
+starts the bots (bubblewrap may exist on one node and not on another), and makes the process a
+harness that no bot process can outlive (``arena.launch.reaper``: child subreaper, guardian, scratch
+folder). :func:`stop_bots` kills the bots of this process at once, from a signal handler as well as
+from normal code.
 """
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ import contextlib
 import os
 import signal
 
-from arena import procfs, reaper
-from arena.affinity import pin_to_core
-from arena.executors.base import active_matches
+from arena.launch import procfs, reaper
+from arena.launch.sandbox import resolve_mode
 from arena.limits import SandboxMode
-from arena.sandbox import resolve_mode
+from arena.tournament.affinity import pin_to_core
+from arena.tournament.executors.base import active_matches
 
 __all__ = ["prepare_worker", "stop_bots"]
 

@@ -12,9 +12,10 @@ whose worker died (the driver records that as a harness error; the bots are not 
 - ``local:N``: a ``LocalCluster`` of N single-threaded worker processes on this machine, bound to
   127.0.0.1 without a dashboard: the same code path, for trying it and for tests.
 
-The bots travel with the run: each bot's files are packed once (``arena.executors.botpack``,
-named by their hash) and given to the workers by a worker plugin, which the scheduler also gives
-to workers that join or are restarted later; each worker unpacks them into its cache.
+The bots travel with the run: each bot's files are packed once
+(``arena.tournament.executors.botpack``, named by their hash) and given to the workers by a worker
+plugin, which the scheduler also gives to workers that join or are restarted later; each worker
+unpacks them into its cache.
 
 Losing the scheduler stops the run with a ``ClusterLost`` (an ``ArenaError``: one line): the
 games stored so far stay, and the same command resumes it.
@@ -37,11 +38,17 @@ from typing import Any
 
 from arena.botspec import BotSpec
 from arena.errors import ArenaError
-from arena.executors.base import Event, ExecutorSetup, ExecutorStatus, GameDone, JobFailed
-from arena.executors.botpack import BotPack, pack_bot
-from arena.executors.local import slowest_game_seconds
-from arena.referee import MatchSettings
-from arena.schedule import MatchJob
+from arena.referee.match import MatchSettings
+from arena.tournament.executors.base import (
+    Event,
+    ExecutorSetup,
+    ExecutorStatus,
+    GameDone,
+    JobFailed,
+)
+from arena.tournament.executors.botpack import BotPack, pack_bot
+from arena.tournament.executors.local import slowest_game_seconds
+from arena.tournament.schedule import MatchJob
 
 __all__ = [
     "ClusterExecutor",
@@ -194,7 +201,7 @@ class ClusterExecutor:
                 self._packs[pack.digest] = packs[pack.digest] = pack
         if not packs:
             return
-        from arena.executors.cluster_worker import BotPackPlugin
+        from arena.tournament.executors.cluster_worker import BotPackPlugin
 
         name = "arena-bots-" + hashlib.sha256("".join(sorted(packs)).encode()).hexdigest()[:16]
         plugin = BotPackPlugin({d: p.data for d, p in packs.items()}, self.cache_root)
@@ -235,7 +242,7 @@ class ClusterExecutor:
             for bot in (job.bot_a, job.bot_b)
             if bot.name in self._shipped
         }
-        from arena.executors.cluster_worker import play_remote
+        from arena.tournament.executors.cluster_worker import play_remote
 
         future = self.client.submit(
             play_remote, job, self.settings, folders, self.cache_root, self._run,
@@ -393,7 +400,7 @@ class ClusterExecutor:
     def _stop_task(self, running: _Running) -> None:
         """Stop a cancelled task's match on its worker (its bots killed now): Dask cannot
         interrupt a running task, which would otherwise play on for nobody, holding a core."""
-        from arena.executors.cluster_worker import stop_task
+        from arena.tournament.executors.cluster_worker import stop_task
 
         workers = [running.worker] if running.worker is not None else None
         with contextlib.suppress(Exception):
@@ -406,7 +413,7 @@ class ClusterExecutor:
         client = self.client
         if client is None or client.status != "running":
             return
-        from arena.executors.cluster_worker import stop_run
+        from arena.tournament.executors.cluster_worker import stop_run
 
         with contextlib.suppress(Exception):
             client.run(stop_run, self._run, on_error="ignore")

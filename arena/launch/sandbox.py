@@ -3,7 +3,7 @@
 Whatever the mode, a bot gets a minimal environment (nothing of the harness's beyond PATH, the
 locale and the time zone: no tokens or secrets), its own session and process group (so no
 terminal), rlimits for memory, CPU time, file size and open files, its own cgroup where one can be
-made (``arena.cgroups``: every process it starts, at most ``limits.processes``), a private
+made (``arena.launch.cgroups``: every process it starts, at most ``limits.processes``), a private
 scratch folder, and a kernel signal that kills it if the process that started it dies.
 
 With bubblewrap (``bwrap``) it also gets empty network, PID, IPC and UTS namespaces, runs as
@@ -14,7 +14,7 @@ tmpfs of ``limits.tmp_mb``. Its stdin and stdout are FIFOs that its own process 
 bwrap holds no copy of them (a bot that closes one is seen at once).
 
 Without bubblewrap, when arena runs as root, it runs as an unprivileged uid of its own
-(``arena.botuser``) and its scratch folder is a tmpfs of ``limits.tmp_mb``.
+(``arena.launch.botuser``) and its scratch folder is a tmpfs of ``limits.tmp_mb``.
 """
 
 from __future__ import annotations
@@ -32,13 +32,13 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from arena import reaper
 from arena.botspec import BotSpec
-from arena.botuser import BotUser, bot_user, check_reachable
-from arena.cgroups import BotCgroup
 from arena.errors import SandboxError
+from arena.launch import reaper
+from arena.launch.botuser import BotUser, bot_user, check_reachable
+from arena.launch.cgroups import BotCgroup
+from arena.launch.procfs import die_with_parent
 from arena.limits import Limits, SandboxMode
-from arena.procfs import die_with_parent
 
 __all__ = [
     "LaunchPlan",
@@ -152,10 +152,10 @@ def resolve_mode(mode: SandboxMode | str) -> SandboxMode:
 def check_launchable(spec: BotSpec, mode: SandboxMode | str) -> None:
     """Raise ``SandboxError`` (one line) now if ``spec`` cannot be started here in ``mode``.
 
-    What ``plan_launch`` finds only as the bot starts: as root without bubblewrap, a bot runs as
-    an unprivileged user (``arena.botuser``) who must reach its folder and program. A tournament
-    checks its bots first, so that such a machine-wide problem is said once, before any game,
-    rather than as a harness error for every match its workers try."""
+    What ``plan_launch`` finds only as the bot starts: as root without bubblewrap, a bot runs as an
+    unprivileged user (``arena.launch.botuser``) who must reach its folder and program. A tournament
+    checks its bots first, so that such a machine-wide problem is said once, before any game, rather
+    than as a harness error for every match its workers try."""
     if resolve_mode(mode) is SandboxMode.NONE and (user := bot_user()) is not None:
         try:
             check_reachable(list(spec.argv), spec.dir, user)
@@ -246,7 +246,7 @@ def _system_binds() -> tuple[str, ...]:
 
 
 def _shared_folders() -> tuple[Path, ...]:
-    return (*_python_roots(), Path(__file__).resolve().parent)
+    return (*_python_roots(), Path(__file__).resolve().parents[1])
 
 
 def _io_command(argv: list[str], processes: int | None) -> list[str]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 
-from arena import procfs
+from arena.launch import procfs
 from arena.limits import AffinityMode
 
 __all__ = ["usable_cores", "core_count", "plan_cores", "pin_to_core", "current_cpu"]

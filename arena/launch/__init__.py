@@ -1,0 +1,6 @@
+"""Launching bots: a bot's process started, confined, watched and killed.
+
+``process`` (``BotProcess``: lines in and out with deadlines) runs on ``sandbox`` (bubblewrap or
+rlimits, the environment, the limits), ``botuser`` (the uid a bot runs as), ``cgroups`` (a cgroup
+per bot), ``reaper`` (nothing outlives the harness) and ``procfs`` (Linux process facts).
+"""

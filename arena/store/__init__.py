@@ -1,0 +1,8 @@
+"""The results store: one SQLite file of bots, versions and games, one run at a time.
+
+``database`` (``Store``), ``rows`` (the ``games`` columns, written once) and ``runlock``.
+"""
+
+from arena.store.database import BotVersion, Store, VersionChange, store_files
+
+__all__ = ["BotVersion", "Store", "VersionChange", "store_files"]
