@@ -277,7 +277,7 @@ def faults(
     )
 
 
-# --- the bot author's loop (issue 12): new-bot, validate, submit, sprt -------------------------
+# --- the bot author's loop: new-bot, validate, submit, sprt -----------------------------------
 class Language(enum.StrEnum):
     """The languages ``arena new-bot`` writes a skeleton in (``arena.commands.new_bot``)."""
 

@@ -13,7 +13,6 @@ __all__ = [
     "ArenaError",
     "ConfigError",
     "BotSpecError",
-    "ProtocolError",
     "StoreError",
     "SandboxError",
     "HarnessError",
@@ -40,10 +39,6 @@ class ConfigError(ArenaError):
 
 class BotSpecError(ArenaError):
     """A bot that cannot be started as given (missing, not executable, unknown bundled name)."""
-
-
-class ProtocolError(ArenaError):
-    """A line that does not follow the "arena 1" protocol."""
 
 
 class StoreError(ArenaError):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import inspect
 import io
 import json
 import os
@@ -19,7 +18,6 @@ from conftest import bundled_program, run_arena, stored_game_count
 
 from arena.botspec import BotSpec
 from arena.commands.sprt import Progress, names_for
-from arena.referee.match import Match
 
 _arena = functools.partial(run_arena, timeout=300)  # many games
 
@@ -132,14 +130,11 @@ def test_a_signal_stops_it_like_ctrl_c_and_it_resumes(
     assert (json.loads(fresh.stdout)["resumed_games"], stored_game_count(db)) == (0, 2)
 
 
-def test_openings_need_the_referee_support(no_leftover_processes: Path) -> None:
+def test_sprt_plays_openings(no_leftover_processes: Path) -> None:
     root = no_leftover_processes
     greedy, random = _bots(root)
     run = _arena("sprt", greedy, random, "--elo1", "50", "--openings", "4", "--json", cwd=root)
-    if "opening" in inspect.signature(Match.play).parameters:
-        assert run.returncode == 0, run.stderr
-    else:
-        assert run.returncode == 2 and "--openings needs the referee's openings" in run.stderr
+    assert run.returncode == 0, run.stderr
 
 
 def test_bad_bounds_are_one_line_errors(tmp_path: Path) -> None:

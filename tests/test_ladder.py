@@ -235,7 +235,7 @@ class _Depth3WithRandomTies:
 
 @pytest.mark.slow
 def test_alphabeta_order_beats_the_outside_depth3_chaos_on_its_200_ms_budget() -> None:
-    """Issue 11 asks for >= 95% as Order against a depth-3 alpha-beta Chaos at 200 ms; with the
+    """The ladder asks for >= 95% as Order against a depth-3 alpha-beta Chaos at 200 ms; with the
     stand-in ``benchmarks/bots/depth3.py`` (untimed) and alphabeta on its work budget alone the
     games are exact functions of the seeds: 80 of seeds 1-80 measured (and 200 of seeds
     81-280). depth3 breaks its ties by cell order, so these 80 games are only 12 distinct lines:

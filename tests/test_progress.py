@@ -1,7 +1,7 @@
 """The tournament's progress display: an ETA that means something, right plurals, no empty news.
 
 ``ProgressDisplay`` is driven here with a fake clock and real game records, off a terminal (its
-plain-line mode), so that each scenario of issue 9 is exact and independent of the machine's load.
+plain-line mode), so that each scenario is exact and independent of the machine's load.
 """
 
 from __future__ import annotations

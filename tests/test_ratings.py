@@ -573,7 +573,7 @@ def test_head_to_head_bounds_and_gaps():
     assert one_role.diff is None and one_role.text() == "-"
 
 
-# --- what the standings say (issue 9) -------------------------------------------------------
+# --- what the standings say -----------------------------------------------------------------
 
 
 def record_like(order: str, chaos: str, order_won: bool, reason: str, moves: int, salt: int) -> G:

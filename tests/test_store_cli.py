@@ -1,4 +1,4 @@
-"""The store against user mistakes, end to end through ``python -m arena`` (issue 10, 1-3).
+"""The store against user mistakes, end to end through ``python -m arena``.
 
 A config pointed at another tournament's store, a lowered ``games_per_pairing``, two runs on one
 store at once: real configs, real bot processes (copied into ``tmp_path``, so that a scan of

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import inspect
 import json
 import os
 import shutil
@@ -32,7 +31,7 @@ from arena.config import TournamentConfig, config_from_dict
 from arena.launch.sandbox import bwrap_path
 from arena.limits import SandboxMode, TimeControl
 from arena.records import GameRecord
-from arena.referee.match import Match, MatchSettings
+from arena.referee.match import MatchSettings
 from arena.rules import RULES_VERSION, Board, Move, Reason, Role
 from arena.store.database import Store
 from arena.tournament.affinity import core_count
@@ -451,10 +450,6 @@ def test_the_result_counts_distinct_games(tmp_path: Path) -> None:
         assert (again.played, again.distinct) == (0, 2)
 
 
-@pytest.mark.skipif(
-    "opening" not in inspect.signature(Match.play).parameters,
-    reason="the referee does not play openings yet (Match.play(order_seat, opening))",
-)
 def test_openings_make_deterministic_bots_play_different_games(tmp_path: Path) -> None:
     config = two_bot_config(tmp_path, games=3)
     config = dataclasses.replace(config, opening_plies=4)
@@ -497,7 +492,7 @@ def test_a_stopped_worker_is_replaced_and_its_match_replayed_without_a_fault(
 
 
 def test_a_bot_whose_helper_changed_is_replayed(tmp_path: Path) -> None:
-    """Issue 9: a program importing a helper from its own folder is all of its files."""
+    """A program importing a helper from its own folder is all of its files."""
     mine = tmp_path / "mine"
     mine.mkdir()
     shutil.copyfile(TEST_BOTS / "instant.py", mine / "bot.py")

@@ -1,4 +1,4 @@
-"""Issue 9's "done when", end to end: the commands a new user runs tell the truth about each bot.
+"""End to end: the commands a new user runs tell the truth about each bot.
 
 A tournament is run through the real ``arena`` command, from bot files written into a fresh folder
 as a user would have them: ``random`` (a bundled bot's folder), a bot on the kit whose ``choose``

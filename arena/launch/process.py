@@ -84,9 +84,7 @@ class BotProcess:
         """Bytes of stderr read and dropped since the tail was last taken."""
         self.expecting = False
         """Whether a line from this bot is due (so output from it is not unsolicited)."""
-        self.display_name = ""
         self.quit_sent = False
-        self.started_at = 0.0
         self.unsettled = False
         """Under bubblewrap, until the bot's first line: its FIFOs may not be open yet."""
         self._tmp_fd = -1  # the bot's /tmp, open for fstatvfs (bwrap's is visible only through it)
@@ -147,7 +145,6 @@ class BotProcess:
         self.stderr_fd = self.proc.stderr.fileno()
         for fd in (self.stdin_fd, self.stdout_fd, self.stderr_fd):
             os.set_blocking(fd, False)
-        self.started_at = time.time()
 
     def settle_input(self) -> None:
         """Once the bot has written a line (so its process has opened both FIFOs), keep only the

@@ -105,7 +105,7 @@ class SurvivalCell:
 
 @dataclass(frozen=True)
 class Survival:
-    """A Chaos bot's survival (issue 11): Chaos rarely wins against a good Order, so how long it
+    """A Chaos bot's survival: Chaos rarely wins against a good Order, so how long it
     holds out before losing is what tells Chaos bots apart."""
 
     games: int

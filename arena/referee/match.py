@@ -271,7 +271,7 @@ class Match:
             else:
                 failures.append(self._startup_failed(other, "exited during start-up"))
         if status is WaitStatus.LINE and (name := parse_ready(line)) is not None:
-            process.display_name = seat.display_name = name
+            seat.display_name = name
             process.expecting = False
             seat.ready = True
             seat.failed_startups = 0

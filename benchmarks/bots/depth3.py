@@ -1,6 +1,6 @@
 """depth3: a fixed-depth (3 plies) alpha-beta bot, a reference written apart from ``arena.botlib``.
 
-Why: issue 11 measures the ladder against an outside program, alpha-beta at depth 3. This bot is
+Why: the ladder is measured against an outside program, alpha-beta at depth 3. This bot is
 an independent stand-in for it (it uses only ``arena.rules`` and the kit, none of the bundled
 bots' code), to check that the best Order bot below ``perfect`` beats such a Chaos at least 95% of
 the time: ``arena match bots/alphabeta/main.py benchmarks/bots/depth3.py --move-ms 200``.

@@ -39,13 +39,6 @@ WEIGHT = (0, 1, 8, 64, 512, FIVE)
 """Value of a live window by the number of marks in it (five: the game is won)."""
 
 
-def _value(same: int, other: int) -> int:
-    """Value of a window holding ``same`` marks of one kind and ``other`` of the other."""
-    if same and other:
-        return 0
-    return WEIGHT[same or other]
-
-
 def move_gain(board: Board, move: Move) -> int:
     """How much ``move`` changes the total value of the windows (positive helps Order)."""
     x_bits, o_bits = board.bits

@@ -12,7 +12,7 @@ tempo move; at the root Order takes a win by fours and Chaos avoids lost positio
 It is the plain search, with no opening knowledge: its first reply as Chaos is the search's own.
 ``perfect``'s Chaos plays the same search with its first reply kept in the central 4x4
 (``arena.botlib.mcts.CENTRE_OPENING``). Measured in-process at 200 ms on the work budget against
-issue 11's depth-3 alpha-beta Order (``benchmarks/bots/depth3.py``): left free, the first reply
+the depth-3 alpha-beta Order (``benchmarks/bots/depth3.py``): left free, the first reply
 often went to the border (a3, c1, c6, f3, f6), Order then took a second central cell and won 9
 of those 10 games (Chaos won 11 of seeds 1-20, losing at plies 21-25); in the centre Chaos held
 the full board in 40 of 40 (seeds 1-40), and won 30 of 30 instead of 24 against ``heuristic``'s

@@ -120,12 +120,6 @@ def active_matches() -> list[Match]:
     return list(_ACTIVE)
 
 
-def _play(match: Match, slot: GameSlot) -> GameRecord:
-    if slot.opening:  # the referee plays the opening's moves before the first turn
-        return match.play(slot.order_seat, slot.opening)  # type: ignore[call-arg,unused-ignore]
-    return match.play(slot.order_seat)
-
-
 def play_job(
     job: MatchJob,
     settings: MatchSettings,
@@ -143,7 +137,7 @@ def play_job(
     try:
         with match:
             for slot in job.slots:
-                emit(GameDone(job.key, slot, _play(match, slot)))
+                emit(GameDone(job.key, slot, match.play(slot.order_seat, slot.opening)))
     finally:
         _ACTIVE.remove(match)
     emit(JobDone(job.key))
