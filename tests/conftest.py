@@ -37,6 +37,8 @@ from arena.launch import reaper
 from arena.launch.sandbox import bwrap_path
 
 TESTS_DIR = Path(__file__).resolve().parent
+REPO_ROOT = TESTS_DIR.parent
+"""The repository: the checkout's root, with README.md, bots/, tournaments/ and arena/."""
 TEST_BOTS_DIR = TESTS_DIR / "bots"
 BUNDLED_BOTS_DIR = TESTS_DIR.parent / "bots"
 DEFAULT_MARKERS = (f"{TEST_BOTS_DIR}{os.sep}", f"{BUNDLED_BOTS_DIR}{os.sep}")

@@ -14,11 +14,11 @@ import dataclasses
 import importlib.util
 import random
 import time
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
+from conftest import REPO_ROOT
 
 from arena.bot import BotState
 from arena.botspec import BotSpec
@@ -27,7 +27,7 @@ from arena.records import GameRecord
 from arena.referee.match import MatchSettings, play_match
 from arena.rules import Board, Move, Reason, Role
 
-BOTS = Path(__file__).resolve().parent.parent / "bots"
+BOTS = REPO_ROOT / "bots"
 LADDER = ("random", "greedy", "heuristic", "alphabeta", "mcts")
 
 

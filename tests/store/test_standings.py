@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import TEST_BOTS_DIR, bundled_program, run_arena
+from conftest import REPO_ROOT, TEST_BOTS_DIR, bundled_program, run_arena
 
 from arena.commands.ratings import render_standings
 from arena.ratings import GameResult
@@ -280,7 +280,7 @@ def test_readme_command_table_lists_every_option() -> None:
 
     from arena.cli import app
 
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    readme = (REPO_ROOT / "README.md").read_text()
     rows = {m.group(1): m.group(0) for m in re.finditer(r"^\| `arena ([\w-]+) .*$", readme, re.M)}
     group = typer.main.get_command(app)
     commands = group.commands  # type: ignore[attr-defined]

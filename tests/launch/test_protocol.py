@@ -12,6 +12,7 @@ import ast
 import string
 from pathlib import Path
 
+from conftest import REPO_ROOT
 from hypothesis import example, given
 from hypothesis import strategies as st
 
@@ -156,7 +157,7 @@ def test_quoted_text_has_no_bare_quote_inside(data: bytes) -> None:
 
 # --- one home for the lines ----------------------------------------------------------------------
 
-PACKAGE = Path(__file__).resolve().parent.parent / "arena"
+PACKAGE = REPO_ROOT / "arena"
 KEYWORDS = {b"arena", b"ready", b"game", b"turn", b"end", b"quit"}
 SPEAKERS = {PACKAGE / "protocol.py", PACKAGE / "bot.py"}
 """The harness's side of the protocol, and the bot's side (the author's kit reads these words)."""

@@ -19,9 +19,9 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from conftest import bundled_program, run_arena, wait_for_no_leftovers
+from conftest import REPO_ROOT, bundled_program, run_arena, wait_for_no_leftovers
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = REPO_ROOT
 
 
 # room for every name in the tables

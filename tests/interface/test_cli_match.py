@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from conftest import TEST_BOTS_DIR, bundled_program, run_arena
-from test_referee import assert_record_consistent
+from independent_referee import assert_record_consistent
 
 from arena.records import GameRecord, Reason
 

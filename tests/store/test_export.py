@@ -17,7 +17,7 @@ import stat
 from pathlib import Path
 
 import pytest
-from conftest import run_arena
+from conftest import TESTS_DIR, run_arena
 from pgn_readers import PgnGame, read_pgn, read_pgn_lines
 
 from arena.botspec import BotSpec
@@ -38,7 +38,7 @@ from arena.referee.match import Match, MatchSettings
 from arena.rules import Role
 from arena.store.database import BotVersion, Store
 
-TESTS = Path(__file__).resolve().parent
+TESTS = TESTS_DIR
 ROOT = TESTS.parent
 
 

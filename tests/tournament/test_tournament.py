@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import pytest
-from conftest import child_processes, leftover_processes, wait_for_no_leftovers
+from conftest import REPO_ROOT, child_processes, leftover_processes, wait_for_no_leftovers
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -53,7 +53,7 @@ from arena.tournament.schedule import (
     random_opening,
 )
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = REPO_ROOT
 TEST_BOTS = ROOT / "tests" / "bots"
 FAST = {"move_ms": 200, "startup_ms": 2000}
 

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import run_arena
+from conftest import TEST_BOTS_DIR, run_arena
 
 from arena.botspec import BotSpec
 from arena.commands.new_bot import Language, build_c_bot, create_bot
@@ -28,7 +28,7 @@ from arena.launch.sandbox import bwrap_path
 from arena.limits import SandboxMode, TimeControl
 from arena.referee.match import Match, MatchSettings
 
-TEST_BOTS = Path(__file__).resolve().parent / "bots"
+TEST_BOTS = TEST_BOTS_DIR
 needs_bwrap = pytest.mark.skipif(bwrap_path() is None, reason="bubblewrap is not usable here")
 
 

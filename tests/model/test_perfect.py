@@ -19,6 +19,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from conftest import REPO_ROOT
 
 from arena.bot import run
 from arena.botlib import centre, solver
@@ -39,7 +40,7 @@ from arena.limits import SandboxMode, TimeControl
 from arena.referee.match import MatchSettings, play_match
 from arena.rules import CELLS, SIZE, WINDOWS, Board, Mark, Move, Reason, Role, parse_cell
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = REPO_ROOT
 BOT = ROOT / "bots" / "perfect" / "main.py"
 TABLE = BOT.with_name("table.bin")
 BOUND = 7

@@ -29,7 +29,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from conftest import FIXTURE_BOTS
+from conftest import FIXTURE_BOTS, REPO_ROOT, TEST_BOTS_DIR
 
 from arena.bot import BotState, Chooser, make_rng, run, seed_from_env
 from arena.botspec import BotSpec
@@ -38,9 +38,9 @@ from arena.records import Reason
 from arena.referee.match import MatchSettings, play_match
 from arena.rules import Board, Mark, Move, Role
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = REPO_ROOT
 BOTS = ROOT / "bots"
-FIXTURES = Path(__file__).resolve().parent / "bots"
+FIXTURES = TEST_BOTS_DIR
 SH = shutil.which("dash") or "/bin/sh"
 
 READ_TIMEOUT = 10.0  # generous: a loaded CI machine may be slow to start Python

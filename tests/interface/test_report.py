@@ -36,14 +36,14 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from conftest import bundled_program, run_arena
+from conftest import REPO_ROOT, TEST_BOTS_DIR, bundled_program, run_arena
 
 from arena.records import GameRecord
 from arena.report import write_report
 from arena.store.database import Store
 
-ROOT = Path(__file__).resolve().parent.parent
-FIXTURES = Path(__file__).resolve().parent / "bots"
+ROOT = REPO_ROOT
+FIXTURES = TEST_BOTS_DIR
 MARKUP = "<img src=x onerror=alert(1)><script>document.title='owned'</script>&amp;"
 """What ``tests/bots/markup_reply.py`` answers on its 3rd turn (its fault's detail)."""
 

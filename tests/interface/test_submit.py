@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import run_arena, stored_game_count
+from conftest import TEST_BOTS_DIR, run_arena, stored_game_count
 
 from arena.commands.new_bot import create_bot
 from arena.commands.submit import add_bot_entry, placing
@@ -105,7 +105,7 @@ def test_submit_end_to_end(no_leftover_processes: Path) -> None:
     first = _arena("tournament", "ladder.yaml", "--quiet", cwd=root)
     assert first.returncode == 0, first.stderr
     create_bot("mine", "python", root)
-    shutil.copy(Path(__file__).parent / "bots" / "not_a_move.py", root / "broken.py")
+    shutil.copy(TEST_BOTS_DIR / "not_a_move.py", root / "broken.py")
 
     refused = _arena("submit", "broken.py", "ladder.yaml", cwd=root)
     assert refused.returncode == 1

@@ -6,11 +6,11 @@ import sqlite3
 import subprocess
 from pathlib import Path
 
-from conftest import run_arena
+from conftest import REPO_ROOT, run_arena
 
 from arena.store.database import Store
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = REPO_ROOT
 INSTANT = ROOT / "tests" / "bots" / "instant.py"
 
 

@@ -25,11 +25,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
-from conftest import bundled_program, run_arena, stored_game_count, wait_for_no_leftovers
+from conftest import REPO_ROOT, bundled_program, run_arena, stored_game_count, wait_for_no_leftovers
 
 from arena.export.formats import CSV_FIELDS
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = REPO_ROOT
 TEST_BOTS = ROOT / "tests" / "bots"
 BUNDLED = ROOT / "bots"
 CORES = len(os.sched_getaffinity(0))
