@@ -115,6 +115,17 @@ def test_every_module_has_a_layer() -> None:
     assert not unplaced, f"give these modules a layer in tests/test_layers.py: {unplaced}"
 
 
+def test_a_folder_is_one_layer() -> None:
+    """Where a module lives is its layer: every module of a package has the package's layer."""
+    split = []
+    for path in MODULES:
+        module = _module_name(path)
+        parts = module.split(".")
+        if len(parts) > 2 and _layer_of(module) != _layer_of(".".join(parts[:2])):
+            split.append(module)
+    assert not split, f"modules placed apart from their folder's layer: {split}"
+
+
 @pytest.mark.parametrize("path", MODULES, ids=lambda p: _module_name(p))
 def test_no_import_from_a_layer_above(path: Path) -> None:
     module = _module_name(path)
@@ -163,17 +174,23 @@ def test_the_checker_sees_an_upward_import(tmp_path: Path) -> None:
 
 ARCHITECTURE = PACKAGE.parent / "docs" / "architecture.md"
 
-# A row of the module table: | `arena/path.py` | layer | its one job |
-_ROW = re.compile(r"^\|\s*`(arena/[\w/]+\.py)`\s*\|\s*([^|]+?)\s*\|\s*(.+?)\s*\|\s*$")
+# The module tables: a heading per layer (``### <layer>``), then a row per module of that layer's
+# folders: | `arena/path.py` | its one job |
+_HEADING = re.compile(r"^###\s+(.+?)\s*$")
+_ROW = re.compile(r"^\|\s*`(arena/[\w/]+\.py)`\s*\|\s*(.+?)\s*\|\s*$")
 
 
 def _documented_modules(text: str) -> dict[str, tuple[str, str]]:
-    """The module table of the architecture document: path -> (layer, job)."""
+    """The module tables of the architecture document: path -> (layer heading, job)."""
     rows: dict[str, tuple[str, str]] = {}
+    layer = ""
     for line in text.splitlines():
+        heading = _HEADING.match(line)
+        if heading:
+            layer = heading.group(1)
         match = _ROW.match(line)
         if match:
-            path, layer, job = match.groups()
+            path, job = match.groups()
             assert path not in rows, f"docs/architecture.md names {path} twice"
             rows[path] = (layer, job)
     return rows
@@ -185,7 +202,7 @@ def _relative(path: Path) -> str:
 
 def test_the_architecture_document_names_every_module_and_only_those() -> None:
     rows = _documented_modules(ARCHITECTURE.read_text(encoding="utf-8"))
-    present = {_relative(p) for p in MODULES}
+    present = {_relative(p) for p in MODULES if _module_name(p) != "arena"}
     missing = sorted(present - set(rows))
     gone = sorted(set(rows) - present)
     assert not missing, f"give these modules a line in docs/architecture.md: {missing}"
@@ -197,9 +214,11 @@ def test_the_architecture_document_gives_each_module_its_layer() -> None:
     wrong = []
     for path in MODULES:
         module = _module_name(path)
+        if module == "arena":
+            continue  # the package itself: its docstring maps the layers
         layer = _layer_of(module)
         said, job = rows.get(_relative(path), ("", ""))
-        expected = "package" if module == "arena" else LAYERS[layer][0] if layer is not None else ""
+        expected = LAYERS[layer][0] if layer is not None else ""
         if said != expected or not job:
             wrong.append(f"{_relative(path)}: {said!r}, not {expected!r}")
     assert not wrong, f"docs/architecture.md's layers differ from LAYERS: {wrong}"
@@ -212,7 +231,7 @@ def test_the_document_check_sees_a_missing_and_a_gone_module() -> None:
     assert "arena/rules.py" in rows and rows["arena/rules.py"][0] == "game model"
     without = "\n".join(line for line in text.splitlines() if "`arena/rules.py`" not in line)
     assert "arena/rules.py" not in _documented_modules(without)
-    invented = text + "\n| `arena/nowhere.py` | referee | nothing |\n"
+    invented = text + "\n### referee\n\n| `arena/nowhere.py` | nothing |\n"
     assert "arena/nowhere.py" in _documented_modules(invented)
 
 
