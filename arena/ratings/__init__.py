@@ -1,19 +1,8 @@
 """Ratings for Order and Chaos bots: tallies, sequential Elo and an order-independent fit.
 
-Pure functions of a sequence of games (no I/O), so the store, the CLI and the tests share them:
-
-- ``GameResult``: the only input, one finished game (who played which role, who won, how, in how
-  many plies, and a digest of its content that orders games canonically);
-- ``cross_table`` / ``tallies``: plain counts for standings tables;
-- ``arena.ratings.elo``: the classic running Elo, over games in a canonical order
-  (``canonical_order``) so that it does not depend on how the games were scheduled;
-- ``arena.ratings.mle.fit_mle``: a maximum-likelihood (MAP) fit, as BayesElo/Ordo do, which does
-  not depend on game order and comes with standard errors and likelihood-of-superiority;
-- ``arena.ratings.standings``: the one standings model (``Standings``, built by ``compute_all``)
-  that the terminal table, ``--json`` and any report render.
-
-Importing this package is cheap on purpose (the CLI's start-up time matters): numpy, scipy and
-the ``elo`` package are imported only by the submodules, which load on first use.
+Pure functions of ``GameResult``s (no I/O): ``cross_table``/``tallies``, ``elo`` (running Elo in a
+canonical order), ``mle.fit_mle`` (the order-independent fit) and ``standings`` (the one model every
+view renders). Importing this package is cheap: numpy, scipy and ``elo`` load with the submodules.
 """
 
 from __future__ import annotations

@@ -1,15 +1,8 @@
 """Sequential (running) Elo: each game moves both players' ratings, one game after another.
 
-This is the rating people know, but it depends on the order of the games and weighs the last
-ones most; ``arena.ratings.mle`` gives the order-independent fit. The order in which a tournament
-*played* its games depends on its schedule and on worker timing, so the standings never rate
-games in that order: ``canonical_order`` puts them in a fixed interleaving of rounds that depends
-only on the games themselves, so that the same games always give the same numbers and no bot's
-games all come first or last. The arithmetic comes from the ``elo`` package (0.1.1) where it is
-installed; that package cannot be installed on Python >= 3.12, so a built-in implementation of
-the same formula is used there (and can be forced, to check that both agree):
-
-    E = 1 / (1 + 10 ** ((r_other - r) / 400)),    r_new = r + K * (score - E).
+Games are rated in ``canonical_order`` (a fixed interleaving of rounds that depends only on the
+games), so the same games always give the same numbers whatever the schedule. The arithmetic is the
+``elo`` package's where it is installed (not on Python >= 3.12), else the same formula built in.
 """
 
 from __future__ import annotations

@@ -1,23 +1,8 @@
 """Two bots, both roles: the Elo difference with Order's advantage taken out, in closed form.
 
-What a bot author asks after ``arena match`` (as cutechess-cli answers it): how much stronger is
-one bot, how sure is that, and how did each do per role. In Order and Chaos the roles are far
-from equal, so the plain score mixes strength with the share of games played as Order; the
-model of the standings' fit, ``P(Order wins) = L(s_order - s_chaos + h)`` with ``L`` the Elo
-logistic, separates them. With two bots it has two cells and two parameters, so its maximum
-likelihood is exact and needs no optimiser (and no numpy: ``arena match`` stays quick)::
-
-    logit(p_a) = d + h,   logit(p_b) = h - d   =>   d = (logit(p_a) - logit(p_b)) / 2
-
-with ``p_a`` the rate at which A wins as Order against B, ``p_b`` the reverse, ``d`` = A - B.
-Its standard error comes from the binomial variance of each logit (delta method), the 95%
-interval is 1.96 of them, and the likelihood of superiority is ``Phi(d / se)``. This is what
-Ordo computes for two players with a fitted White advantage and no draws
-(``ordo -W -d 0 -z 200.24``), and what ``fit_mle`` gives with a negligible prior (tested).
-
-When a role's games all went one way its logit is infinite: the estimate then uses
-``(wins + 0.5) / (games + 1)`` (Haldane's correction) and says that it is only a bound when one
-bot won everything.
+What ``arena match`` reports: the model of the standings' fit has two cells and two parameters for
+two bots, so its maximum likelihood is exact (no optimiser, no numpy): ``d = (logit(p_a) -
+logit(p_b)) / 2``, as Ordo computes it (``ordo -W -d 0 -z 200.24``). Details: ``docs/ratings.md``.
 """
 
 from __future__ import annotations

@@ -1,33 +1,9 @@
 """Order-independent ratings: a maximum-a-posteriori logistic (Bradley-Terry) fit on the Elo scale.
 
-Like BayesElo and Ordo, the fit uses all games at once, so it does not depend on the order they
-were played in, and it gives standard errors. Two models, both with ``P = 1 / (1 + 10**(-d/400))``:
-
-- overall: ``d = s[order] - s[chaos] + h``, one strength per bot and Order's advantage ``h``;
-- per role: ``d = s_order[order] - s_chaos[chaos]``, separate strengths for each bot's Order and
-  Chaos play, for bots that are much better at one role than the other.
-
-A Gaussian prior keeps every rating finite (an unbeaten or winless bot has no maximum-likelihood
-estimate): each strength ``~ N(0, prior_sd**2)``, ``h ~ N(0, prior_sd_role**2)``. The per-role
-model has its own role term: ``s_order = a + h/2``, ``s_chaos = b - h/2`` with ``a`` and ``b``
-``~ N(0, prior_sd**2)`` and ``h`` as above, so each role's strengths shrink towards that role's
-own mean rather than towards each other.
-
-Ratings are reported relative to the average bot (the likelihood only sees differences, so the
-zero is a choice): the mean overall rating of the bots that played is ``offset`` (default 1500,
-where sequential Elo starts), and so is their mean of ``(order + chaos) / 2`` in the per-role model.
-That is all the two scales share: a bot's per-role ratings do *not* sit about ``h/2`` above and
-below its overall rating. The per-role model has its own Order advantage (its mean Order rating
-minus its mean Chaos rating), which differs from the overall ``h`` whenever bots differ between
-roles; and a role a bot won or lost every game in has no maximum-likelihood value, so the prior
-alone holds it (tens to hundreds of points from where the data point). Read Order ratings against
-Chaos ratings (their difference predicts a game between them), not against the overall column.
-A bot without games does not count in the means, so adding one changes nobody else. Intervals
-are ``1.96`` standard errors from the inverse Hessian of the negative log-posterior (Laplace), for
-those relative ratings: a lone bot's rating is exactly the average, with zero width.
-
-Games are first aggregated into counts per (Order bot, Chaos bot) pair, so the cost depends on
-the number of pairs, not of games (50 bots and 100k games: well under a second).
+Like BayesElo and Ordo it uses all games at once and gives standard errors. Two models: overall
+(one strength per bot and Order's advantage ``h``) and per role (an Order and a Chaos strength per
+bot). A Gaussian prior keeps every rating finite; ratings are relative to the average bot. How to
+read the two scales together: ``docs/ratings.md``.
 """
 
 from __future__ import annotations

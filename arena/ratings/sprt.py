@@ -1,64 +1,10 @@
-r"""The sequential probability ratio test on game pairs: is bot A stronger than bot B?
+"""The sequential probability ratio test on game pairs: is bot A stronger than bot B?
 
-Order and Chaos has no draws but a large role advantage, so single games are not identically
-distributed: a game's result depends mostly on who plays Order. As fishtest does with its game
-pairs (both colours of one opening), the test therefore counts **pairs** of games, one in each
-role assignment (and the same opening), and treats each pair as one independent observation.
-
-**The pair score.** A pair scores 0, 1 or 2 points for A; write it as ``x`` in
-``{0, 1/2, 1}`` (points / 2). The counts ``n = (n0, n1, n2)`` of ``N`` pairs follow a trinomial
-distribution ``p = (p0, p1, p2)`` — the analogue, for a game without draws, of fishtest's
-pentanomial model of chess game pairs. Its mean ``mu = p1/2 + p2`` is A's expected score.
-
-**Elo.** A score ``mu`` is the logistic Elo difference ``E(mu) = -400 log10(1/mu - 1)``, with
-``L(e) = 1 / (1 + 10**(-e/400))`` its inverse. Hypotheses ``H0: elo = elo0`` and
-``H1: elo = elo1`` mean ``mu = s0 = L(elo0)`` and ``mu = s1 = L(elo1)``.
-
-**The generalized SPRT** (GSPRT; M. Van den Bergh, as in fishtest's ``LLR_logistic``). The
-alternative hypotheses fix only the mean, not the whole distribution; the GSPRT replaces each
-composite hypothesis by its maximum-likelihood member. With ``w = n / N`` the empirical
-distribution, the most likely distribution with mean ``s`` is
-
-.. math::  p_i(s) = \frac{w_i}{1 + \lambda (x_i - s)},
-
-with ``lambda`` the root of ``sum_i w_i (x_i - s) / (1 + lambda (x_i - s)) = 0`` in the
-interval where every denominator is positive (the function decreases there, so the root is
-unique). With three outcomes, clearing the denominators gives a quadratic
-``a lambda^2 + b lambda + c = 0`` with ``g_i = x_i - s``, ``a = g0 g1 g2 sum(w)``,
-``b = sum_i w_i g_i (g0 + g1 + g2 - g_i)``, ``c = sum_i w_i g_i``: solved exactly, vectorised,
-with no iteration. The log-likelihood ratio is then
-
-.. math::  \mathrm{LLR} = N \sum_i w_i \log\frac{p_i(s_1)}{p_i(s_0)}
-           = N \sum_i w_i \left[\log(1 + \lambda_0 g^0_i) - \log(1 + \lambda_1 g^1_i)\right].
-
-**Normalized Elo bounds** (``model="normalized"``, fishtest's default today): the hypotheses
-fix the t-value of a pair, ``t = (mu - 1/2) / sigma = t_k``, with ``t_k = sqrt(2) nElo_k ln 10 /
-800`` (see nElo below). The most likely distribution under ``t`` is again
-``p_i = w_i / (1 + lambda h_i)``, now with ``h_i = (x_i - 1/2) - (t / 2) (sigma + (x_i - mu)^2 /
-sigma)`` where ``mu`` and ``sigma`` are those of ``p`` itself: a fixed point, found by iterating
-from the uniform distribution (``lambda`` from the same quadratic at each step), as fishtest's
-``MLE_tvalue`` does. At the fixed point ``sum p_i h_i = mu - 1/2 - t sigma = 0``.
-
-Empty cells are regularised (a count of 0 becomes 1e-3, as fishtest does), so that the test is
-defined from the first pair on. Wald's bounds: accept H0 when ``LLR <= log(beta / (1 - alpha))``,
-H1 when ``LLR >= log((1 - beta) / alpha)``; the error rates are then at most about ``alpha``
-(accepting H1 when ``elo = elo0``) and ``beta`` (accepting H0 when ``elo = elo1``), and a bit
-less in practice, since the LLR overshoots the bound it crosses.
-
-**Estimates.** ``mu_hat = sum w_i x_i``, the per-pair variance ``var = sum w_i (x_i - mu_hat)^2``
-and the standard error ``se = sqrt(var / N)``. The Elo difference is ``E(mu_hat)`` with the 95%
-interval ``E(mu_hat -/+ 1.96 se)``; the likelihood of superiority is
-``LOS = Phi((mu_hat - 1/2) / se)``. When every pair so far scored the same (all split, say: each
-bot won as Order), the sample variance is 0 and would give an interval of no width; the variance
-of the counts with half a pair added to each cell (the Jeffreys prior) stands in for it then.
-
-The **normalized Elo** (Van den Bergh), which measures the difference in units of the test's own
-noise (so that it predicts how many games a test needs),
-is ``nElo = (mu_hat - 1/2) / (sqrt(2) * sqrt(var)) * 800 / ln 10``: a pair holds two games, so
-``sqrt(2) * sqrt(var)`` is the per-game standard deviation.
-
-Pure functions of counts (numpy, no I/O), so the CLI, the store and the tests share them; every
-function accepts counts of shape ``(3,)`` or ``(..., 3)`` (many runs at once, for simulations).
+Order and Chaos has a large role advantage, so the test counts **pairs** of games (one in each role
+assignment, the same opening), as fishtest does, with a trinomial model of a pair's score and the
+generalized SPRT (logistic or normalized Elo bounds). The mathematics, the estimates and the
+normalized Elo are in ``docs/ratings.md``. Pure functions of counts of shape ``(3,)`` or
+``(..., 3)`` (numpy, no I/O).
 """
 
 from __future__ import annotations
