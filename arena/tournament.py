@@ -86,6 +86,8 @@ class TournamentPlan:
     each game index (``arena.schedule.opening_for``); 0: every game starts on the empty board."""
     cluster: str | None = None
     """The cluster of the ``cluster`` executor (``tcp://HOST:PORT`` or ``local:N``)."""
+    trusted_bots: bool = False
+    """Whether a cluster may run the bots without bubblewrap (``arena.executors.cluster``)."""
 
     def describe(self) -> dict[str, object]:
         """What the store keeps of the run's definition (shown by ``arena ratings``)."""
@@ -209,6 +211,7 @@ def run_tournament(
         affinity=plan.affinity,
         sink_factory=None if plan.db is None else partial(_store_sink, plan.db),
         cluster=plan.cluster,
+        trusted_bots=plan.trusted_bots,
         status=getattr(observer, "executor_status", None),
     )
     if executor_factory is None:
