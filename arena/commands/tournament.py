@@ -311,7 +311,8 @@ def run_tournament_command(
 
         for spec in config.bots:
             check_launchable(spec, config.sandbox)
-    if unsandboxed and config.sandbox is SandboxMode.AUTO and not quiet:
+    local = config.executor != "cluster"  # a cluster's workers resolve (and check) it there
+    if unsandboxed and local and config.sandbox is SandboxMode.AUTO and not quiet:
         console.print(
             "[yellow]warning:[/] bubblewrap (bwrap) is not usable here: bots run with "
             "resource limits only, without a sandbox (apt-get install bubblewrap)"
