@@ -192,6 +192,13 @@ def tournament(
             " and memory); move times then become unfair."
         ),
     ] = False,
+    trusted_bots: Annotated[
+        bool,
+        typer.Option(
+            help="The bots are trusted: on a cluster they may run without bubblewrap, where"
+            " they could reach its scheduler (and so run code on every worker)."
+        ),
+    ] = False,
     quiet: QuietOption = False,
 ) -> None:
     """Run a tournament, or resume it: only the games missing from its store are played.
@@ -210,6 +217,7 @@ def tournament(
         executor=executor,
         force_workers=force_workers,
         cluster=cluster,
+        trusted_bots=trusted_bots,
     )
     raise typer.Exit(code)
 

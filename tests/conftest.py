@@ -237,3 +237,22 @@ def _nothing_left_behind(request: pytest.FixtureRequest) -> Iterator[None]:
         reaper.remove_scratch(str(SESSION_TMP / name))
     assert not left, f"bot processes outlived the test: {left}"
     assert not folders, f"arena-* folders outlived the test in {SESSION_TMP}: {folders}"
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _no_dead_harness_left_at_the_end() -> Iterator[None]:
+    """At the end of the suite: nothing of a harness that is gone (its ``arena-<pid>-*`` cgroup,
+    its ``arena-*-<pid>`` folders), swept as any run sweeps them; what remains is a failure."""
+    yield
+    from arena.launch import cgroups
+
+    reaper.sweep_dead(str(SESSION_TMP))
+    root = cgroups.pids_root()
+    left = [
+        entry.name
+        for entry in (os.scandir(root) if root is not None and root.is_dir() else ())
+        if entry.name.startswith("arena-")
+        and entry.name.split("-")[1].isdigit()
+        and cgroups.process_gone(int(entry.name.split("-")[1]))
+    ]
+    assert not left, f"cgroups of dead harnesses outlived the suite in {root}: {left}"

@@ -215,6 +215,7 @@ def with_overrides(
     executor: str | None = None,
     force_workers: bool = False,
     cluster: str | None = None,
+    trusted_bots: bool = False,
 ) -> TournamentConfig:
     """The config with the command line's options in place of its own (None: keep the file's).
 
@@ -248,6 +249,7 @@ def with_overrides(
         executor=config.executor if executor is None else executor,
         force_workers=force_workers or config.force_workers,
         cluster=config.cluster if cluster is None else cluster,
+        trusted_bots=trusted_bots or config.trusted_bots,
     )
 
 
@@ -262,6 +264,7 @@ def run_tournament_command(
     executor: str | None = None,
     force_workers: bool = False,
     cluster: str | None = None,
+    trusted_bots: bool = False,
 ) -> int:
     from rich.console import Console
 
@@ -288,6 +291,7 @@ def run_tournament_command(
         executor=executor,
         force_workers=force_workers,
         cluster=cluster,
+        trusted_bots=trusted_bots,
     )
     for notice in config.notices:  # once a run; on stderr when quiet, as it may matter
         if quiet:
@@ -307,7 +311,8 @@ def run_tournament_command(
 
         for spec in config.bots:
             check_launchable(spec, config.sandbox)
-    if unsandboxed and config.sandbox is SandboxMode.AUTO and not quiet:
+    local = config.executor != "cluster"  # a cluster's workers resolve (and check) it there
+    if unsandboxed and local and config.sandbox is SandboxMode.AUTO and not quiet:
         console.print(
             "[yellow]warning:[/] bubblewrap (bwrap) is not usable here: bots run with "
             "resource limits only, without a sandbox (apt-get install bubblewrap)"
@@ -327,6 +332,7 @@ def run_tournament_command(
             display.stop()
             options = [f"--{key} {value}" for key, value in overrides.items()]
             options += ["--force-workers"] if force_workers else []
+            options += ["--trusted-bots"] if trusted_bots else []
             command = shlex.join(["arena", "tournament", str(config_path)])
             code, name = exit_code(stop)
             console.print(

@@ -19,6 +19,7 @@ A tournament file looks like this (every key but ``bots`` is optional)::
     | on | off freeze_idle: false                # SIGSTOP the bot that is not on move executor:
     local                   # local | inline | cluster (arena.tournament.executors.EXECUTORS)
     cluster: tcp://scheduler:8786     # a Dask cluster (or local:N): the cluster executor
+    trusted_bots: false               # true: on a cluster, bots may run without bubblewrap
 
 Every problem raises :class:`arena.errors.ConfigError` naming the file, the key path (such as
 ``bots[2].path``), the line where the file gives one and what was expected; no YAML exception or

@@ -58,6 +58,7 @@ TOP_KEYS = (
     "freeze_idle",
     "executor",
     "cluster",
+    "trusted_bots",
     "openings",
 )
 OPENING_KEYS = ("random_plies",)
@@ -135,6 +136,16 @@ def build(
     if cluster is not None:
         executor = "cluster"
 
+    trusted_bots = False
+    if "trusted_bots" in top:
+        trusted_bots = top["trusted_bots"]
+        if not isinstance(trusted_bots, bool):
+            raise ctx.error(
+                "trusted_bots",
+                f"expected true or false, got {describe(trusted_bots)}",
+                value_line(top, "trusted_bots"),
+            )
+
     opening_plies = _opening_plies(ctx, top)
 
     return TournamentConfig(
@@ -155,6 +166,7 @@ def build(
         notices=tuple(notices),
         opening_plies=opening_plies,
         cluster=cluster,
+        trusted_bots=trusted_bots,
     )
 
 

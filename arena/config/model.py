@@ -80,6 +80,9 @@ class TournamentConfig:
     cluster: str | None = None
     """``cluster:``: the Dask cluster of the ``cluster`` executor (``tcp://HOST:PORT`` or
     ``local:N``)."""
+    trusted_bots: bool = False
+    """``trusted_bots:`` (or ``--trusted-bots``): on a cluster the bots may run without
+    bubblewrap, where they could reach its scheduler (``arena.tournament.executors.cluster``)."""
 
     def settings(self) -> MatchSettings:
         """How each match is played."""
@@ -117,4 +120,5 @@ class TournamentConfig:
             opening_plies=self.opening_plies,
             force_workers=self.force_workers,
             cluster=self.cluster,
+            trusted_bots=self.trusted_bots,
         )

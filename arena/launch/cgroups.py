@@ -10,7 +10,9 @@ process's cgroup delegates it. ``ARENA_CGROUPS=0`` turns them off. Where no cgro
 rlimits).
 
 Layout: ``<pids root>/<this process's cgroup>/arena-<pid>-<random>/bot-<n>/``. The harness's own
-folder is removed by ``arena.launch.reaper``'s guardian if the harness dies without removing it.
+folder is removed by ``arena.launch.reaper``'s guardian if the harness dies without removing it;
+where the guardian died too, the next harness sweeps it (``sweep_dead_harnesses``: process ``<pid>``
+gone).
 """
 
 from __future__ import annotations
@@ -19,12 +21,20 @@ import atexit
 import contextlib
 import itertools
 import os
+import re
 import secrets
 import signal
 import time
 from pathlib import Path
 
-__all__ = ["BotCgroup", "harness_cgroup", "kill_tree", "pids_root", "remove_harness_cgroup"]
+__all__ = [
+    "BotCgroup",
+    "harness_cgroup",
+    "kill_tree",
+    "pids_root",
+    "remove_harness_cgroup",
+    "sweep_dead_harnesses",
+]
 
 _V1_ROOT = Path("/sys/fs/cgroup/pids")
 _V2_ROOT = Path("/sys/fs/cgroup")
@@ -94,6 +104,44 @@ def remove_harness_cgroup() -> None:
         if _harness[1] is not None:
             kill_tree(_harness[1])
         _harness = None
+
+
+_HARNESS_RE = re.compile(r"arena-([0-9]+)-[0-9a-f]+")
+
+
+def process_gone(pid: int) -> bool:
+    """Whether no process ``pid`` exists (one of another user's, or a zombie, still counts)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:  # EPERM: it exists
+        return False
+    return False
+
+
+def sweep_dead_harnesses() -> list[Path]:
+    """Kill what is left in, and remove, the ``arena-<pid>-*`` cgroups beside this process's
+    whose harness ``<pid>`` is gone (its guardian died with it, or never ran); those of live
+    harnesses are left alone. Returns the folders removed (or tried)."""
+    root = pids_root()
+    if root is None:
+        return []
+    swept = []
+    try:
+        entries = list(os.scandir(root))
+    except OSError:
+        return []
+    for entry in entries:
+        found = _HARNESS_RE.fullmatch(entry.name)
+        if found is None or not entry.is_dir(follow_symlinks=False):
+            continue
+        if int(found.group(1)) == os.getpid() or not process_gone(int(found.group(1))):
+            continue
+        path = Path(entry.path)
+        kill_tree(path)
+        swept.append(path)
+    return swept
 
 
 _serial = itertools.count()

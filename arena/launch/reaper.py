@@ -14,9 +14,13 @@ Three mechanisms, each for what the others cannot do:
   closes, even on SIGKILL), then kills what is left in the harness's cgroups and removes its
   scratch folder (``/tmp/arena-run-*``, which holds every bot's scratch folder and pipes).
 
-``install_harness`` sets all three up; ``arena match`` and each tournament worker call it. The
-library alone (a ``Match`` in someone's program) installs nothing: it then relies on process
-groups, the bots' environment marker and, under bubblewrap, the PID namespace.
+``install_harness`` sets all three up; ``arena match`` and each tournament worker call it. It also
+sweeps what harnesses long gone left where their guardian could not clean up (it was killed too,
+or the machine stopped): their ``arena-<pid>-*`` cgroups and the ``arena-run-<pid>-*`` and
+``arena-scratch-<pid>`` folders (a cluster worker's) of the temp folder, each only once process
+``<pid>`` is gone (``sweep_dead``). The library alone (a ``Match`` in someone's program) installs
+nothing: it then relies on process groups, the bots' environment marker and, under bubblewrap,
+the PID namespace.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ import atexit
 import contextlib
 import ctypes
 import os
+import re
 import shutil
 import signal
 import tempfile
@@ -43,6 +48,7 @@ __all__ = [
     "close_harness",
     "scratch_root",
     "remove_scratch",
+    "sweep_dead",
 ]
 
 _PR_SET_CHILD_SUBREAPER = 36
@@ -105,14 +111,40 @@ def install_harness(scratch: str | None = None) -> None:
     if installed():
         return
     _bots.clear()
+    sweep_dead()
     become_subreaper()
-    root = scratch or tempfile.mkdtemp(prefix="arena-run-")
+    root = scratch or tempfile.mkdtemp(prefix=f"arena-run-{os.getpid()}-")
     os.chmod(root, 0o711)  # bots that run as another user reach their own folders only
     previous, tempfile.tempdir = tempfile.tempdir, root
     cgroup = cgroups.harness_cgroup()
     guardian, pipe = _spawn_guardian(root, cgroup)
     _harness = _Harness(os.getpid(), root, guardian, pipe, previous)
     atexit.register(close_harness)
+
+
+_SCRATCH_RE = re.compile(r"arena-(?:run-([0-9]+)-.+|scratch-([0-9]+))")
+
+
+def sweep_dead(tmp: str | None = None) -> list[str]:
+    """Remove what dead harnesses left: their cgroups (``cgroups.sweep_dead_harnesses``) and, in
+    ``tmp`` (default: the temp folder), the ``arena-run-<pid>-*`` and ``arena-scratch-<pid>``
+    folders whose process ``<pid>`` is gone (their bots' tmpfs unmounted first). Those of live
+    processes are left alone. Returns what was removed (or tried)."""
+    swept = [str(path) for path in cgroups.sweep_dead_harnesses()]
+    folder = tmp or tempfile.gettempdir()
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return swept
+    for entry in entries:
+        found = _SCRATCH_RE.fullmatch(entry.name)
+        if found is None or not entry.is_dir(follow_symlinks=False):
+            continue
+        pid = int(found.group(1) or found.group(2))
+        if pid != os.getpid() and cgroups.process_gone(pid):
+            _cleanup(entry.path, None)
+            swept.append(entry.path)
+    return swept
 
 
 def track(pid: int) -> None:

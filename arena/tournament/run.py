@@ -87,6 +87,9 @@ class TournamentPlan:
     board."""
     cluster: str | None = None
     """The cluster of the ``cluster`` executor (``tcp://HOST:PORT`` or ``local:N``)."""
+    trusted_bots: bool = False
+    """Whether a cluster may run the bots without bubblewrap
+    (``arena.tournament.executors.cluster``)."""
 
     def describe(self) -> dict[str, object]:
         """What the store keeps of the run's definition (shown by ``arena ratings``)."""
@@ -210,6 +213,7 @@ def run_tournament(
         affinity=plan.affinity,
         sink_factory=None if plan.db is None else partial(_store_sink, plan.db),
         cluster=plan.cluster,
+        trusted_bots=plan.trusted_bots,
         status=getattr(observer, "executor_status", None),
     )
     if executor_factory is None:

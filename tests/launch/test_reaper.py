@@ -331,3 +331,81 @@ def test_a_stop_signal_during_a_worker_fork_is_not_lost(no_leftover_processes: P
     assert result.returncode == 128 + signal.SIGTERM, (result.returncode, result.stderr[-2000:])
     assert "interrupted (SIGTERM)" in result.stderr + result.stdout, result.stderr[-2000:]
     assert "Exception ignored" not in result.stderr, result.stderr[-2000:]
+
+
+HARNESS_SCRIPT = """import os, sys, tempfile, time
+from arena.launch import cgroups
+from arena.launch import reaper
+scratch = None
+if sys.argv[1:] == ["worker"]:  # as a Dask worker outside a task: arena-scratch-<pid>
+    scratch = os.path.join(tempfile.gettempdir(), f"arena-scratch-{os.getpid()}")
+    os.mkdir(scratch)
+reaper.install_harness(scratch)
+harness = reaper._harness
+assert harness is not None
+print(os.getpid(), harness.guardian, cgroups.harness_cgroup() or "", flush=True)
+time.sleep(600)
+"""
+
+
+def start_harness(env: dict[str, str], *kind: str) -> tuple[subprocess.Popen[str], int, str]:
+    """A harness in a subprocess (its guardian, cgroup and scratch folder made; ``worker``: a
+    cluster worker's): the process, its guardian's pid and its cgroup folder ('' without)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", HARNESS_SCRIPT, *kind],
+        stdout=subprocess.PIPE, text=True, env=env,
+    )  # fmt: skip
+    assert proc.stdout is not None
+    line = proc.stdout.readline().split()  # bounded: it prints at once, or dies (end of file)
+    if len(line) < 2:
+        proc.kill()
+        proc.wait(timeout=10)
+        pytest.fail("the harness did not start")
+    return proc, int(line[1]), line[2] if len(line) > 2 else ""
+
+
+def test_a_run_sweeps_what_dead_harnesses_left_and_keeps_what_live_ones_hold(
+    no_leftover_processes: Path,
+) -> None:
+    """Harnesses killed with their guardians (as a crash of the machine's tests or a killed
+    container would) leave their cgroup and scratch folder; a cluster worker's scratch folder
+    is ``arena-scratch-<pid>``. The next run removes those whose process is gone, and only
+    those: a live harness keeps its own."""
+    folder = no_leftover_processes
+    tmpdir = folder / "tmp"
+    env = arena_env(tmpdir)
+    dead, dead_guardian, dead_cgroup = start_harness(env)
+    worker, worker_guardian, worker_cgroup = start_harness(env, "worker")
+    live, _live_guardian, live_cgroup = start_harness(env)
+    try:
+        for proc, guardian in ((dead, dead_guardian), (worker, worker_guardian)):
+            os.kill(guardian, signal.SIGKILL)  # the guardian first: nobody cleans up after it
+            proc.kill()
+            proc.wait(timeout=10)
+        left = arena_folders(tmpdir)
+        assert len([n for n in left if n.startswith(f"arena-run-{dead.pid}-")]) == 1, left
+        assert f"arena-scratch-{worker.pid}" in left
+        for cgroup in (dead_cgroup, worker_cgroup):
+            assert not cgroup or Path(cgroup).is_dir()
+        bots = folder / "bots"
+        bots.mkdir()
+        shutil.copy(TEST_BOTS_DIR / "instant.py", bots / "instant.py")
+        result = subprocess.run(
+            [sys.executable, "-m", "arena", "match", str(bots / "instant.py"),
+             str(bots / "instant.py"), "--games", "1", "--sandbox", "none", "--quiet"],
+            capture_output=True, text=True, env=env, timeout=TIMEOUT_S,
+        )  # fmt: skip
+        assert result.returncode == 0, result.stderr
+        left = arena_folders(tmpdir)
+        assert not [n for n in left if str(dead.pid) in n or str(worker.pid) in n], left
+        assert [n for n in left if n.startswith(f"arena-run-{live.pid}-")], left
+        for cgroup in (dead_cgroup, worker_cgroup):
+            assert not cgroup or not Path(cgroup).exists(), cgroup
+        assert not live_cgroup or Path(live_cgroup).is_dir()
+    finally:
+        for proc in (dead, worker, live):
+            proc.kill()
+            proc.wait(timeout=10)
+    # The live one's guardian cleans up after it, as ever.
+    assert wait_until(lambda: arena_folders(tmpdir) == [], 10), arena_folders(tmpdir)
+    assert not live_cgroup or wait_until(lambda: not Path(live_cgroup).exists(), 10)

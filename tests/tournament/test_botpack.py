@@ -116,12 +116,64 @@ def test_the_digest_is_stable_and_depends_on_every_file_and_nothing_else(tmp_pat
     assert len(changed) == 4 and first not in changed
 
 
-def test_a_bot_in_a_shared_folder_ships_only_the_files_its_command_names(tmp_path: Path) -> None:
-    (tmp_path / "a.py").write_text("print('a')\n")
-    (tmp_path / "secret.txt").write_text("not the bot's\n")
-    spec = BotSpec.from_path(tmp_path / "a.py")
-    assert not spec.own_dir
-    assert sorted(members(pack_bot(spec).data)) == ["a.py"]
+def test_bots_sharing_a_folder_ship_all_of_it_once_but_what_no_bot_may_see(
+    tmp_path: Path,
+) -> None:
+    """Two bots of one folder import a module of it: each pack holds the whole folder (what the
+    bot reads here), the same pack for both; the store and config (hidden) are not shipped."""
+    (tmp_path / "a.py").write_text("import common\n")
+    (tmp_path / "b.py").write_text("import common\n")
+    (tmp_path / "common.py").write_text("X = 1\n")
+    (tmp_path / "__pycache__").mkdir()
+    (tmp_path / "__pycache__" / "common.cpython-312.pyc").write_bytes(b"\0")
+    (tmp_path / "results").mkdir()
+    (tmp_path / "results" / "t.sqlite").write_bytes(b"the store")
+    (tmp_path / "t.yaml").write_text("bots: []\n")
+    a = BotSpec.from_path(tmp_path / "a.py")
+    b = BotSpec.from_path(tmp_path / "b.py")
+    assert not a.own_dir and not b.own_dir
+    hidden = [str(tmp_path / "results" / "t.sqlite"), str(tmp_path / "results"),
+              str(tmp_path / "t.yaml")]  # fmt: skip
+    pack_a, pack_b = pack_bot(a, hidden), pack_bot(b, hidden)
+    assert sorted(members(pack_a.data)) == ["a.py", "b.py", "common.py"]
+    assert pack_a.digest == pack_b.digest
+
+
+# --- links: carried as links, never as what they point to ---------------------------------------
+
+
+def test_links_out_of_the_folder_refuse_the_pack_and_nothing_they_point_to_is_read(
+    tmp_path: Path,
+) -> None:
+    """A bot folder linking to a rival's program, a secret and the driver's environment: the
+    pack is refused in one line naming the link; none of their text is in any pack."""
+    rival = make_bot(tmp_path / "rival")
+    (rival.dir / "main.py").write_text("RIVAL_STRATEGY = 42\n")
+    secret = tmp_path / "shadow"
+    secret.write_text("root:SECRET_HASH:19000\n")
+    for target in (rival.dir / "main.py", secret, Path("/proc/self/environ"),
+                   Path("../rival/main.py")):  # fmt: skip
+        bot = make_bot(tmp_path / f"evil{len(list(tmp_path.iterdir()))}")
+        (bot.dir / "stolen").symlink_to(target)
+        with pytest.raises(UnsafePackError, match="a link leading out of its folder") as caught:
+            pack_bot(bot)
+        assert "\n" not in str(caught.value) and "stolen" in str(caught.value)
+
+
+def test_inner_links_are_packed_as_links_and_unpack_to_the_same_links(tmp_path: Path) -> None:
+    spec = make_bot(tmp_path / "bot")
+    (spec.dir / "alias.py").symlink_to("main.py")
+    (spec.dir / "data" / "up.py").symlink_to("../main.py")
+    (spec.dir / "book").symlink_to("data", target_is_directory=True)
+    pack = pack_bot(spec)
+    found = members(pack.data)
+    assert found["alias.py"].issym() and found["alias.py"].linkname == "main.py"
+    assert found["data/up.py"].linkname == "../main.py"
+    assert found["book"].issym() and "book/book.txt" not in found
+    folder = unpack(pack.data, pack.digest, tmp_path / "cache")
+    assert (folder / "data" / "up.py").is_symlink()
+    assert (folder / "data" / "up.py").read_text() == "print('hello')\n"
+    assert (folder / "book" / "book.txt").read_text() == "opening book\n"
 
 
 # --- unpacking: what is refused ----------------------------------------------------------------
@@ -135,6 +187,8 @@ def test_a_bot_in_a_shared_folder_ships_only_the_files_its_command_names(tmp_pat
         ([regular("sub/../../evil")], r"'\.\.' leads out"),
         ([special("link", tarfile.SYMTYPE, "/etc/passwd")], "a link pointing out"),
         ([special("link", tarfile.SYMTYPE, "../../outside")], "a link pointing out"),
+        ([special("sub/link", tarfile.SYMTYPE, "../../outside")], "a link pointing out"),
+        ([special("link", tarfile.SYMTYPE, "sub/../../outside")], "a link pointing out"),
         ([special("link", tarfile.SYMTYPE, "sub"), regular("link/evil")], "through a link"),
         ([special("hard", tarfile.LNKTYPE, "/etc/passwd")], "absolute"),
         ([special("hard", tarfile.LNKTYPE, "not-in-the-pack")], "a hard link"),
@@ -145,6 +199,7 @@ def test_a_bot_in_a_shared_folder_ships_only_the_files_its_command_names(tmp_pat
     ],
     ids=[
         "absolute", "dotdot", "inner-dotdot", "symlink-absolute", "symlink-dotdot",
+        "symlink-up-too-far", "symlink-dotdot-after-step",
         "write-through-link", "hardlink-absolute", "hardlink-unknown",
         "char-device", "block-device", "fifo", "empty",
     ],

@@ -9,6 +9,7 @@ is left.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import signal
 import sys
@@ -20,15 +21,24 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import TEST_BOTS_DIR, child_processes, leftover_processes, wait_for_no_leftovers
+from conftest import (
+    TEST_BOTS_DIR,
+    child_processes,
+    leftover_processes,
+    run_arena,
+    wait_for_no_leftovers,
+)
 
 pytest.importorskip("distributed")
 
 from arena.botspec import BotSpec  # noqa: E402
+from arena.errors import ArenaError  # noqa: E402
+from arena.launch.sandbox import bwrap_path  # noqa: E402
 from arena.limits import SandboxMode, TimeControl  # noqa: E402
 from arena.records import GameRecord  # noqa: E402
-from arena.referee.match import MatchSettings  # noqa: E402
-from arena.store.database import Store  # noqa: E402
+from arena.referee import MatchSettings  # noqa: E402
+from arena.store import Store  # noqa: E402
+from arena.tournament import TournamentPlan, TournamentResult, run_tournament  # noqa: E402
 from arena.tournament.executors import (  # noqa: E402
     ExecutorSetup,
     ExecutorStatus,
@@ -36,8 +46,8 @@ from arena.tournament.executors import (  # noqa: E402
     JobDone,
     JobFailed,
 )
+from arena.tournament.executors.botpack import UnsafePackError  # noqa: E402
 from arena.tournament.executors.cluster import ClusterExecutor  # noqa: E402
-from arena.tournament.run import TournamentPlan, TournamentResult, run_tournament  # noqa: E402
 from arena.tournament.schedule import plan_matches  # noqa: E402
 
 SETTINGS = MatchSettings(TimeControl(move_ms=500, startup_ms=5000), sandbox=SandboxMode.NONE)
@@ -156,7 +166,11 @@ def test_a_tournament_on_the_cluster_stores_the_same_games_as_a_local_run(clean:
 
                 return make_local(setup)
             return ClusterExecutor(
-                "local:2", setup.settings, cache_root=str(clean / "cache"), status=setup.status
+                "local:2",
+                setup.settings,
+                cache_root=str(clean / "cache"),
+                status=setup.status,
+                trusted=True,
             )
 
         with Store.open(clean / f"{executor}.sqlite") as store:
@@ -203,7 +217,11 @@ def test_a_worker_killed_mid_match_costs_no_bot_a_game(clean: Path) -> None:
 
     def factory(setup: ExecutorSetup) -> ClusterExecutor:
         executor = ClusterExecutor(
-            "local:2", setup.settings, cache_root=str(clean / "cache"), status=setup.status
+            "local:2",
+            setup.settings,
+            cache_root=str(clean / "cache"),
+            status=setup.status,
+            trusted=True,
         )
         executors.append(executor)
         return executor
@@ -226,7 +244,7 @@ def test_games_stream_back_while_their_match_goes_on(clean: Path) -> None:
     """A match's games reach the driver as they finish (progress, and less to replay when a
     worker dies), each once though the task's result carries them all again."""
     bots = [folder_bot(clean / "bots" / name, pause_ms=30) for name in ("alpha", "beta")]
-    executor = ClusterExecutor("local:1", SETTINGS, cache_root=str(clean / "cache"))
+    executor = ClusterExecutor("local:1", SETTINGS, cache_root=str(clean / "cache"), trusted=True)
     try:
         jobs = plan_matches(bots, 8, seed=1)
         assert len(jobs) == 1 and len(jobs[0].slots) == 16
@@ -256,7 +274,7 @@ def test_bots_are_shipped_to_workers_that_cannot_see_their_folder(clean: Path) -
     home = clean / "driver-only"
     bots = [folder_bot(home / name, pause, log) for name, pause in (("alpha", 0), ("beta", 1))]
     cache = clean / "cache"
-    executor = ClusterExecutor("local:2", SETTINGS, cache_root=str(cache))
+    executor = ClusterExecutor("local:2", SETTINGS, cache_root=str(cache), trusted=True)
     try:
         executor.ship(bots)
         moved = clean / "moved-away"
@@ -302,7 +320,7 @@ def test_hostile_bots_get_the_same_verdicts_on_workers_as_here(clean: Path) -> N
         with Store.open(clean / f"{executor}.sqlite") as store:
             if executor == "cluster":
                 factory = lambda setup: ClusterExecutor(  # noqa: E731
-                    "local:2", setup.settings, cache_root=str(clean / "cache")
+                    "local:2", setup.settings, cache_root=str(clean / "cache"), trusted=True
                 )
                 result = run_tournament(plan, store, None, factory)
             else:
@@ -321,7 +339,7 @@ def test_a_stopped_driver_stops_the_matches_on_the_workers_at_once(clean: Path) 
     ``stop_matches``): the matches running on the workers end now, their bots killed, while the
     workers live on (as a shared cluster's do), rather than playing on for nobody."""
     bots = [folder_bot(clean / "bots" / name, pause_ms=100) for name in ("alpha", "beta")]
-    executor = ClusterExecutor("local:2", SETTINGS, cache_root=str(clean / "cache"))
+    executor = ClusterExecutor("local:2", SETTINGS, cache_root=str(clean / "cache"), trusted=True)
     events: list[object] = []
     try:
         jobs = plan_matches(bots, 20, seed=1, workers=2)  # 2 matches of 20 games: a minute
@@ -354,7 +372,7 @@ def test_a_match_past_its_deadline_is_stopped_on_its_worker(clean: Path) -> None
     running task, so its bots are killed on the worker at once, and the worker is free again
     rather than playing on for nobody."""
     bots = [folder_bot(clean / "bots" / name, pause_ms=100) for name in ("alpha", "beta")]
-    executor = ClusterExecutor("local:1", SETTINGS, cache_root=str(clean / "cache"))
+    executor = ClusterExecutor("local:1", SETTINGS, cache_root=str(clean / "cache"), trusted=True)
     executor.match_deadline_s = 0.05  # a second or two, where the games take a minute
     try:
         jobs = plan_matches(bots, 60, seed=1)  # unstopped, its games go on for half a minute
@@ -371,6 +389,156 @@ def test_a_match_past_its_deadline_is_stopped_on_its_worker(clean: Path) -> None
         assert time.monotonic() - began < 20
     finally:
         executor.close()
+
+
+# --- bots never reach the scheduler, and read on a worker what they read here ------------------
+
+
+def test_untrusted_bots_without_a_sandbox_are_refused_in_one_line_before_connecting(
+    clean: Path,
+) -> None:
+    """A Dask scheduler runs the code of whoever connects, on every worker, as its user: bots
+    without bubblewrap (the network theirs) could. The run is refused before any cluster starts
+    (nothing to connect to here), unless the bots are declared trusted."""
+    for address in ("local:2", "tcp://127.0.0.1:9"):
+        with pytest.raises(ArenaError) as caught:
+            ClusterExecutor(address, SETTINGS, cache_root=str(clean / "cache"))
+        message = str(caught.value)
+        assert "\n" not in message
+        assert "sandbox: none" in message and "--trusted-bots" in message
+    assert not cluster_children()  # no cluster was started
+    config = clean / "t.yaml"
+    folder_bot(clean / "bots" / "alpha")
+    folder_bot(clean / "bots" / "beta")
+    config.write_text(
+        "name: t\nbots:\n  - {name: alpha, path: bots/alpha}\n  - {name: beta, path: bots/beta}\n"
+        "games_per_pairing: 1\n"
+        "sandbox: none\ncluster: local:2\n"
+    )
+    result = run_arena("tournament", config, "--quiet", timeout=60)
+    assert result.returncode != 0
+    assert result.stderr.startswith("arena: error: --cluster local:2: bots would run without")
+    assert len(result.stderr.splitlines()) == 1, result.stderr
+    config.write_text(config.read_text() + "trusted_bots: maybe\n")
+    result = run_arena("tournament", config, "--quiet", timeout=60)
+    assert "trusted_bots" in result.stderr and "expected true or false" in result.stderr
+
+
+SCHEDULER_PROBE = """import socket
+try:
+    socket.create_connection(({host!r}, {port}), timeout=2).close()
+except OSError:
+    pass
+else:
+    sys.exit(3)  # it reached the scheduler: a startup crash the test sees
+"""
+
+
+@pytest.mark.skipif(bwrap_path() is None, reason="bubblewrap is not usable here")
+def test_untrusted_bots_on_a_cluster_run_without_network_and_cannot_reach_the_scheduler(
+    clean: Path,
+) -> None:
+    """``sandbox: auto`` on a cluster: bots run under bubblewrap (no network) on every worker,
+    so a bot that would connect to the scheduler cannot; trusted, without a sandbox, it can
+    (what the refusal guards against)."""
+    settings = dataclasses.replace(SETTINGS, sandbox=SandboxMode.AUTO)
+    outcomes = {}
+    for trusted in (False, True):
+        executor = ClusterExecutor(
+            "local:1",
+            settings if not trusted else SETTINGS,
+            cache_root=str(clean / f"cache-{trusted}"),
+            trusted=trusted,
+        )
+        try:
+            host, port = executor.client.scheduler.address.removeprefix("tcp://").rsplit(":", 1)
+            bots = []
+            for name in ("alpha", "beta"):
+                bot = folder_bot(clean / f"bots-{trusted}" / name)
+                source = (bot.dir / "main.py").read_text()
+                probe = SCHEDULER_PROBE.format(host=host, port=int(port))
+                (bot.dir / "main.py").write_text(
+                    source.replace("def main() -> None:", probe + "\n\ndef main() -> None:")
+                )
+                bots.append(BotSpec.from_path(bot.dir))
+            assert executor.settings.sandbox is (SandboxMode.NONE if trusted else SandboxMode.BWRAP)
+            jobs = plan_matches(bots, 1, seed=1)
+            events = [e for batch in executor.execute(jobs) for e in batch]
+        finally:
+            executor.close()
+        games = [e.record for e in events if isinstance(e, GameDone)]
+        assert len(games) == 2, events
+        outcomes[trusted] = {r.reason.value for r in games}
+    assert "startup" not in outcomes[False], outcomes
+    assert outcomes[True] == {"startup"}, outcomes
+
+
+def test_bots_sharing_a_folder_play_the_same_games_on_a_cluster_as_here(clean: Path) -> None:
+    """``mybots/a.py`` and ``mybots/b.py`` import ``mybots/common.py``: on the workers they
+    read their folder (one pack for both), as here: the same clean games."""
+    mybots = clean / "mybots"
+    mybots.mkdir()
+    source = (TEST_BOTS_DIR / "paced.py").read_text()
+    (mybots / "common.py").write_text(source.replace("else 20", "else 0"))
+    for name in ("a", "b"):
+        (mybots / f"{name}.py").write_text("from common import main\n\nmain()\n")
+    bots = [BotSpec.from_path(mybots / f"{name}.py") for name in ("a", "b")]
+    verdicts = {}
+    for executor in ("local", "cluster"):
+        plan = plan_for(bots, 2, executor=executor)
+        factory = lambda setup: ClusterExecutor(  # noqa: E731
+            "local:2", setup.settings, cache_root=str(clean / "cache"), trusted=True
+        )
+        with Store.open(clean / f"{executor}.sqlite") as store:
+            if executor == "cluster":
+                result = run_tournament(plan, store, None, factory)
+            else:
+                result = run_tournament(plan, store)
+            assert result.complete and result.harness_errors == []
+            verdicts[executor] = sorted(
+                (r.order, r.chaos, r.reason.value, r.moves) for r in store.games()
+            )
+    assert len(verdicts["local"]) == 4
+    assert not any(reason == "startup" for _o, _c, reason, _m in verdicts["cluster"])
+    assert verdicts["cluster"] == verdicts["local"]
+    assert len(list((clean / "cache").iterdir())) == 1  # one pack for the shared folder
+
+
+def test_a_bot_that_cannot_start_on_a_worker_for_the_harness_is_no_loss_of_its(
+    clean: Path,
+) -> None:
+    """A file its command names outside its folder, missing on the worker: a harness error,
+    no game charged. A folder linking out (a rival's program, a secret, the driver's
+    environment): refused before anything is shipped, in one line."""
+    outside = clean / "outside"
+    outside.mkdir()
+    program = outside / "prog.py"
+    program.write_text((TEST_BOTS_DIR / "paced.py").read_text())
+    home = clean / "home"
+    home.mkdir()
+    remote = BotSpec.from_command(["python3", str(program)], "remote", dir=home)
+    good = folder_bot(clean / "bots" / "good")
+    evil = folder_bot(clean / "bots" / "evil")
+    secret = clean / "shadow"
+    secret.write_text("root:SECRET_HASH:19000\n")
+    (evil.dir / "rival.py").symlink_to(good.dir / "main.py")
+    (evil.dir / "shadow").symlink_to(secret)
+    (evil.dir / "environ").symlink_to("/proc/self/environ")
+    cache = clean / "cache"
+    executor = ClusterExecutor("local:1", SETTINGS, cache_root=str(cache), trusted=True)
+    try:
+        with pytest.raises(UnsafePackError, match="a link leading out of its folder") as caught:
+            executor.ship([good, evil])
+        assert "\n" not in str(caught.value)
+        assert not cache.exists() or not any(cache.iterdir())  # nothing shipped
+        executor.ship([good, remote])
+        program.unlink()  # gone from where the worker would find it
+        events = [e for b in executor.execute(plan_matches([good, remote], 1, seed=1)) for e in b]
+    finally:
+        executor.close()
+    assert not any(isinstance(e, GameDone) for e in events), events
+    failed = [e for e in events if isinstance(e, JobFailed)]
+    assert failed and all("is not on this worker" in e.error for e in failed), failed
 
 
 def scheduler_queues(executor: ClusterExecutor) -> list[str]:

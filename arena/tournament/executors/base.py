@@ -109,6 +109,9 @@ class ExecutorSetup:
     """The cluster executor's cluster (``tcp://HOST:PORT`` or ``local:N``); others ignore it."""
     status: Callable[[ExecutorStatus], None] | None = None
     """Told, now and then, how many workers there are and which are busy (None: nobody)."""
+    trusted_bots: bool = False
+    """Whether the bots are trusted: a cluster then lets them run without bubblewrap, where
+    they could reach its scheduler (``arena.tournament.executors.cluster``); others ignore it."""
 
 
 _ACTIVE: list[Match] = []

@@ -1,11 +1,16 @@
-"""Bots shipped to remote workers: each bot's files packed once, unpacked safely into a cache.
+"""Bots shipped to remote workers: each bot's folder packed once, unpacked safely into a cache.
 
-A cluster's workers have the harness but not the user's bots. The driver packs each bot's files
-(``pack_bot``: every file of its own folder, or only the files its command names when the folder
-is shared) into a deterministic gzipped tar, named by the SHA-256 of its bytes; a worker unpacks
-it (``unpack``) into ``<cache>/<digest>/`` once, and every match of that bot there runs from
-it (``BotSpec.relocated``). The same files give the same digest on every run, so a cache
-survives runs; a different file gives a new folder, never a stale one.
+A cluster's workers have the harness but not the user's bots. The driver packs each bot's folder
+(``pack_bot``: every file of it, caches and what no bot may see skipped, whether the folder is the
+bot's own or shared with other bots, which then share one pack) into a deterministic gzipped tar,
+named by the SHA-256 of its bytes; a worker unpacks it (``unpack``) into ``<cache>/<digest>/``
+once, and every match of that bot there runs from it (``BotSpec.relocated``). So on a worker a
+bot reads what it could read here: its folder. The same files give the same digest on every run,
+so a cache survives runs; a different file gives a new folder, never a stale one.
+
+A link is packed as a link, never as what it points to (read with the driver's rights): only a
+link that stays inside the folder (relative, with its ``..`` steps first and within the folder)
+is packed; any other refuses the pack (``UnsafePackError``), as the worker would.
 
 A worker trusts nothing in a pack: the digest is checked first, and unpacking refuses absolute
 names, ``..``, links that could lead out of the folder, devices, FIFOs and anything but plain
@@ -25,16 +30,19 @@ import shutil
 import stat
 import tarfile
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from arena.botspec import MAX_BOT_BYTES, MAX_BOT_FILES, BotSpec
+from arena.botspec import _CACHE_DIRS, _CACHE_SUFFIXES, MAX_BOT_BYTES, MAX_BOT_FILES, BotSpec
 from arena.errors import ArenaError
 
 __all__ = [
     "BotPack",
     "UnsafePackError",
     "pack_bot",
+    "pack_folder",
+    "inner_link_target",
     "unpack",
     "default_cache_root",
     "MAX_PACK_BYTES",
@@ -67,47 +75,124 @@ class BotPack:
     """Bytes of the files packed (before compression)."""
 
 
-def _packed_files(spec: BotSpec) -> list[tuple[str, Path]]:
-    """(name in the pack, file here) for every file of the bot inside its folder, sorted.
+def inner_link_target(link: PurePosixPath, target: str) -> PurePosixPath | None:
+    """Where link ``link`` (its path in the folder) leads, inside the folder; None when it could
+    lead out: absolute, empty, or with a ``..`` step that is not among its first ones or that
+    climbs above the folder. (A ``..`` after another step could climb out through a link.)"""
+    if not target or "\0" in target or target.startswith("/"):
+        return None
+    parts = [part for part in PurePosixPath(target).parts if part != "."]
+    ups = 0
+    while ups < len(parts) and parts[ups] == "..":
+        ups += 1
+    if ".." in parts[ups:] or ups > len(link.parent.parts):
+        return None
+    base = link.parent.parts[: len(link.parent.parts) - ups]
+    return PurePosixPath(*base, *parts[ups:])
 
-    A file its command names outside its folder (an absolute path) is not packed: it must be at
-    the same place on every worker, as for a program found on PATH."""
-    found: dict[str, Path] = {}
-    for path in spec.identity_files():  # its own folder's files, or the files its command names
-        try:
-            name = path.relative_to(spec.dir).as_posix()
-        except ValueError:
-            continue
-        found.setdefault(name, path)
-    return sorted(found.items())
+
+def _hidden_set(hidden: Sequence[str | os.PathLike[str]]) -> set[str]:
+    return {os.path.realpath(path) for path in hidden}
 
 
-def pack_bot(spec: BotSpec) -> BotPack:
-    """Pack the files that make up ``spec`` (read now), as regular files with their exec bit.
+def _walk(folder: Path, hidden: set[str], bot: str) -> list[tuple[str, Path]]:
+    """(name in the pack, path here) of every file and link of ``folder``, sorted: caches and
+    ``hidden`` paths skipped, bounded as a bot's own folder is (``UnsafePackError`` beyond)."""
+    found: list[tuple[str, Path]] = []
+    size = 0
+    for top, dirs, names in os.walk(folder, followlinks=False):
+        here = Path(top)
+        kept = []
+        for name in sorted(dirs):
+            if name in _CACHE_DIRS or os.path.realpath(here / name) in hidden:
+                continue
+            if (here / name).is_symlink():
+                names.append(name)  # a link to a folder: packed as a link, not entered
+            else:
+                kept.append(name)
+        dirs[:] = kept
+        for name in sorted(names):
+            path = here / name
+            if name.endswith(_CACHE_SUFFIXES) or str(path) in hidden:
+                continue
+            if not path.is_symlink() and os.path.realpath(path) in hidden:
+                continue
+            try:
+                info = path.lstat()
+            except OSError:
+                continue
+            if not (stat.S_ISREG(info.st_mode) or stat.S_ISLNK(info.st_mode)):
+                continue  # a FIFO, socket or device: nothing a bot ships
+            size += info.st_size if stat.S_ISREG(info.st_mode) else 0
+            found.append((path.relative_to(folder).as_posix(), path))
+            if len(found) > MAX_BOT_FILES or size > MAX_BOT_BYTES:
+                raise UnsafePackError(
+                    f"bot {bot}: its folder {folder} holds more than {MAX_BOT_FILES} files or"
+                    f" {MAX_BOT_BYTES >> 20} MiB (caches skipped), too much to ship to a"
+                    " cluster's workers: give the bot a folder with only its files"
+                )
+    return sorted(found)
 
-    A link is packed as the file it points to; owners and times are not kept, so that only the
-    names, contents and exec bits decide the digest."""
+
+def pack_folder(
+    folder: Path, hidden: Sequence[str | os.PathLike[str]] = (), bot: str = "?"
+) -> BotPack:
+    """Pack every file and inner link of ``folder`` (read now), but caches and ``hidden`` paths
+    (the results store, the config: what no bot may see): regular files with their exec bit,
+    links as links. ``UnsafePackError`` (one line) for a link that could lead out of the folder,
+    or a folder too large. Owners and times are not kept, so that only the names, contents, exec
+    bits and link targets decide the digest."""
     raw = io.BytesIO()
     size = count = 0
     with (
         gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, compresslevel=6) as zipped,
         tarfile.open(fileobj=zipped, mode="w", format=tarfile.PAX_FORMAT) as tar,
     ):
-        for name, path in _packed_files(spec):
-            try:
-                data = path.read_bytes()
-                executable = os.access(path, os.X_OK)
-            except OSError as exc:
-                raise ArenaError(f"bot {spec.name}: cannot read {path} to ship it: {exc}") from exc
+        for name, path in _walk(folder, _hidden_set(hidden), bot):
             info = tarfile.TarInfo(name)
+            info.mtime = 0
+            try:
+                if path.is_symlink():
+                    target = os.readlink(path)
+                    if inner_link_target(PurePosixPath(name), target) is None:
+                        raise UnsafePackError(
+                            f"bot {bot}: {path} is a link leading out of its folder (to"
+                            f" {target!r}): a bot shipped to a cluster may link only inside its"
+                            " folder (copy the file in instead)"
+                        )
+                    info.type = tarfile.SYMTYPE
+                    info.linkname = target
+                    info.mode = 0o777
+                    tar.addfile(info)
+                    count += 1
+                    continue
+                # Not through a link put there since the walk: the driver's rights read it.
+                fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+                with os.fdopen(fd, "rb") as f:
+                    mode = os.fstat(f.fileno()).st_mode
+                    if not stat.S_ISREG(mode):
+                        raise OSError(f"not a regular file any more ({stat.filemode(mode)})")
+                    data = f.read(MAX_BOT_BYTES + 1)
+                executable = bool(mode & 0o111)
+            except UnsafePackError:
+                raise
+            except OSError as exc:
+                raise ArenaError(f"bot {bot}: cannot read {path} to ship it: {exc}") from exc
             info.size = len(data)
             info.mode = 0o755 if executable else 0o644
-            info.mtime = 0
             tar.addfile(info, io.BytesIO(data))
             size += len(data)
             count += 1
     data = raw.getvalue()
     return BotPack(hashlib.sha256(data).hexdigest(), data, count, size)
+
+
+def pack_bot(spec: BotSpec, hidden: Sequence[str | os.PathLike[str]] = ()) -> BotPack:
+    """Pack ``spec``'s folder (``pack_folder``): what it may read here, its own or shared.
+
+    A file its command names outside its folder (an absolute path) is not packed: it must be at
+    the same place on every worker, as for a program found on PATH."""
+    return pack_folder(spec.dir, hidden, spec.name)
 
 
 def default_cache_root() -> Path:
@@ -145,8 +230,7 @@ def _check_members(tar: tarfile.TarFile) -> list[tuple[tarfile.TarInfo, PurePosi
         if any(parent in links for parent in path.parents):
             raise UnsafePackError(f"pack member {info.name!r}: would be written through a link")
         if info.issym():
-            target = PurePosixPath(info.linkname)
-            if not info.linkname or target.is_absolute() or ".." in target.parts:
+            if inner_link_target(path, info.linkname) is None:
                 raise UnsafePackError(
                     f"pack member {info.name!r}: a link pointing out ({info.linkname!r})"
                 )

@@ -12,10 +12,18 @@ whose worker died (the driver records that as a harness error; the bots are not 
 - ``local:N``: a ``LocalCluster`` of N single-threaded worker processes on this machine, bound to
   127.0.0.1 without a dashboard: the same code path, for trying it and for tests.
 
-The bots travel with the run: each bot's files are packed once
-(``arena.tournament.executors.botpack``, named by their hash) and given to the workers by a worker
-plugin, which the scheduler also gives to workers that join or are restarted later; each worker
-unpacks them into its cache.
+The bots travel with the run: each bot's folder is packed once
+(``arena.tournament.executors.botpack``, named by its hash; bots sharing a folder share its pack)
+and given to the workers by a worker plugin, which the scheduler also gives to workers that join or
+are restarted later; each worker unpacks them into its cache. A bot that cannot start on a worker
+for the harness's reasons (its pack missing there, a file its command names outside its folder
+missing there) is a harness error, never the bot's loss.
+
+No bot reaches the scheduler: a Dask scheduler runs the code of anyone who connects, on every
+worker, as the worker's user. So unless the bots are declared trusted (``trusted``:
+``--trusted-bots``, ``trusted_bots: true``), they run under bubblewrap, with no network, on every
+worker: ``sandbox: auto`` is required to be ``bwrap`` there (a worker without it refuses the run
+at connection), and ``sandbox: none`` is refused in one line before connecting.
 
 Losing the scheduler stops the run with a ``ClusterLost`` (an ``ArenaError``: one line): the
 games stored so far stay, and the same command resumes it.
@@ -24,6 +32,7 @@ games stored so far stay, and the same command resumes it.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import importlib
 import logging
@@ -34,11 +43,13 @@ import traceback
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from arena.botspec import BotSpec
 from arena.errors import ArenaError
-from arena.referee.match import MatchSettings
+from arena.limits import SandboxMode
+from arena.referee import MatchSettings
 from arena.tournament.executors.base import (
     Event,
     ExecutorSetup,
@@ -65,6 +76,15 @@ MAX_LOCAL_WORKERS = 256
 """The most workers ``local:N`` starts."""
 _LOCAL_RE = re.compile(r"local:([0-9]{1,4})")
 _TCP_RE = re.compile(r"(tcp|tls)://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):([0-9]{1,5})")
+
+
+UNTRUSTED_NONE = (
+    "bots would run without a sandbox (sandbox: none) on the cluster's workers, where they could"
+    " reach the Dask scheduler and so run code on every worker as its user: use sandbox: bwrap"
+    " or auto (bubblewrap on every worker: no network for bots), or declare the bots trusted"
+    " (--trusted-bots, or trusted_bots: true in the config)"
+)
+"""Why a cluster run of untrusted bots without a sandbox is refused."""
 
 
 class ClusterLost(ArenaError):
@@ -126,8 +146,13 @@ class ClusterExecutor:
         cache_root: str | None = None,
         status: Callable[[ExecutorStatus], None] | None = None,
         connect_s: float = 30.0,
+        trusted: bool = False,
     ) -> None:
         address = parse_cluster(address)
+        if not trusted:
+            if settings.sandbox is SandboxMode.NONE:
+                raise ArenaError(f"--cluster {address}: {UNTRUSTED_NONE}")
+            settings = dataclasses.replace(settings, sandbox=SandboxMode.BWRAP)
         try:  # untyped in part: used through Any
             dask: Any = importlib.import_module("distributed")
         except ImportError:
@@ -137,6 +162,8 @@ class ClusterExecutor:
 
         self.address = address
         self.settings = settings
+        self.trusted = trusted
+        """Whether the bots may run without bubblewrap (and so reach the scheduler)."""
         self.cache_root = cache_root
         self.status = status
         self._cluster: Any = None
@@ -144,6 +171,7 @@ class ClusterExecutor:
         self._plugins: list[str] = []
         self._shipped: dict[str, str] = {}  # bot name -> digest of its pack
         self._packs: dict[str, BotPack] = {}  # digest -> pack
+        self._folders: dict[Path, str] = {}  # a bot folder here -> the digest of its pack
         self._running: dict[str, _Running] = {}
         self._streams = 0
         self._stream_name: str | None = None
@@ -185,7 +213,31 @@ class ClusterExecutor:
                 f"no Dask worker joined the scheduler at {address} within {connect_s:.0f} s"
                 " (start some: dask worker ADDRESS --nthreads 1)"
             ) from None
+        if not trusted:
+            self._check_sandboxes()
         self.match_deadline_s = slowest_game_seconds(settings)
+
+    def _check_sandboxes(self) -> None:
+        """Refuse the run (one line) when a worker connected now cannot run bots under
+        bubblewrap: untrusted bots must not reach the scheduler from any worker. (A worker that
+        joins later without it fails its matches as harness errors, charged to no bot.)"""
+        from arena.tournament.executors.cluster_worker import sandbox_problem
+
+        try:
+            replies: dict[str, str] = self.client.run(sandbox_problem, SandboxMode.BWRAP.value)
+        except (OSError, TimeoutError) as exc:
+            self.close()
+            raise ClusterLost(f"lost the Dask scheduler at {self.address}: {exc}") from None
+        problems = {worker: why for worker, why in replies.items() if why}
+        if problems:
+            self.close()
+            worker, why = sorted(problems.items())[0]
+            raise ArenaError(
+                f"--cluster {self.address}: worker {worker} cannot run bots under bubblewrap"
+                f" ({why}); untrusted bots must run without network on every worker: install"
+                " bubblewrap there, or declare the bots trusted (--trusted-bots, or"
+                " trusted_bots: true in the config)"
+            )
 
     # --- shipping the bots --------------------------------------------------------------------
     def ship(self, bots: Sequence[BotSpec]) -> None:
@@ -193,14 +245,24 @@ class ClusterExecutor:
         new = [bot for bot in bots if bot.name not in self._shipped]
         if not new:
             return
-        packs = {}
-        for bot in new:
-            pack = pack_bot(bot)
-            self._shipped[bot.name] = pack.digest
-            if pack.digest not in self._packs:
-                self._packs[pack.digest] = packs[pack.digest] = pack
-        if not packs:
-            return
+        packs: dict[str, BotPack] = {}
+        folders = dict(self._folders)
+        shipped = {}
+        for bot in new:  # all packed before any is shipped: a refused pack ships none
+            digest = folders.get(bot.dir)
+            if digest is None:  # bots sharing a folder share its pack: read once
+                pack = pack_bot(bot, self.settings.hidden)
+                digest = folders[bot.dir] = pack.digest
+                if digest not in self._packs:
+                    packs[digest] = pack
+            shipped[bot.name] = digest
+        if packs:
+            self._register(packs)
+        self._packs.update(packs)
+        self._folders, self._shipped = folders, {**self._shipped, **shipped}
+
+    def _register(self, packs: dict[str, BotPack]) -> None:
+        """Give ``packs`` to every worker, and to those that join later (a worker plugin)."""
         from arena.tournament.executors.cluster_worker import BotPackPlugin
 
         name = "arena-bots-" + hashlib.sha256("".join(sorted(packs)).encode()).hexdigest()[:16]
@@ -449,4 +511,6 @@ def make_cluster(setup: ExecutorSetup) -> ClusterExecutor:
     """The registry's factory: the cluster at ``setup.cluster``."""
     if setup.cluster is None:
         raise ArenaError(f"the cluster executor needs a cluster: {CLUSTER_FORMS}")
-    return ClusterExecutor(setup.cluster, setup.settings, status=setup.status)
+    return ClusterExecutor(
+        setup.cluster, setup.settings, status=setup.status, trusted=setup.trusted_bots
+    )

@@ -22,33 +22,48 @@ from typing import Any
 from distributed import Queue, WorkerPlugin, get_worker
 
 from arena.limits import SandboxMode
-from arena.referee.match import Match, MatchSettings
+from arena.referee import Match, MatchSettings
 from arena.tournament.executors.base import Event, GameDone, JobFailed, play_job
 from arena.tournament.executors.botpack import unpack
 from arena.tournament.executors.worker import prepare_worker
 from arena.tournament.schedule import MatchJob
 
-__all__ = ["BotPackPlugin", "play_remote", "stop_run"]
+__all__ = ["BotPackPlugin", "play_remote", "sandbox_problem", "stop_run", "stop_task"]
 
 _PREPARED: dict[SandboxMode, SandboxMode] = {}
 """The sandbox mode asked for -> the mode this worker process runs its bots in, once prepared."""
 
 
-def _ensure_prepared(sandbox: SandboxMode | str = SandboxMode.AUTO) -> SandboxMode:
+def _ensure_prepared(
+    sandbox: SandboxMode | str = SandboxMode.AUTO, worker: Any = None
+) -> SandboxMode:
     """Prepare this worker process once (``arena.tournament.executors.worker.prepare_worker``, as
     the local pool's workers are): the bots' scratch folders go inside the Dask worker's own folder,
     which Dask removes with the worker (and which a later worker purges when this one was killed),
-    and the sandbox mode is resolved here, on the machine that starts the bots."""
+    and the sandbox mode is resolved here, on the machine that starts the bots. ``worker``: the Dask
+    worker, where ``get_worker`` does not know it (a plugin's ``setup`` runs outside any task).
+    Outside a worker the folder is ``arena-scratch-<pid>`` in the temp folder, which a later harness
+    sweeps once this process is gone (``arena.launch.reaper``)."""
     key = SandboxMode(sandbox)
     if key not in _PREPARED:
         try:
-            base = Path(get_worker().local_directory)
+            base = Path((worker or get_worker()).local_directory)
         except ValueError:  # not in a worker (called directly, e.g. by a test)
             base = Path(tempfile.gettempdir())
         scratch = base / f"arena-scratch-{os.getpid()}"
         scratch.mkdir(parents=True, exist_ok=True)
         _PREPARED[key] = prepare_worker(sandbox, scratch=str(scratch))
     return _PREPARED[key]
+
+
+def sandbox_problem(mode: str, dask_worker: Any = None) -> str:
+    """Why this worker cannot run bots in sandbox ``mode`` (empty: it can), for the driver's
+    check at connection (``Client.run``, which passes ``dask_worker``: plain data both ways)."""
+    try:
+        _ensure_prepared(mode, dask_worker)
+    except Exception as exc:  # SandboxError, or a mode this version does not know
+        return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return ""
 
 
 class BotPackPlugin(WorkerPlugin):
@@ -61,7 +76,7 @@ class BotPackPlugin(WorkerPlugin):
         """The cache folder on the workers (None: ``botpack.default_cache_root`` there)."""
 
     def setup(self, worker: Any) -> None:
-        _ensure_prepared()
+        _ensure_prepared(worker=worker)
         root = None if self.cache_root is None else Path(self.cache_root)
         for digest, data in self.packs.items():
             unpack(data, digest, root)
@@ -216,6 +231,13 @@ def play_remote(
                         f" cache ({root})"
                     )
                 bot = bot.relocated(folder)
+            for path in bot.named_files():  # else it would fail to start: charged to it
+                if not path.is_file():
+                    raise FileNotFoundError(
+                        f"bot {bot.name}: {path} (named by its command) is not on this worker"
+                        " (a file outside the bot's folder must be at the same place on every"
+                        " worker)"
+                    )
             bots.append(bot)
         job = MatchJob(job.key, bots[0], bots[1], job.slots, job.seed)
         play_job(job, settings, emit, started)
