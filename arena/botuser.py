@@ -11,7 +11,7 @@ file (``/run/arena-botuids/<uid>``, ``flock``) held while its bot lives, and onl
 process has it (a harness killed while its bot ran leaves no lock, but the bot's processes).
 When the bot stops, ``BotUser.release`` kills what is left of that uid, removes what the uid left
 in the host's shared temporary folders (``/tmp``, ``/var/tmp``, ``/dev/shm``: without bubblewrap
-a bot can write there), then frees the uid.
+a bot can write there) and its System V IPC objects, then frees the uid.
 
 Such a user reaches only what "others" may reach: the bot's folder and its program (and, for a
 script, its interpreter) must be readable by others, or the bot cannot start; ``check_reachable``
@@ -23,6 +23,7 @@ machines where that cannot be arranged.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import fcntl
 import os
 import shutil
@@ -41,9 +42,12 @@ UID_BASE = 1 << 30
 UID_COUNT = 1 << 16
 """How many bot uids there are (the lowest free one is taken: few lock files exist)."""
 LOCK_DIR = Path("/run/arena-botuids")
-SHARED_TMP = ("/tmp", "/var/tmp", "/dev/shm")
+SHARED_TMP = ("/tmp", "/var/tmp", "/dev/shm", "/dev/mqueue")
 """The host's folders any user may write to, whose leftovers a bot's uid must not keep."""
+_SYSV_IPC = (("shm", "shmctl"), ("sem", "semctl"), ("msg", "msgctl"))
+_IPC_RMID = 0
 _KILL_S = 2.0
+_LIBC = ctypes.CDLL(None, use_errno=True)
 
 
 class BotUser:
@@ -60,8 +64,7 @@ class BotUser:
         if self._lock_fd < 0:
             return
         kill_uid(self.uid)
-        for folder in SHARED_TMP:
-            remove_owned(folder, self.uid)
+        remove_leftovers(self.uid)
         os.close(self._lock_fd)
         self._lock_fd = -1
 
@@ -88,17 +91,19 @@ def bot_user() -> BotUser | None:
         if uid in live_uids():  # started between the scan and the lock by a harness now dead
             os.close(fd)
             continue
-        for folder in SHARED_TMP:  # what a killed harness's bot of this uid left
-            remove_owned(folder, uid)
+        remove_leftovers(uid)  # what a killed harness's bot of this uid left
         return BotUser(uid, fd)
     raise SandboxError(f"no free bot uid: {UID_COUNT} bots already run on this machine")
 
 
 def _lock_dir() -> None:
     """The lock files' folder: root's own (a bot could otherwise hold or fake a lock)."""
-    with contextlib.suppress(FileExistsError):
-        LOCK_DIR.mkdir(mode=0o700)
-    info = os.lstat(LOCK_DIR)
+    try:
+        with contextlib.suppress(FileExistsError):
+            LOCK_DIR.mkdir(mode=0o700)
+        info = os.lstat(LOCK_DIR)
+    except OSError as exc:
+        raise SandboxError(f"cannot make {LOCK_DIR} for the bots' uids: {exc.strerror}") from None
     if not stat.S_ISDIR(info.st_mode) or info.st_uid != 0 or info.st_mode & 0o022:
         raise SandboxError(f"{LOCK_DIR} must be a folder of root's that no one else may write")
 
@@ -144,6 +149,27 @@ def kill_uid(uid: int) -> None:
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
         time.sleep(0.002)
+
+
+def remove_leftovers(uid: int) -> None:
+    """Remove what ``uid`` left on the host that outlives its processes: its entries in
+    ``SHARED_TMP`` and its System V shared memory segments, semaphores and message queues
+    (without bubblewrap's IPC namespace, these are the host's)."""
+    for folder in SHARED_TMP:
+        remove_owned(folder, uid)
+    for kind, call in _SYSV_IPC:
+        try:
+            lines = Path(f"/proc/sysvipc/{kind}").read_text().splitlines()[1:]
+        except OSError:
+            continue
+        column = {"shm": 7, "sem": 4, "msg": 7}[kind]  # the owner's uid
+        for line in lines:
+            fields = line.split()
+            if len(fields) > column and fields[column] == str(uid):
+                if kind == "sem":
+                    _LIBC.semctl(int(fields[1]), 0, _IPC_RMID)
+                else:
+                    getattr(_LIBC, call)(int(fields[1]), _IPC_RMID, None)
 
 
 def remove_owned(folder: str, uid: int) -> None:

@@ -283,16 +283,45 @@ def test_a_uid_held_by_another_harness_or_a_live_process_is_not_given(
 def test_what_a_bots_uid_left_in_the_shared_temporary_folders_is_removed(
     open_folder: Path,
 ) -> None:
-    """Without bubblewrap, a bot can write to the host's /tmp, /var/tmp and /dev/shm: what its uid
-    left there goes when it stops, so that no state survives to its next game."""
+    """Without bubblewrap, a bot can write to the host's /tmp, /var/tmp and /dev/shm and make
+    System V IPC objects: what its uid left goes when it stops, so that no state survives to its
+    next game."""
     (leaver,) = copy_bots(open_folder, "leave_files.sh")
     other = BotSpec.from_path(open_folder / "probe.sh")
     (record,) = play_match(leaver, other, 1, MatchSettings(time_control=SLOW_OK, sandbox="none"))
     assert not record.reason.is_fault, record
-    report = re.search(r"leave_files: token=(\w+) wrote=(.*)", record.stderr_order)
+    report = re.search(r"leave_files: token=(\w+) shm=(\w+) wrote=(.*)", record.stderr_order)
     assert report, record.stderr_order
-    token, wrote = report.group(1), report.group(2).split()
+    token, shm, wrote = report.group(1), report.group(2), report.group(3).split()
     assert "/tmp" in wrote and "/var/tmp" in wrote, wrote
     for folder in ("/tmp", "/var/tmp", "/dev/shm"):
         for name in (f"leftover-{token}", f"leftover-{token}.d"):
             assert not os.path.lexists(os.path.join(folder, name)), (folder, name)
+    if shm != "none":  # ipcmk is there: the segment (host memory) is gone too
+        table = Path("/proc/sysvipc/shm").read_text().splitlines()[1:]
+        segments = [line.split()[1] for line in table]
+        assert shm not in segments
+
+
+@AS_ROOT
+def test_under_bwrap_a_bot_of_its_own_uid_runs_in_an_open_folder_below_a_private_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """bwrap, still root, mounts the bot's folder and the harness's Python (under ``/root``, say)
+    wherever they are: only the folder itself must be open to others. A Python bot runs too."""
+    if bwrap_path() is None:
+        pytest.skip("bubblewrap is not usable here")
+    monkeypatch.delenv("ARENA_BOTS_AS_ROOT", raising=False)
+    assert tmp_path.stat().st_mode & 0o777 == 0o700  # pytest's own: private to root
+    folder = tmp_path / "open"
+    folder.mkdir(mode=0o755)
+    instant, probe = copy_bots(folder, "instant.py", "probe.sh")
+    settings = MatchSettings(time_control=SLOW_OK, sandbox="bwrap")
+    (record,) = play_match(instant, probe, 1, settings)
+    assert not record.reason.is_fault, record
+    assert int(probe_report(record.stderr_chaos)["uid"]) >= UID_BASE
+    hidden = tmp_path / "hidden"
+    hidden.mkdir(mode=0o700)
+    (private,) = copy_bots(hidden, "probe.sh")
+    with pytest.raises(SandboxError, match="cannot reach the bot's folder.*ARENA_BOTS_AS_ROOT=1"):
+        play_match(private, probe, 1, settings)

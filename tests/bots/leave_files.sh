@@ -1,8 +1,9 @@
 #!/bin/sh
 # Fault fixture (a hostile bot that keeps state): at start-up, writes a file and a folder holding a
 # file to each of the host's shared temporary folders (/tmp, /var/tmp, /dev/shm), named after its
-# ARENA_BOT_TOKEN, and says on stderr which of them it could write. Without bubblewrap these
-# survive the bot unless the harness removes them; then plays X in the first empty cell.
+# ARENA_BOT_TOKEN, and makes a System V shared memory segment (ipcmk); says on stderr which of them
+# it could write and the segment's id. Without bubblewrap these survive the bot unless the harness
+# removes them; then plays X in the first empty cell.
 while read -r word rest; do
     case "$word" in
         arena)
@@ -14,7 +15,8 @@ while read -r word rest; do
                     wrote="$wrote $folder"
                 fi
             done
-            echo "leave_files: token=$ARENA_BOT_TOKEN wrote=${wrote# }" >&2
+            shm=$(ipcmk -M 65536 2>/dev/null | sed -n 's/^Shared memory id: //p')
+            echo "leave_files: token=$ARENA_BOT_TOKEN shm=${shm:-none} wrote=${wrote# }" >&2
             echo "ready leave_files" ;;
         turn)
             board=${rest%% *}
