@@ -58,12 +58,14 @@ class BotUser:
         self.gid = uid
         self._lock_fd = lock_fd
 
-    def release(self) -> None:
-        """Kill every process left with this uid, remove what it left in ``SHARED_TMP``, then
+    def release(self, kill: bool = True) -> None:
+        """Kill every process left with this uid (``kill``: False where the caller already did,
+        through the bot's cgroup or PID namespace), remove what it left in ``SHARED_TMP``, then
         free the uid for another bot (idempotent)."""
         if self._lock_fd < 0:
             return
-        kill_uid(self.uid)
+        if kill:
+            kill_uid(self.uid)
         remove_leftovers(self.uid)
         os.close(self._lock_fd)
         self._lock_fd = -1
@@ -76,6 +78,8 @@ def bot_user() -> BotUser | None:
     if os.geteuid() != 0 or os.environ.get("ARENA_BOTS_AS_ROOT") == "1":
         return None
     _lock_dir()
+    # One scan is enough: a process of a bot uid starts only while a lock of it is held, so one
+    # not live now and whose lock is then taken stays free.
     used = live_uids()
     for uid in range(UID_BASE, UID_BASE + UID_COUNT):
         if uid in used:
@@ -86,9 +90,6 @@ def bot_user() -> BotUser | None:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
-            os.close(fd)
-            continue
-        if uid in live_uids():  # started between the scan and the lock by a harness now dead
             os.close(fd)
             continue
         remove_leftovers(uid)  # what a killed harness's bot of this uid left
@@ -109,22 +110,22 @@ def _lock_dir() -> None:
 
 
 def _processes() -> Iterator[tuple[int, tuple[int, ...], bool]]:
-    """Each live process: its pid, its real, effective and saved uids, whether it is a zombie."""
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
+    """Each live process: its pid, its real, effective and saved uids, whether it is a zombie
+    (one read of ``/proc/<pid>/status`` each, whose head holds both: a few ms for hundreds)."""
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
             continue
-        zombie = False
         try:
-            with open(f"/proc/{entry.name}/status", "rb") as f:
-                for line in f:
-                    if line.startswith(b"State:"):
-                        zombie = line.split()[1] in (b"Z", b"X")
-                    elif line.startswith(b"Uid:"):
-                        uids = tuple(int(value) for value in line.split()[1:4])
-                        yield int(entry.name), uids, zombie
-                        break
-        except (OSError, ValueError):
+            fd = os.open(f"/proc/{name}/status", os.O_RDONLY | os.O_CLOEXEC)
+            try:
+                head = os.read(fd, 4096)
+            finally:
+                os.close(fd)
+            state = head.split(b"\nState:", 1)[1].split(None, 1)[0]
+            uids = tuple(int(v) for v in head.split(b"\nUid:", 1)[1].split(None, 3)[:3])
+        except (OSError, ValueError, IndexError):
             continue
+        yield int(name), uids, state in (b"Z", b"X")
 
 
 def live_uids() -> set[int]:

@@ -121,7 +121,8 @@ class LaunchPlan:
                 _unmount(self.scratch)
             shutil.rmtree(self.scratch, ignore_errors=True)
         if self.user is not None:
-            self.user.release()
+            # A cgroup or bubblewrap's PID namespace has killed every process of the bot already.
+            self.user.release(kill=self.cgroup is None and not self.sandboxed)
             self.user = None
 
 
@@ -174,7 +175,7 @@ def check_launchable(spec: BotSpec, mode: SandboxMode | str) -> None:
     except SandboxError as exc:
         raise SandboxError(f"bot {spec.name}: {exc}") from None
     finally:
-        user.release()
+        user.release(kill=False)  # it ran nothing
 
 
 def _make_preexec(
