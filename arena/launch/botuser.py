@@ -1,58 +1,212 @@
-"""Which user a bot runs as when arena runs as root without bubblewrap: never root.
+"""Which user a bot runs as when arena runs as root: never root, with or without bubblewrap.
 
 Why a uid of its own for each bot (from a range no account uses): as another user, a bot cannot
 read root's files (``/etc/shadow``), open the harness's terminal or its ``/proc/<pid>/fd``, nor
-signal or trace the harness or the other bot; and ``RLIMIT_NPROC``, which counts processes per
-user and does not bind root, then bounds this bot alone. The uid is derived from the harness's pid
-and a counter, so concurrent harnesses (tournament workers) never share one.
+signal or trace the harness or the other bot; the kernel checks some writes (``/proc/sys``)
+against the global uid, whatever a user namespace says; and ``RLIMIT_NPROC``, which counts
+processes per user and does not bind root, then bounds this bot alone.
+
+Unique among live bots on the machine, across every harness process: a uid is taken with a lock
+file (``/run/arena-botuids/<uid>``, ``flock``) held while its bot lives, and only if no live
+process has it (a harness killed while its bot ran leaves no lock, but the bot's processes).
+When the bot stops, ``BotUser.release`` kills what is left of that uid, removes what the uid left
+in the host's shared temporary folders (``/tmp``, ``/var/tmp``, ``/dev/shm``: without bubblewrap
+a bot can write there) and its System V IPC objects, then frees the uid.
 
 Such a user reaches only what "others" may reach: the bot's folder and its program (and, for a
 script, its interpreter) must be readable by others, or the bot cannot start; ``check_reachable``
 says so in one line before it is tried. ``ARENA_BOTS_AS_ROOT=1`` keeps the old behaviour (bots run
-as root) for trusted bots on machines where that cannot be arranged.
+as root; under bubblewrap, as root's uid outside their user namespace) for trusted bots on
+machines where that cannot be arranged.
 """
 
 from __future__ import annotations
 
-import itertools
+import contextlib
+import ctypes
+import fcntl
 import os
 import shutil
+import signal
 import stat
-from dataclasses import dataclass
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from arena.errors import SandboxError
 
-__all__ = ["BotUser", "bot_user", "check_reachable", "unreachable"]
+__all__ = ["BotUser", "bot_user", "check_reachable", "unreachable", "SHARED_TMP"]
 
 UID_BASE = 1 << 30
 """Start of the range of bot uids (far above any account's; below the 2^31 of old tools)."""
-_PER_HARNESS = 16
-_counter = itertools.count()
+UID_COUNT = 1 << 16
+"""How many bot uids there are (the lowest free one is taken: few lock files exist)."""
+LOCK_DIR = Path("/run/arena-botuids")
+SHARED_TMP = ("/tmp", "/var/tmp", "/dev/shm", "/dev/mqueue")
+"""The host's folders any user may write to, whose leftovers a bot's uid must not keep."""
+_SYSV_IPC = (("shm", "shmctl"), ("sem", "semctl"), ("msg", "msgctl"))
+_IPC_RMID = 0
+_KILL_S = 2.0
+_LIBC = ctypes.CDLL(None, use_errno=True)
 
 
-@dataclass(frozen=True)
 class BotUser:
-    """An unprivileged uid and gid for one bot process (no supplementary groups)."""
+    """An unprivileged uid and gid for one bot (no supplementary groups), held until ``release``."""
 
-    uid: int
-    gid: int
+    def __init__(self, uid: int, lock_fd: int = -1) -> None:
+        self.uid = uid
+        self.gid = uid
+        self._lock_fd = lock_fd
+
+    def release(self, kill: bool = True) -> None:
+        """Kill every process left with this uid (``kill``: False where the caller already did,
+        through the bot's cgroup or PID namespace), remove what it left in ``SHARED_TMP``, then
+        free the uid for another bot (idempotent)."""
+        if self._lock_fd < 0:
+            return
+        if kill:
+            kill_uid(self.uid)
+        remove_leftovers(self.uid)
+        os.close(self._lock_fd)
+        self._lock_fd = -1
 
 
 def bot_user() -> BotUser | None:
-    """A fresh user for a bot started by this process; None when bots keep this process's user
-    (arena does not run as root, or ``ARENA_BOTS_AS_ROOT=1`` asks for root bots)."""
+    """A uid no live bot has, held for a bot started by this process; None when bots keep this
+    process's user (arena does not run as root, or ``ARENA_BOTS_AS_ROOT=1`` asks for root bots).
+    ``SandboxError`` if none is free."""
     if os.geteuid() != 0 or os.environ.get("ARENA_BOTS_AS_ROOT") == "1":
         return None
-    uid = UID_BASE + os.getpid() * _PER_HARNESS + next(_counter) % _PER_HARNESS
-    return BotUser(uid, uid)
+    _lock_dir()
+    # One scan is enough: a process of a bot uid starts only while a lock of it is held, so one
+    # not live now and whose lock is then taken stays free.
+    used = live_uids()
+    for uid in range(UID_BASE, UID_BASE + UID_COUNT):
+        if uid in used:
+            continue
+        fd = os.open(
+            LOCK_DIR / str(uid), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600
+        )
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            continue
+        remove_leftovers(uid)  # what a killed harness's bot of this uid left
+        return BotUser(uid, fd)
+    raise SandboxError(f"no free bot uid: {UID_COUNT} bots already run on this machine")
 
 
-def unreachable(path: Path, mode: int) -> Path | None:
+def _lock_dir() -> None:
+    """The lock files' folder: root's own (a bot could otherwise hold or fake a lock)."""
+    try:
+        with contextlib.suppress(FileExistsError):
+            LOCK_DIR.mkdir(mode=0o700)
+        info = os.lstat(LOCK_DIR)
+    except OSError as exc:
+        raise SandboxError(f"cannot make {LOCK_DIR} for the bots' uids: {exc.strerror}") from None
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != 0 or info.st_mode & 0o022:
+        raise SandboxError(f"{LOCK_DIR} must be a folder of root's that no one else may write")
+
+
+def _processes() -> Iterator[tuple[int, tuple[int, ...], bool]]:
+    """Each live process: its pid, its real, effective and saved uids, whether it is a zombie
+    (one read of ``/proc/<pid>/status`` each, whose head holds both: a few ms for hundreds)."""
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            fd = os.open(f"/proc/{name}/status", os.O_RDONLY | os.O_CLOEXEC)
+            try:
+                head = os.read(fd, 4096)
+            finally:
+                os.close(fd)
+            state = head.split(b"\nState:", 1)[1].split(None, 1)[0]
+            uids = tuple(int(v) for v in head.split(b"\nUid:", 1)[1].split(None, 3)[:3])
+        except (OSError, ValueError, IndexError):
+            continue
+        yield int(name), uids, state in (b"Z", b"X")
+
+
+def live_uids() -> set[int]:
+    """The bot uids that a live process (a zombie too: its pid is not yet free) has."""
+    return {
+        uid
+        for _pid, uids, _zombie in _processes()
+        for uid in uids
+        if UID_BASE <= uid < UID_BASE + UID_COUNT
+    }
+
+
+def kill_uid(uid: int) -> None:
+    """SIGKILL every process that has ``uid`` until none is left (bounded: a process may fork
+    while the others die; zombies, which hold nothing, are left to their parents)."""
+    deadline = time.monotonic() + _KILL_S
+    while time.monotonic() < deadline:
+        pids = [pid for pid, uids, zombie in _processes() if uid in uids and not zombie]
+        if not pids:
+            return
+        for pid in pids:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        time.sleep(0.002)
+
+
+def remove_leftovers(uid: int) -> None:
+    """Remove what ``uid`` left on the host that outlives its processes: its entries in
+    ``SHARED_TMP`` and its System V shared memory segments, semaphores and message queues
+    (without bubblewrap's IPC namespace, these are the host's)."""
+    for folder in SHARED_TMP:
+        remove_owned(folder, uid)
+    for kind, call in _SYSV_IPC:
+        try:
+            lines = Path(f"/proc/sysvipc/{kind}").read_text().splitlines()[1:]
+        except OSError:
+            continue
+        column = {"shm": 7, "sem": 4, "msg": 7}[kind]  # the owner's uid
+        for line in lines:
+            fields = line.split()
+            if len(fields) > column and fields[column] == str(uid):
+                if kind == "sem":
+                    _LIBC.semctl(int(fields[1]), 0, _IPC_RMID)
+                else:
+                    getattr(_LIBC, call)(int(fields[1]), _IPC_RMID, None)
+
+
+def remove_owned(folder: str, uid: int) -> None:
+    """Remove every entry of ``folder`` that ``uid`` owns (a folder with all it holds), looking
+    also in the folders others may write to, the only ones where ``uid`` could create an entry;
+    symbolic links are never followed."""
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        try:
+            info = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        if info.st_uid == uid:
+            if stat.S_ISDIR(info.st_mode):
+                shutil.rmtree(entry.path, ignore_errors=True)
+            else:
+                with contextlib.suppress(OSError):
+                    os.unlink(entry.path)
+        elif stat.S_ISDIR(info.st_mode) and info.st_mode & stat.S_IWOTH:
+            remove_owned(entry.path, uid)
+
+
+def unreachable(path: Path, mode: int, top: Path | None = None) -> Path | None:
     """The first of ``path``'s folders (or ``path`` itself, which needs the ``mode`` bits of
-    "others", e.g. ``S_IROTH | S_IXOTH``) that a user with no relation to it cannot pass."""
+    "others", e.g. ``S_IROTH | S_IXOTH``) that a user with no relation to it cannot pass.
+
+    ``top``: only ``top`` and the folders below it count (those above it are not passed: under
+    bubblewrap a folder is shown to the bot at its own path, by a mount the harness makes)."""
     path = Path(os.path.realpath(path))
+    real_top = Path(os.path.realpath(top)) if top is not None else None
     for folder in reversed(path.parents):
+        if real_top is not None and folder != real_top and real_top not in folder.parents:
+            continue
         try:
             if not folder.stat().st_mode & stat.S_IXOTH:
                 return folder
@@ -64,8 +218,11 @@ def unreachable(path: Path, mode: int) -> Path | None:
         return path
 
 
-def check_reachable(argv: list[str], folder: Path, user: BotUser) -> None:
-    """Raise ``SandboxError`` (one line) unless ``user`` can enter ``folder`` and run ``argv``."""
+def check_reachable(argv: list[str], folder: Path, user: BotUser, sandboxed: bool = False) -> None:
+    """Raise ``SandboxError`` (one line) unless ``user`` can enter ``folder`` and run ``argv``.
+
+    ``sandboxed``: under bubblewrap, where the harness mounts the bot's folder (and its Python)
+    for it, only the folder itself and what is below it must be open to others."""
     needs: list[tuple[Path, int, str]] = [(folder, stat.S_IROTH | stat.S_IXOTH, "the bot's folder")]
     program = shutil.which(argv[0]) if argv else None
     if program is not None:
@@ -73,12 +230,17 @@ def check_reachable(argv: list[str], folder: Path, user: BotUser) -> None:
     for arg in argv[1:]:
         if os.path.isabs(arg) and os.path.isfile(arg):
             needs.append((Path(arg), stat.S_IROTH, "its script"))
+    top = folder if sandboxed else None
+    real_folder = Path(os.path.realpath(folder))
     for path, mode, what in needs:
-        blocked = unreachable(path, mode)
+        mounted = path != folder and real_folder not in Path(os.path.realpath(path)).parents
+        if sandboxed and mounted:
+            continue  # the system's or the harness's Python: mounted for it, readable
+        blocked = unreachable(path, mode, top)
         if blocked is not None:
             raise SandboxError(
                 f"bots run as an unprivileged user (uid {user.uid}) when arena runs as root, and "
                 f"it cannot reach {what} {path} ({blocked} is not open to others): make it "
-                "readable by others, use the bwrap sandbox, or set ARENA_BOTS_AS_ROOT=1 to run "
-                "trusted bots as root"
+                f"readable by others, {'' if sandboxed else 'use the bwrap sandbox, '}or set "
+                "ARENA_BOTS_AS_ROOT=1 to run trusted bots as root"
             )

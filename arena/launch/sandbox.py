@@ -6,12 +6,16 @@ terminal), rlimits for memory, CPU time, file size and open files, its own cgrou
 made (``arena.launch.cgroups``: every process it starts, at most ``limits.processes``), a private
 scratch folder, and a kernel signal that kills it if the process that started it dies.
 
-With bubblewrap (``bwrap``) it also gets empty network, PID, IPC and UTS namespaces, runs as
-``nobody`` with no capabilities, and sees only: the system's read-only folders, the Python that
-runs the harness (read-only, for ``.py`` bots), the ``arena`` package (read-only, for the author's
-kit), its own folder (read-only, with the paths it must not see covered) and a private ``/tmp``
-tmpfs of ``limits.tmp_mb``. Its stdin and stdout are FIFOs that its own process opens, so that
-bwrap holds no copy of them (a bot that closes one is seen at once).
+With bubblewrap (``bwrap``) it also gets empty network, PID, IPC and UTS namespaces, no
+capabilities, and sees only: the system's read-only folders, the Python that runs the harness
+(read-only, for ``.py`` bots), the ``arena`` package (read-only, for the author's kit), its own
+folder (read-only, with the paths it must not see covered) and a private ``/tmp`` tmpfs of
+``limits.tmp_mb``, where ``/dev/shm`` leads; ``/``, ``/dev`` and ``/proc``'s host settings
+(``/proc/sys``...) are read-only. Its stdin and stdout are FIFOs that its own process opens, so that
+bwrap holds no copy of them (a bot that closes one is seen at once). As a user, the bot is
+``nobody`` in bwrap's user namespace; as root, bwrap runs as root without one (so that it can mount
+folders under ``/root``) and ``setpriv`` makes the bot a uid of its own (``arena.launch.botuser``):
+the kernel checks some writes (``/proc/sys``) against the global uid, whatever a namespace says.
 
 Without bubblewrap, when arena runs as root, it runs as an unprivileged uid of its own
 (``arena.launch.botuser``) and its scratch folder is a tmpfs of ``limits.tmp_mb``.
@@ -102,9 +106,12 @@ class LaunchPlan:
     tmp_bounded: bool = False
     """Whether the bot's ``/tmp`` is a tmpfs of ``limits.tmp_mb`` (bubblewrap's, or ``scratch``
     mounted as one when arena runs as root)."""
+    user: BotUser | None = None
+    """The unprivileged uid the bot runs as (arena runs as root), held until ``cleanup``."""
 
     def cleanup(self) -> None:
-        """Kill whatever is left in the bot's cgroup and remove its scratch folder."""
+        """Kill whatever is left in the bot's cgroup, remove its scratch folder, and free its uid
+        (with what that uid left in the host's shared temporary folders)."""
         if self.cgroup is not None:
             self.cgroup.kill()
         if self.io_dir is not None:
@@ -113,6 +120,10 @@ class LaunchPlan:
             if self.tmp_bounded:
                 _unmount(self.scratch)
             shutil.rmtree(self.scratch, ignore_errors=True)
+        if self.user is not None:
+            # A cgroup or bubblewrap's PID namespace has killed every process of the bot already.
+            self.user.release(kill=self.cgroup is None and not self.sandboxed)
+            self.user = None
 
 
 @cache
@@ -152,23 +163,32 @@ def resolve_mode(mode: SandboxMode | str) -> SandboxMode:
 def check_launchable(spec: BotSpec, mode: SandboxMode | str) -> None:
     """Raise ``SandboxError`` (one line) now if ``spec`` cannot be started here in ``mode``.
 
-    What ``plan_launch`` finds only as the bot starts: as root without bubblewrap, a bot runs as an
-    unprivileged user (``arena.launch.botuser``) who must reach its folder and program. A tournament
-    checks its bots first, so that such a machine-wide problem is said once, before any game, rather
-    than as a harness error for every match its workers try."""
-    if resolve_mode(mode) is SandboxMode.NONE and (user := bot_user()) is not None:
-        try:
-            check_reachable(list(spec.argv), spec.dir, user)
-        except SandboxError as exc:
-            raise SandboxError(f"bot {spec.name}: {exc}") from None
+    What ``plan_launch`` finds only as the bot starts: as root, a bot runs as an unprivileged
+    user (``arena.launch.botuser``) who must reach its folder and program. A tournament
+    checks its bots first, so that such a machine-wide problem is said once, before any game,
+    rather than as a harness error for every match its workers try."""
+    user = bot_user()
+    if user is None:
+        return
+    try:
+        check_reachable(list(spec.argv), spec.dir, user, resolve_mode(mode) is SandboxMode.BWRAP)
+    except SandboxError as exc:
+        raise SandboxError(f"bot {spec.name}: {exc}") from None
+    finally:
+        user.release(kill=False)  # it ran nothing
 
 
 def _make_preexec(
-    limits: Limits, cpu_seconds: int, cgroup: BotCgroup | None, user: BotUser | None = None
+    limits: Limits,
+    cpu_seconds: int,
+    cgroup: BotCgroup | None,
+    user: BotUser | None = None,
+    switch: bool = True,
 ) -> Callable[[], None]:
     """What the child does before exec, in this order: join the bot's cgroup (which needs root),
-    set the rlimits, become ``user`` (dropping every group), then ask for SIGKILL when the harness
-    dies (a change of user clears that request, so it comes last)."""
+    set the rlimits, become ``user`` (dropping every group; not if ``switch`` is False: bwrap
+    does it), then ask for SIGKILL when the harness dies (a change of user clears that request,
+    so it comes last)."""
     memory = limits.memory_mb * 1024 * 1024
     file_size = limits.file_size_mb * 1024 * 1024
     settings = [
@@ -184,6 +204,7 @@ def _make_preexec(
         settings.append((resource.RLIMIT_NPROC, limits.processes))
     join = cgroup.join if cgroup is not None else None
     harness = os.getpid()
+    switch_to = user if switch else None
 
     def preexec() -> None:  # runs in the child between fork and exec: keep it allocation-light
         if join is not None:
@@ -195,10 +216,10 @@ def _make_preexec(
                 resource.setrlimit(which, (capped, capped))
             except (ValueError, OSError):
                 pass
-        if user is not None:  # any failure here fails the start (never a root bot by accident)
+        if switch_to is not None:  # any failure here fails the start (never a root bot by accident)
             os.setgroups([])
-            os.setresgid(user.gid, user.gid, user.gid)
-            os.setresuid(user.uid, user.uid, user.uid)
+            os.setresgid(switch_to.gid, switch_to.gid, switch_to.gid)
+            os.setresuid(switch_to.uid, switch_to.uid, switch_to.uid)
         die_with_parent(signal.SIGKILL)
         if os.getppid() != harness:  # the harness died before the request took effect
             os._exit(1)
@@ -229,8 +250,8 @@ def _python_roots() -> tuple[Path, ...]:
 
 @cache
 def _system_binds() -> tuple[str, ...]:
-    """The bwrap arguments that show the system's folders and the needed /etc entries (read-only),
-    the harness's Python and the arena package: the same for every bot, so computed once."""
+    """The bwrap arguments that show the system's folders and the needed /etc entries (read-only):
+    the same for every bot, so computed once."""
     argv: list[str] = []
     for name in _SYSTEM_DIRS:
         host = Path("/") / name
@@ -240,9 +261,20 @@ def _system_binds() -> tuple[str, ...]:
             argv += ["--ro-bind", str(host), str(host)]
     for name in _ETC_ENTRIES:
         argv += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
-    for folder in _shared_folders():
-        argv += ["--ro-bind", str(folder), str(folder)]
     return tuple(argv)
+
+
+def _open_parents(folders: Sequence[Path]) -> list[str]:
+    """bwrap arguments that make the folders above each of ``folders`` passable by anyone (bwrap
+    copies a missing parent's mode from the host's: ``/root``'s 0700 would stop a bot's uid)."""
+    argv: list[str] = []
+    seen: set[Path] = set()
+    for folder in folders:
+        for parent in reversed(Path(folder).parents):
+            if parent not in (Path("/"), Path("/tmp")) and parent not in seen:
+                seen.add(parent)
+                argv += ["--perms", "0755", "--dir", str(parent)]
+    return argv
 
 
 def _shared_folders() -> tuple[Path, ...]:
@@ -303,36 +335,86 @@ def _masks(exposed: Sequence[Path], hidden: Sequence[str | os.PathLike[str]]) ->
     return masks
 
 
+_DEVICES = ("null", "zero", "full", "random", "urandom", "tty")
+_DEV_LINKS = (
+    ("shm", "/tmp"),
+    ("fd", "/proc/self/fd"),
+    ("stdin", "/proc/self/fd/0"),
+    ("stdout", "/proc/self/fd/1"),
+    ("stderr", "/proc/self/fd/2"),
+    ("core", "/proc/kcore"),
+)
+_PROC_KNOBS = ("sys", "sysrq-trigger", "irq", "bus", "fs", "acpi", "scsi", "driver")
+"""What of ``/proc`` holds the host's writable settings: shown read-only (or absent). The kernel
+checks a write there against the global uid, not a namespace's capabilities."""
+
+
 def _bwrap_argv(
     bwrap: str,
     spec: BotSpec,
     limits: Limits,
     io_dir: str,
+    user: BotUser | None,
     hidden: Sequence[str | os.PathLike[str]] = (),
 ) -> list[str]:
-    argv = [
-        bwrap,
-        "--unshare-all",
-        "--die-with-parent",
-        "--cap-drop", "ALL",
-        "--uid", str(SANDBOX_UID),
-        "--gid", str(SANDBOX_UID),
-        "--hostname", "arena",
-        "--proc", "/proc",
-        "--dev", "/dev",
-        "--size", str(limits.tmp_mb * _MB), "--tmpfs", "/tmp",
+    """The bwrap command, up to the bot's own.
+
+    ``user``: arena runs as root and the bot as that uid. bwrap then runs as root without a user
+    namespace (so that it can mount any folder, even under a folder private to root) and keeps
+    only the capabilities to change user, which ``setpriv`` uses to become ``user`` with none
+    (see ``_as_user``). Otherwise bwrap's user namespace makes the bot ``nobody`` in it."""
+    argv = [bwrap]
+    if user is None:
+        argv += ["--unshare-all", "--cap-drop", "ALL", "--uid", str(SANDBOX_UID),
+                 "--gid", str(SANDBOX_UID)]  # fmt: skip
+    else:
+        argv += ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
+                 "--unshare-cgroup-try", "--cap-drop", "ALL"]  # fmt: skip
+        for cap in ("CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP"):
+            argv += ["--cap-add", cap]
+    argv += ["--die-with-parent", "--hostname", "arena", "--proc", "/proc"]
+    for knob in _PROC_KNOBS:
+        argv += ["--ro-bind-try", f"/proc/{knob}", f"/proc/{knob}"]
+    # /dev/shm leads to the bot's one bounded tmpfs, /tmp: shared memory counts too. So /dev is
+    # made here (bwrap's --dev would make a directory of it), with the devices bwrap's has but
+    # no pseudo-terminals (a bot has no terminal), and read-only.
+    argv += [
+        "--perms", "1777", "--size", str(limits.tmp_mb * _MB), "--tmpfs", "/tmp",
+        "--tmpfs", "/dev",
     ]  # fmt: skip
+    for device in _DEVICES:
+        argv += ["--dev-bind", f"/dev/{device}", f"/dev/{device}"]
+    for name, target in _DEV_LINKS:
+        argv += ["--symlink", target, f"/dev/{name}"]
+    argv += ["--remount-ro", "/dev"]
     argv += _system_binds()
-    argv += ["--ro-bind", str(spec.dir), str(spec.dir)]
-    argv += _masks(
-        [*_shared_folders(), spec.dir], hidden
-    )  # after the binds, so that they cover what these show
+    shared = [*_shared_folders(), spec.dir]
+    argv += _open_parents([*shared, Path(_IO_INSIDE)])
+    for folder in shared:
+        argv += ["--ro-bind", str(folder), str(folder)]
+    argv += _masks(shared, hidden)  # after the binds, so that they cover what these show
     argv += [
         "--ro-bind", io_dir, _IO_INSIDE,
+        "--remount-ro", "/",  # the sandbox's own root, whose folders bwrap's user owns
         "--chdir", str(spec.dir),
         "--",
     ]  # fmt: skip
     return argv
+
+
+def _as_user(user: BotUser) -> list[str]:
+    """The command prefix that makes the rest run as ``user``, with no group, no capability (not
+    even inheritable or in the bounding set); bwrap has already set no_new_privs."""
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        raise SandboxError(
+            "as root, a bot under bwrap runs as a uid of its own through setpriv, which is not "
+            "installed (apt-get install util-linux), or set ARENA_BOTS_AS_ROOT=1 for trusted bots"
+        )
+    return [
+        setpriv, f"--reuid={user.uid}", f"--regid={user.gid}", "--clear-groups",
+        "--inh-caps=-all", "--bounding-set=-all", "--",
+    ]  # fmt: skip
 
 
 def plan_launch(
@@ -349,48 +431,60 @@ def plan_launch(
     bubblewrap each one inside a mounted folder is covered; one that is (or holds) the bot's
     folder is refused with ``SandboxError``. Without bubblewrap nothing is hidden from a bot
     (see the README).
+
+    As root (unless ``ARENA_BOTS_AS_ROOT=1``), the bot runs as a uid of its own
+    (``arena.launch.botuser``) in either mode: under bubblewrap, bwrap (root, to mount the bot's
+    folders wherever they are) has ``setpriv`` start the bot's command as that uid, so that no
+    process of the bot is root on the host.
     """
     mode = resolve_mode(mode)
     token = secrets.token_hex(8)
-    cgroup = BotCgroup.create(limits.processes)
-    if mode is SandboxMode.BWRAP:
-        preexec = _make_preexec(limits, cpu_seconds, cgroup)
-        bwrap = bwrap_path()
-        assert bwrap is not None  # resolve_mode checked it
-        io_dir = tempfile.mkdtemp(prefix="arena-io-", dir=reaper.scratch_root())
-        _make_fifos(io_dir)
-        # As root the bot is root's uid in its namespace, which RLIMIT_NPROC does not bind.
-        nproc = limits.processes if cgroup is None and os.geteuid() != 0 else None
-        try:
-            prefix = _bwrap_argv(bwrap, spec, limits, io_dir, hidden)
-        except SandboxError:
-            shutil.rmtree(io_dir, ignore_errors=True)
-            if cgroup is not None:
-                cgroup.kill()
-            raise
-        argv = prefix + _io_command(list(spec.argv), nproc)
-        env = _environment("/tmp", seed, token)  # the sandbox's own private /tmp
-        return LaunchPlan(
-            argv, env, str(spec.dir), preexec, None, True, token, cgroup, io_dir, True
-        )
     user = bot_user()
-    if user is not None:
-        try:
-            check_reachable(list(spec.argv), spec.dir, user)
-        except SandboxError:
-            if cgroup is not None:
-                cgroup.kill()
-            raise
-    preexec = _make_preexec(limits, cpu_seconds, cgroup, user)
-    scratch = tempfile.mkdtemp(prefix=f"arena-{spec.name[:20]}-", dir=reaper.scratch_root())
-    bounded = os.geteuid() == 0 and _mount_tmpfs(scratch, limits.tmp_mb * _MB)
-    if user is not None:
-        os.chown(scratch, user.uid, user.gid)
-    env = _environment(scratch, seed, token)
-    argv = list(spec.argv)
-    return LaunchPlan(
-        argv, env, str(spec.dir), preexec, scratch, False, token, cgroup, None, bounded
-    )
+    cgroup: BotCgroup | None = None
+    io_dir: str | None = None
+    scratch: str | None = None
+    try:
+        if user is not None:
+            check_reachable(list(spec.argv), spec.dir, user, mode is SandboxMode.BWRAP)
+        cgroup = BotCgroup.create(limits.processes)
+        # Under bwrap, bwrap itself (root) changes to the bot's user; RLIMIT_NPROC, per user, is
+        # set before it all the same.
+        preexec = _make_preexec(limits, cpu_seconds, cgroup, user, mode is SandboxMode.NONE)
+        if mode is SandboxMode.BWRAP:
+            bwrap = bwrap_path()
+            assert bwrap is not None  # resolve_mode checked it
+            io_dir = tempfile.mkdtemp(prefix="arena-io-", dir=reaper.scratch_root())
+            _make_fifos(io_dir)
+            if user is not None:
+                for path in (io_dir, *(os.path.join(io_dir, n) for n in ("in", "out"))):
+                    os.chown(path, user.uid, user.gid)
+            # RLIMIT_NPROC set inside the namespace counts this sandbox's processes only; a uid
+            # of its own (set before bwrap) or a cgroup bounds them already.
+            nproc = limits.processes if cgroup is None and os.geteuid() != 0 else None
+            argv = _bwrap_argv(bwrap, spec, limits, io_dir, user, hidden)
+            if user is not None:
+                argv += _as_user(user)
+            argv += _io_command(list(spec.argv), nproc)
+            env = _environment("/tmp", seed, token)  # the sandbox's own private /tmp
+            return LaunchPlan(
+                argv, env, str(spec.dir), preexec, None, True, token, cgroup, io_dir, True, user
+            )  # fmt: skip
+        scratch = tempfile.mkdtemp(prefix=f"arena-{spec.name[:20]}-", dir=reaper.scratch_root())
+        bounded = os.geteuid() == 0 and _mount_tmpfs(scratch, limits.tmp_mb * _MB)
+        if user is not None:
+            os.chown(scratch, user.uid, user.gid)
+        env = _environment(scratch, seed, token)
+        return LaunchPlan(
+            list(spec.argv), env, str(spec.dir), preexec, scratch, False, token, cgroup, None,
+            bounded, user,
+        )  # fmt: skip
+    except BaseException:
+        LaunchPlan([], {}, "", _nothing, scratch, False, "", cgroup, io_dir, False, user).cleanup()
+        raise
+
+
+def _nothing() -> None:
+    """No preexec: a plan that never runs."""
 
 
 _MS_NOSUID, _MS_NODEV = 2, 4

@@ -120,6 +120,7 @@ def test_every_fault_fixture_is_covered() -> None:
         # test_reaper): what they attempt is refused or killed by the harness, not by a check here.
         "fork_bomb",
         "fill_tmp",
+        "fill_shm",
         "scatter",
         "snoop",
     }

@@ -76,3 +76,16 @@ def test_bots_within_their_limits_are_not_charged(mode: str, no_leftover_process
     instant, other = bots(no_leftover_processes, "instant.py")
     records = play_match(instant, other, 2, MatchSettings(time_control=SLOW_OK, sandbox=mode))
     assert [r.reason.is_fault for r in records] == [False, False]
+
+
+def test_shared_memory_under_bwrap_counts_against_its_tmp(no_leftover_processes: Path) -> None:
+    """``/dev/shm`` is the bot's bounded ``/tmp``: filling it loses, host memory is spared."""
+    if bwrap_path() is None:
+        pytest.skip("bubblewrap is not usable here")
+    filler, instant = bots(no_leftover_processes, "fill_shm.py")
+    settings = MatchSettings(sandbox="bwrap", limits=Limits(tmp_mb=8))
+    (record,) = play_match(filler, instant, 1, settings)
+    written = int(record.stderr_order.split("fill_shm: wrote ")[1].split()[0])
+    assert written <= 8, record.stderr_order
+    assert record.loser_name == "fill_shm" and record.reason is Reason.CRASH, record
+    assert "filled its /tmp (limits.tmp_mb: 8 MB)" in record.detail
