@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable, Sequence
 from arena import procfs, reaper
 from arena.botspec import BotSpec
 from arena.limits import Limits
-from arena.protocol import QUIT_LINE
+from arena.protocol import OVERLONG, QUIT_LINE, line_end
 from arena.sandbox import LaunchPlan
 
 __all__ = [
@@ -58,7 +58,7 @@ class WaitStatus(enum.Enum):
     LINE = "line"  # the awaited bot wrote a complete line
     TIMEOUT = "timeout"  # the deadline passed first
     EOF = "eof"  # the awaited bot closed its stdout or its stdin (or exited)
-    OVERLONG = "overlong"  # the awaited bot wrote more than line_bytes without a newline
+    OVERLONG = "overlong"  # the awaited bot wrote a line longer than line_bytes (or no newline)
     EXTRA = "extra"  # the awaited bot wrote more after its line (extra lines)
     UNSOLICITED = "unsolicited"  # another bot wrote a line when none was due (the culprit)
     OTHER_EOF = "other_eof"  # another bot closed a pipe (exited) meanwhile (the culprit)
@@ -392,14 +392,14 @@ class Channels:
         out_fd = bot.stdout_fd
         poll = self._poll.poll
         while True:
-            newline = buf.find(b"\n")
+            newline = line_end(buf, limit)
             if newline >= 0:
                 line = bytes(buf[:newline])
                 del buf[: newline + 1]
                 if bot.unsettled:
                     bot.settle_input()
                 return (WaitStatus.EXTRA if buf else WaitStatus.LINE), line, None
-            if len(buf) > limit:
+            if newline == OVERLONG:  # the line stays in ``outbuf``, for the fault's detail
                 return WaitStatus.OVERLONG, b"", None
             remaining = deadline_ns - time.perf_counter_ns()
             if remaining <= 0:

@@ -424,6 +424,9 @@ class Match:
         # since it is frozen in between (one reading per move instead of two).
         cpu_marks: list[int | None] = [None, None]
         freeze = self.settings.freeze_idle
+        # The fast path takes one read as the line only when it is one line within the limit
+        # (its newline included); anything longer goes to wait_line, which says it is overlong.
+        line_cap = self.settings.limits.line_bytes + 1
         wait_line = self.channels.wait_line
         poll = self.channels.poll
         perf_ns = time.perf_counter_ns
@@ -460,7 +463,7 @@ class Match:
                 events = poll(move_ms)
                 if len(events) == 1 and events[0][0] == out_fd and not process.outbuf:
                     data = read(out_fd, 65536)
-                    if data and data.find(b"\n") == len(data) - 1:
+                    if 0 < len(data) <= line_cap and data.find(b"\n") == len(data) - 1:
                         line = data[:-1]
                     else:
                         process.outbuf += data

@@ -862,3 +862,42 @@ def test_a_line_written_before_the_turn_was_sent_is_not_its_answer(
     assert len(record.moves) == 2, record.moves  # its 1st move and the opponent's reply only
     assert opponent_replies[0] == 1  # the referee was held while the line came
     assert turns_sent[0] == 1  # the line is seen before its 2nd turn is sent
+
+
+PADDED_REPLY = '''"""Test bot: X in the first empty cell, padded with spaces to {length} bytes."""
+import os
+import sys
+
+for line in iter(sys.stdin.buffer.readline, b""):
+    if line.startswith(b"turn"):
+        cell = line.split()[1].index(b".")
+        move = f"{{'abcdef'[cell % 6]}}{{cell // 6 + 1}}X".encode()
+        end = {end!r}
+        os.write(1, move + b" " * ({length} - len(move) - len(end) + 1) + end)
+    elif line.startswith(b"arena"):
+        os.write(1, b"ready padded\\n")
+    elif line.startswith(b"quit"):
+        break
+'''
+
+
+@pytest.mark.parametrize(
+    ("length", "end"),
+    [(1024, b"\n"), (1024, b"\r\n"), (1025, b"\n"), (1025, b"\r\n"), (5000, b"\n"), (60000, b"\n")],
+)
+def test_a_reply_over_the_line_limit_is_malformed(length: int, end: bytes, tmp_path: Path) -> None:
+    """A line of more than ``line_bytes`` (1024) bytes before its ``\\n`` is ``malformed`` even
+    when its newline arrives with it (in one read: the referee's fast path) and however long it
+    is; a line of exactly 1024 bytes (a ``\\r`` included) is a move (spaces around it are
+    tolerated)."""
+    bot = write_bot(tmp_path, "padded.py", PADDED_REPLY.format(length=length, end=end))
+    opponent = write_bot(tmp_path, "last_empty.py", LAST_EMPTY)
+    records = play_match(bot, opponent, 2, settings(SandboxMode.NONE), seed=1)
+    for record in records:
+        if length <= 1024:
+            assert not record.reason.is_fault, record.to_json()
+            continue
+        assert record.loser_name == "padded", record.to_json()
+        assert record.reason is Reason.MALFORMED, record.to_json()
+        assert re.fullmatch(r'line longer than 1024 bytes: "[a-f][1-6]X +\.\.\."', record.detail)
+        assert len(record.moves) == (0 if record.order == "padded" else 1)
