@@ -414,12 +414,21 @@ class Channels:
                     if bot.tap is not None:
                         bot.tap("<", time.perf_counter_ns(), data)
                     buf += data
-                    continue
+                    break  # a line in it comes before whatever else this poll saw
                 fault = self._service(fd)
-                if fault is not None:
-                    if fault[1] is bot:  # its sandbox ended before it opened its stdout
-                        return WaitStatus.EOF, b"", None
+                if fault is None:
+                    continue
+                if fault[1] is not bot:
                     return fault[0], b"", fault[1]
+                # It exited (its stdin lost its reader, or its sandbox ended): what it wrote
+                # before is still in its stdout, and is read first (a line, then end of file).
+                data = _read(out_fd)
+                if not data:
+                    return WaitStatus.EOF, b"", None
+                if bot.tap is not None:
+                    bot.tap("<", time.perf_counter_ns(), data)
+                buf += data
+                break
 
     def check_idle(self) -> tuple[WaitStatus, BotProcess] | None:
         """Without waiting: drain stderr, and report a bot that wrote when no line was due."""

@@ -265,7 +265,7 @@ class Match:
                 break
             other = self._seat_of(culprit)
             if other.ready:  # a started bot wrote (or died) while another one was starting
-                failures.append(self._fault_outside_turn(other))
+                failures.append(self._fault_outside_turn(other, status))
                 self._stop(other, graceful=False)
             else:
                 failures.append(self._startup_failed(other, "exited during start-up"))

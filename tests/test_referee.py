@@ -901,3 +901,20 @@ def test_a_reply_over_the_line_limit_is_malformed(length: int, end: bytes, tmp_p
         assert record.reason is Reason.MALFORMED, record.to_json()
         assert re.fullmatch(r'line longer than 1024 bytes: "[a-f][1-6]X +\.\.\."', record.detail)
         assert len(record.moves) == (0 if record.order == "padded" else 1)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_bot_that_exits_after_ready_crashed(mode: SandboxMode, tmp_path: Path) -> None:
+    """A bot that exits right after ``ready`` loses every game by ``crash``: the end of its
+    stdout, seen while the referee waits for the other bot's ``ready``, is not a line written
+    when no reply was due (it was called ``malformed ""``)."""
+    script = tmp_path / "exit1.sh"
+    script.write_text("#!/bin/sh\nread -r l; echo ready; exit 3\n")
+    script.chmod(0o755)
+    bot = BotSpec.from_path(script)
+    opponent = write_bot(tmp_path, "last_empty.py", LAST_EMPTY)
+    records = play_match(bot, opponent, 4, settings(mode), seed=1)
+    for record in records:
+        assert record.loser_name == "exit1", record.to_json()
+        assert record.reason is Reason.CRASH, record.to_json()
+        assert "no reply was due" not in record.detail, record.to_json()

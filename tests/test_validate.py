@@ -317,3 +317,16 @@ def test_a_bot_failing_under_bwrap_is_judged_even_where_it_cannot_run_without_it
     assert report.checks["startup"].status == "fail", report.to_json()
     sandbox = report.checks["sandbox"]
     assert sandbox.status == "skip" and "cannot run without the sandbox here" in sandbox.summary
+
+
+def test_a_bot_that_exits_after_ready_fails_stays_up_only(no_leftover_processes: Path) -> None:
+    """``read -r l; echo ready; exit 3``: it starts, then crashes; it never wrote a line when
+    none was due (end of file is not a line)."""
+    script = no_leftover_processes / "exit1.sh"
+    script.write_text("#!/bin/sh\nread -r l; echo ready; exit 3\n")
+    script.chmod(0o755)
+    report = validate_bot(BotSpec.from_path(script), games=1, sandbox=SandboxMode.NONE)
+    assert report.checks["startup"].status == "pass"
+    assert report.checks["crash"].status == "fail"
+    assert report.checks["silence"].status != "fail", report.checks["silence"].detail
+    assert report.checks["format"].status != "fail", report.checks["format"].detail
