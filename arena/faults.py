@@ -86,13 +86,14 @@ def extra_lines(line: bytes, process: BotProcess) -> str:
 
 
 def startup_problem(status: WaitStatus, line: bytes, process: BotProcess, allowance: int) -> str:
-    """Why a bot's start-up failed, from how the wait for its ``ready`` ended."""
-    if status is WaitStatus.LINE:
+    """Why a bot's start-up failed, from how the wait for its ``ready`` ended.
+
+    Only the first line counts (``EXTRA`` is a line too): whether the lines after it came in the
+    same read is up to the scheduler, and the verdict must not be."""
+    if status is WaitStatus.LINE or status is WaitStatus.EXTRA:
         return f"{EXPECTED_READY}, got {quote(line)}"
     if status is WaitStatus.TIMEOUT:
         return f"no `ready` within {allowance} ms: {silence(process)}"
-    if status is WaitStatus.EXTRA:
-        return f"wrote {MORE_THAN_ONE_LINE} at start-up: {two_lines(line, process)}"
     if status is WaitStatus.OVERLONG:
         return f"start-up line {LONGER_THAN} {process.limits.line_bytes} bytes:" + (
             f" {quote(process.outbuf)}"
@@ -207,8 +208,6 @@ def advice(reason: Reason, detail: str) -> tuple[str, str]:
     if reason is Reason.STARTUP:
         if NO_NEWLINE in detail:
             return "startup", HINTS["startup_partial"]
-        if MORE_THAN_ONE_LINE in detail:
-            return "startup", HINTS["silence"]
         if LONGER_THAN in detail:
             return "startup", HINTS["overlong"]
         if EXPECTED_READY in detail:

@@ -269,7 +269,10 @@ class Match:
                 self._stop(other, graceful=False)
             else:
                 failures.append(self._startup_failed(other, "exited during start-up"))
-        if status is WaitStatus.LINE and (name := parse_ready(line)) is not None:
+        # A line after `ready` (EXTRA) stays in its buffer: a line when no reply was due, which
+        # `_begin` reports, as it does when that line comes a moment later.
+        started = status is WaitStatus.LINE or status is WaitStatus.EXTRA
+        if started and (name := parse_ready(line)) is not None:
             process.display_name = seat.display_name = name
             process.expecting = False
             seat.ready = True
@@ -376,6 +379,8 @@ class Match:
             raise self._fault_outside_turn(self._seat_of(idle[1]), idle[0])
         for seat, role in ((order, Role.ORDER), (chaos, Role.CHAOS)):
             assert seat.process is not None
+            if seat.process.outbuf:  # written after its `ready`, read with it
+                raise self._fault_outside_turn(seat)
             if not seat.process.send(game_line(role)):
                 raise _GameOver(seat, Reason.CRASH, "exited (could not write `game` to it)")
         if self.settings.freeze_idle:

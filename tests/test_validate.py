@@ -330,3 +330,55 @@ def test_a_bot_that_exits_after_ready_fails_stays_up_only(no_leftover_processes:
     assert report.checks["crash"].status == "fail"
     assert report.checks["silence"].status != "fail", report.checks["silence"].detail
     assert report.checks["format"].status != "fail", report.checks["format"].detail
+
+
+@pytest.mark.parametrize(
+    "before",
+    [
+        'print("hello")',  # the README's case: written before `arena 1` is even read
+        'import sys; sys.stdout.write("hello\\n"); sys.stdout.flush()',
+    ],
+)
+def test_a_line_before_ready_gets_the_same_verdict_every_time(
+    no_leftover_processes: Path, before: str
+) -> None:
+    """The skeleton with a line printed before ``run``: ``expected `ready`, got "hello"`` with the
+    start-up hint, every time, whether ``hello`` and ``ready`` arrive in one read or in two (it
+    was "more than one line at start-up", with a hint about `turn`, when they came together)."""
+    bot = create_bot("hello", Language.PYTHON, no_leftover_processes)
+    source = bot.program.read_text()
+    bot.program.write_text(source.replace("    run(choose", f"    {before}\n    run(choose", 1))
+    spec = BotSpec.from_path(bot.program)
+    for _ in range(4):
+        report = validate_bot(spec, games=1, sandbox=SandboxMode.NONE)
+        check = report.checks["startup"]
+        assert check.status == "fail"
+        assert check.detail == 'expected `ready`, got "hello"', check.detail
+        assert "nothing else first" in check.hint and "turn" not in check.hint, check.hint
+
+
+READY_THEN_HELLO = '''"""Test bot: says ready and, in the same write, another line; then plays."""
+import os
+import sys
+
+for line in iter(sys.stdin.buffer.readline, b""):
+    if line.startswith(b"arena"):
+        os.write(1, b"ready\\nhello\\n")
+    elif line.startswith(b"turn"):
+        cell = line.split()[1].index(b".")
+        os.write(1, f"{'abcdef'[cell % 6]}{cell // 6 + 1}X\\n".encode())
+    elif line.startswith(b"quit"):
+        break
+'''
+
+
+def test_a_line_after_ready_is_a_line_when_none_was_due(no_leftover_processes: Path) -> None:
+    """``ready`` and another line in one write: the bot started, and then wrote a line when
+    none was due (the silence check, with its hint), as when the line comes a moment later."""
+    program = no_leftover_processes / "chatty.py"
+    program.write_text(READY_THEN_HELLO)
+    report = validate_bot(BotSpec.from_path(program), games=1, sandbox=SandboxMode.NONE)
+    assert report.checks["startup"].status == "pass", report.checks["startup"].detail
+    silence = report.checks["silence"]
+    assert silence.status == "fail"
+    assert 'wrote a line when no reply was due: "hello"' in silence.detail, silence.detail
