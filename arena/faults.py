@@ -12,7 +12,9 @@ of (the phrase constants), so that a change of wording cannot silently lose a hi
 from __future__ import annotations
 
 import contextlib
+import shlex
 import signal
+from pathlib import Path
 
 from arena import procfs
 from arena.process import BotProcess, WaitStatus
@@ -28,6 +30,7 @@ __all__ = [
     "extra_lines",
     "silence",
     "startup_problem",
+    "program_problem",
     "two_lines",
     "unsolicited",
     "written_before_turn",
@@ -51,6 +54,7 @@ NO_REPLY_DUE = "no reply was due"
 MORE_THAN_ONE_LINE = "more than one line"
 LONGER_THAN = "longer than"
 EXPECTED_READY = "expected `ready`"
+CR_SHEBANG = "its #! line ends in \\r"
 
 
 def silence(process: BotProcess, turn: bool = False) -> str:
@@ -98,7 +102,31 @@ def startup_problem(status: WaitStatus, line: bytes, process: BotProcess, allowa
         return f"start-up line {LONGER_THAN} {process.limits.line_bytes} bytes:" + (
             f" {quote(process.outbuf)}"
         )
-    return f"exited during start-up ({exit_detail(process)})"
+    exited = f"exited during start-up ({exit_detail(process)})"
+    return exited + program_problem(process.spec.program)
+
+
+def program_problem(program: Path | None) -> str:
+    """What keeps a bot's program from running as written, with the fix, as ``": ..."`` to add
+    to a start-up fault ("" when nothing is seen).
+
+    A ``#!`` line that ends in ``\\r`` (a script saved with Windows line ends) names an
+    interpreter such as ``/bin/sh\\r``, which does not exist: the kernel's ``not found`` (exit
+    127) names the script, not the ``\\r``, so it is said here."""
+    if program is None:
+        return ""
+    try:
+        with open(program, "rb") as f:
+            first = f.read(256).split(b"\n", 1)[0]
+    except OSError:
+        return ""
+    if first.startswith(b"#!") and first.endswith(b"\r"):
+        shown = shlex.quote(escape(str(program), None))
+        return (
+            f": {CR_SHEBANG} (Windows line ends), so its interpreter is not found: save it with"
+            f" \\n line ends (dos2unix {shown})"
+        )
+    return ""
 
 
 def unsolicited(process: BotProcess | None) -> str:
@@ -178,6 +206,8 @@ HINTS: dict[str, str] = {
     "startup_partial": "`ready` arrived without its newline: end each line with \\n and flush",
     "startup_line": "answer `arena 1` with `ready` or `ready <name>`, and nothing else first",
     "startup_exit": "it exited at start-up: run its command by hand and type `arena 1`",
+    "crlf": "save the program with \\n line ends (dos2unix FILE, or sed -i 's/\\r$//' FILE): a #!"
+    " line ending in \\r names an interpreter that does not exist",
     "format": "a move is a cell and a mark, like c4X, alone on its line, ending in \\n",
     "overlong": "end each line with \\n (a line longer than the limit is a fault)",
     "legal": "play an empty cell of the `turn` board: 36 characters, row 1 first, a-f within a "
@@ -206,6 +236,8 @@ def advice(reason: Reason, detail: str) -> tuple[str, str]:
     """The check of ``arena validate`` that a fault (as this module words it) fails, and the
     hint for it: ``("time", HINTS["time_late"])``, say."""
     if reason is Reason.STARTUP:
+        if CR_SHEBANG in detail:
+            return "startup", HINTS["crlf"]
         if NO_NEWLINE in detail:
             return "startup", HINTS["startup_partial"]
         if LONGER_THAN in detail:

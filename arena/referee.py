@@ -208,7 +208,8 @@ class Match:
             process.start()
         except OSError as exc:
             plan.cleanup()
-            return f"could not start {' '.join(seat.spec.argv)}: {exc.strerror or exc}"
+            problem = faults.program_problem(seat.spec.program)
+            return f"could not start {' '.join(seat.spec.argv)}: {exc.strerror or exc}{problem}"
         except BaseException:  # Ctrl-C, SIGTERM mid-start: the seat has no process to stop yet
             if process.proc is not None:
                 process.stop(graceful=False)
@@ -219,7 +220,8 @@ class Match:
         self.channels.add(process)
         process.expecting = True
         if not process.send(VERSION_LINE):
-            return f"exited before reading `arena 1` ({faults.exit_detail(process)})"
+            problem = faults.program_problem(seat.spec.program)
+            return f"exited before reading `arena 1` ({faults.exit_detail(process)}){problem}"
         return None
 
     def _ensure_ready(self, seats: Iterable[_Seat]) -> None:

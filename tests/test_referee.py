@@ -945,3 +945,19 @@ def test_a_line_read_with_ready_is_a_line_when_none_was_due(tmp_path: Path) -> N
         assert record.reason is Reason.MALFORMED, record.to_json()
         assert record.detail == 'wrote a line when no reply was due: "hello"', record.detail
         assert record.moves == []
+
+
+def test_a_crlf_script_fails_to_start_with_the_reason_and_the_fix(tmp_path: Path) -> None:
+    """A ``#!`` line ending in ``\\r``: the start-up fault says so and how to fix it."""
+    script = tmp_path / "crlf.sh"
+    script.write_bytes(b"#!/bin/sh\r\nread -r l\r\necho ready\r\n")
+    script.chmod(0o755)
+    opponent = write_bot(tmp_path, "last_empty.py", LAST_EMPTY)
+    for mode in [SandboxMode.NONE] + ([SandboxMode.BWRAP] if bwrap_path() else []):
+        for record in play_match(BotSpec.from_path(script), opponent, 2, settings(mode), seed=1):
+            assert record.reason is Reason.STARTUP, record.to_json()
+            assert re.search(
+                r"its #! line ends in \\r \(Windows line ends\), so its interpreter is not found:"
+                r" save it with \\n line ends \(dos2unix .*crlf\.sh\)",
+                record.detail,
+            ), record.detail

@@ -382,3 +382,42 @@ def test_a_line_after_ready_is_a_line_when_none_was_due(no_leftover_processes: P
     silence = report.checks["silence"]
     assert silence.status == "fail"
     assert 'wrote a line when no reply was due: "hello"' in silence.detail, silence.detail
+
+
+@pytest.mark.parametrize(
+    "mode",
+    [
+        SandboxMode.NONE,
+        pytest.param(SandboxMode.BWRAP, marks=[needs_bwrap, pytest.mark.sandbox]),
+    ],
+)
+def test_a_crlf_script_is_told_its_line_ends(no_leftover_processes: Path, mode: SandboxMode):
+    """A shell script saved with CRLF line ends: not just ``exit 127 … not found`` (or ENOENT
+    without the sandbox), but what is wrong and the fix."""
+    folder = no_leftover_processes / "crlf"
+    folder.mkdir()
+    source = (Path(__file__).resolve().parent.parent / "bots" / "shell" / "main").read_bytes()
+    (folder / "main").write_bytes(source.replace(b"\n", b"\r\n"))
+    (folder / "main").chmod(0o755)
+    report = validate_bot(BotSpec.from_path(folder), games=1, sandbox=mode)
+    check = report.checks["startup"]
+    assert check.status == "fail"
+    assert "its #! line ends in \\r (Windows line ends)" in check.detail, check.detail
+    assert f"dos2unix {folder / 'main'}" in check.detail, check.detail
+    assert "\\n line ends" in check.hint, check.hint
+
+
+def test_a_folder_whose_main_is_not_executable_is_told_to_chmod(tmp_path: Path) -> None:
+    """Not "a folder without either": what is wrong (its main is not executable) and the fix,
+    as for a program file given directly; in one line, for validate and match alike."""
+    folder = tmp_path / "nx"
+    folder.mkdir()
+    (folder / "main").write_text("#!/bin/sh\n")
+    for args in (["validate", folder], ["match", folder, "random"]):
+        result = run_arena(*args, timeout=60)
+        assert result.returncode != 0
+        assert "Traceback" not in result.stderr
+        assert result.stderr.strip().splitlines() == [
+            f"arena: error: bot nx: path: expected a folder holding main.py or an executable main,"
+            f" got '{folder}' (its main is not executable: {folder / 'main'}; chmod +x it)"
+        ]

@@ -62,9 +62,9 @@ class Probe:
             process.start()
         except OSError as exc:
             self.plan.cleanup()
-            self._fail(
-                Reason.STARTUP, f"could not start {' '.join(self.spec.argv)}: {exc.strerror or exc}"
-            )
+            problem = faults.program_problem(self.spec.program)
+            command = " ".join(self.spec.argv)
+            self._fail(Reason.STARTUP, f"could not start {command}: {exc.strerror or exc}{problem}")
             return
         except BaseException:  # Ctrl-C, SIGTERM mid-start: leave no process nor folder behind
             if process.proc is not None:
@@ -103,9 +103,9 @@ class Probe:
         allowance = self.report.startup_ms
         process = self.process
         if not process.send(VERSION_LINE):
-            self._fail(
-                Reason.STARTUP, f"exited before reading `arena 1` ({faults.exit_detail(process)})"
-            )
+            problem = faults.program_problem(self.spec.program)
+            exited = f"exited before reading `arena 1` ({faults.exit_detail(process)})"
+            self._fail(Reason.STARTUP, exited + problem)
             return False
         process.expecting = True
         status, line, _ = self.channels.wait_line(process, started + allowance * 1_000_000)
