@@ -21,6 +21,7 @@ import os
 import re
 import shlex
 import shutil
+import stat
 import sys
 import tempfile
 from collections.abc import Iterable, Sequence
@@ -496,16 +497,55 @@ class BotSpec:
         files = self.identity_files()
         named = {path: _portable(path, self.dir) for path in files}
         named.update({m: f"arena/botlib/{m.name}" for m in botlib_modules(files) if m not in named})
+        budget = MAX_BOT_BYTES
         for path, name in named.items():
             if path != program:  # the program comes without a name (the hash it always had)
-                digest.update(b"\0" + name.encode() + b"\0")
-            try:
-                with path.open("rb") as f:
-                    while chunk := f.read(1 << 20):
-                        digest.update(chunk)
-            except OSError as exc:
-                raise BotSpecError(f"bot {self.name}: cannot read {path}: {exc}") from exc
+                # As bytes: a name that is not UTF-8 is hashed as it is (fsencode undoes the
+                # surrogates it was decoded with); a UTF-8 name hashes as it always did.
+                digest.update(b"\0" + os.fsencode(name) + b"\0")
+            budget -= _hash_file(digest, path, budget, self.name)
         return digest.hexdigest()[:16]
+
+
+def _hash_file(digest: hashlib._Hash, path: Path, budget: int, bot: str) -> int:
+    """Feed a regular file to ``digest``; the bytes read (at most ``budget``, else an error).
+
+    What bounds the work is what is read, not what ``stat`` says: a ``/proc`` or ``/sys`` file
+    (``/proc/self/pagemap``, through a link, say) claims 0 bytes and reads without end. So
+    at most a page more than the file's size is read, and a file that gives more is refused, as
+    is anything that is not a regular file (opened without blocking: a FIFO would hang)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        raise BotSpecError(f"bot {bot}: cannot read {os.fsdecode(path)!r}: {exc.strerror}") from exc
+    with open(fd, "rb", buffering=0) as f:
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                raise BotSpecError(
+                    f"bot {bot}: {os.fsdecode(path)!r} is not a regular file: only files identify"
+                    " a bot (remove it from the bot's folder)"
+                )
+            size, read = info.st_size, 0
+            while chunk := f.read(min(1 << 20, size - read + 4096)):
+                read += len(chunk)
+                if read > size:
+                    raise BotSpecError(
+                        f"bot {bot}: {os.fsdecode(path)!r} reads more than its size ({size}"
+                        " bytes): a /proc or /sys file, or one being written, cannot identify a"
+                        " bot (remove it, or the link to it, from the bot's folder)"
+                    )
+                if read > budget:
+                    raise BotSpecError(
+                        f"bot {bot}: its files hold more than {MAX_BOT_BYTES >> 20} MiB, all of"
+                        " which would identify it: give the bot a folder with only its files"
+                    )
+                digest.update(chunk)
+        except OSError as exc:
+            raise BotSpecError(
+                f"bot {bot}: cannot read {os.fsdecode(path)!r}: {exc.strerror}"
+            ) from exc
+    return read
 
 
 def folder_files(folder: Path, bot: str = "?") -> list[Path]:

@@ -32,6 +32,8 @@ __all__ = [
     "turn_suffix",
     "end_line",
     "strip_eol",
+    "line_end",
+    "OVERLONG",
     "parse_ready",
     "parse_reply",
     "Reply",
@@ -75,6 +77,25 @@ def end_line(won: bool, reason: Reason) -> bytes:
 def strip_eol(line: bytes) -> bytes:
     """A line without its ``\\r`` (the ``\\n`` is already gone)."""
     return line[:-1] if line.endswith(b"\r") else line
+
+
+OVERLONG = -2
+"""``line_end``'s answer for a line longer than the limit (a fault, whatever follows)."""
+
+
+def line_end(buf: bytes | bytearray, limit: int) -> int:
+    """Where the first line in ``buf`` ends: the index of its ``\\n``; -1 while it may still come
+    (no ``\\n`` yet, at most ``limit`` bytes); ``OVERLONG`` once more than ``limit`` bytes stand
+    before its ``\\n`` (or before none yet).
+
+    A line is at most ``limit`` bytes without its ``\\n`` (a ``\\r`` before it counts): the
+    newline is looked for only within the first ``limit + 1`` bytes, so that a long line is
+    overlong whether or not its newline has arrived.
+    """
+    end = buf.find(b"\n", 0, limit + 1)
+    if end < 0 and len(buf) > limit:
+        return OVERLONG
+    return end
 
 
 def parse_ready(line: bytes) -> str | None:

@@ -8,7 +8,7 @@ from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from arena.botspec import BotSpec
+from arena.commands.botarg import resolve_bot
 from arena.commands.ratings import bot_label
 from arena.commands.stopping import exit_code, stopped_like_ctrl_c
 from arena.errors import ArenaError
@@ -49,7 +49,7 @@ def run_match(
     position of that many plies (``arena.tournament.schedule.opening_for``, as in a tournament), so
     that deterministic bots do not replay one game over and over.
     """
-    spec_a, spec_b = BotSpec.resolve(bot_a), BotSpec.resolve(bot_b)
+    spec_a, spec_b = resolve_bot(bot_a), resolve_bot(bot_b)  # as validate and sprt name them
     if spec_a.name == spec_b.name:
         spec_b = spec_b.renamed(spec_b.name + "-2")
     mode = resolve_mode(sandbox)

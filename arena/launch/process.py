@@ -29,7 +29,7 @@ from arena.botspec import BotSpec
 from arena.launch import procfs, reaper
 from arena.launch.sandbox import LaunchPlan
 from arena.limits import Limits
-from arena.protocol import QUIT_LINE
+from arena.protocol import OVERLONG, QUIT_LINE, line_end
 
 __all__ = [
     "BotProcess",
@@ -58,7 +58,7 @@ class WaitStatus(enum.Enum):
     LINE = "line"  # the awaited bot wrote a complete line
     TIMEOUT = "timeout"  # the deadline passed first
     EOF = "eof"  # the awaited bot closed its stdout or its stdin (or exited)
-    OVERLONG = "overlong"  # the awaited bot wrote more than line_bytes without a newline
+    OVERLONG = "overlong"  # the awaited bot wrote a line longer than line_bytes (or no newline)
     EXTRA = "extra"  # the awaited bot wrote more after its line (extra lines)
     UNSOLICITED = "unsolicited"  # another bot wrote a line when none was due (the culprit)
     OTHER_EOF = "other_eof"  # another bot closed a pipe (exited) meanwhile (the culprit)
@@ -389,14 +389,14 @@ class Channels:
         out_fd = bot.stdout_fd
         poll = self._poll.poll
         while True:
-            newline = buf.find(b"\n")
+            newline = line_end(buf, limit)
             if newline >= 0:
                 line = bytes(buf[:newline])
                 del buf[: newline + 1]
                 if bot.unsettled:
                     bot.settle_input()
                 return (WaitStatus.EXTRA if buf else WaitStatus.LINE), line, None
-            if len(buf) > limit:
+            if newline == OVERLONG:  # the line stays in ``outbuf``, for the fault's detail
                 return WaitStatus.OVERLONG, b"", None
             remaining = deadline_ns - time.perf_counter_ns()
             if remaining <= 0:
@@ -411,12 +411,21 @@ class Channels:
                     if bot.tap is not None:
                         bot.tap("<", time.perf_counter_ns(), data)
                     buf += data
-                    continue
+                    break  # a line in it comes before whatever else this poll saw
                 fault = self._service(fd)
-                if fault is not None:
-                    if fault[1] is bot:  # its sandbox ended before it opened its stdout
-                        return WaitStatus.EOF, b"", None
+                if fault is None:
+                    continue
+                if fault[1] is not bot:
                     return fault[0], b"", fault[1]
+                # It exited (its stdin lost its reader, or its sandbox ended): what it wrote
+                # before is still in its stdout, and is read first (a line, then end of file).
+                data = _read(out_fd)
+                if not data:
+                    return WaitStatus.EOF, b"", None
+                if bot.tap is not None:
+                    bot.tap("<", time.perf_counter_ns(), data)
+                buf += data
+                break
 
     def check_idle(self) -> tuple[WaitStatus, BotProcess] | None:
         """Without waiting: drain stderr, and report a bot that wrote when no line was due."""

@@ -209,7 +209,8 @@ class Match:
             process.start()
         except OSError as exc:
             plan.cleanup()
-            return f"could not start {' '.join(seat.spec.argv)}: {exc.strerror or exc}"
+            problem = faults.program_problem(seat.spec.program)
+            return f"could not start {' '.join(seat.spec.argv)}: {exc.strerror or exc}{problem}"
         except BaseException:  # Ctrl-C, SIGTERM mid-start: the seat has no process to stop yet
             if process.proc is not None:
                 process.stop(graceful=False)
@@ -220,7 +221,8 @@ class Match:
         self.channels.add(process)
         process.expecting = True
         if not process.send(VERSION_LINE):
-            return f"exited before reading `arena 1` ({faults.exit_detail(process)})"
+            problem = faults.program_problem(seat.spec.program)
+            return f"exited before reading `arena 1` ({faults.exit_detail(process)}){problem}"
         return None
 
     def _ensure_ready(self, seats: Iterable[_Seat]) -> None:
@@ -266,11 +268,14 @@ class Match:
                 break
             other = self._seat_of(culprit)
             if other.ready:  # a started bot wrote (or died) while another one was starting
-                failures.append(self._fault_outside_turn(other))
+                failures.append(self._fault_outside_turn(other, status))
                 self._stop(other, graceful=False)
             else:
                 failures.append(self._startup_failed(other, "exited during start-up"))
-        if status is WaitStatus.LINE and (name := parse_ready(line)) is not None:
+        # A line after `ready` (EXTRA) stays in its buffer: a line when no reply was due, which
+        # `_begin` reports, as it does when that line comes a moment later.
+        started = status is WaitStatus.LINE or status is WaitStatus.EXTRA
+        if started and (name := parse_ready(line)) is not None:
             seat.display_name = name
             process.expecting = False
             seat.ready = True
@@ -377,6 +382,8 @@ class Match:
             raise self._fault_outside_turn(self._seat_of(idle[1]), idle[0])
         for seat, role in ((order, Role.ORDER), (chaos, Role.CHAOS)):
             assert seat.process is not None
+            if seat.process.outbuf:  # written after its `ready`, read with it
+                raise self._fault_outside_turn(seat)
             if not seat.process.send(game_line(role)):
                 raise _GameOver(seat, Reason.CRASH, "exited (could not write `game` to it)")
         if self.settings.freeze_idle:
@@ -425,6 +432,9 @@ class Match:
         # since it is frozen in between (one reading per move instead of two).
         cpu_marks: list[int | None] = [None, None]
         freeze = self.settings.freeze_idle
+        # The fast path takes one read as the line only when it is one line within the limit
+        # (its newline included); anything longer goes to wait_line, which says it is overlong.
+        line_cap = self.settings.limits.line_bytes + 1
         wait_line = self.channels.wait_line
         poll = self.channels.poll
         perf_ns = time.perf_counter_ns
@@ -461,7 +471,7 @@ class Match:
                 events = poll(move_ms)
                 if len(events) == 1 and events[0][0] == out_fd and not process.outbuf:
                     data = read(out_fd, 65536)
-                    if data and data.find(b"\n") == len(data) - 1:
+                    if 0 < len(data) <= line_cap and data.find(b"\n") == len(data) - 1:
                         line = data[:-1]
                     else:
                         process.outbuf += data

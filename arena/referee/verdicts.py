@@ -12,7 +12,9 @@ of (the phrase constants), so that a change of wording cannot silently lose a hi
 from __future__ import annotations
 
 import contextlib
+import shlex
 import signal
+from pathlib import Path
 
 from arena.launch import procfs
 from arena.launch.process import BotProcess, WaitStatus
@@ -28,6 +30,7 @@ __all__ = [
     "extra_lines",
     "silence",
     "startup_problem",
+    "program_problem",
     "two_lines",
     "unsolicited",
     "written_before_turn",
@@ -51,6 +54,7 @@ NO_REPLY_DUE = "no reply was due"
 MORE_THAN_ONE_LINE = "more than one line"
 LONGER_THAN = "longer than"
 EXPECTED_READY = "expected `ready`"
+CR_SHEBANG = "its #! line ends in \\r"
 
 
 def silence(process: BotProcess, turn: bool = False) -> str:
@@ -86,18 +90,43 @@ def extra_lines(line: bytes, process: BotProcess) -> str:
 
 
 def startup_problem(status: WaitStatus, line: bytes, process: BotProcess, allowance: int) -> str:
-    """Why a bot's start-up failed, from how the wait for its ``ready`` ended."""
-    if status is WaitStatus.LINE:
+    """Why a bot's start-up failed, from how the wait for its ``ready`` ended.
+
+    Only the first line counts (``EXTRA`` is a line too): whether the lines after it came in the
+    same read is up to the scheduler, and the verdict must not be."""
+    if status is WaitStatus.LINE or status is WaitStatus.EXTRA:
         return f"{EXPECTED_READY}, got {quote(line)}"
     if status is WaitStatus.TIMEOUT:
         return f"no `ready` within {allowance} ms: {silence(process)}"
-    if status is WaitStatus.EXTRA:
-        return f"wrote {MORE_THAN_ONE_LINE} at start-up: {two_lines(line, process)}"
     if status is WaitStatus.OVERLONG:
         return f"start-up line {LONGER_THAN} {process.limits.line_bytes} bytes:" + (
             f" {quote(process.outbuf)}"
         )
-    return f"exited during start-up ({exit_detail(process)})"
+    exited = f"exited during start-up ({exit_detail(process)})"
+    return exited + program_problem(process.spec.program)
+
+
+def program_problem(program: Path | None) -> str:
+    """What keeps a bot's program from running as written, with the fix, as ``": ..."`` to add
+    to a start-up fault ("" when nothing is seen).
+
+    A ``#!`` line that ends in ``\\r`` (a script saved with Windows line ends) names an
+    interpreter such as ``/bin/sh\\r``, which does not exist: the kernel's ``not found`` (exit
+    127) names the script, not the ``\\r``, so it is said here."""
+    if program is None:
+        return ""
+    try:
+        with open(program, "rb") as f:
+            first = f.read(256).split(b"\n", 1)[0]
+    except OSError:
+        return ""
+    if first.startswith(b"#!") and first.endswith(b"\r"):
+        shown = shlex.quote(escape(str(program), None))
+        return (
+            f": {CR_SHEBANG} (Windows line ends), so its interpreter is not found: save it with"
+            f" \\n line ends (dos2unix {shown})"
+        )
+    return ""
 
 
 def unsolicited(process: BotProcess | None) -> str:
@@ -177,6 +206,8 @@ HINTS: dict[str, str] = {
     "startup_partial": "`ready` arrived without its newline: end each line with \\n and flush",
     "startup_line": "answer `arena 1` with `ready` or `ready <name>`, and nothing else first",
     "startup_exit": "it exited at start-up: run its command by hand and type `arena 1`",
+    "crlf": "save the program with \\n line ends (dos2unix FILE, or sed -i 's/\\r$//' FILE): a #!"
+    " line ending in \\r names an interpreter that does not exist",
     "format": "a move is a cell and a mark, like c4X, alone on its line, ending in \\n",
     "overlong": "end each line with \\n (a line longer than the limit is a fault)",
     "legal": "play an empty cell of the `turn` board: 36 characters, row 1 first, a-f within a "
@@ -205,10 +236,10 @@ def advice(reason: Reason, detail: str) -> tuple[str, str]:
     """The check of ``arena validate`` that a fault (as this module words it) fails, and the
     hint for it: ``("time", HINTS["time_late"])``, say."""
     if reason is Reason.STARTUP:
+        if CR_SHEBANG in detail:
+            return "startup", HINTS["crlf"]
         if NO_NEWLINE in detail:
             return "startup", HINTS["startup_partial"]
-        if MORE_THAN_ONE_LINE in detail:
-            return "startup", HINTS["silence"]
         if LONGER_THAN in detail:
             return "startup", HINTS["overlong"]
         if EXPECTED_READY in detail:

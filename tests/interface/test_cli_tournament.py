@@ -15,6 +15,7 @@ import os
 import pty
 import re
 import select
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -545,3 +546,38 @@ def test_a_missing_config_file_is_a_clean_error(tmp_path: Path) -> None:
     result = run_arena("tournament", tmp_path / "missing.yaml")
     assert result.returncode != 0 and "missing.yaml: file not found" in result.stderr
     no_traceback(result)
+
+
+def _folder_bot(tmp_path: Path, name: str) -> Path:
+    """A folder bot: the bundled random bot as its ``main.py``."""
+    folder = tmp_path / name
+    folder.mkdir()
+    shutil.copyfile(bundled_program("random"), folder / "main.py")
+    return folder
+
+
+def test_a_link_to_a_proc_file_in_a_bots_folder_is_one_line_at_once(tmp_path: Path) -> None:
+    """``/proc/self/pagemap`` (0 bytes by ``stat``, ~256 GiB read) in a bot's folder: the
+    tournament says so in one line, in seconds (it hashed for minutes), and stores no game."""
+    odd = _folder_bot(tmp_path, "proc")
+    (odd / "pagemap").symlink_to("/proc/self/pagemap")
+    bots = [*bot_entries(tmp_path, ["instant"]), {"name": "proc", "path": str(odd)}]
+    started = time.monotonic()
+    result = run_arena("tournament", write_config(tmp_path, bots), timeout=60)
+    assert time.monotonic() - started < 30
+    assert result.returncode != 0
+    no_traceback(result)
+    assert "pagemap' reads more than its size (0 bytes)" in result.stderr, result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+
+
+def test_a_file_name_that_is_not_utf8_in_a_bots_folder_is_hashed(tmp_path: Path) -> None:
+    """A file name that is not UTF-8 in a bot's folder: the tournament plays (it crashed with
+    ``UnicodeEncodeError`` at the version hash)."""
+    odd = _folder_bot(tmp_path, "odd")
+    (odd / os.fsdecode(b"notes-\xff.txt")).write_bytes(b"x")
+    bots = [*bot_entries(tmp_path, ["instant"]), {"name": "odd", "path": str(odd)}]
+    result = run_arena("tournament", write_config(tmp_path, bots), timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    no_traceback(result)
+    assert stored_slots(tmp_path / "t.sqlite") == owed(["instant", "odd"], 2)

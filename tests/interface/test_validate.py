@@ -318,3 +318,107 @@ def test_a_bot_failing_under_bwrap_is_judged_even_where_it_cannot_run_without_it
     assert report.checks["startup"].status == "fail", report.to_json()
     sandbox = report.checks["sandbox"]
     assert sandbox.status == "skip" and "cannot run without the sandbox here" in sandbox.summary
+
+
+def test_a_bot_that_exits_after_ready_fails_stays_up_only(no_leftover_processes: Path) -> None:
+    """``read -r l; echo ready; exit 3``: it starts, then crashes; it never wrote a line when
+    none was due (end of file is not a line)."""
+    script = no_leftover_processes / "exit1.sh"
+    script.write_text("#!/bin/sh\nread -r l; echo ready; exit 3\n")
+    script.chmod(0o755)
+    report = validate_bot(BotSpec.from_path(script), games=1, sandbox=SandboxMode.NONE)
+    assert report.checks["startup"].status == "pass"
+    assert report.checks["crash"].status == "fail"
+    assert report.checks["silence"].status != "fail", report.checks["silence"].detail
+    assert report.checks["format"].status != "fail", report.checks["format"].detail
+
+
+@pytest.mark.parametrize(
+    "before",
+    [
+        'print("hello")',  # the README's case: written before `arena 1` is even read
+        'import sys; sys.stdout.write("hello\\n"); sys.stdout.flush()',
+    ],
+)
+def test_a_line_before_ready_gets_the_same_verdict_every_time(
+    no_leftover_processes: Path, before: str
+) -> None:
+    """The skeleton with a line printed before ``run``: ``expected `ready`, got "hello"`` with the
+    start-up hint, every time, whether ``hello`` and ``ready`` arrive in one read or in two (it
+    was "more than one line at start-up", with a hint about `turn`, when they came together)."""
+    bot = create_bot("hello", Language.PYTHON, no_leftover_processes)
+    source = bot.program.read_text()
+    bot.program.write_text(source.replace("    run(choose", f"    {before}\n    run(choose", 1))
+    spec = BotSpec.from_path(bot.program)
+    for _ in range(4):
+        report = validate_bot(spec, games=1, sandbox=SandboxMode.NONE)
+        check = report.checks["startup"]
+        assert check.status == "fail"
+        assert check.detail == 'expected `ready`, got "hello"', check.detail
+        assert "nothing else first" in check.hint and "turn" not in check.hint, check.hint
+
+
+READY_THEN_HELLO = '''"""Test bot: says ready and, in the same write, another line; then plays."""
+import os
+import sys
+
+for line in iter(sys.stdin.buffer.readline, b""):
+    if line.startswith(b"arena"):
+        os.write(1, b"ready\\nhello\\n")
+    elif line.startswith(b"turn"):
+        cell = line.split()[1].index(b".")
+        os.write(1, f"{'abcdef'[cell % 6]}{cell // 6 + 1}X\\n".encode())
+    elif line.startswith(b"quit"):
+        break
+'''
+
+
+def test_a_line_after_ready_is_a_line_when_none_was_due(no_leftover_processes: Path) -> None:
+    """``ready`` and another line in one write: the bot started, and then wrote a line when
+    none was due (the silence check, with its hint), as when the line comes a moment later."""
+    program = no_leftover_processes / "chatty.py"
+    program.write_text(READY_THEN_HELLO)
+    report = validate_bot(BotSpec.from_path(program), games=1, sandbox=SandboxMode.NONE)
+    assert report.checks["startup"].status == "pass", report.checks["startup"].detail
+    silence = report.checks["silence"]
+    assert silence.status == "fail"
+    assert 'wrote a line when no reply was due: "hello"' in silence.detail, silence.detail
+
+
+@pytest.mark.parametrize(
+    "mode",
+    [
+        SandboxMode.NONE,
+        pytest.param(SandboxMode.BWRAP, marks=[needs_bwrap, pytest.mark.sandbox]),
+    ],
+)
+def test_a_crlf_script_is_told_its_line_ends(no_leftover_processes: Path, mode: SandboxMode):
+    """A shell script saved with CRLF line ends: not just ``exit 127 … not found`` (or ENOENT
+    without the sandbox), but what is wrong and the fix."""
+    folder = no_leftover_processes / "crlf"
+    folder.mkdir()
+    source = (Path(__file__).resolve().parent.parent / "bots" / "shell" / "main").read_bytes()
+    (folder / "main").write_bytes(source.replace(b"\n", b"\r\n"))
+    (folder / "main").chmod(0o755)
+    report = validate_bot(BotSpec.from_path(folder), games=1, sandbox=mode)
+    check = report.checks["startup"]
+    assert check.status == "fail"
+    assert "its #! line ends in \\r (Windows line ends)" in check.detail, check.detail
+    assert f"dos2unix {folder / 'main'}" in check.detail, check.detail
+    assert "\\n line ends" in check.hint, check.hint
+
+
+def test_a_folder_whose_main_is_not_executable_is_told_to_chmod(tmp_path: Path) -> None:
+    """Not "a folder without either": what is wrong (its main is not executable) and the fix,
+    as for a program file given directly; in one line, for validate and match alike."""
+    folder = tmp_path / "nx"
+    folder.mkdir()
+    (folder / "main").write_text("#!/bin/sh\n")
+    for args in (["validate", folder], ["match", folder, "random"]):
+        result = run_arena(*args, timeout=60)
+        assert result.returncode != 0
+        assert "Traceback" not in result.stderr
+        assert result.stderr.strip().splitlines() == [
+            f"arena: error: bot nx: path: expected a folder holding main.py or an executable main,"
+            f" got '{folder}' (its main is not executable: {folder / 'main'}; chmod +x it)"
+        ]

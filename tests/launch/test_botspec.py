@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 import shutil
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -281,3 +285,68 @@ def test_a_command_without_files_gets_an_empty_folder_not_the_current_one(
     assert spec.dir != tmp_path and spec.dir.is_dir()
     assert list(spec.dir.iterdir()) == [] and spec.own_dir is False
     assert spec.identity_files() == []
+
+
+def test_a_link_to_a_proc_file_is_refused_at_once_not_read_without_end(tmp_path: Path) -> None:
+    """``/proc/self/pagemap`` says it holds 0 bytes and reads as ~256 GiB: the version reads
+    what a file gives, not what ``stat`` says, and refuses it after a page, in one line."""
+    folder = tmp_path / "pm"
+    folder.mkdir()
+    executable(folder / "main")
+    (folder / "pagemap").symlink_to("/proc/self/pagemap")
+    spec = BotSpec.from_path(folder)
+    started = time.monotonic()
+    with pytest.raises(BotSpecError, match=r"pagemap' reads more than its size \(0 bytes\)"):
+        spec.version()
+    assert time.monotonic() - started < 5
+
+
+def test_the_folder_bound_counts_the_bytes_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bound holds for the bytes the version reads (files that grew after the walk, say)."""
+    folder = tmp_path / "big"
+    folder.mkdir()
+    executable(folder / "main")
+    (folder / "data").write_bytes(b"x" * 100)
+    spec = BotSpec.from_path(folder)
+    monkeypatch.setattr(botspec, "MAX_BOT_BYTES", 4096)
+    walk = botspec.folder_files
+
+    def walk_then_grow(folder: Path, bot: str = "?") -> list[Path]:
+        found = walk(folder, bot)  # within the bound when walked
+        (folder / "data").write_bytes(b"x" * 5000)
+        return found
+
+    monkeypatch.setattr(botspec, "folder_files", walk_then_grow)
+    with pytest.raises(BotSpecError, match="its files hold more than"):
+        spec.version()
+
+
+def test_a_fifo_in_the_folder_does_not_block_the_version(tmp_path: Path) -> None:
+    folder = tmp_path / "fifo"
+    folder.mkdir()
+    executable(folder / "main")
+    os.mkfifo(folder / "pipe")
+    spec = BotSpec.from_path(folder)
+    assert spec.version() == spec.version()
+
+
+def test_a_file_name_that_is_not_utf8_is_hashed_as_bytes(tmp_path: Path) -> None:
+    """A name that is not UTF-8 identifies the bot as its bytes (it crashed the version); a name
+    in UTF-8 hashes as it always did (the bytes of the name)."""
+    folder = tmp_path / "odd"
+    folder.mkdir()
+    executable(folder / "main")
+    plain = BotSpec.from_path(folder).version()
+    (folder / os.fsdecode(b"\xffname.txt")).write_bytes(b"x")
+    spec = BotSpec.from_path(folder)
+    odd = spec.version()
+    assert odd != plain and spec.version() == odd
+    os.rename(folder / os.fsdecode(b"\xffname.txt"), folder / os.fsdecode(b"\xfename.txt"))
+    assert spec.version() != odd  # another name, another bot
+    os.remove(folder / os.fsdecode(b"\xfename.txt"))
+    (folder / "é.txt").write_bytes(b"x")
+    digest = hashlib.sha256(json.dumps(["main"]).encode())  # the version as it was computed
+    digest.update(b"#!/bin/sh\n" + b"\0" + "./é.txt".encode() + b"\0" + b"x")
+    assert spec.version() == digest.hexdigest()[:16]

@@ -18,12 +18,14 @@ from hypothesis import strategies as st
 
 from arena.protocol import (
     NO_LAST_MOVE,
+    OVERLONG,
     QUIT_LINE,
     SHOW_LIMIT,
     VERSION_LINE,
     end_line,
     escape,
     game_line,
+    line_end,
     parse_ready,
     parse_reply,
     quote,
@@ -89,6 +91,36 @@ def test_any_bytes_parse_to_a_move_or_a_fault_with_a_bounded_detail(line: bytes)
     assert reply.detail
     assert reply.detail.isprintable(), reply.detail
     assert len(reply.detail) <= 40 + 10 * SHOW_LIMIT
+
+
+@given(
+    st.binary(max_size=80).map(lambda b: b.replace(b"\n", b"")),
+    st.integers(0, 3000),
+    st.binary(max_size=40),
+    st.integers(8, 1100),
+)
+@example(b"a1X", 1021, b"", 1024)  # 1024 bytes: a line
+@example(b"a1X", 1022, b"", 1024)  # 1025 bytes: overlong, though its newline came with it
+@example(b"a1X", 4997, b"c4X\n", 1024)
+def test_a_line_is_at_most_the_limit_wherever_its_newline_is(
+    head: bytes, padding: int, after: bytes, limit: int
+) -> None:
+    """``line_end`` frames the first line: a line of at most ``limit`` bytes (without its ``\\n``)
+    ends at its newline; a longer one is overlong, whether its newline has arrived or not, and
+    whatever follows it; a shorter one without a newline is still coming."""
+    line = head + b" " * padding
+    complete = line + b"\n" + after
+    if len(line) <= limit:
+        assert line_end(complete, limit) == len(line)
+        assert line_end(line, limit) == -1
+    else:
+        assert line_end(complete, limit) == OVERLONG
+        assert line_end(line, limit) == OVERLONG
+    for cut in range(0, len(complete) + 1, max(1, len(complete) // 7)):
+        # Any prefix (what one read may bring) is a line, a line still coming, or overlong, and
+        # never a line longer than the limit.
+        end = line_end(complete[:cut], limit)
+        assert end in (-1, OVERLONG) or (0 <= end <= limit and complete[end] == 10)
 
 
 @given(names, blanks)

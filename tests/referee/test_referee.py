@@ -808,3 +808,102 @@ def test_a_line_written_before_the_turn_was_sent_is_not_its_answer(
     assert len(record.moves) == 2, record.moves  # its 1st move and the opponent's reply only
     assert opponent_replies[0] == 1  # the referee was held while the line came
     assert turns_sent[0] == 1  # the line is seen before its 2nd turn is sent
+
+
+PADDED_REPLY = '''"""Test bot: X in the first empty cell, padded with spaces to {length} bytes."""
+import os
+import sys
+
+for line in iter(sys.stdin.buffer.readline, b""):
+    if line.startswith(b"turn"):
+        cell = line.split()[1].index(b".")
+        move = f"{{'abcdef'[cell % 6]}}{{cell // 6 + 1}}X".encode()
+        end = {end!r}
+        os.write(1, move + b" " * ({length} - len(move) - len(end) + 1) + end)
+    elif line.startswith(b"arena"):
+        os.write(1, b"ready padded\\n")
+    elif line.startswith(b"quit"):
+        break
+'''
+
+
+@pytest.mark.parametrize(
+    ("length", "end"),
+    [(1024, b"\n"), (1024, b"\r\n"), (1025, b"\n"), (1025, b"\r\n"), (5000, b"\n"), (60000, b"\n")],
+)
+def test_a_reply_over_the_line_limit_is_malformed(length: int, end: bytes, tmp_path: Path) -> None:
+    """A line of more than ``line_bytes`` (1024) bytes before its ``\\n`` is ``malformed`` even
+    when its newline arrives with it (in one read: the referee's fast path) and however long it
+    is; a line of exactly 1024 bytes (a ``\\r`` included) is a move (spaces around it are
+    tolerated)."""
+    bot = write_bot(tmp_path, "padded.py", PADDED_REPLY.format(length=length, end=end))
+    opponent = write_bot(tmp_path, "last_empty.py", LAST_EMPTY)
+    records = play_match(bot, opponent, 2, settings(SandboxMode.NONE), seed=1)
+    for record in records:
+        if length <= 1024:
+            assert not record.reason.is_fault, record.to_json()
+            continue
+        assert record.loser_name == "padded", record.to_json()
+        assert record.reason is Reason.MALFORMED, record.to_json()
+        assert re.fullmatch(r'line longer than 1024 bytes: "[a-f][1-6]X +\.\.\."', record.detail)
+        assert len(record.moves) == (0 if record.order == "padded" else 1)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_bot_that_exits_after_ready_crashed(mode: SandboxMode, tmp_path: Path) -> None:
+    """A bot that exits right after ``ready`` loses every game by ``crash``: the end of its
+    stdout, seen while the referee waits for the other bot's ``ready``, is not a line written
+    when no reply was due (it was called ``malformed ""``)."""
+    script = tmp_path / "exit1.sh"
+    script.write_text("#!/bin/sh\nread -r l; echo ready; exit 3\n")
+    script.chmod(0o755)
+    bot = BotSpec.from_path(script)
+    opponent = write_bot(tmp_path, "last_empty.py", LAST_EMPTY)
+    records = play_match(bot, opponent, 4, settings(mode), seed=1)
+    for record in records:
+        assert record.loser_name == "exit1", record.to_json()
+        assert record.reason is Reason.CRASH, record.to_json()
+        assert "no reply was due" not in record.detail, record.to_json()
+
+
+READY_THEN_HELLO = '''"""Test bot: says ready and, in the same write, another line; then plays."""
+import os
+import sys
+
+for line in iter(sys.stdin.buffer.readline, b""):
+    if line.startswith(b"arena"):
+        os.write(1, b"ready\\nhello\\n")
+    elif line.startswith(b"turn"):
+        cell = line.split()[1].index(b".")
+        os.write(1, f"{'abcdef'[cell % 6]}{cell // 6 + 1}X\\n".encode())
+    elif line.startswith(b"quit"):
+        break
+'''
+
+
+def test_a_line_read_with_ready_is_a_line_when_none_was_due(tmp_path: Path) -> None:
+    """``ready`` and ``hello`` in one write: the bot started (no ``startup`` fault, which depended
+    on whether both came in one read) and loses by a line when no reply was due, before a move."""
+    bot = write_bot(tmp_path, "chatty.py", READY_THEN_HELLO)
+    opponent = write_bot(tmp_path, "last_empty.py", LAST_EMPTY)
+    for record in play_match(bot, opponent, 2, settings(SandboxMode.NONE), seed=1):
+        assert record.loser_name == "chatty", record.to_json()
+        assert record.reason is Reason.MALFORMED, record.to_json()
+        assert record.detail == 'wrote a line when no reply was due: "hello"', record.detail
+        assert record.moves == []
+
+
+def test_a_crlf_script_fails_to_start_with_the_reason_and_the_fix(tmp_path: Path) -> None:
+    """A ``#!`` line ending in ``\\r``: the start-up fault says so and how to fix it."""
+    script = tmp_path / "crlf.sh"
+    script.write_bytes(b"#!/bin/sh\r\nread -r l\r\necho ready\r\n")
+    script.chmod(0o755)
+    opponent = write_bot(tmp_path, "last_empty.py", LAST_EMPTY)
+    for mode in [SandboxMode.NONE] + ([SandboxMode.BWRAP] if bwrap_path() else []):
+        for record in play_match(BotSpec.from_path(script), opponent, 2, settings(mode), seed=1):
+            assert record.reason is Reason.STARTUP, record.to_json()
+            assert re.search(
+                r"its #! line ends in \\r \(Windows line ends\), so its interpreter is not found:"
+                r" save it with \\n line ends \(dos2unix .*crlf\.sh\)",
+                record.detail,
+            ), record.detail

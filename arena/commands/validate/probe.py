@@ -1,8 +1,8 @@
 """The probe of ``arena validate``: one bot process driven line by line, outside any game.
 
-It checks what the games cannot show: the start-up time, silence after ``game``, after a move and
-after ``end`` (``SILENCE_MS`` each), and a clean exit on ``quit``. Every failure is worded by
-``arena.referee.verdicts`` as the referee words the same fault in a game.
+It checks what the games cannot show: the start-up time, silence after ``ready``, after ``game``,
+after a move and after ``end`` (``SILENCE_MS`` each), and a clean exit on ``quit``. Every failure
+is worded by ``arena.referee.verdicts`` as the referee words the same fault in a game.
 """
 
 from __future__ import annotations
@@ -62,9 +62,9 @@ class Probe:
             process.start()
         except OSError as exc:
             self.plan.cleanup()
-            self._fail(
-                Reason.STARTUP, f"could not start {' '.join(self.spec.argv)}: {exc.strerror or exc}"
-            )
+            problem = faults.program_problem(self.spec.program)
+            command = " ".join(self.spec.argv)
+            self._fail(Reason.STARTUP, f"could not start {command}: {exc.strerror or exc}{problem}")
             return
         except BaseException:  # Ctrl-C, SIGTERM mid-start: leave no process nor folder behind
             if process.proc is not None:
@@ -103,15 +103,18 @@ class Probe:
         allowance = self.report.startup_ms
         process = self.process
         if not process.send(VERSION_LINE):
-            self._fail(
-                Reason.STARTUP, f"exited before reading `arena 1` ({faults.exit_detail(process)})"
-            )
+            problem = faults.program_problem(self.spec.program)
+            exited = f"exited before reading `arena 1` ({faults.exit_detail(process)})"
+            self._fail(Reason.STARTUP, exited + problem)
             return False
         process.expecting = True
         status, line, _ = self.channels.wait_line(process, started + allowance * 1_000_000)
         process.expecting = False
         took = (time.perf_counter_ns() - started) / 1e6
-        if status is WaitStatus.LINE and (name := parse_ready(line)) is not None:
+        # A line after `ready` (EXTRA) stays buffered: the silence check after `ready` reports
+        # it, as it does a line that comes a moment later.
+        started = status is WaitStatus.LINE or status is WaitStatus.EXTRA
+        if started and (name := parse_ready(line)) is not None:
             check = self.report.checks["startup"]
             check.summary = f"ready in {took:.0f} ms (allowance {allowance} ms)"
             if name:
@@ -145,6 +148,8 @@ class Probe:
     def _session(self) -> None:
         process = self.process
         move_ms = self.report.move_ms
+        if not self._silent("`ready`"):
+            return
         if not process.send(game_line(Role.CHAOS)):
             self._crash("after `ready`")
             return
