@@ -29,21 +29,29 @@ BUILD_S = 180.0
 """Bound on compiling the Rust bot (rustc -O of one file: seconds, more under load)."""
 
 
-def _doc_bots(folder: Path) -> tuple[dict[str, Path], list[str]]:
-    """The doc bots copied (and built) under ``folder``, by name; and why any is missing."""
+def _doc_bots(
+    folder: Path, languages: tuple[str, ...] = ("py", "node", "rust")
+) -> tuple[dict[str, Path], list[str]]:
+    """The doc bots of ``languages`` copied (and built) under ``folder``, by name; and why any
+    is missing."""
     bots: dict[str, Path] = {}
     missing: list[str] = []
-    python = folder / "python"
-    python.mkdir()
-    shutil.copy(TEST_BOTS_DIR / "doc_python.py", python / "bot.py")
-    bots["py"] = python / "bot.py"
-    if shutil.which("node") is None:
+    if "py" in languages:
+        python = folder / "python"
+        python.mkdir()
+        shutil.copy(TEST_BOTS_DIR / "doc_python.py", python / "bot.py")
+        bots["py"] = python / "bot.py"
+    if "node" not in languages:
+        pass
+    elif shutil.which("node") is None:
         missing.append("node: not installed")
     else:
         shutil.copytree(TEST_BOTS_DIR / "doc_node", folder / "node")
         bots["node"] = folder / "node"
     rustc = shutil.which("rustc")
-    if rustc is None:
+    if "rust" not in languages:
+        pass
+    elif rustc is None:
         missing.append("rust: no rustc here")
     else:
         rust = folder / "rust"
@@ -93,6 +101,17 @@ def test_bots_written_from_the_protocol_document_play_a_tournament(tmp_path: Pat
     assert listing.returncode == 0, listing.stderr
     if missing:
         print("left out:", "; ".join(missing), file=sys.stderr)
+
+
+@pytest.mark.parametrize("language", ["py", "node", "rust"])
+def test_each_doc_bot_passes_validate(tmp_path: Path, language: str) -> None:
+    """Each of them alone passes ``arena validate`` (skipped, saying why, without its
+    toolchain)."""
+    bots, missing = _doc_bots(tmp_path, (language,))
+    if language not in bots:
+        pytest.skip("; ".join(m for m in missing if m.startswith(language)))
+    done = run_arena("validate", bots[language], "--games", "2", timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
 
 
 ENV_BOT = '''"""Writes its environment and working directory to stderr as JSON, then plays."""
