@@ -429,7 +429,7 @@ def test_the_command_prints_one_plain_line(tournament: Tournament, tmp_path: Pat
     assert {g[1] for g in games} == {g[2] for g in games} == {0, 1, 2}  # each bot, both roles
     assert few.stdout.endswith(f"the viewer holds {kept} of the games\n"), few.stdout
     helped = run_arena("report", "--help", env={**env, "COLUMNS": "200"})
-    assert "Example: arena report results/example.sqlite --out report.html" in helped.stdout
+    assert "arena report tournaments/results/example.sqlite \\\n" in helped.stdout
 
 
 def viewer_data(text: str) -> dict[str, Any]:
