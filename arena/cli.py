@@ -9,10 +9,12 @@ from __future__ import annotations
 import enum
 import os
 import sys
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
+import typer.core
 
 from arena.limits import AffinityMode, Limits, SandboxMode, TimeControl, least
 
@@ -51,36 +53,114 @@ class Side(enum.StrEnum):
     chaos = "chaos"
 
 
+_HYPHEN = "\u2011"  # a non-breaking hyphen: wrapping never splits `--move-ms` or `no-color`
+
+
+if TYPE_CHECKING:
+    from click import HelpFormatter as _HelpFormatter
+else:  # the formatter of the click that Typer runs on (a copy of its own in recent versions)
+    _HelpFormatter = typer.Context.formatter_class
+
+
+class _Formatter(_HelpFormatter):
+    """Click's plain help, as a well-kept CLI prints it at any width (issue 22): lines are never
+    broken at a hyphen (an option, a path), and the description column stays readable on a
+    narrow terminal (the option column gives way first)."""
+
+    def write_usage(self, prog: str, args: str = "", prefix: str | None = None) -> None:
+        super().write_usage(prog.replace("-", _HYPHEN), args.replace("-", _HYPHEN), prefix)
+
+    def write_text(self, text: str) -> None:
+        super().write_text(text.replace("-", _HYPHEN))
+
+    def write_dl(
+        self, rows: Iterable[tuple[str, str]], col_max: int = 30, col_spacing: int = 2
+    ) -> None:
+        kept = [(a.replace("-", _HYPHEN), b.replace("-", _HYPHEN)) for a, b in rows]
+        super().write_dl(kept, min(col_max, max(14, self.width // 3)), col_spacing)
+
+    def getvalue(self) -> str:
+        return super().getvalue().replace(_HYPHEN, "-")
+
+
+class _Context(typer.Context):
+    formatter_class = _Formatter  # type: ignore[assignment]
+
+
+class _Command(typer.core.TyperCommand):
+    """A command whose usage line names its arguments as its help does (``BOT_A``, ``[GAME]``),
+    without Typer's braces."""
+
+    context_class = _Context
+
+    def collect_usage_pieces(self, ctx: typer.Context) -> list[str]:  # type: ignore[override]
+        pieces = [self.options_metavar] if self.options_metavar else []
+        for param in self.get_params(ctx):
+            if param.param_type_name == "argument":
+                name = (param.metavar or param.name or "").upper()
+                pieces.append(name if param.required else f"[{name}]")
+        return pieces
+
+
+class _Group(typer.core.TyperGroup):
+    """The command list with each command's whole first sentence, wrapped, never cut short."""
+
+    context_class = _Context
+
+    def format_commands(  # type: ignore[override]
+        self, ctx: typer.Context, formatter: _HelpFormatter
+    ) -> None:
+        rows = []
+        for name in self.list_commands(ctx):
+            command = self.get_command(ctx, name)
+            if command is not None and not command.hidden:
+                first = (command.help or "").split("\n\n")[0]
+                rows.append((name, " ".join(first.split())))
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
 app = typer.Typer(
     name="arena",
-    help="Run, referee and rate tournaments between Order and Chaos bots.",
+    cls=_Group,
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
-    # NO_COLOR (https://no-color.org): plain help, without bold or dim either.
-    rich_markup_mode=None if os.environ.get("NO_COLOR") else "rich",
+    # Plain help (click's), the same on a terminal, in a pipe and with NO_COLOR: no boxes cut
+    # at the terminal's width, and no import of rich (a faster `arena --help`).
+    rich_markup_mode=None,
 )
 
 SandboxOption = Annotated[
     SandboxMode,
-    typer.Option(help="Isolate bots with bubblewrap (auto: when it is installed)."),
+    typer.Option(
+        metavar="auto|bwrap|none", help="Isolate bots with bubblewrap (auto: when installed)."
+    ),
 ]
 AffinityOption = Annotated[
     AffinityMode,
-    typer.Option(help="Pin each match to a core (auto: when cores >= workers)."),
+    typer.Option(
+        metavar="auto|on|off", help="Pin each match to a core (auto: when cores >= workers)."
+    ),
 ]
 QuietOption = Annotated[
     bool, typer.Option("--quiet", "-q", help="No progress output (the results still print).")
 ]
-MoveMsOption = Annotated[int, typer.Option(min=1, help="Time per move in ms.")]
+MoveMsOption = Annotated[int, typer.Option(min=1, metavar="MS", help="Time per move in ms.")]
 StartupMsOption = Annotated[
-    int, typer.Option(min=least(TimeControl, "startup_ms"), help="Start-up allowance in ms.")
+    int,
+    typer.Option(
+        min=least(TimeControl, "startup_ms"), metavar="MS", help="Start-up allowance in ms."
+    ),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON (for scripts).")]
 AllVersionsOption = Annotated[
     bool,
-    typer.Option(help="Every stored game, old bot versions too, each named NAME@VERSION."),
+    typer.Option(
+        "--all-versions",
+        help="Every stored game, old bot versions too, each named NAME@VERSION.",
+    ),
 ]
 
 
@@ -98,33 +178,54 @@ def _root(
         bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version.")
     ] = False,
 ) -> None:
-    """Run, referee and rate tournaments between Order and Chaos bots."""
+    """Run, referee and rate tournaments between Order and Chaos bots.
+
+    A bot is a program (any language) speaking the "arena 1" line protocol (docs/protocol.md),
+    or the name of a bundled bot (random, greedy, heuristic, alphabeta, mcts, perfect). Each
+    command has -h with an example.
+
+    \b
+    Example:
+      arena tournament tournaments/example.yaml
+      arena ratings tournaments/results/example.sqlite
+      arena new-bot mybot && arena validate mybot
+      arena match mybot greedy --games 20
+    """
 
 
-@app.command()
+@app.command(cls=_Command)
 def match(
-    bot_a: Annotated[str, typer.Argument(help="A bot: a program path, or a bundled bot's name.")],
-    bot_b: Annotated[str, typer.Argument(help="The other bot.")],
-    games: Annotated[int, typer.Option(min=1, help="Games to play; roles alternate.")] = 2,
+    bot_a: Annotated[
+        str, typer.Argument(metavar="BOT_A", help="A bot: a program path, or a bundled bot's name.")
+    ],
+    bot_b: Annotated[str, typer.Argument(metavar="BOT_B", help="The other bot.")],
+    games: Annotated[
+        int, typer.Option(min=1, metavar="N", help="Games to play; roles alternate.")
+    ] = 2,
     move_ms: MoveMsOption = 100,
     startup_ms: StartupMsOption = 5000,
-    seed: Annotated[int, typer.Option(help="Seed given to the bots (ARENA_SEED).")] = 1,
+    seed: Annotated[
+        int, typer.Option(metavar="N", help="Seed given to the bots (ARENA_SEED).")
+    ] = 1,
     record: Annotated[
-        Path | None, typer.Option(help="Write one JSON line per game to this file.")
+        Path | None, typer.Option(metavar="FILE", help="Write one JSON line per game to this file.")
     ] = None,
     sandbox: SandboxOption = SandboxMode.AUTO,
     affinity: AffinityOption = AffinityMode.AUTO,
     memory_mb: Annotated[
-        int, typer.Option(min=least(Limits, "memory_mb"), help="Memory limit per bot.")
+        int,
+        typer.Option(min=least(Limits, "memory_mb"), metavar="MB", help="Memory limit per bot."),
     ] = 1024,
     freeze_idle: Annotated[
-        bool, typer.Option(help="Stop the bot that is not on move; record CPU times.")
+        bool,
+        typer.Option("--freeze-idle", help="Stop the bot that is not on move; record CPU times."),
     ] = False,
     openings: Annotated[
         int,
         typer.Option(
             min=0,
             max=24,  # schedule.MAX_OPENING_PLIES, not imported here: --help stays instant
+            metavar="N",
             help="Start each pair of games from N random plies.",
         ),
     ] = 0,
@@ -135,7 +236,9 @@ def match(
     It ends with each bot's score per role, the Elo difference with its 95% interval (Order's
     advantage taken out) and the likelihood of superiority.
 
-    Example: arena match my_bot.py greedy --games 20 --move-ms 200
+    \b
+    Example:
+      arena match my_bot.py greedy --games 20 --move-ms 200
     """
     from arena.commands.match import run_match
 
@@ -156,18 +259,23 @@ def match(
     )
 
 
-@app.command()
+@app.command(cls=_Command)
 def tournament(
-    config: Annotated[Path, typer.Argument(help="The tournament's YAML file.")],
-    fresh: Annotated[bool, typer.Option(help="Discard stored games and start over.")] = False,
+    config: Annotated[Path, typer.Argument(metavar="CONFIG", help="The tournament's YAML file.")],
+    fresh: Annotated[
+        bool, typer.Option("--fresh", help="Discard stored games and start over.")
+    ] = False,
     workers: Annotated[
-        int | None, typer.Option(min=1, help="Worker processes (default: the config's).")
+        int | None,
+        typer.Option(min=1, metavar="N", help="Worker processes (default: the config's)."),
     ] = None,
     sandbox: Annotated[
-        SandboxMode | None, typer.Option(help="Override the config's sandbox.")
+        SandboxMode | None,
+        typer.Option(metavar="auto|bwrap|none", help="Override the config's sandbox."),
     ] = None,
     affinity: Annotated[
-        AffinityMode | None, typer.Option(help="Override the config's affinity.")
+        AffinityMode | None,
+        typer.Option(metavar="auto|on|off", help="Override the config's affinity."),
     ] = None,
     executor: Annotated[
         str | None,
@@ -188,8 +296,9 @@ def tournament(
     force_workers: Annotated[
         bool,
         typer.Option(
+            "--force-workers",
             help="Use --workers/workers: even beyond what the machine runs fairly (its cores"
-            " and memory); move times then become unfair."
+            " and memory); move times then become unfair.",
         ),
     ] = False,
     trusted_bots: Annotated[
@@ -203,7 +312,9 @@ def tournament(
 ) -> None:
     """Run a tournament, or resume it: only the games missing from its store are played.
 
-    Example: arena tournament tournaments/example.yaml --workers 2
+    \b
+    Example:
+      arena tournament tournaments/example.yaml --workers 2
     """
     from arena.commands.tournament import run_tournament_command
 
@@ -222,11 +333,13 @@ def tournament(
     raise typer.Exit(code)
 
 
-@app.command()
+@app.command(cls=_Command)
 def ratings(
-    db: Annotated[Path, typer.Argument(help="A tournament's SQLite store.")],
+    db: Annotated[Path, typer.Argument(metavar="DB", help="A tournament's SQLite store.")],
     json_output: JsonOption = False,
-    wide: Annotated[bool, typer.Option(help="Every column; matrices at any width.")] = False,
+    wide: Annotated[
+        bool, typer.Option("--wide", help="Every column; matrices at any width.")
+    ] = False,
     all_versions: AllVersionsOption = False,
 ) -> None:
     """Standings of a stored tournament: Elo overall and per role, with intervals.
@@ -235,43 +348,60 @@ def ratings(
     sequential Elo, K=16, every bot starting at 1500, over the games in a fixed interleaving of
     rounds (the same games give the same numbers). A footer explains every column.
 
-    Example: arena ratings results/example.sqlite --wide
+    \b
+    Example:
+      arena ratings tournaments/results/example.sqlite --wide
     """
     from arena.commands.ratings import ratings_command
 
     ratings_command(db, json_output=json_output, wide=wide, all_versions=all_versions)
 
 
-@app.command()
+@app.command(cls=_Command)
 def export(
-    db: Annotated[Path, typer.Argument(help="A tournament's SQLite store.")],
+    db: Annotated[Path, typer.Argument(metavar="DB", help="A tournament's SQLite store.")],
     format: Annotated[
-        str, typer.Option("--format", metavar="[jsonl|csv|pgn]", help="jsonl, csv or pgn.")
+        str, typer.Option("--format", metavar="jsonl|csv|pgn", help="The file format.")
     ] = "jsonl",
-    out: Annotated[Path | None, typer.Option(help="Write here instead of stdout.")] = None,
+    out: Annotated[
+        Path | None, typer.Option(metavar="FILE", help="Write here instead of stdout.")
+    ] = None,
     all_versions: AllVersionsOption = False,
 ) -> None:
     """Export stored games as JSONL (like --record), CSV, or PGN for Ordo and BayesElo.
 
-    Example: arena export results/example.sqlite --format pgn --out games.pgn
+    \b
+    Example:
+      arena export tournaments/results/example.sqlite \\
+          --format pgn --out games.pgn
     """
     from arena.export.formats import export_games
 
     export_games(db, format, out, all_versions=all_versions)
 
 
-@app.command()
+@app.command(cls=_Command)
 def faults(
-    db: Annotated[Path, typer.Argument(help="A tournament's SQLite store.")],
-    bot: Annotated[str | None, typer.Option(help="Only this bot's faults.")] = None,
-    reason: Annotated[FaultReason | None, typer.Option(help="Only faults of this kind.")] = None,
-    lines: Annotated[int, typer.Option(min=0, help="Lines of the bot's stderr to show.")] = 5,
+    db: Annotated[Path, typer.Argument(metavar="DB", help="A tournament's SQLite store.")],
+    bot: Annotated[str | None, typer.Option(metavar="NAME", help="Only this bot's faults.")] = None,
+    reason: Annotated[
+        FaultReason | None,
+        typer.Option(
+            metavar="timeout|illegal|malformed|crash|startup", help="Only faults of this kind."
+        ),
+    ] = None,
+    lines: Annotated[
+        int, typer.Option(min=0, metavar="N", help="Lines of the bot's stderr to show.")
+    ] = 5,
     json_output: JsonOption = False,
     all_versions: AllVersionsOption = False,
 ) -> None:
     """The games bots lost by their own fault: why, and the end of their stderr (escaped).
 
-    Example: arena faults results/example.sqlite --bot my_bot --reason crash
+    \b
+    Example:
+      arena faults tournaments/results/example.sqlite \\
+          --bot shell --reason crash
     """
     from arena.commands.faults import faults_command
 
@@ -294,34 +424,53 @@ class Language(enum.StrEnum):
     sh = "sh"
 
 
-@app.command("new-bot")
+@app.command("new-bot", cls=_Command)
 def new_bot(
-    name: Annotated[str, typer.Argument(help="The bot's name (and its folder's).")],
-    lang: Annotated[Language, typer.Option(help="The skeleton's language.")] = Language.python,
-    dir: Annotated[Path, typer.Option(help="Where to create the bot's folder.")] = Path("."),
-    build: Annotated[bool, typer.Option(help="Compile a C skeleton at once (with cc).")] = True,
+    name: Annotated[str, typer.Argument(metavar="NAME", help="The bot's name (and its folder's).")],
+    lang: Annotated[
+        Language, typer.Option(metavar="python|c|sh", help="The skeleton's language.")
+    ] = Language.python,
+    dir: Annotated[
+        Path, typer.Option(metavar="DIR", help="Where to create the bot's folder.")
+    ] = Path("."),
+    build: Annotated[
+        bool,
+        typer.Option(
+            "--build/--no-build",
+            show_default=False,
+            help="Compile a C skeleton at once, with cc (the default).",
+        ),
+    ] = True,
     json_output: JsonOption = False,
 ) -> None:
     """Write a working, commented bot skeleton in DIR/NAME/ (never over anything).
 
     It plays legal moves, shows where the strategy goes, and passes arena validate as written.
 
-    Example: arena new-bot mybot --lang c && arena validate mybot
+    \b
+    Example:
+      arena new-bot mybot --lang c
+      arena validate mybot
     """
     from arena.commands.new_bot import run_new_bot
 
     run_new_bot(name, lang.value, dir, build=build, json_output=json_output)
 
 
-@app.command()
+@app.command(cls=_Command)
 def validate(
-    bot: Annotated[str, typer.Argument(help="The bot: a program, its folder, or a bundled name.")],
-    games: Annotated[int, typer.Option(min=1, help="Games in each role against random.")] = 3,
+    bot: Annotated[
+        str,
+        typer.Argument(metavar="BOT", help="The bot: a program, its folder, or a bundled name."),
+    ],
+    games: Annotated[
+        int, typer.Option(min=1, metavar="N", help="Games in each role against random.")
+    ] = 3,
     move_ms: MoveMsOption = 100,
     startup_ms: StartupMsOption = 5000,
     sandbox: SandboxOption = SandboxMode.AUTO,
     transcript: Annotated[
-        bool, typer.Option(help="Show every line both ways, timestamped (ms).")
+        bool, typer.Option("--transcript", help="Show every line both ways, timestamped (ms).")
     ] = False,
     json_output: JsonOption = False,
 ) -> None:
@@ -330,7 +479,9 @@ def validate(
     Prints a checklist, each failure with what the bot wrote and a hint; exit status 0 only when
     every check passes.
 
-    Example: arena validate mybot --transcript
+    \b
+    Example:
+      arena validate mybot --transcript
     """
     from arena.commands.validate import run_validate
 
@@ -347,13 +498,21 @@ def validate(
     )
 
 
-@app.command()
+@app.command(cls=_Command)
 def submit(
-    bot: Annotated[str, typer.Argument(help="The bot: a program, its folder, or a bundled name.")],
-    config: Annotated[Path, typer.Argument(help="The tournament's YAML file (edited in place).")],
-    name: Annotated[str | None, typer.Option(help="Its name in the tournament.")] = None,
+    bot: Annotated[
+        str,
+        typer.Argument(metavar="BOT", help="The bot: a program, its folder, or a bundled name."),
+    ],
+    config: Annotated[
+        Path, typer.Argument(metavar="CONFIG", help="The tournament's YAML file (edited in place).")
+    ],
+    name: Annotated[
+        str | None, typer.Option(metavar="NAME", help="Its name in the tournament.")
+    ] = None,
     workers: Annotated[
-        int | None, typer.Option(min=1, help="Worker processes (default: the config's).")
+        int | None,
+        typer.Option(min=1, metavar="N", help="Worker processes (default: the config's)."),
     ] = None,
     json_output: JsonOption = False,
     quiet: QuietOption = False,
@@ -362,7 +521,9 @@ def submit(
 
     A bot that fails validation is not added; the checklist says why.
 
-    Example: arena submit mybot tournaments/ladder.yaml --name mybot-v1
+    \b
+    Example:
+      arena submit mybot tournaments/ladder.yaml --name v1
     """
     from arena.commands.submit import run_submit
 
@@ -371,18 +532,34 @@ def submit(
     )
 
 
-@app.command()
+@app.command(cls=_Command)
 def sprt(
-    bot_a: Annotated[str, typer.Argument(help="The candidate: a program, its folder, or a name.")],
-    bot_b: Annotated[str, typer.Argument(help="The baseline.")],
-    elo0: Annotated[float, typer.Option(help="H0: A is this much stronger (Elo).")] = 0.0,
-    elo1: Annotated[float, typer.Option(help="H1: A is this much stronger (Elo).")] = 20.0,
-    alpha: Annotated[float, typer.Option(help="Risk of accepting H1 when H0 holds.")] = 0.05,
-    beta: Annotated[float, typer.Option(help="Risk of accepting H0 when H1 holds.")] = 0.05,
+    bot_a: Annotated[
+        str,
+        typer.Argument(metavar="BOT_A", help="The candidate: a program, its folder, or a name."),
+    ],
+    bot_b: Annotated[str, typer.Argument(metavar="BOT_B", help="The baseline.")],
+    elo0: Annotated[
+        float, typer.Option(metavar="ELO", help="H0: A is this much stronger (Elo).")
+    ] = 0.0,
+    elo1: Annotated[
+        float, typer.Option(metavar="ELO", help="H1: A is this much stronger (Elo).")
+    ] = 20.0,
+    alpha: Annotated[
+        float, typer.Option(metavar="P", help="Risk of accepting H1 when H0 holds.")
+    ] = 0.05,
+    beta: Annotated[
+        float, typer.Option(metavar="P", help="Risk of accepting H0 when H1 holds.")
+    ] = 0.05,
     normalized: Annotated[
-        bool, typer.Option(help="--elo0/--elo1 in normalized Elo (as fishtest), not logistic.")
+        bool,
+        typer.Option(
+            "--normalized", help="--elo0/--elo1 in normalized Elo (as fishtest), not logistic."
+        ),
     ] = False,
-    max_games: Annotated[int, typer.Option(min=2, help="Stop undecided after this.")] = 20000,
+    max_games: Annotated[
+        int, typer.Option(min=2, metavar="N", help="Stop undecided after this many games.")
+    ] = 20000,
     move_ms: MoveMsOption = 100,
     startup_ms: StartupMsOption = 5000,
     openings: Annotated[
@@ -390,14 +567,18 @@ def sprt(
         typer.Option(
             min=0,
             max=24,  # arena.tournament.schedule.MAX_OPENING_PLIES
+            metavar="N",
             help="Random opening plies, the same for both games of a pair (0: none).",
         ),
     ] = 4,
     db: Annotated[
-        Path | None, typer.Option(help="The store (default: results/sprt-A-vs-B.sqlite).")
+        Path | None,
+        typer.Option(metavar="FILE", help="The store (default: results/sprt-A-vs-B.sqlite)."),
     ] = None,
-    seed: Annotated[int, typer.Option(help="Seed of the openings and the bots.")] = 1,
-    fresh: Annotated[bool, typer.Option(help="Discard the store's games and start over.")] = False,
+    seed: Annotated[int, typer.Option(metavar="N", help="Seed of the openings and the bots.")] = 1,
+    fresh: Annotated[
+        bool, typer.Option("--fresh", help="Discard the store's games and start over.")
+    ] = False,
     sandbox: SandboxOption = SandboxMode.AUTO,
     json_output: JsonOption = False,
     quiet: QuietOption = False,
@@ -409,7 +590,9 @@ def sprt(
     interval, LOS. Exit status 0 on a verdict, 1 undecided at --max-games, 128 + the signal
     when stopped by Ctrl-C, SIGTERM or SIGHUP (the same command resumes).
 
-    Example: arena sprt v2 v1 --elo0 0 --elo1 20 --move-ms 50
+    \b
+    Example:
+      arena sprt mybot greedy --elo0 0 --elo1 20 --move-ms 50
     """
     from arena.commands.sprt import run_sprt
 
@@ -436,27 +619,46 @@ def sprt(
     )
 
 
-@app.command()
+@app.command(cls=_Command)
 def replay(
-    db: Annotated[Path, typer.Argument(help="A SQLite store (a tournament's, or arena play's).")],
+    db: Annotated[
+        Path, typer.Argument(metavar="DB", help="A SQLite store (a tournament's, or arena play's).")
+    ],
     game: Annotated[
-        int | None, typer.Argument(help="The game's number, as the list shows it.")
+        int | None, typer.Argument(metavar="GAME", help="The game's number, as the list shows it.")
     ] = None,
-    bot: Annotated[str | None, typer.Option(help="List only this bot's games.")] = None,
+    bot: Annotated[
+        str | None, typer.Option(metavar="NAME", help="List only this bot's games.")
+    ] = None,
     role: Annotated[
-        Side | None, typer.Option("--as", help="With --bot: only its games in this role.")
+        Side | None,
+        typer.Option(
+            "--as", metavar="order|chaos", help="With --bot: only its games in this role."
+        ),
     ] = None,
-    reason: Annotated[EndReason | None, typer.Option(help="List only games that ended so.")] = None,
+    reason: Annotated[
+        EndReason | None,
+        typer.Option(
+            metavar="REASON",
+            help="List only games that ended so (five, full, timeout,"
+            " illegal, malformed, crash or startup).",
+        ),
+    ] = None,
     winner: Annotated[
         str | None,
         typer.Option(metavar="ROLE|BOT", help="List only games won by this role or bot."),
     ] = None,
-    min_plies: Annotated[int, typer.Option(min=0, help="List only games this long or longer.")] = 0,
+    min_plies: Annotated[
+        int, typer.Option(min=0, metavar="N", help="List only games this long or longer.")
+    ] = 0,
     play: Annotated[bool, typer.Option("--play", help="Animate the game, move by move.")] = False,
     ply: Annotated[
-        int | None, typer.Option(min=0, help="Print the position after N plies (0: empty).")
+        int | None,
+        typer.Option(min=0, metavar="N", help="Print the position after N plies (0: empty)."),
     ] = None,
-    delay_ms: Annotated[int, typer.Option(min=0, help="With --play: time per move in ms.")] = 500,
+    delay_ms: Annotated[
+        int, typer.Option(min=0, metavar="MS", help="With --play: time per move in ms.")
+    ] = 500,
 ) -> None:
     """List stored games, or show one: the board with coordinates, [X] the last move, (X) the
     winning five.
@@ -464,9 +666,12 @@ def replay(
     On a terminal the arrow keys step through the game (Home/End: first/last, q: quit); other
     output gets plain text, ready to paste into a bug report. NO_COLOR turns styles off.
 
-    Example: arena replay results/example.sqlite --bot greedy --as chaos --reason five
-
-    Example: arena replay results/example.sqlite 12 --ply 9
+    \b
+    Example:
+      arena replay tournaments/results/example.sqlite \\
+          --bot greedy --as chaos
+      arena replay tournaments/results/example.sqlite 12 \\
+          --ply 9
     """
     from arena.commands.replay import GameFilter, replay_command
     from arena.rules import Role
@@ -481,15 +686,22 @@ def replay(
     replay_command(db, game, wanted, play=play, ply=ply, delay_ms=delay_ms)
 
 
-@app.command()
+@app.command(cls=_Command)
 def play(
-    bot: Annotated[str, typer.Argument(help="A bot: a program path, or a bundled bot's name.")],
-    role: Annotated[Side, typer.Option("--as", help="The role YOU play.")],
-    move_ms: Annotated[int, typer.Option(min=1, help="The bot's time per move in ms.")] = 100,
+    bot: Annotated[
+        str, typer.Argument(metavar="BOT", help="A bot: a program path, or a bundled bot's name.")
+    ],
+    role: Annotated[Side, typer.Option("--as", metavar="order|chaos", help="The role YOU play.")],
+    move_ms: Annotated[
+        int, typer.Option(min=1, metavar="MS", help="The bot's time per move in ms.")
+    ] = 100,
     db: Annotated[
-        Path | None, typer.Option(help="Store the game in this SQLite file (created if missing).")
+        Path | None,
+        typer.Option(
+            metavar="FILE", help="Store the game in this SQLite file (created if missing)."
+        ),
     ] = None,
-    seed: Annotated[int, typer.Option(help="Seed given to the bot (ARENA_SEED).")] = 1,
+    seed: Annotated[int, typer.Option(metavar="N", help="Seed given to the bot (ARENA_SEED).")] = 1,
     sandbox: SandboxOption = SandboxMode.AUTO,
 ) -> None:
     """Play a bot yourself: type moves such as c4X (a column a-f, a row 1-6, X or O; any case).
@@ -497,7 +709,9 @@ def play(
     The bot runs as in a tournament (sandbox, limits, time per move, faults); you have no clock.
     Order moves first. q or Ctrl-D abandons the game (it is not stored).
 
-    Example: arena play greedy --as order --move-ms 200 --db results/mine.sqlite
+    \b
+    Example:
+      arena play greedy --as order --db results/mine.sqlite
     """
     from arena.commands.play import play_command
     from arena.rules import Role
@@ -505,18 +719,19 @@ def play(
     play_command(bot, Role(role.value), move_ms=move_ms, db=db, seed=seed, sandbox=sandbox)
 
 
-@app.command()
+@app.command(cls=_Command)
 def report(
-    db: Annotated[Path, typer.Argument(help="A tournament's SQLite store.")],
-    out: Annotated[Path, typer.Option("--out", "-o", help="The HTML file to write.")] = Path(
-        "report.html"
-    ),
+    db: Annotated[Path, typer.Argument(metavar="DB", help="A tournament's SQLite store.")],
+    out: Annotated[
+        Path, typer.Option("--out", "-o", metavar="FILE", help="The HTML file to write.")
+    ] = Path("report.html"),
     viewer_games: Annotated[
         int,
         typer.Option(
             min=1,
+            metavar="N",
             help="Games the page's viewer holds at most; beyond, an even share of each bot's"
-            " games in each role (default 3000).",
+            " games in each role.",
         ),
     ] = 3000,
     all_versions: AllVersionsOption = False,
@@ -525,7 +740,10 @@ def report(
 
     The page needs no network (charts inlined as SVG, the viewer a small script in the page).
 
-    Example: arena report results/example.sqlite --out report.html
+    \b
+    Example:
+      arena report tournaments/results/example.sqlite \\
+          --out report.html
     """
     from arena.report import write_report
 
@@ -551,7 +769,7 @@ def main() -> None:
 
         faulthandler.register(signal.SIGUSR1, all_threads=True)
     try:
-        app()
+        app(prog_name="arena")  # `python -m arena` too: its help and errors name `arena`
     except ArenaError as exc:
         typer.echo(f"arena: error: {exc}", err=True)
         sys.exit(2)

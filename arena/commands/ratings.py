@@ -302,6 +302,8 @@ def _los_lines(standings: Standings, width: int, wide: bool) -> list[Line]:
 
 
 def _footer(standings: Standings, width: int) -> list[Line]:
+    from arena.ratings.standings import SURVIVAL_DEFINITION
+
     e, f = standings.elo, standings.fit
     text = (
         "Elo ±95%: maximum-likelihood (Bradley-Terry) fit of all games at once, with Order's "
@@ -313,8 +315,8 @@ def _footer(standings: Standings, width: int) -> list[Line]:
         "of rounds (the same games give the same numbers). "
         ">R / <R: the bot won / lost every game (in that role): the data give no value, only a "
         "bound; R is where the prior stops it. -: no games (in that role). surv: Chaos "
-        "survival, the mean number of marks on the board when the bot lost as Chaos (36: a full "
-        "board; - if it never lost; per Order opponent in --json)."
+        f"survival, the mean of {SURVIVAL_DEFINITION} (-: no such loss; per Order opponent in "
+        "--json)."
     )
     return _wrapped(text, width)
 

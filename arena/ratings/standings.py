@@ -33,6 +33,7 @@ __all__ = [
     "FitSettings",
     "Rating",
     "Standings",
+    "SURVIVAL_DEFINITION",
     "Survival",
     "SurvivalCell",
     "compute_all",
@@ -43,6 +44,14 @@ __all__ = [
 FAULT_NAMES: tuple[str, ...] = tuple(r.value for r in Reason if r.is_fault)
 """The reasons a bot can lose by its own fault, in a fixed order: timeout, illegal, malformed,
 crash, startup."""
+
+SURVIVAL_DEFINITION = (
+    "the number of marks on the board when the bot lost as Chaos to Order's five, not by a"
+    " fault of its own (36 would be a full board, a Chaos win)"
+)
+"""The one definition of survival, which the table's footer, the report and the README quote:
+the mean, the shortest and the longest loss, overall and per Order opponent, are all over the
+same games (a Chaos timeout at ply 9 says nothing about how long it holds out on the board)."""
 
 Bound = Literal["", ">", "<"]
 
@@ -87,7 +96,8 @@ class SurvivalCell:
     wins: int
     """Of those, games the Chaos bot won (the board filled, or Order faulted)."""
     mean_plies_lost: float | None
-    """Mean number of marks on the board when the Chaos bot lost (None: it never lost)."""
+    """Mean number of marks on the board when the Chaos bot lost to a five (None: it never
+    did; ``SURVIVAL_DEFINITION``)."""
 
     @property
     def win_rate(self) -> float | None:
@@ -113,10 +123,14 @@ class Survival:
     wins: int
     """Games won as Chaos."""
     mean_plies_lost: float | None
-    """The survival score: mean number of marks on the board when it lost as Chaos, over all
-    its Chaos losses (None: it never lost as Chaos). 36 would be a full board."""
+    """The survival score: mean number of marks on the board when it lost to a five as Chaos
+    (None: it never did; ``SURVIVAL_DEFINITION``). 36 would be a full board."""
     by_order: dict[str, SurvivalCell]
     """Per Order opponent (by name, sorted), its results against that bot."""
+    shortest_loss: int | None = None
+    """The fewest marks on the board in one of those losses (None: none)."""
+    longest_loss: int | None = None
+    """The most marks on the board in one of those losses (None: none)."""
 
     @property
     def win_rate(self) -> float | None:
@@ -129,6 +143,8 @@ class Survival:
             "wins": self.wins,
             "win_rate": self.win_rate,
             "mean_plies_lost": self.mean_plies_lost,
+            "shortest_loss": self.shortest_loss,
+            "longest_loss": self.longest_loss,
             "by_order": {name: cell.to_json() for name, cell in self.by_order.items()},
         }
 
@@ -382,17 +398,21 @@ def _bound(wins: int, games: int) -> Bound:
 
 
 def _survival(results: Sequence[GameResult]) -> dict[str, Survival]:
-    """Per Chaos bot, its results and mean plies before losing, overall and per Order bot."""
-    # chaos -> order -> [games, wins, plies summed over losses, losses]
+    """Per Chaos bot, its results and the plies of its losses to a five, overall and per Order
+    bot (``SURVIVAL_DEFINITION``: a loss by its own fault is not counted)."""
+    faults = set(FAULT_NAMES)
+    # chaos -> order -> [games, wins, plies summed over losses to a five, those losses]
     acc: dict[str, dict[str, list[int]]] = {}
+    spans: dict[str, list[int]] = {}
     for g in results:
         cell = acc.setdefault(g.chaos, {}).setdefault(g.order, [0, 0, 0, 0])
         cell[0] += 1
-        if g.order_won:
+        if not g.order_won:
+            cell[1] += 1
+        elif g.reason not in faults:  # Order's five (or an older store's unknown reason)
             cell[2] += g.plies
             cell[3] += 1
-        else:
-            cell[1] += 1
+            spans.setdefault(g.chaos, []).append(g.plies)
 
     def mean(plies: int, losses: int) -> float | None:
         return plies / losses if losses else None
@@ -404,7 +424,15 @@ def _survival(results: Sequence[GameResult]) -> dict[str, Survival]:
             for order, (n, w, p, lost) in sorted(by_order.items())
         }
         totals = [sum(c[i] for c in by_order.values()) for i in range(4)]
-        out[chaos] = Survival(totals[0], totals[1], mean(totals[2], totals[3]), cells)
+        span = spans.get(chaos, [])
+        out[chaos] = Survival(
+            totals[0],
+            totals[1],
+            mean(totals[2], totals[3]),
+            cells,
+            min(span, default=None),
+            max(span, default=None),
+        )
     return out
 
 

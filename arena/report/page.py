@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
+from arena.ratings.standings import SURVIVAL_DEFINITION
 from arena.report import plots
 from arena.report.data import ReportData, viewer_json
 
@@ -99,8 +100,7 @@ def _standings_notes(standings: Standings) -> str:
         " scale for both roles). A value like &gt;1850 or &lt;1200 is a bound: the bot won or lost"
         " every game it played, and only the prior sets the number. seq: sequential Elo"
         f" (K={standings.elo.k:g}, start {standings.elo.initial:g}) over the games in a fixed"
-        " order. survival: mean marks on the board when the bot lost as Chaos (36 is a full"
-        " board)."
+        f" order. survival: the mean of {e(SURVIVAL_DEFINITION)}."
     ]
     if len(standings.groups) > 1:
         notes.append(
@@ -260,7 +260,7 @@ def _survival_section(data: ReportData) -> str:
             return None if cell is None else cell.mean_plies_lost
 
         values = [[mean(c.name, o) for o in orders] for c in chaos]
-        texts = [["" if v is None else f"{v:.0f}" for v in row] for row in values]
+        texts = [["" if v is None else f"{v:.1f}" for v in row] for row in values]
         parts.append(
             '<div class="chart">'
             + plots.heatmap(
@@ -282,8 +282,7 @@ def _survival_section(data: ReportData) -> str:
     rows = "".join(
         f'<tr><td class="name">{e(b.name)}</td><td>{b.survival.games}</td>'
         f"<td>{_pct(b.survival.win_rate)}</td><td>{_num(b.survival.mean_plies_lost, 1)}</td>"
-        f"<td>{_num(min(data.chaos_losses.get(b.name, []), default=None))}</td>"
-        f"<td>{_num(max(data.chaos_losses.get(b.name, []), default=None))}</td></tr>"
+        f"<td>{_num(b.survival.shortest_loss)}</td><td>{_num(b.survival.longest_loss)}</td></tr>"
         for b in chaos
         if b.survival is not None
     )
@@ -293,9 +292,8 @@ def _survival_section(data: ReportData) -> str:
         f"<th>longest loss</th></tr></thead><tbody>{rows}</tbody></table></div>"
     )
     note = (
-        '<p class="note">Survival: the marks on the board when the Chaos bot lost to a five'
-        " (36 is a full board, a Chaos win); grey in the matrix: it never lost to that Order bot,"
-        " or never met it.</p>"
+        f'<p class="note">Chaos survival: {e(SURVIVAL_DEFINITION)}. Grey in the matrix: it'
+        " never lost to that Order bot by a five, or never met it.</p>"
     )
     return f'<div class="charts">{"".join(parts)}</div>{note}{table}'
 

@@ -397,7 +397,7 @@ def test_bad_arguments_give_one_line(
 def test_help_has_an_example(command: str) -> None:
     result = arena(command, "--help", env=dict(os.environ, NO_COLOR="1", COLUMNS="100"))
     assert result.returncode == 0, result.stderr
-    assert f"Example: arena {command} " in result.stdout
+    assert f"\n  Example:\n    arena {command} " in result.stdout
 
 
 def test_an_opening_is_shown_as_such(folder: Path, store: Path) -> None:

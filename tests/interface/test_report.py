@@ -429,7 +429,7 @@ def test_the_command_prints_one_plain_line(tournament: Tournament, tmp_path: Pat
     assert {g[1] for g in games} == {g[2] for g in games} == {0, 1, 2}  # each bot, both roles
     assert few.stdout.endswith(f"the viewer holds {kept} of the games\n"), few.stdout
     helped = run_arena("report", "--help", env={**env, "COLUMNS": "200"})
-    assert "Example: arena report results/example.sqlite --out report.html" in helped.stdout
+    assert "arena report tournaments/results/example.sqlite \\\n" in helped.stdout
 
 
 def viewer_data(text: str) -> dict[str, Any]:
@@ -504,3 +504,54 @@ def test_many_bots_give_a_page_of_a_few_mb(tmp_path: Path) -> None:
     data = viewer_data(text)
     assert len(data["games"]) == summary.viewer_games < 3000
     assert {g[1] for g in data["games"]} == {g[2] for g in data["games"]} == set(range(64))
+
+
+def test_chaos_survival_has_one_definition_everywhere(tmp_path: Path) -> None:
+    """Issue 22, point 4: survival counts the games a Chaos bot lost to a five, nowhere its
+    own faults. The standings (`arena ratings --json` and the table), the report's table
+    (mean, shortest and longest loss) and its matrix agree, game for game, with the games
+    read back from the store."""
+    db = tmp_path / "faulty.sqlite"
+    report_scale().build_store(db, 4, pairs=6, fault_share=0.4)
+    with Store.open(db) as store:
+        records = list(store.games())
+    fives: dict[str, list[int]] = {}
+    per_pair: dict[tuple[str, str], list[int]] = {}
+    for r in records:
+        if r.reason.value == "five":
+            plies = len(r.opening) + len(r.moves)
+            fives.setdefault(r.chaos, []).append(plies)
+            per_pair.setdefault((r.chaos, r.order), []).append(plies)
+    assert any(r.reason.value == "timeout" and r.winner.value == "order" for r in records)
+
+    done = run_arena("ratings", db, "--json")
+    assert done.returncode == 0, done.stderr
+    bots = {b["name"]: b for b in json.loads(done.stdout)["bots"]}
+    out = tmp_path / "report.html"
+    write_report(db, out)
+    text = out.read_text()
+    table = text.split('<table id="survival-table">', 1)[1].split("</table>", 1)[0]
+    for name, plies in fives.items():
+        survival = bots[name]["survival"]
+        assert survival["mean_plies_lost"] == pytest.approx(sum(plies) / len(plies)), name
+        assert (survival["shortest_loss"], survival["longest_loss"]) == (min(plies), max(plies))
+        for order, cell in survival["by_order"].items():
+            mine = per_pair.get((name, order))
+            expected = None if not mine else sum(mine) / len(mine)
+            assert cell["mean_plies_lost"] == pytest.approx(expected), (name, order)
+        row = re.search(
+            rf'<td class="name">{re.escape(name)}</td><td>\d+</td><td>[^<]*</td>'
+            r"<td>([^<]*)</td><td>([^<]*)</td><td>([^<]*)</td>",
+            table,
+        )
+        assert row is not None, name
+        assert row.groups() == (
+            f"{sum(plies) / len(plies):.1f}",
+            str(min(plies)),
+            str(max(plies)),
+        )
+    # The matrix's cells print the same one decimal as the table.
+    title = text.index("losing, per Order opponent")
+    matrix = text[text.rindex("<svg", 0, title) : text.index("</svg>", title)]
+    for (chaos, order), plies in per_pair.items():
+        assert f">{sum(plies) / len(plies):.1f}<" in matrix, (chaos, order)

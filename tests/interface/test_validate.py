@@ -422,3 +422,29 @@ def test_a_folder_whose_main_is_not_executable_is_told_to_chmod(tmp_path: Path) 
             f"arena: error: bot nx: path: expected a folder holding main.py or an executable main,"
             f" got '{folder}' (its main is not executable: {folder / 'main'}; chmod +x it)"
         ]
+
+
+@needs_bwrap
+@pytest.mark.sandbox
+@pytest.mark.skipif(os.geteuid() != 0, reason="bots run as another user only when arena is root")
+def test_as_root_a_failing_python_bot_gets_one_line_about_the_bare_run(
+    no_leftover_processes: Path,
+) -> None:
+    """Issue 22, point 7: as root, a Python bot that fails under bubblewrap (here it crashes on
+    its 3rd turn) cannot be run bare to compare (the bot user cannot reach the venv's Python).
+    That is not why it failed: the unjudged sandbox check says so in one short line, without a
+    paragraph of uids and folders; the failure itself keeps its detail and hint."""
+    _copy("crash_midgame", no_leftover_processes)
+    env = {k: v for k, v in os.environ.items() if k != "ARENA_BOTS_AS_ROOT"}
+    done = run_arena(
+        "validate", no_leftover_processes / "crash_midgame.py", "--games", "1", env=env
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    at = next(i for i, line in enumerate(lines) if "works under the sandbox" in line)
+    assert lines[at].lstrip().startswith("skip")
+    detail = lines[at + 1 :]
+    assert detail[0].lstrip().startswith("not judged") and len(detail[0]) <= 80, detail
+    assert detail[1].startswith(("FAIL", "OK", "  PASS", "  FAIL", "  skip")), detail
+    assert "uid" not in done.stdout and "ARENA_BOTS_AS_ROOT" not in done.stdout
+    assert "crash" in done.stdout  # the real cause is still there

@@ -191,7 +191,7 @@ def _commands() -> list[str]:
 def test_every_help_has_an_example_and_h_works(command: str) -> None:
     result = run_arena(command, "-h", env=dict(os.environ, NO_COLOR="1"))
     assert result.returncode == 0, result.stderr
-    assert f"Example: arena {command} " in result.stdout
+    assert f"\n  Example:\n    arena {command} " in result.stdout
 
 
 def test_ratings_help_states_k_and_start() -> None:

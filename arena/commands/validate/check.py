@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Callable
 
@@ -11,7 +12,7 @@ from arena.commands.validate.games import judge_games, play_games
 from arena.commands.validate.probe import Probe
 from arena.commands.validate.report import Report, print_report
 from arena.commands.validate.transcript import Transcript
-from arena.errors import ArenaError
+from arena.errors import ArenaError, SandboxError
 from arena.launch.sandbox import resolve_mode
 from arena.limits import Limits, SandboxMode
 from arena.referee import verdicts as faults
@@ -52,8 +53,15 @@ def validate_bot(
             bare: Report | None = _run(
                 spec, games, move_ms, startup_ms, SandboxMode.NONE, seed, None, limits
             )
-        except ArenaError as exc:  # e.g. as root, the unprivileged bot user cannot reach a venv
+        except ArenaError as exc:
             bare = None
+            if isinstance(exc, SandboxError) and os.geteuid() == 0:
+                # The bot user cannot reach, say, a venv under /root: not why the bot failed, so
+                # one line (`arena validate BOT --sandbox none` gives the whole reason).
+                check.skip(
+                    "not judged: it cannot run without the sandbox here, to compare (as root)"
+                )
+                return report
             check.skip(f"not judged: it cannot run without the sandbox here, to compare ({exc})")
         if bare is None:
             pass
