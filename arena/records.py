@@ -33,7 +33,8 @@ class GameRecord:
     """The bots' move tokens (``c4X``) in the order played, after the ``opening``; a faulty reply
     is not included."""
     ms: list[float] = field(default_factory=list)
-    """Wall time of each move in milliseconds, measured by the harness from sending `turn`."""
+    """Time charged for each move in milliseconds, as ``measure`` says: wall time from sending
+    `turn` to the reply, or the CPU time of the mover's process tree."""
     detail: str = ""
     """Human-readable precision on the reason, e.g. what a malformed line was."""
     cpu_ms: list[float] | None = None
@@ -61,6 +62,13 @@ class GameRecord:
     shown beside its tournament name, never instead of it."""
     chaos_display: str = ""
     """The display name the Chaos bot gave with ``ready <name>`` (as ``order_display``)."""
+    measure: str = "wall"
+    """How ``ms`` was measured: ``wall`` or ``cpu`` (``arena.limits.Measure``)."""
+    clock_ms: list[float] | None = None
+    """Under a game clock, the mover's clock left after each move (its increment added), in
+    milliseconds, beside ``ms``; None without a clock."""
+    clock_start_ms: int | None = None
+    """Under a game clock, each bot's clock at the start of the game (None without one)."""
 
     @property
     def winner_name(self) -> str:

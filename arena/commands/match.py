@@ -42,12 +42,14 @@ def run_match(
     freeze_idle: bool,
     quiet: bool,
     openings: int = 0,
+    time_control: TimeControl | None = None,
 ) -> MatchTally:
     """Play the match, streaming records to ``record``; memory does not grow with ``games``.
 
     ``openings``: each pair of games (both role assignments) starts from the same seeded random
     position of that many plies (``arena.schedule.opening_for``, as in a tournament), so that
-    deterministic bots do not replay one game over and over.
+    deterministic bots do not replay one game over and over. ``time_control``: a clock, a
+    measure or a margin (``move_ms`` and ``startup_ms`` alone when None).
     """
     spec_a, spec_b = BotSpec.resolve(bot_a), BotSpec.resolve(bot_b)
     if spec_a.name == spec_b.name:
@@ -60,7 +62,7 @@ def run_match(
             file=sys.stderr,
         )
     settings = MatchSettings(
-        time_control=TimeControl(move_ms=move_ms, startup_ms=startup_ms),
+        time_control=time_control or TimeControl(move_ms=move_ms, startup_ms=startup_ms),
         limits=Limits(memory_mb=memory_mb),
         sandbox=mode,
         freeze_idle=freeze_idle,

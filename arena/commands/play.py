@@ -129,8 +129,10 @@ def play_command(
     db: Path | None,
     seed: int,
     sandbox: SandboxMode,
+    time_control: TimeControl | None = None,
 ) -> None:
-    """Play one game of a person against ``bot``, and store it in ``db`` if given."""
+    """Play one game of a person against ``bot``, and store it in ``db`` if given
+    (``time_control``: a clock, measure or margin for the bot; ``move_ms`` alone when None)."""
     from arena.referee import MatchSettings, play_person
     from arena.sandbox import resolve_mode
     from arena.store import Store, store_files
@@ -147,7 +149,8 @@ def play_command(
     from arena.sandbox import check_launchable
 
     check_launchable(spec, mode)  # a bot this machine cannot start: one line, before the board
-    settings = MatchSettings(time_control=TimeControl(move_ms=move_ms), sandbox=mode)
+    tc = time_control or TimeControl(move_ms=move_ms)
+    settings = MatchSettings(time_control=tc, sandbox=mode)
     created = db is not None and not db.exists()  # removed again if the game is not stored
     store = Store.open(db) if db is not None else None  # a bad path fails before the game
     stored = False
@@ -158,7 +161,7 @@ def play_command(
         term = _Terminal(spec.name, person_role)
         print(
             f"You play {person_role.value.capitalize()} against {spec.name}"
-            f" ({person_role.other.value.capitalize()}, {move_ms} ms a move). Order moves first;"
+            f" ({person_role.other.value.capitalize()}, {tc.describe()}). Order moves first;"
             " five in a line wins for Order, a full board for Chaos."
         )
         term.draw("ply 0: the empty board")

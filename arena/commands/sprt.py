@@ -112,7 +112,7 @@ def definition(a: str, b: str, settings: MatchSettings, openings: int, seed: int
     return {
         "sprt": [a, b],
         "seed": seed,
-        "time_control": dataclasses.asdict(settings.time_control),
+        "time_control": settings.time_control.definition(),
         "limits": dataclasses.asdict(settings.limits),
         "openings": {"random_plies": openings} if openings else None,
         "rules": RULES_VERSION,
@@ -173,6 +173,7 @@ def run_sprt(
     json_output: bool,
     quiet: bool,
     fresh: bool = False,
+    time_control: TimeControl | None = None,
 ) -> int:
     """The command; 0 when a hypothesis was accepted, 1 when ``max_games`` came first, 128 + the
     signal when interrupted (the games played are kept: the same command resumes).
@@ -197,7 +198,7 @@ def run_sprt(
     say = sys.stderr if json_output else sys.stdout
     progress = Progress(say, quiet)
     settings = MatchSettings(
-        time_control=TimeControl(move_ms=move_ms, startup_ms=startup_ms),
+        time_control=time_control or TimeControl(move_ms=move_ms, startup_ms=startup_ms),
         limits=Limits(),
         sandbox=sandbox,
     )

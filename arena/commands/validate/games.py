@@ -15,7 +15,7 @@ from arena.botspec import BotSpec
 from arena.commands.validate.probe import SILENCE_MS
 from arena.commands.validate.report import Report
 from arena.commands.validate.transcript import Transcript
-from arena.limits import Limits, SandboxMode, TimeControl
+from arena.limits import Limits, SandboxMode
 from arena.records import GameRecord
 from arena.referee import Match, MatchSettings
 from arena.rules import Role
@@ -37,7 +37,7 @@ def play_games(
     """``count`` games against ``random`` in one match, roles alternating (the bot is Order in
     the first); their records."""
     settings = MatchSettings(
-        time_control=TimeControl(move_ms=report.move_ms, startup_ms=report.startup_ms),
+        time_control=report.time_control,
         limits=limits,
         sandbox=mode,
     )
