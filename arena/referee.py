@@ -48,6 +48,7 @@ from arena.limits import (
 from arena.position import PLY_MOVES, Position, canonical
 from arena.process import BotProcess, Channels, WaitStatus, tapped_io
 from arena.protocol import (
+    FEATURES,
     NO_LAST_MOVE,
     TURN_PREFIX,
     VERSION_LINE,
@@ -55,6 +56,8 @@ from arena.protocol import (
     game_line,
     parse_ready,
     parse_reply,
+    parse_want,
+    time_line,
     turn_line,
     turn_suffix,
 )
@@ -73,6 +76,7 @@ __all__ = [
     "LOAD_PROBE_MS",
     "STARVED_SHARE",
     "TOO_LOADED_HINT",
+    "REPLAYED",
 ]
 
 STALL_MS = 50
@@ -89,6 +93,8 @@ STARVED_SHARE = 0.5
 """The share of the time past its deadline that a late bot's threads spent waiting for a CPU
 (summed over its threads) from which the machine's load, not the bot, made it late: the game is
 replayed instead of lost by ``timeout``."""
+REPLAYED = "replayed: "
+"""How a game's detail says that it was replayed (the machine too loaded to time a move)."""
 TOO_LOADED_HINT = (
     "use time_control.measure: cpu (--measure cpu), which charges bots their CPU time, or fewer"
     " workers"
@@ -129,6 +135,7 @@ class _Seat:
     stderr_left: str = ""  # the stderr tail of a process already stopped in this game
     version: str = ""  # identity of the program as it was when the current process started
     display_name: str = ""  # what the bot called itself in its last `ready` ("" if nothing)
+    wants: frozenset[str] = frozenset()  # the protocol extensions its process asked for
 
 
 def alternating_order_seats(games: int) -> list[int]:
@@ -225,6 +232,7 @@ class Match:
             seat.stderr_left += seat.process.take_stderr()
             seat.process = None
             seat.ready = False
+            seat.wants = frozenset()
 
     def _start(self, seat: _Seat) -> str | None:
         """Start a seat's process; the reason it could not start, or None."""
@@ -293,9 +301,13 @@ class Match:
         process = seat.process
         assert process is not None
         allowance = self.settings.time_control.startup_ms
+        wants: set[str] = set()
         while True:
             status, line, culprit = self.channels.wait_line(process, deadline)
             if culprit is None:
+                if status in _LINES and (feature := parse_want(line)) is not None:
+                    wants.add(feature)  # an extension asked for before `ready`
+                    continue
                 break
             other = self._seat_of(culprit)
             if other.ready:  # a started bot wrote (or died) while another one was starting
@@ -306,6 +318,7 @@ class Match:
         if status is WaitStatus.LINE and (name := parse_ready(line)) is not None:
             process.display_name = seat.display_name = name
             process.expecting = False
+            seat.wants = frozenset(wants & FEATURES)
             seat.ready = True
             seat.failed_startups = 0
             return
@@ -364,7 +377,7 @@ class Match:
                     raise _too_loaded(stalls, starved=isinstance(stall, _Starved)) from None
                 continue
             if stalls:
-                replayed = f"replayed: {'; '.join(stalls)}"
+                replayed = f"{REPLAYED}{'; '.join(stalls)}"
                 record.detail = f"{record.detail}; {replayed}" if record.detail else replayed
             return record
 
@@ -410,10 +423,17 @@ class Match:
             raise self._fault_outside_turn(self._seat_of(idle[1]), idle[0])
         for seat, role in ((order, Role.ORDER), (chaos, Role.CHAOS)):
             assert seat.process is not None
-            if not seat.process.send(game_line(role)):
+            if not seat.process.send(game_line(role) + self._extension_lines(seat)):
                 raise _GameOver(seat, Reason.CRASH, "exited (could not write `game` to it)")
         if self.settings.freeze_idle:
             self._freeze(chaos if first_mover is order else order)
+
+    def _extension_lines(self, seat: _Seat) -> bytes:
+        """What a bot that asked for extensions is told after ``game`` (nothing otherwise)."""
+        if "time" not in seat.wants:
+            return b""
+        tc = self.settings.time_control
+        return time_line(tc.clock_ms, tc.increment_ms, tc.move_ms, tc.measure.value)
 
     def _finish(self, order: _Seat, chaos: _Seat, record: GameRecord) -> None:
         self.channels.drain_all_stderr()
@@ -676,6 +696,7 @@ class Match:
 
 
 _STALL_NS = STALL_MS * 1_000_000
+_LINES = (WaitStatus.LINE, WaitStatus.EXTRA)  # a line came (and maybe more after it)
 _MIN_STARVED_NS = 5_000_000  # less run-queue delay than this explains no lateness
 
 
@@ -864,7 +885,7 @@ class _PersonMatch(Match):
         """Start the bot (if it is not running) and tell it its role."""
         self._ensure_ready((seat,))
         assert seat.process is not None
-        if not seat.process.send(game_line(role)):
+        if not seat.process.send(game_line(role) + self._extension_lines(seat)):
             raise _GameOver(seat, Reason.CRASH, "exited (could not write `game` to it)")
 
     def _bot_move(self, seat: _Seat, role: Role, board: Board) -> Move:

@@ -33,7 +33,7 @@ from arena.executors import (
 )
 from arena.limits import AffinityMode
 from arena.records import GameRecord
-from arena.referee import MatchSettings
+from arena.referee import REPLAYED, MatchSettings
 from arena.rules import RULES_VERSION, Reason
 from arena.schedule import MatchJob, plan_matches
 from arena.store import BotVersion, Store, VersionChange
@@ -133,6 +133,9 @@ class TournamentResult:
     """Games of this run lost by a fault."""
     harness_errors: list[str] = field(default_factory=list)
     """Failures of the harness in this run (their games were replayed)."""
+    replayed: int = 0
+    """Games of this run replayed from the start because the machine was too loaded to time a
+    move (the referee stalled, or a late bot had been waiting for a CPU), then played through."""
     changes: list[VersionChange] = field(default_factory=list)
     """Bots whose program or command changed since the store last saw them."""
     missing: int = 0
@@ -357,6 +360,7 @@ def _store_games(
         if new:  # told only once committed
             result.played += 1
             result.faults += event.record.reason.is_fault
+            result.replayed += REPLAYED in event.record.detail
             if observer is not None:
                 observer.game(event.record)
 

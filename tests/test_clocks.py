@@ -9,9 +9,13 @@ real pipes, real SQLite files.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import shutil
+import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,7 +23,7 @@ from conftest import TEST_BOTS_DIR, run_arena
 
 from arena.botspec import BotSpec
 from arena.config import config_from_dict
-from arena.errors import ConfigError
+from arena.errors import ConfigError, HarnessError
 from arena.limits import Measure, SandboxMode, TimeControl, parse_clock
 from arena.records import GameRecord
 from arena.referee import MatchSettings, play_match
@@ -186,3 +190,67 @@ def test_parse_clock() -> None:
     for bad in ("", "x", "0", "-1+1", "1+-1", "1+x"):
         with pytest.raises(ValueError, match="expected"):
             parse_clock(bad)
+
+
+# --- load: never charged to a bot ---------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def hogs(count: int, core: int | None) -> Iterator[None]:
+    """``count`` processes that compute without end (pinned to ``core`` when given), stopped at
+    the end whatever happens."""
+    pin = f"import os\nos.sched_setaffinity(0, {{{core}}})\n" if core is not None else ""
+    procs = [
+        subprocess.Popen([sys.executable, "-c", pin + "while True:\n    pass"])
+        for _ in range(count)
+    ]
+    try:
+        yield
+    finally:
+        for proc in procs:
+            proc.kill()
+        for proc in procs:
+            proc.wait(timeout=10)
+
+
+def test_a_bot_starved_of_cpu_is_replayed_in_wall_mode_and_judged_under_cpu(
+    tmp_path: Path,
+) -> None:
+    """A bot that computes 60% of its time, pinned to a core that three hogs share with it, is
+    late in wall time through no fault of its own: the game is replayed, and when the machine
+    stays that loaded the run says so, suggesting measure: cpu; under measure: cpu it plays."""
+    core = min(os.sched_getaffinity(0))
+    busy = spender(tmp_path, "busy", 60, "burn", core)
+    quick = spender(tmp_path, "quick", 0)
+    with hogs(3, core):
+        with pytest.raises(HarnessError, match="too loaded to referee fairly: use time_control"):
+            play(busy, quick, TimeControl(move_ms=100))
+        record = play(busy, quick, TimeControl(move_ms=100, measure=Measure.CPU))
+    assert record.reason is Reason.FULL, record.detail
+    assert max(record.ms[0::2]) < 100
+
+
+def test_a_sleeping_bot_is_late_whatever_the_load(tmp_path: Path) -> None:
+    core = min(os.sched_getaffinity(0))
+    sleeper = spender(tmp_path, "sleeper", 150, "sleep", core)
+    with hogs(1, core):
+        record = play(sleeper, spender(tmp_path, "q", 0), TimeControl(move_ms=100))
+    assert record.reason is Reason.TIMEOUT, record.detail
+
+
+# --- the negotiated extension ------------------------------------------------------------------
+
+
+def test_the_time_extension_is_sent_only_to_a_bot_that_asks(tmp_path: Path) -> None:
+    asks = spender(tmp_path, "asks", 0, "sleep", "-", "want")
+    plain = spender(tmp_path, "plain", 0)
+    record = play(asks, plain, TimeControl(clock_ms=5000, increment_ms=250, measure=Measure.CPU))
+    assert record.reason is Reason.FULL, record.detail
+    assert record.stderr_order.splitlines()[0] == "time clock 5000 250 cpu"
+    assert "time" not in record.stderr_chaos
+    (record,) = play_match(
+        plain, asks, [1], MatchSettings(time_control=TimeControl(), sandbox=SandboxMode.NONE)
+    )
+    assert record.reason is Reason.FULL, record.detail
+    assert record.stderr_order.splitlines()[0] == "time move 100 0 wall"
+    assert "time" not in record.stderr_chaos
