@@ -15,7 +15,7 @@ from arena.commands.stopping import exit_code, stopped_like_ctrl_c
 from arena.errors import ArenaError
 from arena.faults import DETAIL_WIDTH, shown_detail
 from arena.limits import AffinityMode, Limits, SandboxMode, TimeControl
-from arena.records import GameRecord
+from arena.records import GameRecord, TimeUse
 from arena.referee import Match, MatchSettings, alternating_order_seats
 from arena.rules import Role
 from arena.sandbox import resolve_mode
@@ -131,9 +131,11 @@ class MatchTally:
         self.faults: list[str] = []
         self.distinct: set[int] = set()  # hashes of the games' openings and moves
         self.display_names: dict[str, str] = {}  # what each bot called itself (`ready <name>`)
+        self.time_use = TimeUse()
 
     def add(self, game: GameRecord) -> None:
         self.games += 1
+        self.time_use.add(game)
         opening = tuple(game.opening)
         self.distinct.add(hash((game.order, game.chaos, opening, tuple(game.moves))))
         for name, display in ((game.order, game.order_display), (game.chaos, game.chaos_display)):
@@ -189,6 +191,9 @@ class MatchTally:
                 f"/{played[(name, Role.CHAOS)]}"
             )
         lines.append(self.elo_line())
+        if self.games:
+            lines.append("time used:")
+            lines.extend(f"  {self.time_use.line(name)}" for name in self.names)
         if self.fault_count:
             lines.append(f"faults ({self.fault_count}):")
             lines.extend(self.faults)

@@ -121,6 +121,12 @@ class _Terminal:
         self.draw(line)
 
 
+def _time_text(tc: TimeControl) -> str:
+    """``100 ms a move`` for the plain time control, else its whole description."""
+    plain = tc.clock_ms is None and tc.measure.value == "wall" and not tc.margin_ms
+    return f"{tc.move_ms} ms a move" if plain else tc.describe()
+
+
 def play_command(
     bot: str,
     person_role: Role,
@@ -161,7 +167,7 @@ def play_command(
         term = _Terminal(spec.name, person_role)
         print(
             f"You play {person_role.value.capitalize()} against {spec.name}"
-            f" ({person_role.other.value.capitalize()}, {tc.describe()}). Order moves first;"
+            f" ({person_role.other.value.capitalize()}, {_time_text(tc)}). Order moves first;"
             " five in a line wins for Order, a full board for Chaos."
         )
         term.draw("ply 0: the empty board")

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from arena.botspec import BotSpec
 from arena.errors import ArenaError
 from arena.limits import Limits, SandboxMode, TimeControl
-from arena.records import GameRecord
+from arena.records import GameRecord, TimeUse
 from arena.rules import RULES_VERSION, Role
 
 if TYPE_CHECKING:
@@ -73,6 +73,8 @@ class SprtRun:
     """Pairs found in the store when the run began."""
     next_slot: int = 0
     """The slot of the next pair (one past the highest stored): its opening's index."""
+    time_use: TimeUse = field(default_factory=TimeUse)
+    """Each bot's time per move and clock left, over every game of the test."""
 
     @property
     def pairs(self) -> int:
@@ -84,6 +86,7 @@ class SprtRun:
         self.counts[score] += 1
         pair = self.pairs
         for game, record in ((2 * pair - 1, first), (2 * pair, second)):
+            self.time_use.add(record)
             key = (record.winner_name, record.winner)
             self.wins[key] = self.wins.get(key, 0) + 1
             if record.reason.is_fault:
@@ -332,6 +335,9 @@ class SprtSummary:
     nelo_ci95: float | None
     faults: int
     """Games lost by a fault (``arena faults DB`` lists them)."""
+    time_use: dict[str, dict[str, float | None]]
+    """Each bot's ``median_ms`` and ``max_ms`` per move, and under a clock its clock left at
+    the end of its games (``clock_end_median_ms``, ``clock_end_least_ms``)."""
     db: str
     interrupted: str | None = None
     """The signal that stopped the run (``SIGINT``...), or None."""
@@ -374,6 +380,7 @@ def _summary(
         nelo=_finite(e.nelo),
         nelo_ci95=_finite(e.nelo_ci95),
         faults=run.fault_count,
+        time_use={name: run.time_use.stats(name) for name in (run.a, run.b)},
         db=str(path),
         interrupted=None if stopped is None else signal.Signals(stopped).name,
     )
@@ -404,6 +411,9 @@ def _print_summary(s: SprtSummary, run: SprtRun) -> None:
     for name in (a, b):
         w = s.wins[name]
         print(f"  {name}: {w['order']} wins as Order, {w['chaos']} as Chaos")
+    if s.games:
+        for name in (a, b):
+            print(f"  time used by {run.time_use.line(name)}")
     if run.fault_count:
         print(f"  faults: {run.fault_count} (arena faults {s.db})")
         for line in run.faults:

@@ -103,6 +103,9 @@ class Report:
         times = self.move_times_ms
         data["move_ms_median"] = statistics.median(times) if times else None
         data["move_ms_max"] = max(times) if times else None
+        left = self.clocks_left_ms
+        data["clock_left_ms_least"] = min(left) if left else None
+        data.pop("clocks_left_ms")
         return data
 
 
