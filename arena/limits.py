@@ -91,9 +91,9 @@ def parse_clock(text: str) -> tuple[int, int]:
 
     A clock without ``+`` has no increment.
     """
-    base, _, inc = text.strip().partition("+")
+    base, plus, inc = text.strip().partition("+")
     try:
-        clock_s, inc_s = float(base), float(inc) if inc else 0.0
+        clock_s, inc_s = float(base), float(inc) if plus else 0.0
     except ValueError:
         expected = "expected SECONDS or SECONDS+INCREMENT (e.g. 60+0.5)"
         raise ValueError(f"{expected}, got {text!r}") from None

@@ -85,6 +85,17 @@ class GameRecord:
         """The role whose bot lost by a fault, if any."""
         return self.winner.other if self.reason.is_fault else None
 
+    def clocks_after(self, move: int) -> tuple[float, float] | None:
+        """Order's and Chaos's clocks left after the bots' move ``move`` (0-based, in ``moves``;
+        -1: at the start); None without a clock."""
+        if self.clock_ms is None or self.clock_start_ms is None:
+            return None
+        clocks = [float(self.clock_start_ms)] * 2
+        first = len(self.opening) & 1  # 0: Order moved first
+        for i, left in enumerate(self.clock_ms[: move + 1]):
+            clocks[(first + i) & 1] = left
+        return clocks[0], clocks[1]
+
     def to_json(self) -> dict[str, Any]:
         """The record as JSON-ready data (lists shared, not copied: this runs once per game)."""
         data = {name: getattr(self, name) for name in _FIELD_NAMES}

@@ -21,7 +21,9 @@ from pathlib import Path
 import pytest
 from conftest import TEST_BOTS_DIR, run_arena
 
+from arena import boardview
 from arena.botspec import BotSpec
+from arena.commands.replay import frame_lines
 from arena.config import config_from_dict
 from arena.errors import ConfigError, HarnessError
 from arena.limits import Measure, SandboxMode, TimeControl, parse_clock
@@ -187,7 +189,7 @@ def test_parse_clock() -> None:
     assert parse_clock("60+0.5") == (60000, 500)
     assert parse_clock("2") == (2000, 0)
     assert parse_clock("0.1+0.01") == (100, 10)
-    for bad in ("", "x", "0", "-1+1", "1+-1", "1+x"):
+    for bad in ("", "x", "0", "-1+1", "1+-1", "1+x", "1+", "nan", "inf+1"):
         with pytest.raises(ValueError, match="expected"):
             parse_clock(bad)
 
@@ -254,3 +256,36 @@ def test_the_time_extension_is_sent_only_to_a_bot_that_asks(tmp_path: Path) -> N
     assert record.reason is Reason.FULL, record.detail
     assert record.stderr_order.splitlines()[0] == "time move 100 0 wall"
     assert "time" not in record.stderr_chaos
+
+
+# --- what users see ------------------------------------------------------------------------------
+
+
+def test_the_replay_shows_each_moves_time_and_both_clocks() -> None:
+    record = GameRecord(
+        "a", "b", Role.CHAOS, Reason.TIMEOUT, moves=["a1X", "b1O"], ms=[100.0, 250.5],
+        opening=["f6O"], clock_ms=[1400.0, 1249.5], clock_start_ms=1500, measure="cpu",
+    )  # fmt: skip
+    frames = boardview.frames(record.moves, record.opening)
+    assert frame_lines(record, frames, 1)[1] == "ply 1/3: opening played f6O"
+    line = frame_lines(record, frames, 2)[1]
+    assert line == "ply 2/3: Chaos played a1X in 100.0 ms (cpu); clocks: Order 1.50 s, Chaos 1.40 s"
+    assert "clocks: Order 1.25 s, Chaos 1.40 s" in frame_lines(record, frames, 3)[1]
+
+
+def test_match_with_a_clock_summarises_time_use(tmp_path: Path) -> None:
+    programs = []
+    for name, ms in (("slow", 20), ("quick", 1)):
+        program = tmp_path / name
+        source = (TEST_BOTS_DIR / "spender.py").read_text()
+        program.write_text(f"#!{sys.executable}\nimport sys\nsys.argv[1:] = ['{ms}']\n{source}")
+        program.chmod(0o755)
+        programs.append(program)
+    result = run_arena(*["match", *programs, "--clock", "2+0.1", "--sandbox", "none"])
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    used = lines[lines.index("time used:") + 1 :][:2]
+    assert all("ms a move (median)" in line and "clock left at the end" in line for line in used)
+    assert "no faults" in result.stdout
+    bad = run_arena("match", "random", "greedy", "--clock", "1+")
+    assert bad.returncode == 2 and "--clock" in bad.stderr
