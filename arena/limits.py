@@ -20,6 +20,8 @@ __all__ = [
     "CPU_WALL_MARGIN_MS",
 ]
 
+_BOT_MOVES = 18
+"""The most moves one bot makes in a game (half of the 36 cells)."""
 CPU_WALL_FACTOR = 3
 """Under ``measure: cpu``, a move may take at most this many times its CPU budget in wall time
 (plus ``CPU_WALL_MARGIN_MS``): a bot that sleeps or blocks is still bounded."""
@@ -68,6 +70,24 @@ class TimeControl:
     def budget_ms(self) -> int:
         """The time of a move when the bot has no clock, or the clock at the start."""
         return self.move_ms if self.clock_ms is None else self.clock_ms
+
+    def bot_game_ms(self) -> int:
+        """The most time one bot may be charged in one game (its moves' times, or its clock and
+        every increment it can earn), without the margin."""
+        if self.clock_ms is None:
+            return _BOT_MOVES * self.move_ms
+        return self.clock_ms + _BOT_MOVES * self.increment_ms
+
+    def longest_moves_ms(self) -> int:
+        """The longest the moves of one game can take in wall time when no bot is at fault and
+        the harness is well (a watchdog adds start-ups and its own margin): in wall mode both
+        bots' whole allowances; under ``measure: cpu`` every move up to its wall-clock cap."""
+        margin = 2 * _BOT_MOVES * self.margin_ms
+        if self.measure is Measure.WALL:
+            return 2 * self.bot_game_ms() + margin
+        most = self.move_ms if self.clock_ms is None else self.bot_game_ms()  # one move's CPU
+        per_move = CPU_WALL_FACTOR * (most + self.margin_ms) + CPU_WALL_MARGIN_MS
+        return 2 * _BOT_MOVES * per_move
 
     def definition(self) -> dict[str, object]:
         """What a store keeps of it: every field, but ``measure`` only when it is not the

@@ -202,7 +202,7 @@ class Match:
         --transcript``). Set it before the games; unset, it costs nothing in the game loop."""
         tc = self.settings.time_control
         # RLIMIT_CPU only stops a runaway: allow every move its full time on every core.
-        worst_case = expected_games * (CELLS // 2 + 1) * tc.move_ms / 1000 * (os.cpu_count() or 1)
+        worst_case = expected_games * tc.bot_game_ms() / 1000 * (os.cpu_count() or 1)
         self._cpu_seconds = self.settings.limits.cpu_seconds or int(
             60 + tc.startup_ms / 1000 * 4 + worst_case
         )
