@@ -289,3 +289,35 @@ def test_match_with_a_clock_summarises_time_use(tmp_path: Path) -> None:
     assert "no faults" in result.stdout
     bad = run_arena("match", "random", "greedy", "--clock", "1+")
     assert bad.returncode == 2 and "--clock" in bad.stderr
+
+
+def test_a_loaded_tournament_charges_no_timeout_under_cpu(tmp_path: Path) -> None:
+    """Four CPU hogs beside a 2-worker tournament on this machine: bots that burn half of their
+    time in CPU lose no game on time under measure: cpu, whatever the wall clock says."""
+    program = tmp_path / "spender.py"
+    shutil.copyfile(TEST_BOTS_DIR / "spender.py", program)
+    bots = [
+        {"name": f"half{i}", "command": [sys.executable, str(program), str(ms), "burn"]}
+        for i, ms in enumerate((40, 60))
+    ]
+    config = {
+        "name": "loaded",
+        "bots": bots,
+        "games_per_pairing": 2,
+        "time_control": {"move_ms": 100, "measure": "cpu"},
+        "workers": 2,
+        "sandbox": "none",
+        "db": str(tmp_path / "t.sqlite"),
+    }
+    path = tmp_path / "t.yaml"
+    path.write_text(json.dumps(config))
+    with hogs(4, None):
+        result = run_arena("tournament", path, "--quiet", "--force-workers", timeout=600)
+    assert result.returncode == 0, result.stderr
+    out = tmp_path / "games.jsonl"
+    assert run_arena("export", tmp_path / "t.sqlite", "--out", out).returncode == 0
+    records = [GameRecord.from_json(json.loads(line)) for line in out.read_text().splitlines()]
+    assert len(records) == 4
+    for record in records:
+        assert record.reason is Reason.FULL and record.measure == "cpu", record.detail
+        assert max(record.ms) < 100
