@@ -185,14 +185,16 @@ def render_rich(frame: Frame) -> Text:
     return text
 
 
-def describe(frame: Frame, total: int) -> str:
-    """One line under the board: the ply, who played what, and the result when it is over."""
+def describe(frame: Frame, total: int, note: str = "") -> str:
+    """One line under the board: the ply, who played what (then ``note``, e.g. how long it
+    took), and the result when it is over."""
     if frame.ply == 0:
         head = f"ply 0/{total}: the empty board"
     else:
         assert frame.last is not None and frame.mover is not None
         who = "opening" if frame.in_opening else frame.mover.value.capitalize()
         head = f"ply {frame.ply}/{total}: {who} played {frame.last}"
+    head += note
     if frame.outcome is not None:
         head += "; " + result_line(frame)
     return head

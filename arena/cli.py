@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 import typer.core
 
-from arena.limits import AffinityMode, Limits, SandboxMode, TimeControl, least
+from arena.limits import AffinityMode, Limits, Measure, SandboxMode, TimeControl, least, parse_clock
 
 # The choices of options, as Typer wants them: enums of the values. They mirror the library's
 # (``arena.rules.Reason``, ``FAULT_REASONS``, ``Role``; ``arena.commands.new_bot.Language``)
@@ -155,6 +155,42 @@ StartupMsOption = Annotated[
     ),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON (for scripts).")]
+ClockOption = Annotated[
+    str | None,
+    typer.Option(
+        metavar="SECONDS[+INC]",
+        help="A game clock per bot with a Fischer increment, e.g. 60+0.5 (replaces --move-ms).",
+    ),
+]
+MeasureOption = Annotated[
+    Measure,
+    typer.Option(help="Charge each move wall time, or the CPU time of the bot's processes."),
+]
+MarginMsOption = Annotated[
+    int, typer.Option(min=0, help="Lateness within this many ms is not a loss.")
+]
+
+
+def _time_control(
+    move_ms: int, startup_ms: int, clock: str | None, measure: Measure, margin_ms: int
+) -> TimeControl:
+    """The time control the options describe (a bad --clock is a usage error, in one line)."""
+    clock_ms, increment_ms = None, 0
+    if clock is not None:
+        try:
+            clock_ms, increment_ms = parse_clock(clock)
+        except ValueError as exc:
+            raise typer.BadParameter(str(exc), param_hint="'--clock'") from None
+    return TimeControl(
+        move_ms=move_ms,
+        startup_ms=startup_ms,
+        clock_ms=clock_ms,
+        increment_ms=increment_ms,
+        measure=measure,
+        margin_ms=margin_ms,
+    )
+
+
 AllVersionsOption = Annotated[
     bool,
     typer.Option(
@@ -203,6 +239,9 @@ def match(
         int, typer.Option(min=1, metavar="N", help="Games to play; roles alternate.")
     ] = 2,
     move_ms: MoveMsOption = 100,
+    clock: ClockOption = None,
+    measure: MeasureOption = Measure.WALL,
+    margin_ms: MarginMsOption = 0,
     startup_ms: StartupMsOption = 5000,
     seed: Annotated[
         int, typer.Option(metavar="N", help="Seed given to the bots (ARENA_SEED).")
@@ -248,6 +287,7 @@ def match(
         games=games,
         move_ms=move_ms,
         startup_ms=startup_ms,
+        time_control=_time_control(move_ms, startup_ms, clock, measure, margin_ms),
         seed=seed,
         record=record,
         sandbox=sandbox,
@@ -467,6 +507,9 @@ def validate(
         int, typer.Option(min=1, metavar="N", help="Games in each role against random.")
     ] = 3,
     move_ms: MoveMsOption = 100,
+    clock: ClockOption = None,
+    measure: MeasureOption = Measure.WALL,
+    margin_ms: MarginMsOption = 0,
     startup_ms: StartupMsOption = 5000,
     sandbox: SandboxOption = SandboxMode.AUTO,
     transcript: Annotated[
@@ -491,6 +534,7 @@ def validate(
             games=games,
             move_ms=move_ms,
             startup_ms=startup_ms,
+            time_control=_time_control(move_ms, startup_ms, clock, measure, margin_ms),
             sandbox=sandbox,
             json_output=json_output,
             transcript=transcript,
@@ -561,6 +605,9 @@ def sprt(
         int, typer.Option(min=2, metavar="N", help="Stop undecided after this many games.")
     ] = 20000,
     move_ms: MoveMsOption = 100,
+    clock: ClockOption = None,
+    measure: MeasureOption = Measure.WALL,
+    margin_ms: MarginMsOption = 0,
     startup_ms: StartupMsOption = 5000,
     openings: Annotated[
         int,
@@ -608,6 +655,7 @@ def sprt(
             max_games=max_games,
             move_ms=move_ms,
             startup_ms=startup_ms,
+            time_control=_time_control(move_ms, startup_ms, clock, measure, margin_ms),
             openings=openings,
             db=db,
             seed=seed,
@@ -695,6 +743,9 @@ def play(
     move_ms: Annotated[
         int, typer.Option(min=1, metavar="MS", help="The bot's time per move in ms.")
     ] = 100,
+    clock: ClockOption = None,
+    measure: MeasureOption = Measure.WALL,
+    margin_ms: MarginMsOption = 0,
     db: Annotated[
         Path | None,
         typer.Option(
@@ -716,7 +767,11 @@ def play(
     from arena.commands.play import play_command
     from arena.rules import Role
 
-    play_command(bot, Role(role.value), move_ms=move_ms, db=db, seed=seed, sandbox=sandbox)
+    time_control = _time_control(move_ms, 5000, clock, measure, margin_ms)
+    play_command(
+        bot, Role(role.value), move_ms=move_ms, db=db, seed=seed, sandbox=sandbox,
+        time_control=time_control,
+    )  # fmt: skip
 
 
 @app.command(cls=_Command)

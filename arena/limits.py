@@ -7,7 +7,26 @@ import enum
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["TimeControl", "Limits", "SandboxMode", "AffinityMode", "minimum_of", "least"]
+__all__ = [
+    "TimeControl",
+    "Measure",
+    "Limits",
+    "SandboxMode",
+    "AffinityMode",
+    "minimum_of",
+    "least",
+    "parse_clock",
+    "CPU_WALL_FACTOR",
+    "CPU_WALL_MARGIN_MS",
+]
+
+_BOT_MOVES = 18
+"""The most moves one bot makes in a game (half of the 36 cells)."""
+CPU_WALL_FACTOR = 3
+"""Under ``measure: cpu``, a move may take at most this many times its CPU budget in wall time
+(plus ``CPU_WALL_MARGIN_MS``): a bot that sleeps or blocks is still bounded."""
+CPU_WALL_MARGIN_MS = 500
+"""The margin of the wall-clock cap of a move under ``measure: cpu``."""
 
 
 def _at_least(default: int | None, minimum: int, why: str) -> Any:
@@ -20,14 +39,87 @@ def minimum_of(field: dataclasses.Field[Any]) -> tuple[int, str]:
     return int(field.metadata.get("minimum", 1)), str(field.metadata.get("why", ""))
 
 
+class Measure(enum.StrEnum):
+    """What a move is charged: ``wall`` time from `turn` to the reply, or the ``cpu`` time of
+    the bot's whole process tree (its own work, whatever the machine's load)."""
+
+    WALL = "wall"
+    CPU = "cpu"
+
+
 @dataclass(frozen=True)
 class TimeControl:
-    """How long a bot may take."""
+    """How long a bot may take: a fixed time per move, or a game clock with an increment."""
 
     move_ms: int = 100
-    """Time for each move, measured from sending `turn` to the arrival of the reply line."""
+    """Time for each move, measured from sending `turn` to the arrival of the reply line (not
+    used under a clock)."""
     startup_ms: int = _at_least(5000, 100, "no bot process starts in less")
     """Time from starting the process to its `ready` line."""
+    clock_ms: int | None = None
+    """A game clock per bot (None: a fixed ``move_ms`` per move). Each move's time is taken off
+    the mover's clock; a move that takes more than is left loses by ``timeout``."""
+    increment_ms: int = _at_least(0, 0, "")
+    """Added to the mover's clock after each of its moves (Fischer increment; clock only)."""
+    measure: Measure = Measure.WALL
+    """What a move is charged: wall time, or the CPU time of the bot's process tree."""
+    margin_ms: int = _at_least(0, 0, "")
+    """Lateness within this many ms is not a loss (cutechess-cli's ``timemargin``)."""
+
+    @property
+    def budget_ms(self) -> int:
+        """The time of a move when the bot has no clock, or the clock at the start."""
+        return self.move_ms if self.clock_ms is None else self.clock_ms
+
+    def bot_game_ms(self) -> int:
+        """The most time one bot may be charged in one game (its moves' times, or its clock and
+        every increment it can earn), without the margin."""
+        if self.clock_ms is None:
+            return _BOT_MOVES * self.move_ms
+        return self.clock_ms + _BOT_MOVES * self.increment_ms
+
+    def longest_moves_ms(self) -> int:
+        """The longest the moves of one game can take in wall time when no bot is at fault and
+        the harness is well (a watchdog adds start-ups and its own margin): in wall mode both
+        bots' whole allowances; under ``measure: cpu`` every move up to its wall-clock cap."""
+        margin = 2 * _BOT_MOVES * self.margin_ms
+        if self.measure is Measure.WALL:
+            return 2 * self.bot_game_ms() + margin
+        most = self.move_ms if self.clock_ms is None else self.bot_game_ms()  # one move's CPU
+        per_move = CPU_WALL_FACTOR * (most + self.margin_ms) + CPU_WALL_MARGIN_MS
+        return 2 * _BOT_MOVES * per_move
+
+    def definition(self) -> dict[str, object]:
+        """What a store keeps of it: every field, but ``measure`` only when it is not the
+        default (so that stores written before it existed stay resumable)."""
+        data: dict[str, object] = dataclasses.asdict(self)
+        data["measure"] = None if self.measure is Measure.WALL else self.measure.value
+        return data
+
+    def describe(self) -> str:
+        """One line: ``100 ms/move (wall)``, ``clock 60000+500 ms (cpu)``."""
+        if self.clock_ms is None:
+            what = f"{self.move_ms} ms/move"
+        else:
+            what = f"clock {self.clock_ms}+{self.increment_ms} ms"
+        margin = f", margin {self.margin_ms} ms" if self.margin_ms else ""
+        return f"{what} ({self.measure.value}{margin})"
+
+
+def parse_clock(text: str) -> tuple[int, int]:
+    """``60+0.5`` (seconds, cutechess style) -> ``(60000, 500)`` ms; ValueError if it is not one.
+
+    A clock without ``+`` has no increment.
+    """
+    base, plus, inc = text.strip().partition("+")
+    try:
+        clock_s, inc_s = float(base), float(inc) if plus else 0.0
+    except ValueError:
+        expected = "expected SECONDS or SECONDS+INCREMENT (e.g. 60+0.5)"
+        raise ValueError(f"{expected}, got {text!r}") from None
+    if not (0 < clock_s < 10**7) or not (0 <= inc_s < 10**7):
+        raise ValueError(f"expected a clock > 0 and an increment >= 0 seconds, got {text!r}")
+    return round(clock_s * 1000), round(inc_s * 1000)
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,11 @@ Harness to bot: ``arena 1``, ``game order|chaos``, ``turn <board> <last> <ms>``,
 ``end win|loss <reason>``, ``quit``. Bot to harness: ``ready [name]`` once, then one move line
 (``c4X``) per ``turn``. Lines end in ``\\n``; a ``\\r`` before it is accepted from bots.
 
+Extensions are negotiated: a bot asks with ``want <feature>`` lines before its ``ready``, and
+only a bot that asked ever sees their lines. One exists: ``want time``, answered after each
+``game`` line by ``time clock <start_ms> <increment_ms> <measure>`` or ``time move <move_ms> 0
+<measure>``.
+
 Anything a bot wrote is shown to people (fault details, stderr tails, exports) only through
 ``escape`` or ``quote``: a bot must not be able to move the cursor, clear the screen or forge a
 line of output on the user's terminal.
@@ -31,6 +36,9 @@ __all__ = [
     "turn_line",
     "turn_suffix",
     "end_line",
+    "parse_want",
+    "time_line",
+    "FEATURES",
     "strip_eol",
     "line_end",
     "OVERLONG",
@@ -68,6 +76,25 @@ def turn_suffix(ms: int) -> bytes:
 def turn_line(board: bytes, last: bytes, ms: int) -> bytes:
     """``turn <36 chars> <last move or -> <ms>``."""
     return TURN_PREFIX + board + b" " + last + turn_suffix(ms)
+
+
+FEATURES = frozenset({"time"})
+"""The extensions a bot may ask for with ``want <feature>`` before its ``ready``."""
+_WANT = re.compile(rb"want[ \t]+([a-z]{1,32})[ \t]*")
+
+
+def parse_want(line: bytes) -> str | None:
+    """The feature a ``want <feature>`` line asks for (known or not); None if it is not one."""
+    match = _WANT.fullmatch(strip_eol(line))
+    return None if match is None else match.group(1).decode("ascii")
+
+
+def time_line(clock_ms: int | None, increment_ms: int, move_ms: int, measure: str) -> bytes:
+    """``time clock <start_ms> <increment_ms> <measure>`` under a game clock, else ``time move
+    <move_ms> 0 <measure>``: the extension ``want time`` asks for, sent after each ``game``."""
+    if clock_ms is None:
+        return b"time move %d 0 %s\n" % (move_ms, measure.encode())
+    return b"time clock %d %d %s\n" % (clock_ms, increment_ms, measure.encode())
 
 
 def end_line(won: bool, reason: Reason) -> bytes:

@@ -14,7 +14,7 @@ from arena.commands.stopping import exit_code, stopped_like_ctrl_c
 from arena.errors import ArenaError
 from arena.launch.sandbox import resolve_mode
 from arena.limits import AffinityMode, Limits, SandboxMode, TimeControl
-from arena.records import GameRecord
+from arena.records import GameRecord, TimeUse
 from arena.referee.match import Match, MatchSettings, alternating_order_seats
 from arena.referee.verdicts import DETAIL_WIDTH, shown_detail
 from arena.rules import Role
@@ -42,12 +42,14 @@ def run_match(
     freeze_idle: bool,
     quiet: bool,
     openings: int = 0,
+    time_control: TimeControl | None = None,
 ) -> MatchTally:
     """Play the match, streaming records to ``record``; memory does not grow with ``games``.
 
     ``openings``: each pair of games (both role assignments) starts from the same seeded random
     position of that many plies (``arena.tournament.schedule.opening_for``, as in a tournament), so
-    that deterministic bots do not replay one game over and over.
+    that deterministic bots do not replay one game over and over. ``time_control``: a clock, a
+    measure or a margin (``move_ms`` and ``startup_ms`` alone when None).
     """
     spec_a, spec_b = resolve_bot(bot_a), resolve_bot(bot_b)  # as validate and sprt name them
     if spec_a.name == spec_b.name:
@@ -60,7 +62,7 @@ def run_match(
             file=sys.stderr,
         )
     settings = MatchSettings(
-        time_control=TimeControl(move_ms=move_ms, startup_ms=startup_ms),
+        time_control=time_control or TimeControl(move_ms=move_ms, startup_ms=startup_ms),
         limits=Limits(memory_mb=memory_mb),
         sandbox=mode,
         freeze_idle=freeze_idle,
@@ -129,9 +131,11 @@ class MatchTally:
         self.faults: list[str] = []
         self.distinct: set[int] = set()  # hashes of the games' openings and moves
         self.display_names: dict[str, str] = {}  # what each bot called itself (`ready <name>`)
+        self.time_use = TimeUse()
 
     def add(self, game: GameRecord) -> None:
         self.games += 1
+        self.time_use.add(game)
         opening = tuple(game.opening)
         self.distinct.add(hash((game.order, game.chaos, opening, tuple(game.moves))))
         for name, display in ((game.order, game.order_display), (game.chaos, game.chaos_display)):
@@ -187,6 +191,9 @@ class MatchTally:
                 f"/{played[(name, Role.CHAOS)]}"
             )
         lines.append(self.elo_line())
+        if self.games:
+            lines.append("time used:")
+            lines.extend(f"  {self.time_use.line(name)}" for name in self.names)
         if self.fault_count:
             lines.append(f"faults ({self.fault_count}):")
             lines.extend(self.faults)

@@ -121,6 +121,12 @@ class _Terminal:
         self.draw(line)
 
 
+def _time_text(tc: TimeControl) -> str:
+    """``100 ms a move`` for the plain time control, else its whole description."""
+    plain = tc.clock_ms is None and tc.measure.value == "wall" and not tc.margin_ms
+    return f"{tc.move_ms} ms a move" if plain else tc.describe()
+
+
 def play_command(
     bot: str,
     person_role: Role,
@@ -129,11 +135,13 @@ def play_command(
     db: Path | None,
     seed: int,
     sandbox: SandboxMode,
+    time_control: TimeControl | None = None,
 ) -> None:
-    """Play one game of a person against ``bot``, and store it in ``db`` if given."""
+    """Play one game of a person against ``bot``, and store it in ``db`` if given
+    (``time_control``: a clock, measure or margin for the bot; ``move_ms`` alone when None)."""
     from arena.launch.sandbox import resolve_mode
-    from arena.referee.match import MatchSettings, play_person
-    from arena.store.database import Store, store_files
+    from arena.referee import MatchSettings, play_person
+    from arena.store import Store, store_files
 
     spec = BotSpec.resolve(bot)
     person = PERSON if spec.name != PERSON else PERSON + "-2"
@@ -147,7 +155,8 @@ def play_command(
     from arena.launch.sandbox import check_launchable
 
     check_launchable(spec, mode)  # a bot this machine cannot start: one line, before the board
-    settings = MatchSettings(time_control=TimeControl(move_ms=move_ms), sandbox=mode)
+    tc = time_control or TimeControl(move_ms=move_ms)
+    settings = MatchSettings(time_control=tc, sandbox=mode)
     created = db is not None and not db.exists()  # removed again if the game is not stored
     store = Store.open(db) if db is not None else None  # a bad path fails before the game
     stored = False
@@ -160,7 +169,7 @@ def play_command(
         term = _Terminal(spec.name, person_role)
         print(
             f"You play {person_role.value.capitalize()} against {spec.name}"
-            f" ({person_role.other.value.capitalize()}, {move_ms} ms a move). Order moves first;"
+            f" ({person_role.other.value.capitalize()}, {_time_text(tc)}). Order moves first;"
             " five in a line wins for Order, a full board for Chaos."
         )
         term.draw("ply 0: the empty board")

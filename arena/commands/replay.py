@@ -127,7 +127,16 @@ def frame_lines(
     """The frame at ``index`` and the line under it (the fault, at the end of a faulted game)."""
     frame = frames[index]
     total = len(frames) - 1
-    line = boardview.describe(frame, total)
+    note = ""
+    move = index - len(record.opening) - 1  # among the bots' own moves
+    if 0 <= move < len(record.ms):
+        note += f" in {record.ms[move]:.1f} ms"
+        if record.measure != "wall":
+            note += f" ({record.measure})"
+    clocks = record.clocks_after(move) if index > len(record.opening) else None
+    if clocks is not None:
+        note += f"; clocks: Order {clocks[0] / 1000:.2f} s, Chaos {clocks[1] / 1000:.2f} s"
+    line = boardview.describe(frame, total, note)
     if index == total and record.reason not in (Reason.FIVE, Reason.FULL):
         line += "; " + _fault_line(record)
     return frame, line

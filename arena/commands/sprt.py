@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from arena.botspec import BotSpec
 from arena.errors import ArenaError
 from arena.limits import Limits, SandboxMode, TimeControl
-from arena.records import GameRecord
+from arena.records import GameRecord, TimeUse
 from arena.rules import RULES_VERSION, Role
 
 if TYPE_CHECKING:
@@ -72,6 +72,8 @@ class SprtRun:
     """Pairs found in the store when the run began."""
     next_slot: int = 0
     """The slot of the next pair (one past the highest stored): its opening's index."""
+    time_use: TimeUse = field(default_factory=TimeUse)
+    """Each bot's time per move and clock left, over every game of the test."""
 
     @property
     def pairs(self) -> int:
@@ -83,6 +85,7 @@ class SprtRun:
         self.counts[score] += 1
         pair = self.pairs
         for game, record in ((2 * pair - 1, first), (2 * pair, second)):
+            self.time_use.add(record)
             key = (record.winner_name, record.winner)
             self.wins[key] = self.wins.get(key, 0) + 1
             if record.reason.is_fault:
@@ -111,7 +114,7 @@ def definition(a: str, b: str, settings: MatchSettings, openings: int, seed: int
     return {
         "sprt": [a, b],
         "seed": seed,
-        "time_control": dataclasses.asdict(settings.time_control),
+        "time_control": settings.time_control.definition(),
         "limits": dataclasses.asdict(settings.limits),
         "openings": {"random_plies": openings} if openings else None,
         "rules": RULES_VERSION,
@@ -172,6 +175,7 @@ def run_sprt(
     json_output: bool,
     quiet: bool,
     fresh: bool = False,
+    time_control: TimeControl | None = None,
 ) -> int:
     """The command; 0 when a hypothesis was accepted, 1 when ``max_games`` came first, 128 + the
     signal when interrupted (the games played are kept: the same command resumes).
@@ -196,7 +200,7 @@ def run_sprt(
     say = sys.stderr if json_output else sys.stdout
     progress = Progress(say, quiet)
     settings = MatchSettings(
-        time_control=TimeControl(move_ms=move_ms, startup_ms=startup_ms),
+        time_control=time_control or TimeControl(move_ms=move_ms, startup_ms=startup_ms),
         limits=Limits(),
         sandbox=sandbox,
     )
@@ -332,6 +336,9 @@ class SprtSummary:
     nelo_ci95: float | None
     faults: int
     """Games lost by a fault (``arena faults DB`` lists them)."""
+    time_use: dict[str, dict[str, float | None]]
+    """Each bot's ``median_ms`` and ``max_ms`` per move, and under a clock its clock left at
+    the end of its games (``clock_end_median_ms``, ``clock_end_least_ms``)."""
     db: str
     interrupted: str | None = None
     """The signal that stopped the run (``SIGINT``...), or None."""
@@ -374,6 +381,7 @@ def _summary(
         nelo=_finite(e.nelo),
         nelo_ci95=_finite(e.nelo_ci95),
         faults=run.fault_count,
+        time_use={name: run.time_use.stats(name) for name in (run.a, run.b)},
         db=str(path),
         interrupted=None if stopped is None else signal.Signals(stopped).name,
     )
@@ -404,6 +412,9 @@ def _print_summary(s: SprtSummary, run: SprtRun) -> None:
     for name in (a, b):
         w = s.wins[name]
         print(f"  {name}: {w['order']} wins as Order, {w['chaos']} as Chaos")
+    if s.games:
+        for name in (a, b):
+            print(f"  time used by {run.time_use.line(name)}")
     if run.fault_count:
         print(f"  faults: {run.fault_count} (arena faults {s.db})")
         for line in run.faults:

@@ -207,6 +207,7 @@ def run_submit(
         startup_ms=config.time_control.startup_ms,
         sandbox=config.sandbox,
         limits=config.limits,
+        time_control=config.time_control,  # the tournament's clock and measure too
     )
     if not report.ok:
         if json_output:

@@ -20,6 +20,7 @@ from arena.errors import ArenaError
 from arena.launch.sandbox import resolve_mode
 from arena.limits import AffinityMode, SandboxMode
 from arena.records import GameRecord
+from arena.referee.match import TOO_LOADED_HINT
 from arena.store.database import VersionChange
 from arena.tournament.affinity import core_count
 from arena.tournament.executors import ExecutorStatus, executor_names
@@ -357,9 +358,17 @@ def run_tournament_command(
         plural = ProgressDisplay.plural
         console.print(
             f"{plural(result.played, 'game')} played this run, {result.already} resumed; "
-            f"{plural(len(result.harness_errors), 'harness error')}. "
-            f"Results: {escape(str(config.db))}"
+            f"{plural(len(result.harness_errors), 'harness error')}"
+            + (
+                f", {plural(result.replayed, 'game')} replayed (the machine too loaded to time"
+                " a move)"
+                if result.replayed
+                else ""
+            )
+            + f". Results: {escape(str(config.db))}"
         )
+        if any(TOO_LOADED_HINT in error for error in result.harness_errors):
+            console.print(f"The machine was too loaded to referee in wall time: {TOO_LOADED_HINT}.")
         console.print(
             f"{result.distinct} distinct {'game' if result.distinct == 1 else 'games'}"
             f" of {result.total}"

@@ -36,7 +36,7 @@ from arena.config.context import (
 )
 from arena.config.model import TournamentConfig, in_store_folder, store_folder_problem
 from arena.errors import BotSpecError
-from arena.limits import AffinityMode, Limits, SandboxMode, TimeControl, minimum_of
+from arena.limits import AffinityMode, Limits, Measure, SandboxMode, TimeControl, minimum_of
 from arena.tournament.affinity import core_count
 from arena.tournament.executors import DEFAULT_EXECUTOR, executor_names
 from arena.tournament.schedule import FORMATS, MAX_GAMES, MAX_OPENING_PLIES, pairing_count
@@ -280,13 +280,34 @@ def _section(ctx: Context, top: Mapping[str, Any], key: str, cls: type[_Section]
         if kind == "int" and not (nullable and item is None):
             least, why = minimum_of(fields[name])
             values[name] = ctx.integer(value, name, path, minimum=least, nullable=nullable, why=why)
+        elif name == "measure" and cls is TimeControl:
+            values[name] = Measure(ctx.choice(value, name, path, [m.value for m in Measure]))
         elif kind == "bool" and not isinstance(item, bool) and not (nullable and item is None):
             raise ctx.error(
                 path, f"expected true or false, got {describe(item)}", value_line(value, name)
             )
         else:
             values[name] = item
+    if cls is TimeControl:
+        _check_clock(ctx, value)
     return cls(**values)
+
+
+def _check_clock(ctx: Context, section: Mapping[str, Any]) -> None:
+    """A time control is a time per move or a clock, not both; an increment needs a clock."""
+    clock = section.get("clock_ms")
+    if clock is not None and "move_ms" in section:
+        raise ctx.error(
+            "time_control.move_ms",
+            "move_ms or clock_ms, not both (a clock replaces the fixed time per move)",
+            value_line(section, "move_ms"),
+        )
+    if clock is None and section.get("increment_ms"):
+        raise ctx.error(
+            "time_control.increment_ms",
+            "an increment needs a clock: set time_control.clock_ms too",
+            value_line(section, "increment_ms"),
+        )
 
 
 # --- bots --------------------------------------------------------------------------------------

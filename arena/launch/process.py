@@ -96,6 +96,16 @@ class BotProcess:
     def pid(self) -> int:
         return self.proc.pid if self.proc is not None else -1
 
+    def cpu_ns(self) -> int:
+        """The CPU time of the bot's whole process tree so far, in nanoseconds: what a move is
+        charged under ``measure: cpu`` (its delta over the move). The one place that reads it,
+        so that a cgroup's CPU accounting can take over where arena has one."""
+        return procfs.tree_work_ns(self.pid)
+
+    def run_delay_ns(self) -> int:
+        """How long the bot's threads have waited for a CPU so far (``schedstat``), in ns."""
+        return procfs.tree_run_delay_ns(self.pid)
+
     @property
     def running(self) -> bool:
         return self.proc is not None and self.proc.poll() is None

@@ -27,6 +27,8 @@ __all__ = [
     "holds_pipe",
     "process_cpu_ns",
     "tree_cpu_ns",
+    "tree_work_ns",
+    "tree_run_delay_ns",
     "unread_bytes",
     "die_with_parent",
 ]
@@ -189,6 +191,43 @@ def tree_cpu_ns(pid: int) -> int:
     its time with it: count deltas over short spans, such as one move.)
     """
     return sum(process_cpu_ns(p) for p in (pid, *descendants(pid)))
+
+
+_TICK_NS = 1_000_000_000 // os.sysconf("SC_CLK_TCK")
+_CUTIME = 13  # cutime in stat_fields (field 16 in proc(5)); cstime follows
+
+
+def tree_work_ns(pid: int) -> int:
+    """CPU time of ``pid``'s tree as ``tree_cpu_ns``, plus that of the children each of them has
+    already waited for (``cutime + cstime``, in clock ticks): a bot that runs a helper process to
+    the end within a move is charged for it too. One stat read per process more."""
+    total = 0
+    for p in (pid, *descendants(pid)):
+        total += process_cpu_ns(p)
+        fields = stat_fields(p)
+        if fields is not None and len(fields) > _CUTIME + 1:
+            with contextlib.suppress(ValueError):
+                total += (int(fields[_CUTIME]) + int(fields[_CUTIME + 1])) * _TICK_NS
+    return total
+
+
+def tree_run_delay_ns(pid: int) -> int:
+    """Time the threads of ``pid``'s tree have spent runnable but waiting for a CPU, in
+    nanoseconds (the second field of ``/proc/<pid>/task/<tid>/schedstat``); 0 where the kernel
+    does not keep it. Count deltas over short spans: an exited thread takes its delay with it."""
+    total = 0
+    for p in (pid, *descendants(pid)):
+        try:
+            tasks = os.listdir(f"/proc/{p}/task")
+        except OSError:
+            continue
+        for task in tasks:
+            data = _read(f"/proc/{p}/task/{task}/schedstat")
+            parts = data.split() if data else []
+            if len(parts) >= 2:
+                with contextlib.suppress(ValueError):
+                    total += int(parts[1])
+    return total
 
 
 def unread_bytes(fd: int) -> int:

@@ -39,8 +39,16 @@ from arena.errors import HarnessError
 from arena.launch import procfs
 from arena.launch.process import BotProcess, Channels, WaitStatus, tapped_io
 from arena.launch.sandbox import plan_launch, resolve_mode
-from arena.limits import Limits, SandboxMode, TimeControl
+from arena.limits import (
+    CPU_WALL_FACTOR,
+    CPU_WALL_MARGIN_MS,
+    Limits,
+    Measure,
+    SandboxMode,
+    TimeControl,
+)
 from arena.protocol import (
+    FEATURES,
     NO_LAST_MOVE,
     TURN_PREFIX,
     VERSION_LINE,
@@ -48,6 +56,8 @@ from arena.protocol import (
     game_line,
     parse_ready,
     parse_reply,
+    parse_want,
+    time_line,
     turn_line,
     turn_suffix,
 )
@@ -64,6 +74,10 @@ __all__ = [
     "alternating_order_seats",
     "STALL_MS",
     "MAX_REPLAYS",
+    "LOAD_PROBE_MS",
+    "STARVED_SHARE",
+    "TOO_LOADED_HINT",
+    "REPLAYED",
 ]
 
 STALL_MS = 50
@@ -73,6 +87,20 @@ in time, and replays the game instead of charging the bot. Below this, a reply s
 (an idle machine wakes the referee within a millisecond)."""
 MAX_REPLAYS = 3
 """Stalls in one game after which the referee gives up: the machine cannot referee fairly."""
+LOAD_PROBE_MS = 200
+"""In wall mode, how long past a missed deadline (at most the move's own budget) the referee
+watches a late bot to tell whether it was waiting for a CPU (``Match._check_starved``)."""
+STARVED_SHARE = 0.5
+"""The share of the time past its deadline that a late bot's threads spent waiting for a CPU
+(summed over its threads) from which the machine's load, not the bot, made it late: the game is
+replayed instead of lost by ``timeout``."""
+REPLAYED = "replayed: "
+"""How a game's detail says that it was replayed (the machine too loaded to time a move)."""
+TOO_LOADED_HINT = (
+    "use time_control.measure: cpu (--measure cpu), which charges bots their CPU time, or fewer"
+    " workers"
+)
+"""What a run too loaded to referee in wall time suggests."""
 
 
 @dataclass(frozen=True)
@@ -108,6 +136,7 @@ class _Seat:
     stderr_left: str = ""  # the stderr tail of a process already stopped in this game
     version: str = ""  # identity of the program as it was when the current process started
     display_name: str = ""  # what the bot called itself in its last `ready` ("" if nothing)
+    wants: frozenset[str] = frozenset()  # the protocol extensions its process asked for
 
 
 def alternating_order_seats(games: int) -> list[int]:
@@ -131,6 +160,18 @@ class _Stalled(Exception):
     def __init__(self, late_ns: int, what: str) -> None:
         self.detail = f"the referee was not scheduled for {late_ns / 1e6:.0f} ms past {what}"
         super().__init__(self.detail)
+
+
+class _Starved(_Stalled):
+    """Raised when a bot was late in wall time because it waited for a CPU (the machine's load,
+    not the bot): the game is replayed like any harness error."""
+
+    def __init__(self, waited_ns: int, span_ns: int) -> None:
+        self.detail = (
+            f"the bot waited {waited_ns / 1e6:.0f} ms for a CPU in the {span_ns / 1e6:.0f} ms"
+            " after its deadline (machine loaded)"
+        )
+        Exception.__init__(self, self.detail)
 
 
 class Match:
@@ -162,7 +203,7 @@ class Match:
         --transcript``). Set it before the games; unset, it costs nothing in the game loop."""
         tc = self.settings.time_control
         # RLIMIT_CPU only stops a runaway: allow every move its full time on every core.
-        worst_case = expected_games * (CELLS // 2 + 1) * tc.move_ms / 1000 * (os.cpu_count() or 1)
+        worst_case = expected_games * tc.bot_game_ms() / 1000 * (os.cpu_count() or 1)
         self._cpu_seconds = self.settings.limits.cpu_seconds or int(
             60 + tc.startup_ms / 1000 * 4 + worst_case
         )
@@ -192,6 +233,7 @@ class Match:
             seat.stderr_left += seat.process.take_stderr()
             seat.process = None
             seat.ready = False
+            seat.wants = frozenset()
 
     def _start(self, seat: _Seat) -> str | None:
         """Start a seat's process; the reason it could not start, or None."""
@@ -262,9 +304,13 @@ class Match:
         process = seat.process
         assert process is not None
         allowance = self.settings.time_control.startup_ms
+        wants: set[str] = set()
         while True:
             status, line, culprit = self.channels.wait_line(process, deadline)
             if culprit is None:
+                if status in _LINES and (feature := parse_want(line)) is not None:
+                    wants.add(feature)  # an extension asked for before `ready`
+                    continue
                 break
             other = self._seat_of(culprit)
             if other.ready:  # a started bot wrote (or died) while another one was starting
@@ -278,6 +324,7 @@ class Match:
         if started and (name := parse_ready(line)) is not None:
             seat.display_name = name
             process.expecting = False
+            seat.wants = frozenset(wants & FEATURES)
             seat.ready = True
             seat.failed_startups = 0
             return
@@ -333,12 +380,10 @@ class Match:
                     seat.stderr_left = ""
                 stalls.append(stall.detail)
                 if len(stalls) >= MAX_REPLAYS:
-                    raise HarnessError(
-                        f"the machine is too loaded to referee fairly: {'; '.join(stalls)}"
-                    ) from None
+                    raise _too_loaded(stalls, starved=isinstance(stall, _Starved)) from None
                 continue
             if stalls:
-                replayed = f"replayed: {'; '.join(stalls)}"
+                replayed = f"{REPLAYED}{'; '.join(stalls)}"
                 record.detail = f"{record.detail}; {replayed}" if record.detail else replayed
             return record
 
@@ -352,6 +397,8 @@ class Match:
             seed=self.seed,
             started_at=time.time(),
             opening=list(opening),
+            measure=self.settings.time_control.measure.value,
+            clock_start_ms=self.settings.time_control.clock_ms,
         )
         if self.settings.freeze_idle:
             record.cpu_ms = []
@@ -384,10 +431,17 @@ class Match:
             assert seat.process is not None
             if seat.process.outbuf:  # written after its `ready`, read with it
                 raise self._fault_outside_turn(seat)
-            if not seat.process.send(game_line(role)):
+            if not seat.process.send(game_line(role) + self._extension_lines(seat)):
                 raise _GameOver(seat, Reason.CRASH, "exited (could not write `game` to it)")
         if self.settings.freeze_idle:
             self._freeze(chaos if first_mover is order else order)
+
+    def _extension_lines(self, seat: _Seat) -> bytes:
+        """What a bot that asked for extensions is told after ``game`` (nothing otherwise)."""
+        if "time" not in seat.wants:
+            return b""
+        tc = self.settings.time_control
+        return time_line(tc.clock_ms, tc.increment_ms, tc.move_ms, tc.measure.value)
 
     def _finish(self, order: _Seat, chaos: _Seat, record: GameRecord) -> None:
         self.channels.drain_all_stderr()
@@ -416,25 +470,39 @@ class Match:
         nothing unasked was waiting there, and one on its input after its line is read tells
         whether it had read its ``turn`` (two system calls per ply: the price of never taking a
         stale line for a move, whoever the scheduler runs first).
+
+        Time: each move has a budget (``move_ms``, or what is left on the mover's clock) plus
+        ``margin_ms``. In wall mode the reply must arrive within it; under ``measure: cpu`` the
+        reply may take up to ``CPU_WALL_FACTOR`` times it plus ``CPU_WALL_MARGIN_MS`` in wall
+        time, and the CPU the bot's tree used since its previous reply (one clock read per move)
+        must fit it. Under a clock the time used is taken off the clock, the increment added.
         """
         seats = (order, chaos)
-        move_ms = self.settings.time_control.move_ms
-        budget_ns = move_ms * 1_000_000
-        prefix, suffix = TURN_PREFIX, turn_suffix(move_ms)
+        tc = self.settings.time_control
+        clocked = tc.clock_ms is not None
+        on_cpu = tc.measure is Measure.CPU
+        margin_ns = tc.margin_ms * 1_000_000
+        increment_ns = tc.increment_ms * 1_000_000
+        budget_ns = tc.budget_ms * 1_000_000
+        clocks = [budget_ns, budget_ns]  # each role's clock left, when clocked
+        prefix, suffix = TURN_PREFIX, turn_suffix(tc.move_ms)
         board = bytearray(start.board)
         bits = list(start.bits)
         occupied = start.occupied
         last = start.last
         moves = record.moves
         elapsed_ns: list[int] = []
+        left_ns: list[int] = []  # record.clock_ms when clocked
         cpu: list[float] = []  # record.cpu_ms when freeze_idle
-        # Each bot's tree CPU clock as last read: its CPU time up to the start of its next move,
-        # since it is frozen in between (one reading per move instead of two).
+        # Each bot's tree CPU clock as last read: its CPU time up to its previous reply (one
+        # reading per move instead of two: with freeze_idle it does nothing in between, and
+        # under measure: cpu what it did on its opponent's time is charged to its next move).
         cpu_marks: list[int | None] = [None, None]
         freeze = self.settings.freeze_idle
         # The fast path takes one read as the line only when it is one line within the limit
         # (its newline included); anything longer goes to wait_line, which says it is overlong.
         line_cap = self.settings.limits.line_bytes + 1
+        read_cpu = freeze or on_cpu
         wait_line = self.channels.wait_line
         poll = self.channels.poll
         perf_ns = time.perf_counter_ns
@@ -446,13 +514,19 @@ class Match:
         ioctl, fionread, unread = fcntl.ioctl, termios.FIONREAD, array.array("i", [0])
         try:
             for ply in range(start.ply, CELLS):
-                seat = seats[ply & 1]
+                side = ply & 1
+                seat = seats[side]
                 process = seat.process
                 assert process is not None  # a bot stopped during a game has ended it
                 if freeze:
                     self._continue(seat)
-                    if cpu_marks[ply & 1] is None:  # its first move in this game
-                        cpu_marks[ply & 1] = procfs.tree_cpu_ns(process.pid)
+                if read_cpu and cpu_marks[side] is None:  # its first move in this game
+                    cpu_marks[side] = process.cpu_ns()
+                if clocked:
+                    budget_ns = clocks[side]
+                    suffix = turn_suffix(budget_ns // 1_000_000)
+                allowed_ns = budget_ns + margin_ns
+                wall_ns = allowed_ns if not on_cpu else _cpu_wall_cap(allowed_ns)
                 message = prefix + board + b" " + last + suffix
                 in_fd, out_fd = process.stdin_fd, process.stdout_fd
                 # Anything in its stdout before its `turn` is sent is no answer to it, even if the
@@ -468,7 +542,7 @@ class Match:
                 if written != len(message):
                     raise _GameOver(seat, *faults.send_failure(process))
                 line = None
-                events = poll(move_ms)
+                events = poll(-(-wall_ns // 1_000_000))
                 if len(events) == 1 and events[0][0] == out_fd and not process.outbuf:
                     data = read(out_fd, 65536)
                     if 0 < len(data) <= line_cap and data.find(b"\n") == len(data) - 1:
@@ -476,17 +550,31 @@ class Match:
                     else:
                         process.outbuf += data
                 if line is None:
-                    status, line, culprit = wait_line(process, started + budget_ns)
+                    status, line, culprit = wait_line(process, started + wall_ns)
                     if status is not WaitStatus.LINE:
-                        self._wait_fault(seat, status, line, culprit, started + budget_ns)
+                        self._wait_fault(
+                            seat, status, line, culprit, started + wall_ns, budget_ns,
+                            cpu_marks[side],
+                        )  # fmt: skip
                 ioctl(in_fd, fionread, unread)
                 if unread[0]:  # its `turn` was still unread when this line came: not an answer
                     raise _GameOver(seat, Reason.MALFORMED, faults.written_before_turn(line))
                 elapsed = perf_ns() - started
-                if elapsed > budget_ns:
-                    if elapsed - budget_ns > _STALL_NS:
-                        raise _Stalled(elapsed - budget_ns, f"the deadline of ply {ply + 1}")
-                    raise _GameOver(seat, Reason.TIMEOUT, faults.late(elapsed, move_ms))
+                if elapsed > wall_ns:
+                    if elapsed - wall_ns > _STALL_NS:
+                        raise _Stalled(elapsed - wall_ns, f"the deadline of ply {ply + 1}")
+                    raise _GameOver(seat, Reason.TIMEOUT, self._late(elapsed, budget_ns, False))
+                used = elapsed
+                if read_cpu:
+                    cpu_now = process.cpu_ns()
+                    cpu_ns = max(cpu_now - (cpu_marks[side] or cpu_now), 0)
+                    cpu_marks[side] = cpu_now
+                    if freeze:
+                        cpu.append(round(cpu_ns / 1e6, 3))
+                    if on_cpu:
+                        used = cpu_ns
+                        if used > allowed_ns:
+                            raise _GameOver(seat, Reason.TIMEOUT, self._late(used, budget_ns, True))
                 move = PLY_MOVES.get(line)
                 if move is None:
                     reply = parse_reply(line)
@@ -504,12 +592,11 @@ class Match:
                 board[move.cell] = move.char
                 last = move.token
                 moves.append(move.text)
-                elapsed_ns.append(elapsed)
+                elapsed_ns.append(used)
+                if clocked:  # lateness within the margin leaves the clock at 0, not below
+                    clocks[side] = max(budget_ns - used, 0) + increment_ns
+                    left_ns.append(clocks[side])
                 if freeze:
-                    cpu_now = procfs.tree_cpu_ns(process.pid)
-                    cpu_ns = cpu_now - (cpu_marks[ply & 1] or cpu_now)
-                    cpu.append(round(max(cpu_ns, 0) / 1e6, 3))
-                    cpu_marks[ply & 1] = cpu_now
                     self._freeze(seat)
                 for window in move.windows:
                     if mine & window == window:
@@ -519,6 +606,19 @@ class Match:
             record.ms = [round(t / 1e6, 3) for t in elapsed_ns]
             if freeze:
                 record.cpu_ms = cpu
+            if clocked:
+                record.clock_ms = [round(t / 1e6, 3) for t in left_ns]
+
+    def _late(self, used_ns: int, budget_ns: int, on_cpu: bool) -> str:
+        """The detail of a move that took longer than it had (CPU or wall, move or clock)."""
+        tc = self.settings.time_control
+        if tc.clock_ms is None and not on_cpu:
+            return faults.late(used_ns, tc.move_ms)
+        what = "used" if on_cpu else faults.ANSWERED_AFTER
+        cpu = " of CPU" if on_cpu else ""
+        limit = f"{budget_ns / 1e6:.1f} ms left on its clock" if tc.clock_ms else f"{tc.move_ms} ms"
+        margin = f" + margin {tc.margin_ms} ms" if tc.margin_ms else ""
+        return f"{what} {used_ns / 1e6:.1f} ms{cpu} (limit {limit}{margin})"
 
     def _wait_fault(
         self,
@@ -527,9 +627,12 @@ class Match:
         line: bytes,
         culprit: BotProcess | None,
         deadline_ns: int,
+        budget_ns: int,
+        cpu_mark: int | None = None,
     ) -> None:
         """Raise the fault that a wait for ``seat``'s reply ended with (``_Stalled`` when the
-        referee cannot tell)."""
+        referee cannot tell, or when the bot was late because the machine would not run it).
+        ``cpu_mark``: under ``measure: cpu``, the bot's CPU clock its move is counted from."""
         process = seat.process
         assert process is not None
         if status is WaitStatus.TIMEOUT:
@@ -537,9 +640,25 @@ class Match:
             if crashed is not None:
                 raise _GameOver(seat, Reason.CRASH, crashed)
             _check_stall(process, deadline_ns, "a move's deadline")
-            move_ms = self.settings.time_control.move_ms
+            tc = self.settings.time_control
+            on_cpu = tc.measure is Measure.CPU
+            if on_cpu and cpu_mark is not None:
+                used = process.cpu_ns() - cpu_mark
+                if used > budget_ns + tc.margin_ms * 1_000_000:
+                    detail = self._late(used, budget_ns, True)
+                    raise _GameOver(seat, Reason.TIMEOUT, f"{detail} without answering")
+            self._check_starved(process, budget_ns)
             silence = faults.silence(process, turn=True)
-            raise _GameOver(seat, Reason.TIMEOUT, f"no move within {move_ms} ms: {silence}")
+            if on_cpu:
+                cap = _cpu_wall_cap(budget_ns + tc.margin_ms * 1_000_000) / 1e6
+                within = f"{cap:.0f} ms of wall time (the cap under measure: cpu)"
+            elif tc.clock_ms is not None:
+                within = f"the {budget_ns / 1e6:.1f} ms left on its clock"
+            else:
+                within = f"{tc.move_ms} ms"
+            if tc.margin_ms and not on_cpu:
+                within += f" + margin {tc.margin_ms} ms"
+            raise _GameOver(seat, Reason.TIMEOUT, f"no move within {within}: {silence}")
         if status is WaitStatus.EOF:
             raise _GameOver(seat, Reason.CRASH, faults.exit_detail(process))
         if status is WaitStatus.OVERLONG:
@@ -552,6 +671,26 @@ class Match:
         self._stop(over.culprit, graceful=False)
         self._drop_owed_reply(seat, deadline_ns)
         raise over
+
+    def _check_starved(self, process: BotProcess, budget_ns: int) -> None:
+        """Raise ``_Starved`` if the bot, late, is late because it was waiting for a CPU.
+
+        Only a late move pays for this (nothing is read while bots are on time): from the
+        deadline, the referee waits up to ``LOAD_PROBE_MS`` (at most the move's own budget) more
+        for the reply, and reads the run-queue delay of the bot's threads (``schedstat``) at
+        both ends. A bot whose threads spent at least ``STARVED_SHARE`` of that time runnable
+        but waiting for a CPU was held back by the machine's load: the game is replayed, not
+        charged. A bot that sleeps, blocks or computes past its time on an idle machine waits
+        for no CPU: it lost on time. The reply, late whatever happens, is never taken.
+        """
+        probe_ns = max(min(budget_ns, LOAD_PROBE_MS * 1_000_000), 10_000_000)
+        before = process.run_delay_ns()
+        began = time.perf_counter_ns()
+        self.channels.wait_line(process, began + probe_ns)
+        waited = process.run_delay_ns() - before
+        span = time.perf_counter_ns() - began
+        if waited >= _MIN_STARVED_NS and waited >= STARVED_SHARE * span:
+            raise _Starved(waited, span)
 
     def _drop_owed_reply(self, seat: _Seat, deadline_ns: int) -> None:
         """Wait (until the turn's deadline) for a reply that the other bot's fault made moot, and
@@ -568,6 +707,21 @@ class Match:
 
 
 _STALL_NS = STALL_MS * 1_000_000
+_LINES = (WaitStatus.LINE, WaitStatus.EXTRA)  # a line came (and maybe more after it)
+_MIN_STARVED_NS = 5_000_000  # less run-queue delay than this explains no lateness
+
+
+def _too_loaded(stalls: list[str], starved: bool) -> HarnessError:
+    """The one error of a game the machine was too loaded to referee (with what to do)."""
+    hint = f": {TOO_LOADED_HINT}" if starved else ""
+    return HarnessError(f"the machine is too loaded to referee fairly{hint} ({'; '.join(stalls)})")
+
+
+def _cpu_wall_cap(allowed_ns: int) -> int:
+    """The wall-clock cap of a move whose CPU allowance is ``allowed_ns`` (``measure: cpu``)."""
+    return CPU_WALL_FACTOR * allowed_ns + CPU_WALL_MARGIN_MS * 1_000_000
+
+
 _EMPTY_BOARD = Position()  # read, never changed, by _play_plies
 
 
@@ -674,6 +828,10 @@ class _PersonMatch(Match):
 
     def __init__(self, bot: BotSpec, settings: MatchSettings | None, seed: int) -> None:
         super().__init__(bot, bot, settings, seed, expected_games=1)
+        self.clock_ns = self.settings.time_control.budget_ms * 1_000_000
+        """The bot's clock left (under a clock; the person has none)."""
+        self.used_ns = 0
+        """The time charged for the bot's last move (wall or CPU, as measured)."""
 
     def play_person(
         self,
@@ -691,6 +849,7 @@ class _PersonMatch(Match):
             reason=Reason.FULL,
             seed=self.seed,
             started_at=time.time(),
+            measure=self.settings.time_control.measure.value,
         )
         board = Board()
         try:
@@ -699,11 +858,12 @@ class _PersonMatch(Match):
                 started = time.perf_counter_ns()
                 if board.turn is bot_role:
                     move = self._bot_move(seat, bot_role, board)
+                    ms = round(self.used_ns / 1e6, 3)
                 else:
                     move = ask(board.copy())
                     if not board.is_legal(move):
                         raise ValueError(f"ask() returned an illegal move: {move}")
-                ms = round((time.perf_counter_ns() - started) / 1e6, 3)
+                    ms = round((time.perf_counter_ns() - started) / 1e6, 3)
                 role = board.turn
                 board.push(move)
                 record.moves.append(move.token)
@@ -736,7 +896,7 @@ class _PersonMatch(Match):
         """Start the bot (if it is not running) and tell it its role."""
         self._ensure_ready((seat,))
         assert seat.process is not None
-        if not seat.process.send(game_line(role)):
+        if not seat.process.send(game_line(role) + self._extension_lines(seat)):
             raise _GameOver(seat, Reason.CRASH, "exited (could not write `game` to it)")
 
     def _bot_move(self, seat: _Seat, role: Role, board: Board) -> Move:
@@ -749,9 +909,7 @@ class _PersonMatch(Match):
             except _Stalled as stall:
                 stalls.append(stall.detail)
                 if len(stalls) >= MAX_REPLAYS:
-                    raise HarnessError(
-                        f"the machine is too loaded to referee fairly: {'; '.join(stalls)}"
-                    ) from None
+                    raise _too_loaded(stalls, starved=isinstance(stall, _Starved)) from None
                 self._stop(seat, graceful=False)
                 seat.stderr_left = ""
                 self._start_game(seat, role)
@@ -762,24 +920,32 @@ class _PersonMatch(Match):
             raise self._fault_outside_turn(seat, idle[0])
         process = seat.process
         assert process is not None
-        move_ms = self.settings.time_control.move_ms
-        budget_ns = move_ms * 1_000_000
+        tc = self.settings.time_control
+        on_cpu = tc.measure is Measure.CPU
+        budget_ns = self.clock_ns if tc.clock_ms is not None else tc.move_ms * 1_000_000
+        allowed_ns = budget_ns + tc.margin_ms * 1_000_000
+        wall_ns = _cpu_wall_cap(allowed_ns) if on_cpu else allowed_ns
         last = board.history[-1].token.encode() if board.history else NO_LAST_MOVE
-        message = turn_line(board.board_string().encode(), last, move_ms)
+        message = turn_line(board.board_string().encode(), last, budget_ns // 1_000_000)
+        cpu0 = process.cpu_ns() if on_cpu else 0
         started = time.perf_counter_ns()
         if not process.send(message):
             raise _GameOver(seat, *faults.send_failure(process))
-        status, line, culprit = self.channels.wait_line(process, started + budget_ns)
+        status, line, culprit = self.channels.wait_line(process, started + wall_ns)
         if status is not WaitStatus.LINE:
-            self._wait_fault(seat, status, line, culprit, started + budget_ns)
+            self._wait_fault(
+                seat, status, line, culprit, started + wall_ns, budget_ns, cpu0 if on_cpu else None
+            )
         if procfs.unread_bytes(process.stdin_fd):
             raise _GameOver(seat, Reason.MALFORMED, faults.written_before_turn(line))
         elapsed = time.perf_counter_ns() - started
-        if elapsed > budget_ns:
-            if elapsed - budget_ns > _STALL_NS:
-                raise _Stalled(elapsed - budget_ns, f"the deadline of ply {board.ply + 1}")
-            detail = f"answered after {elapsed / 1e6:.1f} ms (limit {move_ms} ms)"
-            raise _GameOver(seat, Reason.TIMEOUT, detail)
+        if elapsed > wall_ns:
+            if elapsed - wall_ns > _STALL_NS:
+                raise _Stalled(elapsed - wall_ns, f"the deadline of ply {board.ply + 1}")
+            raise _GameOver(seat, Reason.TIMEOUT, self._late(elapsed, budget_ns, False))
+        used = process.cpu_ns() - cpu0 if on_cpu else elapsed
+        if used > allowed_ns:
+            raise _GameOver(seat, Reason.TIMEOUT, self._late(used, budget_ns, True))
         reply = parse_reply(line)
         if reply.move is None:
             assert reply.fault is not None
@@ -787,4 +953,7 @@ class _PersonMatch(Match):
         if not board.is_empty(reply.move.cell):
             text = reply.move.token
             raise _GameOver(seat, Reason.ILLEGAL, f"{text}: {text[:2]} is occupied")
+        self.used_ns = used
+        if tc.clock_ms is not None:
+            self.clock_ns = max(budget_ns - used, 0) + tc.increment_ms * 1_000_000
         return reply.move

@@ -81,13 +81,14 @@ __all__ = [
     "versioned_name",
 ]
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """The layout of the file, kept in ``PRAGMA user_version`` (0 means a new, empty file).
 
 1: the first layout; 2: games gain ``opening``; 3: games gain ``order_display`` and
-``chaos_display`` (the names the bots gave with ``ready``). An older file is migrated when
-opened for writing; read-only, the columns it lacks read as their defaults (an empty opening,
-no display names).
+``chaos_display`` (the names the bots gave with ``ready``); 4: games gain ``measure``,
+``clock_ms`` and ``clock_start_ms`` (time controls with a game clock). An older file is
+migrated when opened for writing; read-only, the columns it lacks read as their defaults (an
+empty opening, no display names, wall time, no clock).
 """
 
 DEFAULT_BUSY_TIMEOUT = 10.0

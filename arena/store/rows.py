@@ -142,6 +142,10 @@ COLUMNS: tuple[Column, ...] = (
     # Added in schema 3: the display names the bots gave with `ready <name>`.
     Column("order_display", "TEXT NOT NULL DEFAULT ''", "order_display", safe_text, _same, "''"),
     Column("chaos_display", "TEXT NOT NULL DEFAULT ''", "chaos_display", safe_text, _same, "''"),
+    # Added in schema 4: how the time was measured, and the clocks under a game clock.
+    Column("measure", "TEXT NOT NULL DEFAULT 'wall'", "measure", str, str, "'wall'"),
+    Column("clock_ms", "TEXT", "clock_ms", _dump_optional_floats, _load_optional_floats, "NULL"),
+    Column("clock_start_ms", "INTEGER", "clock_start_ms", _same, _same, "NULL"),
 )
 
 PAIRING_KEY = ("order_name", "order_version", "chaos_name", "chaos_version", "slot")

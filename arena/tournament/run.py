@@ -22,7 +22,7 @@ from typing import Protocol
 from arena.botspec import BotSpec
 from arena.limits import AffinityMode
 from arena.records import GameRecord
-from arena.referee.match import MatchSettings
+from arena.referee.match import REPLAYED, MatchSettings
 from arena.rules import RULES_VERSION, Reason
 from arena.store.database import BotVersion, Store, VersionChange
 from arena.tournament.affinity import core_count
@@ -99,6 +99,7 @@ class TournamentPlan:
             "format": self.format,
             "games_per_pairing": self.games_per_pairing,
             "move_ms": tc.move_ms,
+            "time_control": tc.describe(),
             "startup_ms": tc.startup_ms,
             "seed": self.seed,
             "opening_plies": self.opening_plies,
@@ -136,6 +137,9 @@ class TournamentResult:
     """Games of this run lost by a fault."""
     harness_errors: list[str] = field(default_factory=list)
     """Failures of the harness in this run (their games were replayed)."""
+    replayed: int = 0
+    """Games of this run replayed from the start because the machine was too loaded to time a
+    move (the referee stalled, or a late bot had been waiting for a CPU), then played through."""
     changes: list[VersionChange] = field(default_factory=list)
     """Bots whose program or command changed since the store last saw them."""
     missing: int = 0
@@ -163,7 +167,7 @@ def _definition(plan: TournamentPlan) -> dict[str, object]:
         "name": plan.name,
         "seed": plan.seed,
         "format": plan.format,
-        "time_control": dataclasses.asdict(settings.time_control),
+        "time_control": settings.time_control.definition(),
         "limits": dataclasses.asdict(settings.limits),
         "freeze_idle": settings.freeze_idle,
         "openings": {"random_plies": plan.opening_plies} if plan.opening_plies else None,
@@ -361,6 +365,7 @@ def _store_games(
         if new:  # told only once committed
             result.played += 1
             result.faults += event.record.reason.is_fault
+            result.replayed += REPLAYED in event.record.detail
             if observer is not None:
                 observer.game(event.record)
 

@@ -43,6 +43,9 @@ SGR = re.compile(rb"\x1b\[[0-9;]*m")
 SLOW_PLAY = ("--play", "--delay-ms", "600000")
 """An animation that stays on its first frame for the whole test."""
 
+TOOK = r"(?: in [\d.]+ ms)?"
+"""How long a bot's move took, after it on the line under the board (not after the opening's)."""
+
 
 def arena(*args: object, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
@@ -157,7 +160,7 @@ def test_the_viewer_steps_with_the_keys_and_draws_each_position(
     with PtyRun("replay", store, number) as run:
         run.expect(rf"^game {number}: {record.order} \(Order\) vs {record.chaos} \(Chaos\)")
         found = run.expect(
-            rf"^ply {n}/{n}: Order played {moves[-1]}; Order wins: five in a line (.*)"
+            rf"^ply {n}/{n}: Order played {moves[-1]}{TOOK}; Order wins: five in a line (.*)"
         )
         assert set(found.group(1).split()) == fives(position(moves))
         run.expect("keys: <- -> step, Home/End first/last, q quit")
@@ -188,20 +191,21 @@ def test_the_viewer_ends_a_full_board_and_a_fault_with_their_reason(
 ) -> None:
     full = first_game(games, lambda r: r.reason.value == "full")
     with PtyRun("replay", store, full) as run:
-        run.expect(r"^ply 36/36: Chaos played \w+; Chaos wins: full board\n")
+        run.expect(r"^ply 36/36: Chaos played \w+(?: in [\d.]+ ms)?; Chaos wins: full board\n")
         run.expect("keys:")
         cells = drawn(run.screen())
         assert_frame(cells, games[full].moves, final=True)
         assert not any(c.startswith("(") for c in cells.values())
         run.send(b"\x1b[D")
-        run.expect(r"^ply 35/36: Order played \w+\n")
+        run.expect(r"^ply 35/36: Order played \w+(?: in [\d.]+ ms)?\n")
         run.send(b"Q")
         assert run.wait() == 0
     crash = first_game(games, lambda r: r.reason.value == "crash" and r.order == "crashy")
     n = len(games[crash].moves)
     with PtyRun("replay", store, crash) as run:
         run.expect(
-            rf"^ply {n}/{n}: Chaos played \w+; Chaos wins: crashy \(Order\) lost by crash: exited"
+            rf"^ply {n}/{n}: Chaos played \w+{TOOK}; Chaos wins: crashy \(Order\) lost by crash:"
+            " exited"
         )
         run.send(b"\x04")  # Ctrl-D quits too
         assert run.wait() == 0
@@ -294,7 +298,9 @@ def test_ply_prints_one_position_as_plain_text_off_a_terminal(
         f"game {number}: {record.order} (Order) vs {record.chaos} (Chaos), seed {record.seed}"
     )
     assert_frame(drawn(out), record.moves[:4], final=False)
-    assert lines[-2] == f"ply 4/{len(record.moves)}: Chaos played {record.moves[3]}"
+    assert lines[-2] == (
+        f"ply 4/{len(record.moves)}: Chaos played {record.moves[3]} in {record.ms[3]:.1f} ms"
+    )
     assert lines[-1] == "moves: " + " ".join(record.moves)
     # No --ply, output not a terminal: the final position, plain.
     whole = arena("replay", store, number)
@@ -427,7 +433,7 @@ def test_an_opening_is_shown_as_such(folder: Path, store: Path) -> None:
         run.expect(rf"^ply 4/{len(every)}: opening played {record.opening[3]}\n")
         assert_frame(drawn(run.screen()), every[:4], final=False)
         run.send(b"\x1b[C")
-        run.expect(rf"^ply 5/{len(every)}: Order played {record.moves[0]}\n")
+        run.expect(rf"^ply 5/{len(every)}: Order played {record.moves[0]} in [\d.]+ ms\n")
         assert_frame(drawn(run.screen()), every[:5], final=False)
         run.send(b"q")
         assert run.wait() == 0

@@ -179,7 +179,7 @@ def test_a_failing_bot_that_cannot_run_bare_still_gets_its_checklist(
     real = check_module._run
 
     def bare_refused(spec: BotSpec, *args: object) -> object:
-        if args[3] is SandboxMode.NONE:  # (games, move_ms, startup_ms, mode, ...)
+        if args[2] is SandboxMode.NONE:  # (games, time_control, mode, ...)
             raise SandboxError("it cannot reach its program /root/venv/bin/python")
         return real(spec, *args)  # type: ignore[arg-type]
 

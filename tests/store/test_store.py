@@ -663,6 +663,14 @@ def test_schema_1_store_is_migrated_when_opened_for_writing(tmp_path: Path) -> N
     conn.close()
 
 
+def test_a_clocked_game_keeps_its_clocks(store: Store) -> None:
+    """Schema 4: how a game's time was measured and its clocks, stored and read back."""
+    record = make_record(measure="cpu", clock_ms=[990.5, 1000.0, 5.0], clock_start_ms=1000)
+    assert store.add_game(record, 0)
+    (game,) = store.games()
+    assert (game.measure, game.clock_ms, game.clock_start_ms) == ("cpu", [990.5, 1000.0, 5.0], 1000)
+
+
 def schema_2_store(path: Path) -> Path:
     """A store as arena wrote it before games kept the bots' display names (schema 2)."""
     conn = sqlite3.connect(path)
@@ -681,6 +689,7 @@ def test_schema_2_store_reads_without_display_names_and_migrates(tmp_path: Path)
     with Store.open(path, readonly=True) as store:
         (game,) = store.games()
     assert (game.order_display, game.chaos_display, game.opening) == ("", "", ["a1X"])
+    assert (game.measure, game.clock_ms, game.clock_start_ms) == ("wall", None, None)
     assert path.read_bytes() == before
     with Store.open(path) as store:
         assert store.add_game(make_record(order_display="Alpha 2.0", chaos_display="b"), 1)
@@ -689,7 +698,7 @@ def test_schema_2_store_reads_without_display_names_and_migrates(tmp_path: Path)
             ("Alpha 2.0", "b"),
         ]
     conn = sqlite3.connect(path)
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
     assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     conn.close()
 

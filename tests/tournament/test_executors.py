@@ -23,7 +23,7 @@ from arena.botspec import BotSpec
 from arena.config import config_from_dict
 from arena.errors import ArenaError
 from arena.launch.sandbox import bwrap_path
-from arena.limits import SandboxMode, TimeControl
+from arena.limits import Measure, SandboxMode, TimeControl
 from arena.referee.match import MatchSettings
 from arena.rules import Reason
 from arena.tournament.executors import (
@@ -241,6 +241,14 @@ def test_the_slowest_game_follows_the_time_control() -> None:
     fast = MatchSettings(time_control=TimeControl(move_ms=10, startup_ms=100))
     assert slowest_game_seconds(slow) == pytest.approx(2 * 5 + 36 * 1 + STALL_MARGIN_S)
     assert slowest_game_seconds(fast) == pytest.approx(0.2 + 0.36 + STALL_MARGIN_S)
+    # A clock: both bots' clocks and every increment; a margin on every move.
+    clock = TimeControl(clock_ms=60000, increment_ms=500, margin_ms=10, startup_ms=100)
+    seconds = 0.2 + 2 * (60 + 18 * 0.5) + 36 * 0.01 + STALL_MARGIN_S
+    assert slowest_game_seconds(MatchSettings(time_control=clock)) == pytest.approx(seconds)
+    # measure: cpu: every move up to its wall-clock cap (3 times the allowance + 500 ms).
+    cpu = TimeControl(move_ms=100, startup_ms=100, measure=Measure.CPU)
+    seconds = 0.2 + 36 * (3 * 0.1 + 0.5) + STALL_MARGIN_S
+    assert slowest_game_seconds(MatchSettings(time_control=cpu)) == pytest.approx(seconds)
 
 
 def test_a_stopped_worker_is_killed_and_its_job_failed(

@@ -14,7 +14,7 @@ from arena.commands.validate.report import Report, print_report
 from arena.commands.validate.transcript import Transcript
 from arena.errors import ArenaError, SandboxError
 from arena.launch.sandbox import resolve_mode
-from arena.limits import Limits, SandboxMode
+from arena.limits import Limits, SandboxMode, TimeControl
 from arena.referee import verdicts as faults
 
 __all__ = ["validate_bot", "run_validate"]
@@ -30,15 +30,18 @@ def validate_bot(
     seed: int = 1,
     transcript: Callable[[str], None] | None = None,
     limits: Limits | None = None,
+    time_control: TimeControl | None = None,
 ) -> Report:
     """Check ``spec``: the probe, then ``games`` games in each role against ``random``.
 
     ``transcript``: called with each line of the transcript. ``limits``: the resource limits of
-    the bot's processes (a tournament's, say).
+    the bot's processes (a tournament's, say). ``time_control``: a clock, measure or margin
+    (``move_ms`` and ``startup_ms`` alone when None).
     """
     mode = resolve_mode(sandbox)
     limits = limits or Limits()
-    report = _run(spec, games, move_ms, startup_ms, mode, seed, transcript, limits)
+    tc = time_control or TimeControl(move_ms=move_ms, startup_ms=startup_ms)
+    report = _run(spec, games, tc, mode, seed, transcript, limits)
     check = report.checks["sandbox"]
     if mode is SandboxMode.NONE:
         check.skip(
@@ -50,10 +53,8 @@ def validate_bot(
         check.summary = "played under bubblewrap: own folder read-only, private /tmp, no network"
     else:
         try:
-            bare: Report | None = _run(
-                spec, games, move_ms, startup_ms, SandboxMode.NONE, seed, None, limits
-            )
-        except ArenaError as exc:
+            bare: Report | None = _run(spec, games, tc, SandboxMode.NONE, seed, None, limits)
+        except ArenaError as exc:  # e.g. as root, the unprivileged bot user cannot reach a venv
             bare = None
             if isinstance(exc, SandboxError) and os.geteuid() == 0:
                 # The bot user cannot reach, say, a venv under /root: not why the bot failed, so
@@ -78,14 +79,14 @@ def validate_bot(
 def _run(
     spec: BotSpec,
     games: int,
-    move_ms: int,
-    startup_ms: int,
+    tc: TimeControl,
     mode: SandboxMode,
     seed: int,
     emit: Callable[[str], None] | None,
     limits: Limits,
 ) -> Report:
-    report = Report(spec.name, list(spec.argv), move_ms, startup_ms, mode.value)
+    report = Report(spec.name, list(spec.argv), tc.budget_ms, tc.startup_ms, mode.value)
+    report.time_control = tc
     transcript = Transcript(emit) if emit is not None else None
     probe = Probe(spec, report, mode, seed, limits)
     probe.check(transcript)
@@ -110,6 +111,7 @@ def run_validate(
     sandbox: SandboxMode,
     json_output: bool,
     transcript: bool,
+    time_control: TimeControl | None = None,
 ) -> int:
     """The command; its exit status (0 only when every check passes; 128 + the signal when
     stopped by Ctrl-C, SIGTERM or SIGHUP)."""
@@ -136,6 +138,7 @@ def run_validate(
                 startup_ms=startup_ms,
                 sandbox=sandbox,
                 transcript=emit if transcript else None,
+                time_control=time_control,
             )
     except KeyboardInterrupt as stop:
         code, name = exit_code(stop)

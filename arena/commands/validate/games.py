@@ -14,7 +14,7 @@ from arena.botspec import BotSpec
 from arena.commands.validate.probe import SILENCE_MS
 from arena.commands.validate.report import Report
 from arena.commands.validate.transcript import Transcript
-from arena.limits import Limits, SandboxMode, TimeControl
+from arena.limits import Limits, SandboxMode
 from arena.records import GameRecord
 from arena.referee import verdicts as faults
 from arena.referee.match import Match, MatchSettings
@@ -37,7 +37,7 @@ def play_games(
     """``count`` games against ``random`` in one match, roles alternating (the bot is Order in
     the first); their records."""
     settings = MatchSettings(
-        time_control=TimeControl(move_ms=report.move_ms, startup_ms=report.startup_ms),
+        time_control=report.time_control,
         limits=limits,
         sandbox=mode,
     )
@@ -85,6 +85,10 @@ def judge_games(report: Report, records: list[GameRecord], limits: Limits) -> No
         as_order = index % 2 == 1
         bot_role = Role.ORDER if as_order else Role.CHAOS
         report.move_times_ms.extend(record.ms[0 if as_order else 1 :: 2])  # no openings here
+        if record.clock_ms:
+            left = record.clock_ms[0 if as_order else 1 :: 2]
+            if left:
+                report.clocks_left_ms.append(left[-1])
         stderr = record.stderr_order if as_order else record.stderr_chaos
         most_stderr = max(most_stderr, _stderr_volume(stderr))
         report.games.append(
@@ -119,10 +123,18 @@ def judge_games(report: Report, records: list[GameRecord], limits: Limits) -> No
         "silence"
     ].summary = f"nothing after `game`, its move or `end` ({SILENCE_MS} ms each), nor between turns"
     if times:
+        tc = report.time_control
+        of = f"of {tc.move_ms} ms" if tc.clock_ms is None else f"({tc.describe()})"
         checks["time"].summary = (
             f"{len(times)} moves: median {statistics.median(times):.1f} ms,"
-            f" max {max(times):.1f} ms of {report.move_ms} ms"
+            f" max {max(times):.1f} ms {of}"
         )
+        if tc.measure.value != "wall":
+            checks["time"].summary += f", {tc.measure.value} time"
+        if report.clocks_left_ms:
+            checks[
+                "time"
+            ].summary += f"; clock left at the end: least {min(report.clocks_left_ms):.0f} ms"
     if most_stderr > kept:
         checks["stderr"].fail(
             f"up to {most_stderr / 1024:.0f} KiB of stderr in one game (kept: {kept // 1024} KiB)",

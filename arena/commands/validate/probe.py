@@ -21,7 +21,9 @@ from arena.protocol import (
     game_line,
     parse_ready,
     parse_reply,
+    parse_want,
     quote,
+    time_line,
     turn_line,
 )
 from arena.referee import verdicts as faults
@@ -49,6 +51,8 @@ class Probe:
         self.channels = Channels()
         self.quit_checked = False
         """Whether the probe got as far as ``quit`` (else the quit check is not judged)."""
+        self.wants: set[str] = set()
+        """The protocol extensions the bot asked for (``want <feature>`` before ``ready``)."""
 
     def check(self, transcript: Transcript | None) -> None:
         """Run the probe; the process is stopped whatever happens."""
@@ -109,6 +113,12 @@ class Probe:
             return False
         process.expecting = True
         status, line, _ = self.channels.wait_line(process, started + allowance * 1_000_000)
+        while (
+            status in (WaitStatus.LINE, WaitStatus.EXTRA)
+            and (feature := parse_want(line)) is not None
+        ):
+            self.wants.add(feature)  # an extension, asked for before `ready`
+            status, line, _ = self.channels.wait_line(process, started + allowance * 1_000_000)
         process.expecting = False
         took = (time.perf_counter_ns() - started) / 1e6
         # A line after `ready` (EXTRA) stays buffered: the silence check after `ready` reports
@@ -150,7 +160,11 @@ class Probe:
         move_ms = self.report.move_ms
         if not self._silent("`ready`"):
             return
-        if not process.send(game_line(Role.CHAOS)):
+        extension = b""
+        if "time" in self.wants:
+            tc = self.report.time_control
+            extension = time_line(tc.clock_ms, tc.increment_ms, tc.move_ms, tc.measure.value)
+        if not process.send(game_line(Role.CHAOS) + extension):
             self._crash("after `ready`")
             return
         if not self._silent("`game chaos`"):

@@ -9,6 +9,8 @@ import textwrap
 from dataclasses import asdict, dataclass, field
 from typing import Any, TextIO
 
+from arena.limits import TimeControl
+
 __all__ = ["CHECKS", "Check", "Report", "print_report"]
 
 CHECKS: dict[str, str] = {
@@ -79,6 +81,10 @@ class Report:
     reason and detail, and the moves played."""
     move_times_ms: list[float] = field(default_factory=list)
     """The time of each of the bot's moves in those games (as the referee measured it)."""
+    time_control: TimeControl = field(default_factory=TimeControl)
+    """The whole time control (``move_ms`` is its time per move, or the clock at the start)."""
+    clocks_left_ms: list[float] = field(default_factory=list)
+    """Under a clock, the bot's clock left at the end of each game it finished."""
 
     @property
     def ok(self) -> bool:
@@ -93,9 +99,13 @@ class Report:
         data["ok"] = self.ok
         data["checks"] = [{"title": c.title, **asdict(c)} for c in self.checks.values()]
         data.pop("move_times_ms")
+        data["time_control"] = self.time_control.describe()
         times = self.move_times_ms
         data["move_ms_median"] = statistics.median(times) if times else None
         data["move_ms_max"] = max(times) if times else None
+        left = self.clocks_left_ms
+        data["clock_left_ms_least"] = min(left) if left else None
+        data.pop("clocks_left_ms")
         return data
 
 
@@ -114,7 +124,7 @@ def print_report(report: Report, out: TextIO | None = None) -> None:
     out = out or sys.stdout
     print(
         f"validate {report.bot}: {' '.join(report.command)}\n"
-        f"  {report.move_ms} ms per move, sandbox {report.sandbox}, "
+        f"  {report.time_control.describe()}, sandbox {report.sandbox}, "
         f"{len(report.games)} games against random",
         file=out,
     )

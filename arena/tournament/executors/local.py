@@ -25,7 +25,7 @@ from typing import Protocol
 
 from arena.launch import procfs, reaper
 from arena.referee.match import MatchSettings
-from arena.rules import CELLS, Reason
+from arena.rules import Reason
 from arena.tournament.affinity import plan_cores
 from arena.tournament.executors.base import (
     Event,
@@ -49,9 +49,10 @@ def slowest_game_seconds(settings: MatchSettings) -> float:
     """The longest one game can take when nothing is wrong with the harness.
 
     Both bots may (re)start in a game (each within its start-up allowance), and every ply may
-    use its whole move time; beyond that come the stopping of bots and the recording."""
+    use its whole time (``TimeControl.longest_moves_ms``: a clock, a margin, the wall cap of
+    ``measure: cpu``); beyond that come the stopping of bots and the recording."""
     tc = settings.time_control
-    return (2 * tc.startup_ms + CELLS * tc.move_ms) / 1000 + STALL_MARGIN_S
+    return (2 * tc.startup_ms + tc.longest_moves_ms()) / 1000 + STALL_MARGIN_S
 
 
 class Connection(Protocol):

@@ -1,0 +1,66 @@
+"""A correct bot that spends a fixed time on each move: ``spender.py MS [sleep|burn|child] [CPU]
+[want]``.
+
+Why: time controls are judged on what a bot spends. ``sleep`` waits MS milliseconds of wall time
+(no CPU), ``burn`` computes for MS milliseconds of its own CPU time, ``child`` has a forked child
+compute them (the parent waits for it, so its time is the tree's). CPU, when given, pins the bot
+to that core (a test that starves it of a CPU on purpose; ``-`` does not). ``want`` asks for
+the ``time`` extension of the protocol (``want time`` before ``ready``). It logs each ``turn``'s
+``<ms>`` and any ``time`` line to stderr. Its moves fill the board in reading order with a
+pattern of marks that never makes five: a game lasts its 36 plies unless a bot faults.
+"""
+
+import os
+import sys
+import time
+
+
+def burn(ms: float) -> None:
+    """Compute until this process has used ``ms`` more milliseconds of CPU."""
+    end = time.process_time() + ms / 1000.0
+    while time.process_time() < end:
+        pass
+
+
+def spend(ms: float, how: str) -> None:
+    """Spend ``ms`` milliseconds the way ``how`` says."""
+    if ms <= 0:
+        return
+    if how == "sleep":
+        time.sleep(ms / 1000.0)
+    elif how == "burn":
+        burn(ms)
+    else:
+        pid = os.fork()
+        if pid == 0:
+            burn(ms)
+            os._exit(0)
+        os.waitpid(pid, 0)
+
+
+def main() -> None:
+    """Answer each line; exit on ``quit`` or end of input."""
+    ms = float(sys.argv[1]) if len(sys.argv) > 1 else 0.0
+    how = sys.argv[2] if len(sys.argv) > 2 else "sleep"
+    if len(sys.argv) > 3 and sys.argv[3] != "-":
+        os.sched_setaffinity(0, {int(sys.argv[3])})
+    want = len(sys.argv) > 4 and sys.argv[4] == "want"
+    readline = sys.stdin.buffer.readline
+    while True:
+        line = readline()
+        if not line or line.startswith(b"quit"):
+            return
+        if line.startswith(b"turn"):
+            os.write(2, b"turn ms " + line.split()[-1] + b"\n")
+            spend(ms, how)
+            cell = line.index(b".", 5) - 5
+            mark = "XO"[((cell % 6) // 2 + cell // 6) % 2]
+            os.write(1, f"{'abcdef'[cell % 6]}{cell // 6 + 1}{mark}\n".encode())
+        elif line.startswith(b"time"):
+            os.write(2, line)
+        elif line.startswith(b"arena"):
+            os.write(1, b"want time\nready spender\n" if want else b"ready spender\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,323 @@
+"""Time controls (issue 23): a game clock with a Fischer increment, ``measure: cpu`` with its
+wall-clock cap, ``margin_ms``, and a store that knows its time control.
+
+Why: a bot must lose on time exactly on the move its clock runs out, never before; the recorded
+clocks must add up; under ``measure: cpu`` a bot is charged its own process tree's work (in a
+child process too) and a sleeping one is still bounded. Real bot processes (``spender.py``),
+real pipes, real SQLite files.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import TEST_BOTS_DIR, run_arena
+
+from arena import boardview
+from arena.botspec import BotSpec
+from arena.commands.replay import frame_lines
+from arena.config import config_from_dict
+from arena.errors import ConfigError, HarnessError
+from arena.limits import Measure, SandboxMode, TimeControl, parse_clock
+from arena.records import GameRecord
+from arena.referee import MatchSettings, play_match
+from arena.rules import Reason, Role
+
+pytestmark = pytest.mark.usefixtures("no_leftover_processes")
+
+
+def spender(folder: Path, name: str, *args: object) -> BotSpec:
+    """``spender.py ARGS`` copied into the test's folder (the marker of its processes)."""
+    target = folder / "spender.py"
+    if not target.exists():
+        shutil.copyfile(TEST_BOTS_DIR / "spender.py", target)
+    return BotSpec.from_command([sys.executable, str(target), *map(str, args)], name)
+
+
+def play(order: BotSpec, chaos: BotSpec, tc: TimeControl) -> GameRecord:
+    """One game, ``order`` as Order, without a sandbox (the time is the bots' own)."""
+    settings = MatchSettings(time_control=tc, sandbox=SandboxMode.NONE)
+    (record,) = play_match(order, chaos, [0], settings)
+    return record
+
+
+def assert_clocks_add_up(record: GameRecord, tc: TimeControl) -> None:
+    """Each mover's clock after a move is its clock before, less the move's time, plus the
+    increment (never below the increment: a margin does not make it negative)."""
+    assert tc.clock_ms is not None and record.clock_ms is not None
+    assert record.clock_start_ms == tc.clock_ms
+    assert len(record.clock_ms) == len(record.ms) == len(record.moves)
+    clocks = [float(tc.clock_ms)] * 2
+    for i, (used, left) in enumerate(zip(record.ms, record.clock_ms, strict=True)):
+        expected = max(clocks[i & 1] - used, 0) + tc.increment_ms
+        assert abs(left - expected) < 0.01, (i, left, expected)
+        clocks[i & 1] = left
+
+
+def test_a_bot_loses_on_time_on_the_move_its_clock_runs_out(tmp_path: Path) -> None:
+    """3000 ms for the game, 550 ms a move: five moves fit (2750 ms), the sixth does not."""
+    tc = TimeControl(clock_ms=3000)
+    record = play(spender(tmp_path, "slow", 550), spender(tmp_path, "quick", 0), tc)
+    assert record.reason is Reason.TIMEOUT and record.winner is Role.CHAOS, record.detail
+    assert len(record.moves) == 10  # five moves each: the sixth of Order's was the late one
+    assert "left on its clock" in record.detail
+    assert_clocks_add_up(record, tc)
+    assert record.clock_ms is not None
+    assert 0 < record.clock_ms[-2] < 550  # Order's clock after its fifth move
+    # Each `turn` told the bot what was left on its clock (the most it may use now).
+    told = [int(line.split()[-1]) for line in record.stderr_order.splitlines()]
+    assert told[0] == 3000 and told[1:] == [int(record.clock_ms[i]) for i in range(0, 10, 2)]
+
+
+def test_an_increment_that_covers_the_use_never_runs_out(tmp_path: Path) -> None:
+    tc = TimeControl(clock_ms=600, increment_ms=250)
+    record = play(spender(tmp_path, "steady", 150), spender(tmp_path, "quick", 0), tc)
+    assert record.reason is Reason.FULL, record.detail
+    assert len(record.moves) == 36
+    assert_clocks_add_up(record, tc)
+    assert record.clock_ms is not None
+    assert record.clock_ms[-2] > 600  # it gained on every move
+
+
+def test_a_clock_game_is_stored_and_exported_with_its_clocks(tmp_path: Path) -> None:
+    config = {
+        "name": "clocked",
+        "bots": [
+            {"name": "a", "command": [sys.executable, str(TEST_BOTS_DIR / "spender.py"), "5"]},
+            {"name": "b", "command": [sys.executable, str(TEST_BOTS_DIR / "spender.py"), "0"]},
+        ],
+        "games_per_pairing": 1,
+        "time_control": {"clock_ms": 2000, "increment_ms": 100},
+        "workers": 1,
+        "sandbox": "none",
+        "db": str(tmp_path / "t.sqlite"),
+    }
+    path = tmp_path / "t.yaml"
+    path.write_text(json.dumps(config))
+    result = run_arena("tournament", path, "--quiet")
+    assert result.returncode == 0, result.stderr
+    out = tmp_path / "games.jsonl"
+    result = run_arena("export", tmp_path / "t.sqlite", "--format", "jsonl", "--out", out)
+    assert result.returncode == 0, result.stderr
+    records = [GameRecord.from_json(json.loads(line)) for line in out.read_text().splitlines()]
+    assert len(records) == 2
+    tc = TimeControl(clock_ms=2000, increment_ms=100)
+    for record in records:
+        assert record.measure == "wall" and record.reason is Reason.FULL
+        assert_clocks_add_up(record, tc)
+
+    # Resuming with another clock or another measure is refused in one line saying what differs.
+    for change, difference in (
+        ({"clock_ms": 3000, "increment_ms": 100}, "time_control.clock_ms: 2000 in the store"),
+        ({"clock_ms": 2000, "increment_ms": 0}, "time_control.increment_ms: 100 in the store"),
+        (
+            {"clock_ms": 2000, "increment_ms": 100, "measure": "cpu"},
+            'time_control.measure: null in the store, "cpu" now',
+        ),
+    ):
+        path.write_text(json.dumps({**config, "time_control": change}))
+        result = run_arena("tournament", path)
+        assert result.returncode == 2, result.stdout
+        (line,) = result.stderr.splitlines()
+        assert "holds the games of another tournament" in line and difference in line, line
+
+
+def test_cpu_measure_charges_the_bots_own_work(tmp_path: Path) -> None:
+    """Under measure: cpu a sleeping bot uses no time (its wall cap is far off); a bot that
+    computes 150% of its time, in itself or in a child process, loses by timeout."""
+    tc = TimeControl(move_ms=200, measure=Measure.CPU)
+    quick = spender(tmp_path, "quick", 0)
+    record = play(spender(tmp_path, "sleeper", 300, "sleep"), quick, tc)
+    assert record.reason is Reason.FULL, record.detail
+    assert record.measure == "cpu" and max(record.ms) < 100
+    record = play(spender(tmp_path, "half", 100, "burn"), quick, tc)
+    assert record.reason is Reason.FULL, record.detail
+    assert 90 < max(record.ms[0::2]) < 200
+    for how in ("burn", "child"):
+        record = play(spender(tmp_path, how, 300, how), quick, tc)
+        assert record.reason is Reason.TIMEOUT and record.winner is Role.CHAOS, record.detail
+        assert record.moves == [] and "ms of CPU (limit 200 ms)" in record.detail
+
+
+def test_cpu_measure_still_bounds_a_bot_that_sleeps(tmp_path: Path) -> None:
+    tc = TimeControl(move_ms=100, measure=Measure.CPU)
+    record = play(spender(tmp_path, "sleeper", 2000, "sleep"), spender(tmp_path, "q", 0), tc)
+    assert record.reason is Reason.TIMEOUT, record.detail
+    assert "no move within 800 ms of wall time" in record.detail
+
+
+def test_a_bot_that_sleeps_past_its_time_loses_in_wall_mode(tmp_path: Path) -> None:
+    """On an idle machine a sleeping bot waits for no CPU: it is late, not starved."""
+    record = play(spender(tmp_path, "sleeper", 150), spender(tmp_path, "q", 0), TimeControl())
+    assert record.reason is Reason.TIMEOUT and "replayed" not in record.detail, record.detail
+
+
+def test_lateness_within_the_margin_is_not_a_loss(tmp_path: Path) -> None:
+    quick = spender(tmp_path, "q", 0)
+    late = spender(tmp_path, "late", 130)
+    record = play(late, quick, TimeControl(move_ms=100, margin_ms=150))
+    assert record.reason is Reason.FULL, record.detail
+    record = play(late, quick, TimeControl(move_ms=100))
+    assert record.reason is Reason.TIMEOUT, record.detail
+
+
+def test_clock_in_the_config_and_its_mistakes(tmp_path: Path) -> None:
+    bots = ["random", "greedy"]
+    tc = config_from_dict(
+        {"bots": bots, "time_control": {"clock_ms": 60000, "increment_ms": 500, "measure": "cpu"}}
+    ).time_control
+    assert (tc.clock_ms, tc.increment_ms, tc.measure) == (60000, 500, Measure.CPU)
+    for section, message in (
+        ({"move_ms": 100, "clock_ms": 1000}, "move_ms or clock_ms, not both"),
+        ({"increment_ms": 100}, "an increment needs a clock"),
+        ({"measure": "cpu-time"}, "expected one of 'wall', 'cpu'"),
+        ({"clock_ms": 0}, "time_control.clock_ms"),
+    ):
+        with pytest.raises(ConfigError, match=message):
+            config_from_dict({"bots": bots, "time_control": section})
+
+
+def test_parse_clock() -> None:
+    assert parse_clock("60+0.5") == (60000, 500)
+    assert parse_clock("2") == (2000, 0)
+    assert parse_clock("0.1+0.01") == (100, 10)
+    for bad in ("", "x", "0", "-1+1", "1+-1", "1+x", "1+", "nan", "inf+1"):
+        with pytest.raises(ValueError, match="expected"):
+            parse_clock(bad)
+
+
+# --- load: never charged to a bot ---------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def hogs(count: int, core: int | None) -> Iterator[None]:
+    """``count`` processes that compute without end (pinned to ``core`` when given), stopped at
+    the end whatever happens."""
+    pin = f"import os\nos.sched_setaffinity(0, {{{core}}})\n" if core is not None else ""
+    procs = [
+        subprocess.Popen([sys.executable, "-c", pin + "while True:\n    pass"])
+        for _ in range(count)
+    ]
+    try:
+        yield
+    finally:
+        for proc in procs:
+            proc.kill()
+        for proc in procs:
+            proc.wait(timeout=10)
+
+
+def test_a_bot_starved_of_cpu_is_replayed_in_wall_mode_and_judged_under_cpu(
+    tmp_path: Path,
+) -> None:
+    """A bot that computes 60% of its time, pinned to a core that three hogs share with it, is
+    late in wall time through no fault of its own: the game is replayed, and when the machine
+    stays that loaded the run says so, suggesting measure: cpu; under measure: cpu it plays."""
+    core = min(os.sched_getaffinity(0))
+    busy = spender(tmp_path, "busy", 60, "burn", core)
+    quick = spender(tmp_path, "quick", 0)
+    with hogs(3, core):
+        with pytest.raises(HarnessError, match="too loaded to referee fairly: use time_control"):
+            play(busy, quick, TimeControl(move_ms=100))
+        record = play(busy, quick, TimeControl(move_ms=100, measure=Measure.CPU))
+    assert record.reason is Reason.FULL, record.detail
+    assert max(record.ms[0::2]) < 100
+
+
+def test_a_sleeping_bot_is_late_whatever_the_load(tmp_path: Path) -> None:
+    core = min(os.sched_getaffinity(0))
+    sleeper = spender(tmp_path, "sleeper", 150, "sleep", core)
+    with hogs(1, core):
+        record = play(sleeper, spender(tmp_path, "q", 0), TimeControl(move_ms=100))
+    assert record.reason is Reason.TIMEOUT, record.detail
+
+
+# --- the negotiated extension ------------------------------------------------------------------
+
+
+def test_the_time_extension_is_sent_only_to_a_bot_that_asks(tmp_path: Path) -> None:
+    asks = spender(tmp_path, "asks", 0, "sleep", "-", "want")
+    plain = spender(tmp_path, "plain", 0)
+    record = play(asks, plain, TimeControl(clock_ms=5000, increment_ms=250, measure=Measure.CPU))
+    assert record.reason is Reason.FULL, record.detail
+    assert record.stderr_order.splitlines()[0] == "time clock 5000 250 cpu"
+    assert "time" not in record.stderr_chaos
+    (record,) = play_match(
+        plain, asks, [1], MatchSettings(time_control=TimeControl(), sandbox=SandboxMode.NONE)
+    )
+    assert record.reason is Reason.FULL, record.detail
+    assert record.stderr_order.splitlines()[0] == "time move 100 0 wall"
+    assert "time" not in record.stderr_chaos
+
+
+# --- what users see ------------------------------------------------------------------------------
+
+
+def test_the_replay_shows_each_moves_time_and_both_clocks() -> None:
+    record = GameRecord(
+        "a", "b", Role.CHAOS, Reason.TIMEOUT, moves=["a1X", "b1O"], ms=[100.0, 250.5],
+        opening=["f6O"], clock_ms=[1400.0, 1249.5], clock_start_ms=1500, measure="cpu",
+    )  # fmt: skip
+    frames = boardview.frames(record.moves, record.opening)
+    assert frame_lines(record, frames, 1)[1] == "ply 1/3: opening played f6O"
+    line = frame_lines(record, frames, 2)[1]
+    assert line == "ply 2/3: Chaos played a1X in 100.0 ms (cpu); clocks: Order 1.50 s, Chaos 1.40 s"
+    assert "clocks: Order 1.25 s, Chaos 1.40 s" in frame_lines(record, frames, 3)[1]
+
+
+def test_match_with_a_clock_summarises_time_use(tmp_path: Path) -> None:
+    programs = []
+    for name, ms in (("slow", 20), ("quick", 1)):
+        program = tmp_path / name
+        source = (TEST_BOTS_DIR / "spender.py").read_text()
+        program.write_text(f"#!{sys.executable}\nimport sys\nsys.argv[1:] = ['{ms}']\n{source}")
+        program.chmod(0o755)
+        programs.append(program)
+    result = run_arena(*["match", *programs, "--clock", "2+0.1", "--sandbox", "none"])
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    used = lines[lines.index("time used:") + 1 :][:2]
+    assert all("ms a move (median)" in line and "clock left at the end" in line for line in used)
+    assert "no faults" in result.stdout
+    bad = run_arena("match", "random", "greedy", "--clock", "1+")
+    assert bad.returncode == 2 and "--clock" in bad.stderr
+
+
+def test_a_loaded_tournament_charges_no_timeout_under_cpu(tmp_path: Path) -> None:
+    """Four CPU hogs beside a 2-worker tournament on this machine: bots that burn half of their
+    time in CPU lose no game on time under measure: cpu, whatever the wall clock says."""
+    program = tmp_path / "spender.py"
+    shutil.copyfile(TEST_BOTS_DIR / "spender.py", program)
+    bots = [
+        {"name": f"half{i}", "command": [sys.executable, str(program), str(ms), "burn"]}
+        for i, ms in enumerate((40, 60))
+    ]
+    config = {
+        "name": "loaded",
+        "bots": bots,
+        "games_per_pairing": 2,
+        "time_control": {"move_ms": 100, "measure": "cpu"},
+        "workers": 2,
+        "sandbox": "none",
+        "db": str(tmp_path / "t.sqlite"),
+    }
+    path = tmp_path / "t.yaml"
+    path.write_text(json.dumps(config))
+    with hogs(4, None):
+        result = run_arena("tournament", path, "--quiet", "--force-workers", timeout=600)
+    assert result.returncode == 0, result.stderr
+    out = tmp_path / "games.jsonl"
+    assert run_arena("export", tmp_path / "t.sqlite", "--out", out).returncode == 0
+    records = [GameRecord.from_json(json.loads(line)) for line in out.read_text().splitlines()]
+    assert len(records) == 4
+    for record in records:
+        assert record.reason is Reason.FULL and record.measure == "cpu", record.detail
+        assert max(record.ms) < 100
