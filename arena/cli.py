@@ -164,10 +164,13 @@ ClockOption = Annotated[
 ]
 MeasureOption = Annotated[
     Measure,
-    typer.Option(help="Charge each move wall time, or the CPU time of the bot's processes."),
+    typer.Option(
+        metavar="wall|cpu",
+        help="Charge each move wall time, or the CPU time of the bot's processes.",
+    ),
 ]
 MarginMsOption = Annotated[
-    int, typer.Option(min=0, help="Lateness within this many ms is not a loss.")
+    int, typer.Option(min=0, metavar="MS", help="Lateness within this many ms is not a loss.")
 ]
 
 
@@ -344,8 +347,9 @@ def tournament(
     trusted_bots: Annotated[
         bool,
         typer.Option(
+            "--trusted-bots",
             help="The bots are trusted: on a cluster they may run without bubblewrap, where"
-            " they could reach its scheduler (and so run code on every worker)."
+            " they could reach its scheduler (and so run code on every worker).",
         ),
     ] = False,
     quiet: QuietOption = False,
