@@ -113,12 +113,14 @@ def export_games(
     (``greedy@1a2b3c4d``, see ``Store``). The output file is written whole or not at all (a
     temporary file renamed into place), and never over the store or one of its files.
     """
-    from arena.store import Store, store_files
+    from arena.store import Store, protected_files
 
     if format not in _WRITERS:
         raise ArenaError(f"unknown export format {format!r}; expected one of {', '.join(FORMATS)}")
     if out_path is not None:
-        refuse_same_file(out_path, store_files(db), "the store being exported or one of its files")
+        refuse_same_file(
+            out_path, protected_files(db), "the store being exported or one of its files"
+        )
     with Store.open(db, readonly=True, all_versions=all_versions) as store:
         event = store.get_meta("name") or "arena"
         if out_path is None:

@@ -77,6 +77,7 @@ __all__ = [
     "VersionChange",
     "HarnessErrorRow",
     "Store",
+    "protected_files",
     "store_files",
     "versioned_name",
 ]
@@ -154,9 +155,20 @@ _INSERT = gamerows.insert_statement()
 
 
 def store_files(path: str | os.PathLike[str]) -> tuple[Path, ...]:
-    """Every file a store at ``path`` may have: itself, SQLite's journals, the run lock."""
+    """Every file a store at ``path`` may have (itself, SQLite's journals, the run lock), named
+    from ``path`` as given."""
     path = Path(path)
     return (path, *(path.with_name(path.name + suffix) for suffix in _SIDE_FILES))
+
+
+def protected_files(path: str | os.PathLike[str]) -> tuple[Path, ...]:
+    """Every file an output must never replace for the store named ``path``: ``store_files`` of
+    the name as given and of the real file (symlinks resolved; SQLite names the journals after
+    the real file). Compare them with ``files.same_file``, which also matches other names of one
+    inode (a hard link to the store or to its existing journal)."""
+    given = store_files(path)
+    real = store_files(os.path.realpath(path))
+    return given + tuple(p for p in real if p not in given)
 
 
 _SIDE_FILES = ("-wal", "-shm", "-journal", ".lock")

@@ -294,6 +294,30 @@ def test_export_refuses_every_spelling_of_the_store(
         assert store.count_games() == 4
 
 
+@pytest.mark.parametrize("command", ["export", "report"])
+@pytest.mark.parametrize("suffix", ["-wal", "-shm", ""])
+def test_output_onto_a_file_of_a_store_named_through_a_link_is_refused(
+    tmp_path: Path, command: str, suffix: str
+) -> None:
+    """The store is named through a symlink: its WAL is the real file's, and stays protected."""
+    folder = tmp_path / "results"
+    folder.mkdir()
+    db = make_store(folder / "wal.sqlite", [make_record(seed=i) for i in range(64)])
+    (tmp_path / "link.sqlite").symlink_to(db)
+    with Store.open(db) as writer:  # a writer keeps the -wal and -shm files in existence
+        assert (folder / "wal.sqlite-wal").exists()
+        out = folder / f"wal.sqlite{suffix}"
+        before = out.read_bytes()
+        result = run_arena(command, "link.sqlite", "--out", out, cwd=tmp_path)
+        assert result.returncode == 2, result.stdout + result.stderr
+        (line,) = result.stderr.splitlines()
+        assert "refusing to write" in line
+        assert out.read_bytes() == before
+        assert writer.count_games() == 64
+    with Store.open(db, readonly=True) as store:
+        assert store.count_games() == 64
+
+
 def test_a_failed_export_leaves_the_previous_output(tmp_path: Path) -> None:
     db = make_store(tmp_path / "t.sqlite", [make_record(seed=i) for i in range(600)])
     out = tmp_path / "games.csv"
