@@ -69,7 +69,7 @@ from arena import gamerows
 from arena.errors import StoreError
 from arena.gamerows import dumps, safe_text
 from arena.records import GameRecord
-from arena.runlock import RunLock
+from arena.runlock import RunLock, holder_info
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -155,8 +155,8 @@ _INSERT = gamerows.insert_statement()
 
 
 def store_files(path: str | os.PathLike[str]) -> tuple[Path, ...]:
-    """Every file a store at ``path`` may have (itself, SQLite's journals, the run lock), named
-    from ``path`` as given."""
+    """Every file a store at ``path`` may have (itself and SQLite's journals), named from
+    ``path`` as given."""
     path = Path(path)
     return (path, *(path.with_name(path.name + suffix) for suffix in _SIDE_FILES))
 
@@ -171,7 +171,10 @@ def protected_files(path: str | os.PathLike[str]) -> tuple[Path, ...]:
     return given + tuple(p for p in real if p not in given)
 
 
-_SIDE_FILES = ("-wal", "-shm", "-journal", ".lock")
+_SIDE_FILES = ("-wal", "-shm", "-journal")
+
+_RUN_HOLDER = "run_holder"
+"""The meta entry in which the run holding the run lock says who it is (``runlock.holder_info``)."""
 
 
 def versioned_name(name: str, version: str) -> str:
@@ -702,11 +705,12 @@ class Store:
                 if differences:
                     raise self._fail(
                         f"holds the games of another tournament ({'; '.join(differences)}): "
-                        "run with --fresh to discard them, or give this one another db:"
+                        "run with --fresh to discard them, or store this one in another file"
                     )
             for key, value in (
                 ("definition", json.dumps(wanted, sort_keys=True)),
                 ("games_per_pairing", str(games_per_pairing)),
+                (_RUN_HOLDER, holder_info()),  # who holds the lock, for a run refused meanwhile
             ):
                 conn.execute(
                     "INSERT INTO meta (key, value) VALUES (?, ?)"
@@ -719,7 +723,16 @@ class Store:
             raise self._fail("the store was opened read-only")
         with self._lock:
             self._connection()  # a closed store, or one opened by another process, fails here
-            self._run_lock.acquire()
+            if self._run_lock.held:
+                return
+            self._run_lock.acquire(self._run_holder)
+
+    def _run_holder(self) -> str | None:
+        """What the run holding the lock recorded about itself (None if it cannot be read)."""
+        try:
+            return self.get_meta(_RUN_HOLDER)
+        except StoreError:
+            return None
 
     def reset(self) -> None:
         """Delete every game and harness error, in one transaction (for ``--fresh``).
@@ -734,6 +747,11 @@ class Store:
             conn.execute("DELETE FROM games")
             conn.execute("DELETE FROM harness_errors")
             conn.execute("DELETE FROM sqlite_sequence WHERE name IN ('games', 'harness_errors')")
+            conn.execute(
+                "INSERT INTO meta (key, value) VALUES (?, ?)"
+                " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (_RUN_HOLDER, holder_info()),
+            )
 
     def close(self) -> None:
         """Close the store (idempotent).

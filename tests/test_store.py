@@ -22,6 +22,7 @@ from arena.errors import StoreError
 from arena.gamerows import COLUMNS
 from arena.records import GameRecord, Reason
 from arena.rules import Role
+from arena.runlock import RunLock
 from arena.store import (
     SCHEMA_VERSION,
     BotVersion,
@@ -719,7 +720,7 @@ def test_a_store_refuses_another_tournaments_run(tmp_path: Path) -> None:
         assert line.startswith(f"{path}: holds the games of another tournament (")
         assert "seed: 1 in the store, 2 now" in line
         assert "time_control.move_ms: 100 in the store, 200 now" in line
-        assert "--fresh" in line and "another db:" in line
+        assert line.endswith("run with --fresh to discard them, or store this one in another file")
         assert "startup_ms" not in line and "name:" not in line
     with Store.open(path) as store:
         assert store.count_games() == 1
@@ -800,8 +801,32 @@ def test_one_lock_however_the_store_is_reached(
     with Store.open(path) as first:
         first.claim(DEFINITION, 4)
         for spelling in ("link.sqlite", "real/../real/t.sqlite"):
-            with Store.open(spelling) as second, pytest.raises(StoreError, match="another run"):
-                second.claim(DEFINITION, 4)
+            with Store.open(spelling) as second:
+                for attempt in (lambda: second.claim(DEFINITION, 4), second.reset):
+                    with pytest.raises(StoreError, match="another run"):
+                        attempt()
+        assert first.count_games() == 0
+    assert other_files(tmp_path / "real") == {"t.sqlite"}  # no lock file left behind
+
+
+def test_the_run_lock_is_the_files_own_whatever_its_name(tmp_path: Path) -> None:
+    """A hard link is another name of the same file: the lock is taken on the file (its inode)."""
+    path = tmp_path / "t.sqlite"
+    with Store.open(path):
+        pass
+    os.link(path, tmp_path / "hard.sqlite")
+    first = RunLock(path)
+    first.acquire()
+    try:
+        with pytest.raises(StoreError, match="another run is using this store") as caught:
+            RunLock(tmp_path / "hard.sqlite").acquire()
+        assert "hard.sqlite" in str(caught.value)
+    finally:
+        first.release()
+    second = RunLock(tmp_path / "hard.sqlite")
+    second.acquire()  # released: free again
+    second.release()
+    assert other_files(tmp_path) == {"t.sqlite", "hard.sqlite"}  # and no file left behind
 
 
 def test_a_forked_worker_shares_the_lock_without_releasing_it(tmp_path: Path) -> None:
