@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, TextIO
 from arena.errors import ArenaError
 from arena.files import atomic_write, refuse_same_file
 from arena.pgn import game_text
+from arena.protocol import shown
 from arena.records import GameRecord
 
 if TYPE_CHECKING:
@@ -51,13 +52,15 @@ FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
 def csv_cell(value: object) -> object:
-    """``value`` as a CSV cell that no spreadsheet evaluates: text that would start a formula
-    (``=``, ``+``, ``-``, ``@``, tab, CR: a bot's fault detail or name such as
+    """``value`` as a CSV cell that no spreadsheet evaluates and no terminal obeys: text passes
+    through ``protocol.shown`` (control bytes such as ESC become visible escapes), and text that
+    would start a formula (``=``, ``+``, ``-``, ``@``: a bot's fault detail or name such as
     ``=HYPERLINK(...)``) is written with a ``'`` in front, which spreadsheets read as "this is
-    text"; numbers and other text are written as they are."""
-    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
-        return "'" + value
-    return value
+    text"; numbers are written as they are."""
+    if not isinstance(value, str):
+        return value
+    value = shown(value)
+    return "'" + value if value.startswith(FORMULA_STARTS) else value
 
 
 def write_csv(records: Iterable[GameRecord], out: TextIO) -> int:

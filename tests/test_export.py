@@ -26,6 +26,7 @@ from arena.export import CSV_FIELDS, FORMATS, export_games, write_csv, write_jso
 from arena.files import atomic_write
 from arena.limits import SandboxMode, TimeControl
 from arena.pgn import pgn_string
+from arena.protocol import shown
 from arena.records import GameRecord, Reason
 from arena.referee import Match, MatchSettings
 from arena.rules import Role
@@ -408,8 +409,10 @@ def visible(name: str) -> str:
 
 
 def as_text_cell(text: str) -> str:
-    """A CSV cell as the export writes it: a formula-like start gets a ``'`` in front."""
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+    """A CSV cell as the export writes it: what does not print escaped (``protocol.shown``),
+    and a formula-like start gets a ``'`` in front."""
+    text = shown(text)
+    return "'" + text if text[:1] in ("=", "+", "-", "@") else text
 
 
 def test_csv_cells_that_would_be_formulas_are_text() -> None:
@@ -497,3 +500,35 @@ def test_a_real_bot_writing_pgn_cannot_forge_a_result(tmp_path: Path) -> None:
     ]
     assert read_pgn_lines(text) == expected
     assert [(g.tags["White"], g.tags["Black"], g.result) for g in read_pgn(text)] == expected
+
+
+# --- a store is a file someone may send you: what it holds reaches no terminal raw --------------
+HOSTILE_NAME = "evil\x1b]0;pwned\x07\x1b[2J\u202e"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["ratings"],
+        ["ratings", "--wide"],
+        ["faults"],
+        ["faults", "--bot", "nobody"],
+        ["replay"],
+        ["replay", "2"],
+        ["replay", "2", "--ply", "3"],
+        ["export", "--format", "csv"],
+    ],
+)
+def test_stored_names_reach_the_terminal_and_csv_escaped(
+    tmp_path: Path, command: list[str]
+) -> None:
+    records = [
+        make_record(HOSTILE_NAME, "beta"),
+        make_record("beta", HOSTILE_NAME, reason=Reason.CRASH, detail="bye\x1b[2J"),
+    ]
+    db = make_store(tmp_path / "h.sqlite", records)
+    result = run_arena(command[0], db, *command[1:], cwd=tmp_path)
+    output = result.stdout + result.stderr
+    assert "evil\\x1b]0;pwned\\x07\\x1b[2J\\u202e" in output, output
+    for raw in ("\x1b", "\x07", "\u202e"):
+        assert raw not in output

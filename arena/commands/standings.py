@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import textwrap
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -67,15 +67,25 @@ class Line:
     """Shown bold on a terminal that allows it."""
 
 
-def load_standings(store: Store) -> Standings:
+def load_standings(store: Store, *, for_terminal: bool = False) -> Standings:
     """The standings of the games ``store`` counts (every version's, each rated apart, when it
-    was opened with ``all_versions``)."""
+    was opened with ``all_versions``). ``for_terminal``: every name as ``protocol.shown`` makes
+    it safe to print (a store is a file someone may send you; JSON escapes names itself)."""
+    from arena.protocol import shown as safe
     from arena.ratings import GameResult
     from arena.ratings.standings import compute_all
 
     shown: dict[str, str] = {}  # each bot's display name in its latest game that gave one
     results = []
     for record in store.games():
+        if for_terminal:
+            record = replace(
+                record,
+                order=safe(record.order),
+                chaos=safe(record.chaos),
+                order_display=safe(record.order_display),
+                chaos_display=safe(record.chaos_display),
+            )
         for name, display in (
             (record.order, record.order_display),
             (record.chaos, record.chaos_display),
@@ -374,7 +384,7 @@ def print_standings(console: Console, store: Store, *, wide: bool = False) -> No
     """Print the standings of ``store``'s games, and its harness errors, on ``console``."""
     from rich.text import Text
 
-    standings = load_standings(store)
+    standings = load_standings(store, for_terminal=True)
     width = console.width if console.is_terminal else DEFAULT_WIDTH
     bold = "" if no_color() else "bold"
     db = str(store.path)
