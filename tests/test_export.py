@@ -532,3 +532,33 @@ def test_stored_names_reach_the_terminal_and_csv_escaped(
     assert "evil\\x1b]0;pwned\\x07\\x1b[2J\\u202e" in output, output
     for raw in ("\x1b", "\x07", "\u202e"):
         assert raw not in output
+
+
+@pytest.mark.parametrize(
+    ("column", "value"),
+    [
+        ("moves", '["zz9"]'),
+        ("moves", "[1]"),
+        ("opening", '["c4X", "no"]'),
+        ("started_at", "yesterday"),
+        ("finished_at", "soon"),
+        ("detail", b"\xff\x1b[2J"),
+        ("ms", '["fast"]'),
+        ("seed", "seven"),
+    ],
+)
+@pytest.mark.parametrize(
+    "command", [["report", "--out", "r.html"], ["export", "--format", "pgn", "--out", "g.pgn"]]
+)
+def test_a_damaged_game_in_the_store_is_one_line(
+    tmp_path: Path, column: str, value: object, command: list[str]
+) -> None:
+    db = make_store(tmp_path / "d.sqlite", [make_record(seed=i) for i in range(3)])
+    with sqlite3.connect(db) as conn:
+        conn.execute(f"UPDATE games SET {column} = ? WHERE id = 2", (value,))
+    conn.close()
+    result = run_arena(command[0], db, *command[1:], cwd=tmp_path)
+    assert result.returncode == 2, result.stdout + result.stderr
+    (line,) = result.stderr.splitlines()
+    assert line.startswith(f"arena: error: {db}: ") and "game 2" in line, line
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["d.sqlite"]  # nothing written
