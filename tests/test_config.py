@@ -333,6 +333,11 @@ ERROR_CASES = {
         "seed",
         "expected a non-negative integer no larger than 9223372036854775807",
     ),
+    "an integer of 5,000 digits": (
+        BOTS + "seed: " + "9" * 5000 + "  # <-\n",
+        "seed",
+        "expected a number of at most 4300 digits, got one of 5000",
+    ),
     "workers": (BOTS + "workers: 0  # <-\n", "workers", "expected a positive integer"),
     "seed": (BOTS + "seed: -1  # <-\n", "seed", "expected a non-negative integer, got -1"),
     "unknown top-level key": (
