@@ -57,6 +57,7 @@ import dataclasses
 import json
 import os
 import sqlite3
+import stat
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -352,6 +353,7 @@ class Store:
         path = self.path
         if path.is_dir():
             raise self._fail("is a directory, not a store file")
+        self._check_file()
         if self.readonly:
             if not path.exists():
                 raise self._fail("no such store (the file does not exist)")
@@ -371,6 +373,42 @@ class Store:
                 isolation_level=None,  # autocommit: transactions are explicit (BEGIN IMMEDIATE)
                 check_same_thread=False,  # thread-agnostic; calls are serialised by self._lock
                 uri=uri,
+            )
+
+    def _check_file(self) -> None:
+        """Refuse, before SQLite opens (and so creates or writes) anything, a path that is no
+        place for a store.
+
+        - Not a regular file (``/dev/null``, a pipe): SQLite would make ``/dev/null-journal``.
+        - Opened for writing, a link (symbolic, or another name of a file) to an empty file or
+          to nothing: SQLite would make a store of someone else's file. A new store is made only
+          at a path of its own; an existing store may be reached through a link.
+        """
+        path = self.path
+        try:
+            info = os.stat(path)
+        except (FileNotFoundError, NotADirectoryError):  # the latter: said when it is made
+            if not self.readonly and path.is_symlink():
+                raise self._fail(
+                    f"is a symbolic link to a file that does not exist ({os.readlink(path)}):"
+                    " arena makes a new store only at a path of its own, not through a link"
+                ) from None
+            return
+        except OSError as exc:
+            raise self._fail(f"cannot open the store: {exc.strerror or exc}") from None
+        if not stat.S_ISREG(info.st_mode):
+            raise self._fail("is not a regular file (a device, a pipe or a socket), not a store")
+        if self.readonly or info.st_size > 0:
+            return
+        if path.is_symlink():
+            raise self._fail(
+                f"is a symbolic link to an empty file ({os.path.realpath(path)}): arena makes a"
+                " new store only at a path of its own, never of another file"
+            )
+        if info.st_nlink > 1:
+            raise self._fail(
+                f"is an empty file with {info.st_nlink} names (hard links): arena makes a new"
+                " store only at a path of its own, never of another file"
             )
 
     def _prepare(self, conn: sqlite3.Connection) -> None:

@@ -370,6 +370,43 @@ def test_foreign_database_is_not_touched(tmp_path: Path) -> None:
     assert path.read_bytes() == before
 
 
+@pytest.mark.parametrize("readonly", [False, True])
+def test_a_device_or_a_pipe_is_no_store_and_gets_no_journal(tmp_path: Path, readonly: bool) -> None:
+    os.mkfifo(tmp_path / "pipe")
+    for path in (Path("/dev/null"), tmp_path / "pipe"):
+        journals = [Path(f"{path}{suffix}") for suffix in ("-journal", "-wal", "-shm")]
+        assert not any(j.exists() for j in journals)
+        with pytest.raises(StoreError, match="not a regular file") as caught:
+            Store.open(path, readonly=readonly)
+        (line,) = str(caught.value).splitlines()
+        assert line.startswith(f"{path}: ")
+        assert not any(j.exists() for j in journals)
+
+
+@pytest.mark.parametrize("target", ["empty", "missing", "hardlink"])
+def test_a_link_to_an_empty_file_is_not_made_a_store(tmp_path: Path, target: str) -> None:
+    """A new store is made only at a path of its own: never through a link into another file."""
+    other = tmp_path / "someone" / "notes.txt"
+    other.parent.mkdir()
+    if target != "missing":
+        other.write_bytes(b"")
+    link = tmp_path / "t.sqlite"
+    if target == "hardlink":
+        os.link(other, link)
+    else:
+        link.symlink_to(other)
+    with pytest.raises(StoreError, match="link") as caught:
+        Store.open(link)
+    (line,) = str(caught.value).splitlines()
+    assert line.startswith(f"{link}: ")
+    assert (other.read_bytes() if other.exists() else None) == (
+        None if target == "missing" else b""
+    )
+    assert other_files(other.parent) == ({"notes.txt"} if target != "missing" else set())
+    assert other_files(tmp_path, "someone") == {"t.sqlite"}
+    Store.open(tmp_path / "own.sqlite").close()  # a path of its own is made a store
+
+
 def test_unusable_paths(tmp_path: Path) -> None:
     with pytest.raises(StoreError, match="is a directory"):
         Store.open(tmp_path)
