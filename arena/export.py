@@ -1,5 +1,8 @@
 """Exporting stored games: JSONL (the fields of ``arena match --record``), CSV, and PGN.
 
+Every format carries each game's number in the store (JSONL's and CSV's ``game``, PGN's
+``Round``): the number ``arena replay DB GAME``, ``arena faults`` and the report show.
+
 PGN carries one game per record with ``[White "<order bot>"] [Black "<chaos bot>"]`` and
 ``[Result "1-0"]`` when Order won, ``"0-1"`` when Chaos did, so that Ordo and BayesElo can rate
 the same games; ``arena.pgn`` writes it so that nothing a bot wrote can change it. Harness errors
@@ -24,25 +27,42 @@ from arena.records import GameRecord
 if TYPE_CHECKING:
     from arena.store import Store
 
-__all__ = ["FORMATS", "csv_cell", "write_jsonl", "write_csv", "write_pgn", "export_games"]
+__all__ = [
+    "FORMATS",
+    "csv_cell",
+    "write_jsonl",
+    "write_numbered_jsonl",
+    "write_csv",
+    "write_numbered_csv",
+    "write_pgn",
+    "write_numbered_pgn",
+    "export_games",
+]
 
 FORMATS = ("jsonl", "csv", "pgn")
 CSV_FIELDS = (
-    "order", "chaos", "winner", "reason", "detail", "moves", "ms", "seed",
+    "game", "order", "chaos", "winner", "reason", "detail", "moves", "ms", "seed",
     "started_at", "finished_at", "order_version", "chaos_version", "opening",
     "order_display", "chaos_display",
 )  # fmt: skip
 
 
 def write_jsonl(records: Iterable[GameRecord], out: TextIO) -> int:
-    """One JSON object per line, the fields of ``arena match --record``; the count written.
+    """``write_numbered_jsonl`` of ``records`` numbered 1, 2...; the count written."""
+    return write_numbered_jsonl(enumerate(records, 1), out)
+
+
+def write_numbered_jsonl(games: Iterable[tuple[int, GameRecord]], out: TextIO) -> int:
+    """One JSON object per ``(number, record)`` and line: ``game`` (the number) first, then the
+    fields of ``arena match --record``; the count written.
 
     ``json.dumps`` escapes every control character and (``ensure_ascii``) every non-ASCII one,
     so a line holds exactly one record whatever the bots wrote.
     """
     count = 0
-    for record in records:
-        out.write(json.dumps(record.to_json(), separators=(",", ":")) + "\n")
+    for number, record in games:
+        data = {"game": number, **record.to_json()}
+        out.write(json.dumps(data, separators=(",", ":")) + "\n")
         count += 1
     return count
 
@@ -64,18 +84,25 @@ def csv_cell(value: object) -> object:
 
 
 def write_csv(records: Iterable[GameRecord], out: TextIO) -> int:
-    """A header and one row per record (moves, times, opening space-separated); the count.
+    """``write_numbered_csv`` of ``records`` numbered 1, 2...; the count written."""
+    return write_numbered_csv(enumerate(records, 1), out)
+
+
+def write_numbered_csv(games: Iterable[tuple[int, GameRecord]], out: TextIO) -> int:
+    """A header and one row per ``(number, record)``: ``game`` (the number) first, moves,
+    times and opening space-separated; the count.
 
     The ``csv`` module quotes any field holding a comma, a quote or a line break, and a text
-    cell that would start a formula gets a ``'`` in front (``csv_cell``): opened in a
-    spreadsheet, nothing a bot wrote runs as a formula.
+    cell goes through ``csv_cell``: opened in a spreadsheet, nothing a bot wrote runs as a
+    formula; shown on a terminal, nothing stored moves the cursor.
     """
     writer = csv.writer(out)
     writer.writerow(CSV_FIELDS)
     count = 0
-    for record in records:
+    for number, record in games:
         count += 1
         data = record.to_json()
+        data["game"] = number
         data["moves"] = " ".join(record.moves)
         data["ms"] = " ".join(f"{t:g}" for t in record.ms)
         data["opening"] = " ".join(record.opening)
@@ -100,10 +127,10 @@ def write_numbered_pgn(games: Iterable[tuple[int, GameRecord]], out: TextIO, eve
     return count
 
 
-_WRITERS: dict[str, Callable[[Iterable[GameRecord], TextIO], int]] = {
-    "jsonl": write_jsonl,
-    "csv": write_csv,
-    "pgn": write_pgn,
+_WRITERS: dict[str, Callable[[Iterable[tuple[int, GameRecord]], TextIO, str], int]] = {
+    "jsonl": lambda games, out, _event: write_numbered_jsonl(games, out),
+    "csv": lambda games, out, _event: write_numbered_csv(games, out),
+    "pgn": write_numbered_pgn,
 }
 
 
@@ -133,6 +160,4 @@ def export_games(
 
 
 def _write(format: str, store: Store, out: TextIO, event: str) -> int:
-    if format == "pgn":
-        return write_numbered_pgn(store.numbered_games(), out, event)
-    return _WRITERS[format](store.games(), out)
+    return _WRITERS[format](store.numbered_games(), out, event)

@@ -129,13 +129,37 @@ def test_a_pgn_games_round_is_its_number_in_the_store(
         check_pgn_game(game, record, number, event="league")
 
 
+def test_jsonl_and_csv_rows_carry_the_games_number_in_the_store(
+    played: list[GameRecord], tmp_path: Path
+) -> None:
+    """Each row's ``game`` is what ``arena replay DB N``, ``arena faults`` and PGN's Round give."""
+    db = make_store(tmp_path / "t.sqlite", played)
+    with sqlite3.connect(db) as conn:
+        conn.execute("DELETE FROM games WHERE id = (SELECT MIN(id) FROM games)")
+    conn.close()
+    with Store.open(db, readonly=True) as store:
+        numbers = [number for number, _ in store.numbered_games()]
+    assert numbers[0] != 1
+    assert export_games(db, "jsonl", tmp_path / "g.jsonl") == 3
+    lines = (tmp_path / "g.jsonl").read_text().splitlines()
+    assert [json.loads(line)["game"] for line in lines] == numbers
+    assert all(line.startswith('{"game":') for line in lines)
+    assert export_games(db, "csv", tmp_path / "g.csv") == 3
+    with open(tmp_path / "g.csv", newline="") as stream:
+        rows = list(csv.DictReader(stream))
+    assert [int(row["game"]) for row in rows] == numbers
+    assert next(csv.reader(io.StringIO((tmp_path / "g.csv").read_text())))[0] == "game"
+    replayed = run_arena("replay", db, str(numbers[0]))
+    assert replayed.stdout.startswith(f"game {numbers[0]}: {rows[0]['order']} (Order)")
+
+
 def check_csv_row(row: dict[str, str], record: GameRecord) -> None:
     data = record.to_json()
     assert row["moves"].split() == record.moves
     assert row["opening"].split() == record.opening
     assert [float(t) for t in row["ms"].split()] == pytest.approx(record.ms)
     for name in CSV_FIELDS:
-        if name not in ("moves", "ms", "opening"):
+        if name not in ("moves", "ms", "opening", "game"):
             assert row[name] == str(data[name]), name
 
 
