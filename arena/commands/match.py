@@ -84,7 +84,9 @@ def run_match(
                 if record is not None and sink is None:  # made with the first game, not before
                     sink = _open_record(record)
                 if sink is not None:
-                    sink.write(json.dumps(game.to_json(), separators=(",", ":")) + "\n")
+                    # ``game`` first, as in ``arena export``: here its number in the match.
+                    line = {"game": index + 1, **game.to_json()}
+                    sink.write(json.dumps(line, separators=(",", ":")) + "\n")
                     sink.flush()
                 tally.add(game)
                 if not quiet and tally.games % every == 0:
