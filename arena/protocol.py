@@ -16,7 +16,9 @@ only a bot that asked ever sees their lines. One exists: ``want time``, answered
 
 Anything a bot wrote is shown to people (fault details, stderr tails, exports) only through
 ``escape`` or ``quote``: a bot must not be able to move the cursor, clear the screen or forge a
-line of output on the user's terminal.
+line of output on the user's terminal. Text read back from a store (bot names, display names,
+details: a store is a file someone may send you) goes through ``shown``, the one place every
+command and the CSV export make stored text safe.
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ __all__ = [
     "Reply",
     "escape",
     "quote",
+    "shown",
 ]
 
 VERSION_LINE = b"arena 1\n"
@@ -211,3 +214,18 @@ def quote(data: bytes | bytearray | str, limit: int | None = SHOW_LIMIT) -> str:
     """``escape`` in double quotes (a ``"`` inside is ``\\"``): where the quoted text starts and
     ends stays visible, trailing spaces included."""
     return '"' + escape(data, limit).replace('"', '\\"') + '"'
+
+
+def shown(text: str, limit: int | None = None) -> str:
+    """Stored text (a bot's name or display name, a fault's detail), safe to print on a terminal
+    or to write in a CSV cell, cut to ``limit`` characters (then ``...``; None: whole).
+
+    Text whose every character prints is kept as it is: what the referee stored is escaped
+    already (``quote``), and escaping it again would double its backslashes. Anything else (a
+    store written by hand or by an older arena: ESC, BEL, a newline, a right-to-left override)
+    is ``escape``d, so that no stored string can retitle or clear the terminal, or start a line
+    or a row of its own.
+    """
+    if not text.isprintable():
+        return escape(text, limit)
+    return text if limit is None or len(text) <= limit else text[:limit] + "..."

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ArenaError
+from arena.protocol import shown
 from arena.records import GameRecord
 from arena.referee.verdicts import DETAIL_WIDTH, last_lines, shown_detail
 from arena.rules import Role
@@ -110,8 +111,8 @@ def render_faults(rows: Sequence[FaultRow]) -> list[str]:
     for r in rows:
         plies = f"{r.plies} move{'s' * (r.plies != 1)}"
         lines.append(
-            f"game {r.game}: {r.bot} as {r.role.capitalize()} vs {r.opponent}: {r.reason} "
-            f"after {plies} (seed {r.seed})"
+            f"game {r.game}: {shown(r.bot)} as {r.role.capitalize()} vs {shown(r.opponent)}: "
+            f"{r.reason} after {plies} (seed {r.seed})"
         )
         lines.append(f"  detail: {r.detail or '-'}")
         if r.stderr:
@@ -120,7 +121,7 @@ def render_faults(rows: Sequence[FaultRow]) -> list[str]:
         else:
             lines.append("  stderr: nothing")
     counts = Counter((r.bot, r.reason) for r in rows)
-    summary = ", ".join(f"{bot} {reason} {n}" for (bot, reason), n in sorted(counts.items()))
+    summary = ", ".join(f"{shown(bot)} {reason} {n}" for (bot, reason), n in sorted(counts.items()))
     lines.append(f"{len(rows)} faulted game{'s' * (len(rows) != 1)}: {summary}")
     return lines
 
@@ -143,7 +144,7 @@ def faults_command(
     if bot is not None:
         names = sorted({r.order for r in records} | {r.chaos for r in records})
         if bot not in names:
-            known = ", ".join(names) or "none"
+            known = ", ".join(map(shown, names)) or "none"
             raise ArenaError(f"{db}: no games of a bot named {bot!r} (its bots: {known})")
     rows = fault_rows(games, bot=bot, reason=reason, stderr_lines=stderr_lines)
     if json_output:

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections import Counter
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 from arena.commands.botarg import resolve_bot
 from arena.commands.ratings import bot_label
@@ -71,13 +72,9 @@ def run_match(
     from arena.launch import reaper  # no bot process outlives this command, however it is stopped
 
     reaper.install_harness()
-    sink = None
+    sink: TextIO | None = None
     if record is not None:
-        try:
-            record.parent.mkdir(parents=True, exist_ok=True)
-            sink = record.open("w", encoding="utf-8")
-        except OSError as exc:
-            raise ArenaError(f"cannot write the record file {record}: {exc.strerror}") from exc
+        _check_record_path(record)
     tally = MatchTally(spec_a.name, spec_b.name)
     every = 1 if games <= 20 else max(1, games // 10)
     stopped: KeyboardInterrupt | None = None
@@ -86,8 +83,12 @@ def run_match(
         with stopped_like_ctrl_c(), match:
             for index, order_seat in enumerate(alternating_order_seats(games)):
                 game = match.play(order_seat, opening=opening_for(seed, index // 2, openings))
+                if record is not None and sink is None:  # made with the first game, not before
+                    sink = _open_record(record)
                 if sink is not None:
-                    sink.write(json.dumps(game.to_json(), separators=(",", ":")) + "\n")
+                    # ``game`` first, as in ``arena export``: here its number in the match.
+                    line = {"game": index + 1, **game.to_json()}
+                    sink.write(json.dumps(line, separators=(",", ":")) + "\n")
                     sink.flush()
                 tally.add(game)
                 if not quiet and tally.games % every == 0:
@@ -202,3 +203,30 @@ class MatchTally:
         else:
             lines.append("no faults")
         return "\n".join(lines)
+
+
+def _check_record_path(record: Path) -> None:
+    """Say now, before any game and without making anything, that ``record`` cannot be written:
+    the file is made with the first game, so that a match that fails to start leaves none (and
+    an earlier record as it was)."""
+    problem = None
+    if record.is_dir():
+        problem = "it is a directory"
+    else:
+        existing = record if record.exists() else record.parent
+        while not existing.exists():
+            existing = existing.parent
+        if existing != record and not existing.is_dir():
+            problem = f"{existing} is not a directory"
+        elif not os.access(existing, os.W_OK):
+            problem = f"{existing} is not writable"
+    if problem is not None:
+        raise ArenaError(f"cannot write the record file {record}: {problem}")
+
+
+def _open_record(record: Path) -> TextIO:
+    try:
+        record.parent.mkdir(parents=True, exist_ok=True)
+        return record.open("w", encoding="utf-8")
+    except OSError as exc:
+        raise ArenaError(f"cannot write the record file {record}: {exc.strerror}") from exc

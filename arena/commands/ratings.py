@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import textwrap
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -29,6 +29,7 @@ __all__ = [
     "bot_label",
     "load_standings",
     "no_color",
+    "output_width",
     "print_standings",
     "ratings_command",
     "render_standings",
@@ -38,6 +39,17 @@ DEFAULT_WIDTH = 80
 """The width the default output fits when it is not written to a terminal."""
 
 Align = Literal["<", ">"]
+
+
+def output_width(console: Console) -> int:
+    """The width to fit: the terminal's; written elsewhere (a pipe, a file), ``COLUMNS`` when it
+    is set to a number, else ``DEFAULT_WIDTH``."""
+    if console.is_terminal:
+        return console.width
+    columns = os.environ.get("COLUMNS", "").strip()
+    if columns.isdigit() and 0 < int(columns) <= 10_000:
+        return int(columns)
+    return DEFAULT_WIDTH
 
 
 def no_color() -> bool:
@@ -67,15 +79,25 @@ class Line:
     """Shown bold on a terminal that allows it."""
 
 
-def load_standings(store: Store) -> Standings:
+def load_standings(store: Store, *, for_terminal: bool = False) -> Standings:
     """The standings of the games ``store`` counts (every version's, each rated apart, when it
-    was opened with ``all_versions``)."""
+    was opened with ``all_versions``). ``for_terminal``: every name as ``protocol.shown`` makes
+    it safe to print (a store is a file someone may send you; JSON escapes names itself)."""
+    from arena.protocol import shown as safe
     from arena.ratings import GameResult
     from arena.ratings.standings import compute_all
 
     shown: dict[str, str] = {}  # each bot's display name in its latest game that gave one
     results = []
     for record in store.games():
+        if for_terminal:
+            record = replace(
+                record,
+                order=safe(record.order),
+                chaos=safe(record.chaos),
+                order_display=safe(record.order_display),
+                chaos_display=safe(record.chaos_display),
+            )
         for name, display in (
             (record.order, record.order_display),
             (record.chaos, record.chaos_display),
@@ -181,17 +203,25 @@ def _fault_count(reason: str) -> Callable[[BotStanding], str]:
     return lambda b: str(b.faults[reason])
 
 
-def _main_table(standings: Standings, width: int, wide: bool) -> list[Line]:
+def _main_table(standings: Standings, width: int, wide: bool) -> tuple[list[Line], list[str]]:
+    """The table's lines, and the headers of the columns left out to fit ``width``."""
     columns = _columns(wide)
     lines = _table(columns, standings.bots)
+    dropped: list[str] = []
     if not wide:
         # Over-long names: drop what is repeated or summarised elsewhere, never the names.
         for header in ("seq", "surv", "faults"):
             if _width(lines) <= width:
                 break
             columns = [c for c in columns if c.header != header]
+            dropped.append(header)
             lines = _table(columns, standings.bots)
-    return lines
+    return lines, dropped
+
+
+def _listed(words: Sequence[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return " and ".join(filter(None, [", ".join(words[:-1]), words[-1]]))
 
 
 def _wrapped(text: str, width: int) -> list[Line]:
@@ -301,22 +331,29 @@ def _los_lines(standings: Standings, width: int, wide: bool) -> list[Line]:
     )
 
 
-def _footer(standings: Standings, width: int) -> list[Line]:
+def _footer(standings: Standings, width: int, dropped: Sequence[str] = ()) -> list[Line]:
+    """What each rating column means (not the ``dropped`` ones: the table does not show them)."""
     from arena.ratings.standings import SURVIVAL_DEFINITION
 
     e, f = standings.elo, standings.fit
+    seq = (
+        f"seq: sequential Elo, K={e.k:g}, start {e.initial:.0f}, games in a fixed interleaving "
+        "of rounds (the same games give the same numbers). "
+    )
+    surv = (
+        f" surv: Chaos survival, the mean of {SURVIVAL_DEFINITION} (-: no such loss; per Order"
+        " opponent in --json)."
+    )
     text = (
         "Elo ±95%: maximum-likelihood (Bradley-Terry) fit of all games at once, with Order's "
         "advantage fitted, prior sd "
         f"{f.prior_sd:.0f}, average bot {f.offset:.0f}; it does not depend on game order. "
         "Order, Chaos: the same fit with a strength per role (compare an Order rating with a "
         "Chaos rating; intervals in --wide). "
-        f"seq: sequential Elo, K={e.k:g}, start {e.initial:.0f}, games in a fixed interleaving "
-        "of rounds (the same games give the same numbers). "
-        ">R / <R: the bot won / lost every game (in that role): the data give no value, only a "
-        "bound; R is where the prior stops it. -: no games (in that role). surv: Chaos "
-        f"survival, the mean of {SURVIVAL_DEFINITION} (-: no such loss; per Order opponent in "
-        "--json)."
+        + ("" if "seq" in dropped else seq)
+        + ">R / <R: the bot won / lost every game (in that role): the data give no value, only a "
+        "bound; R is where the prior stops it. -: no games (in that role)."
+        + ("" if "surv" in dropped else surv)
     )
     return _wrapped(text, width)
 
@@ -332,7 +369,13 @@ def render_standings(
     if distinct is not None:
         title += f" ({distinct} distinct)"
     lines = [Line(title, heading=True)]
-    lines += _main_table(standings, width, wide)
+    table, dropped = _main_table(standings, width, wide)
+    lines += table
+    if dropped:
+        lines += _wrapped(
+            f"({_listed(dropped)}: left out to fit {width} columns; see --wide or --json)",
+            width,
+        )
     lines.append(Line(""))
     h = standings.role_advantage
     rate = standings.order_win_rate
@@ -368,7 +411,7 @@ def render_standings(
             lines.append(Line(""))
             lines += section
     lines.append(Line(""))
-    lines += _footer(standings, width)
+    lines += _footer(standings, width, dropped)
     return lines
 
 
@@ -376,8 +419,8 @@ def print_standings(console: Console, store: Store, *, wide: bool = False) -> No
     """Print the standings of ``store``'s games, and its harness errors, on ``console``."""
     from rich.text import Text
 
-    standings = load_standings(store)
-    width = console.width if console.is_terminal else DEFAULT_WIDTH
+    standings = load_standings(store, for_terminal=True)
+    width = output_width(console)
     bold = "" if no_color() else "bold"
     db = str(store.path)
     for line in render_standings(standings, width=width, wide=wide, db=db):

@@ -23,6 +23,7 @@ from typing import Any
 from arena import boardview
 from arena.commands.stopping import wait_readable
 from arena.errors import ArenaError
+from arena.protocol import shown
 from arena.records import GameRecord
 from arena.rules import Reason, Role
 
@@ -87,8 +88,8 @@ def list_lines(rows: Sequence[tuple[int, GameRecord]], total: int) -> list[str]:
     """The game list as plain lines: a header, one line per game, a count."""
     if not rows:
         return [f"No games match (the store holds {total})."]
-    order_w = max(5, *(len(r.order) for _, r in rows))
-    chaos_w = max(5, *(len(r.chaos) for _, r in rows))
+    order_w = max(5, *(len(shown(r.order)) for _, r in rows))
+    chaos_w = max(5, *(len(shown(r.chaos)) for _, r in rows))
     id_w = max(4, *(len(str(n)) for n, _ in rows))
     lines = [
         f"{'game':>{id_w}}  {'order':<{order_w}}  {'chaos':<{chaos_w}}  winner  reason     plies"
@@ -96,7 +97,7 @@ def list_lines(rows: Sequence[tuple[int, GameRecord]], total: int) -> list[str]:
     for number, r in rows:
         plies = len(r.opening) + len(r.moves)
         lines.append(
-            f"{number:>{id_w}}  {r.order:<{order_w}}  {r.chaos:<{chaos_w}}  "
+            f"{number:>{id_w}}  {shown(r.order):<{order_w}}  {shown(r.chaos):<{chaos_w}}  "
             f"{r.winner.value:<6}  {r.reason.value:<9}  {plies:>5}"
         )
     lines.append(f"{len(rows)} of {total} games; see one with: arena replay DB GAME")
@@ -105,7 +106,8 @@ def list_lines(rows: Sequence[tuple[int, GameRecord]], total: int) -> list[str]:
 
 def game_header(number: int, record: GameRecord) -> str:
     """``game 7: greedy (Order) vs random (Chaos), seed 1``."""
-    return f"game {number}: {record.order} (Order) vs {record.chaos} (Chaos), seed {record.seed}"
+    order, chaos = shown(record.order), shown(record.chaos)
+    return f"game {number}: {order} (Order) vs {chaos} (Chaos), seed {record.seed}"
 
 
 def _fault_line(record: GameRecord) -> str:
@@ -116,7 +118,8 @@ def _fault_line(record: GameRecord) -> str:
     detail = shown_detail(record.detail, DETAIL_WIDTH)
     tail = f": {detail}" if detail else ""
     return (
-        f"{record.winner.value.capitalize()} wins: {record.loser_name} ({loser.value.capitalize()})"
+        f"{record.winner.value.capitalize()} wins: {shown(record.loser_name)}"
+        f" ({loser.value.capitalize()})"
         f" lost by {record.reason.value}{tail}"
     )
 
@@ -373,7 +376,7 @@ def replay_command(
         if wanted.bot is not None:
             names = sorted({r.order for _, r in games} | {r.chaos for _, r in games})
             if wanted.bot not in names:
-                known = ", ".join(names) or "none"
+                known = ", ".join(map(shown, names)) or "none"
                 raise ArenaError(
                     f"{db}: no games of a bot named {wanted.bot!r} (its bots: {known})"
                 )

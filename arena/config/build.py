@@ -256,10 +256,25 @@ def _db(ctx: Context, top: Mapping[str, Any], name: str) -> Path:
     try:
         db = ctx.resolve(text)
         is_dir = db.is_dir()
+        exists = db.exists()
+        special = exists and not is_dir and not db.is_file()
+        # The store's own file may be reached through a link; a new one is made only at a path
+        # of its own, never in the (empty or missing) file a link leads to (see Store).
+        linked = (ctx.base_dir / Path(text).expanduser()).is_symlink()
+        empty_target = linked and (not exists or (db.is_file() and db.stat().st_size == 0))
     except (OSError, RuntimeError, ValueError) as exc:
         raise ctx.error("db", f"expected a usable file path, got {text!r} ({exc})", line) from None
     if is_dir:
         raise ctx.error("db", f"expected a database file, got a directory ({db})", line)
+    if special:
+        raise ctx.error("db", f"expected a database file, got a device or a pipe ({db})", line)
+    if empty_target:
+        what = "an empty file" if exists else "a file that does not exist"
+        raise ctx.error(
+            "db",
+            f"expected a store, or a new path of its own, got a link to {what} ({db})",
+            line,
+        )
     return db
 
 

@@ -21,7 +21,7 @@ __all__ = ["TournamentConfig", "STORE_COMPANIONS", "in_store_folder", "store_fol
 
 STORE_COMPANIONS = ("-wal", "-shm", "-journal", ".lock")
 """What is made beside a store: SQLite's write-ahead log, shared memory and rollback journal, and
-the run lock (``arena.store.runlock``)."""
+the run lock file that arena made before the lock was taken on the store itself."""
 
 
 def in_store_folder(spec: BotSpec, db: Path) -> bool:
@@ -95,9 +95,9 @@ class TournamentConfig:
         )
 
     def hidden_from_bots(self) -> tuple[str, ...]:
-        """What no bot's sandbox may show: the store with every file SQLite and the run lock make
-        beside it, the store's folder (where such files appear during the run, after the
-        sandbox was set up), and the config."""
+        """What no bot's sandbox may show: the store with every file SQLite (or an older
+        arena's run lock) makes beside it, the store's folder (where such files appear during
+        the run, after the sandbox was set up), and the config."""
         store = str(self.db)
         paths = [store, *(store + suffix for suffix in STORE_COMPANIONS), str(self.db.parent)]
         if self.path is not None:

@@ -8,6 +8,7 @@ silently but a tournament file must not hold: duplicate keys, tags, recursive al
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import yaml
@@ -74,6 +75,14 @@ class Reader:
                 problem = getattr(exc, "problem", None) or str(exc)
                 raise self.ctx.error(
                     path or None, f"expected a plain value, {problem}", _line_of(node)
+                ) from None
+            except ValueError:  # Python reads no integer longer than its limit (4300 digits)
+                limit = sys.get_int_max_str_digits()
+                digits = sum(char.isdigit() for char in str(node.value))
+                raise self.ctx.error(
+                    path or None,
+                    f"expected a number of at most {limit} digits, got one of {digits}",
+                    _line_of(node),
                 ) from None
         key = id(node)
         if key in self.done:

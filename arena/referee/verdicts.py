@@ -18,7 +18,7 @@ from pathlib import Path
 
 from arena.launch import procfs
 from arena.launch.process import BotProcess, WaitStatus
-from arena.protocol import escape, quote
+from arena.protocol import escape, quote, shown
 from arena.rules import Reason
 
 __all__ = [
@@ -278,9 +278,7 @@ def shown_detail(detail: str, limit: int) -> str:
     detail is shown as stored: escaping it again would double its backslashes. One that is not
     printable (written by an older referee) is escaped here.
     """
-    if not detail.isprintable():
-        return escape(detail, limit)
-    return detail if len(detail) <= limit else detail[:limit] + "..."
+    return shown(detail, limit)
 
 
 def last_lines(text: str, count: int, width: int = 200) -> list[str]:

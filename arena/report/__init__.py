@@ -47,9 +47,9 @@ def write_report(
     from arena.export.files import atomic_write, refuse_same_file
     from arena.report.data import DEFAULT_MAX_VIEWER_GAMES, collect
     from arena.report.page import render
-    from arena.store.database import Store, store_files
+    from arena.store.database import Store, protected_files
 
-    refuse_same_file(out, store_files(db), "the store being reported on or one of its files")
+    refuse_same_file(out, protected_files(db), "the store being reported on or one of its files")
     with Store.open(db, readonly=True, all_versions=all_versions) as store:
         title = store.get_meta("name") or Path(db).stem
         data = collect(

@@ -57,6 +57,7 @@ import dataclasses
 import json
 import os
 import sqlite3
+import stat
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -69,7 +70,7 @@ from arena.errors import StoreError
 from arena.records import GameRecord
 from arena.store import rows as gamerows
 from arena.store.rows import dumps, safe_text
-from arena.store.runlock import RunLock
+from arena.store.runlock import RunLock, holder_info
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -77,6 +78,7 @@ __all__ = [
     "VersionChange",
     "HarnessErrorRow",
     "Store",
+    "protected_files",
     "store_files",
     "versioned_name",
 ]
@@ -155,12 +157,26 @@ _INSERT = gamerows.insert_statement()
 
 
 def store_files(path: str | os.PathLike[str]) -> tuple[Path, ...]:
-    """Every file a store at ``path`` may have: itself, SQLite's journals, the run lock."""
+    """Every file a store at ``path`` may have (itself and SQLite's journals), named from
+    ``path`` as given."""
     path = Path(path)
     return (path, *(path.with_name(path.name + suffix) for suffix in _SIDE_FILES))
 
 
-_SIDE_FILES = ("-wal", "-shm", "-journal", ".lock")
+def protected_files(path: str | os.PathLike[str]) -> tuple[Path, ...]:
+    """Every file an output must never replace for the store named ``path``: ``store_files`` of
+    the name as given and of the real file (symlinks resolved; SQLite names the journals after
+    the real file). Compare them with ``files.same_file``, which also matches other names of one
+    inode (a hard link to the store or to its existing journal)."""
+    given = store_files(path)
+    real = store_files(os.path.realpath(path))
+    return given + tuple(p for p in real if p not in given)
+
+
+_SIDE_FILES = ("-wal", "-shm", "-journal")
+
+_RUN_HOLDER = "run_holder"
+"""The meta entry in which the run holding the run lock says who it is (``runlock.holder_info``)."""
 
 
 def versioned_name(name: str, version: str) -> str:
@@ -338,6 +354,7 @@ class Store:
         path = self.path
         if path.is_dir():
             raise self._fail("is a directory, not a store file")
+        self._check_file()
         if self.readonly:
             if not path.exists():
                 raise self._fail("no such store (the file does not exist)")
@@ -357,6 +374,42 @@ class Store:
                 isolation_level=None,  # autocommit: transactions are explicit (BEGIN IMMEDIATE)
                 check_same_thread=False,  # thread-agnostic; calls are serialised by self._lock
                 uri=uri,
+            )
+
+    def _check_file(self) -> None:
+        """Refuse, before SQLite opens (and so creates or writes) anything, a path that is no
+        place for a store.
+
+        - Not a regular file (``/dev/null``, a pipe): SQLite would make ``/dev/null-journal``.
+        - Opened for writing, a link (symbolic, or another name of a file) to an empty file or
+          to nothing: SQLite would make a store of someone else's file. A new store is made only
+          at a path of its own; an existing store may be reached through a link.
+        """
+        path = self.path
+        try:
+            info = os.stat(path)
+        except (FileNotFoundError, NotADirectoryError):  # the latter: said when it is made
+            if not self.readonly and path.is_symlink():
+                raise self._fail(
+                    f"is a symbolic link to a file that does not exist ({os.readlink(path)}):"
+                    " arena makes a new store only at a path of its own, not through a link"
+                ) from None
+            return
+        except OSError as exc:
+            raise self._fail(f"cannot open the store: {exc.strerror or exc}") from None
+        if not stat.S_ISREG(info.st_mode):
+            raise self._fail("is not a regular file (a device, a pipe or a socket), not a store")
+        if self.readonly or info.st_size > 0:
+            return
+        if path.is_symlink():
+            raise self._fail(
+                f"is a symbolic link to an empty file ({os.path.realpath(path)}): arena makes a"
+                " new store only at a path of its own, never of another file"
+            )
+        if info.st_nlink > 1:
+            raise self._fail(
+                f"is an empty file with {info.st_nlink} names (hard links): arena makes a new"
+                " store only at a path of its own, never of another file"
             )
 
     def _prepare(self, conn: sqlite3.Connection) -> None:
@@ -691,11 +744,12 @@ class Store:
                 if differences:
                     raise self._fail(
                         f"holds the games of another tournament ({'; '.join(differences)}): "
-                        "run with --fresh to discard them, or give this one another db:"
+                        "run with --fresh to discard them, or store this one in another file"
                     )
             for key, value in (
                 ("definition", json.dumps(wanted, sort_keys=True)),
                 ("games_per_pairing", str(games_per_pairing)),
+                (_RUN_HOLDER, holder_info()),  # who holds the lock, for a run refused meanwhile
             ):
                 conn.execute(
                     "INSERT INTO meta (key, value) VALUES (?, ?)"
@@ -708,7 +762,16 @@ class Store:
             raise self._fail("the store was opened read-only")
         with self._lock:
             self._connection()  # a closed store, or one opened by another process, fails here
-            self._run_lock.acquire()
+            if self._run_lock.held:
+                return
+            self._run_lock.acquire(self._run_holder)
+
+    def _run_holder(self) -> str | None:
+        """What the run holding the lock recorded about itself (None if it cannot be read)."""
+        try:
+            return self.get_meta(_RUN_HOLDER)
+        except StoreError:
+            return None
 
     def reset(self) -> None:
         """Delete every game and harness error, in one transaction (for ``--fresh``).
@@ -723,6 +786,11 @@ class Store:
             conn.execute("DELETE FROM games")
             conn.execute("DELETE FROM harness_errors")
             conn.execute("DELETE FROM sqlite_sequence WHERE name IN ('games', 'harness_errors')")
+            conn.execute(
+                "INSERT INTO meta (key, value) VALUES (?, ?)"
+                " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (_RUN_HOLDER, holder_info()),
+            )
 
     def close(self) -> None:
         """Close the store (idempotent).

@@ -74,12 +74,48 @@ def _dump_optional_floats(values: Sequence[float] | None) -> str | None:
     return None if values is None else _dump_floats(values)
 
 
+_MOVE_TOKENS = frozenset(
+    f"{column}{row}{mark}" for column in "abcdef" for row in "123456" for mark in "XOxo"
+)
+"""Every move token the referee may have stored (``c4X``)."""
+
+
 def _load_tokens(text: str) -> list[str]:
-    return [str(token) for token in json.loads(text)]
+    """A list of move tokens; a ValueError names anything else (a damaged or hand-made store)."""
+    tokens = json.loads(_text(text))
+    if not isinstance(tokens, list):
+        raise ValueError(f"moves are a list, not {text[:40]!r}")
+    for token in tokens:
+        if not isinstance(token, str) or token not in _MOVE_TOKENS:
+            raise ValueError(f"{str(token)[:40]!r} is not a move")
+    return tokens
+
+
+def _number(value: Any) -> float:
+    """A stored time or duration: a number (SQLite keeps text in a REAL column as it is)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"expected a number, not {str(value)[:40]!r}")
+    return float(value)
 
 
 def _load_floats(text: str) -> list[float]:
-    return [float(x) for x in json.loads(text)]
+    values = json.loads(_text(text))
+    if not isinstance(values, list):
+        raise ValueError(f"times are a list, not {text[:40]!r}")
+    return [_number(x) for x in values]
+
+
+def _text(value: Any) -> str:
+    """A stored text: a str (SQLite keeps a number in a TEXT column as it is)."""
+    if not isinstance(value, str):
+        raise ValueError(f"expected text, not {str(value)[:40]!r}")
+    return value
+
+
+def _load_seed(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"the seed is an integer, not {str(value)[:40]!r}")
+    return value
 
 
 def _load_optional_floats(text: str | None) -> list[float] | None:
@@ -115,10 +151,10 @@ class Column:
 
 
 COLUMNS: tuple[Column, ...] = (
-    Column("order_name", "TEXT NOT NULL", "order"),
-    Column("chaos_name", "TEXT NOT NULL", "chaos"),
-    Column("order_version", "TEXT NOT NULL", "order_version"),
-    Column("chaos_version", "TEXT NOT NULL", "chaos_version"),
+    Column("order_name", "TEXT NOT NULL", "order", load=_text),
+    Column("chaos_name", "TEXT NOT NULL", "chaos", load=_text),
+    Column("order_version", "TEXT NOT NULL", "order_version", load=_text),
+    Column("chaos_version", "TEXT NOT NULL", "chaos_version", load=_text),
     Column("slot", "INTEGER NOT NULL CHECK (slot >= 0)", ""),
     Column(
         "winner",
@@ -128,20 +164,20 @@ COLUMNS: tuple[Column, ...] = (
         Role,
     ),
     Column("reason", "TEXT NOT NULL", "reason", lambda v: Reason(v).value, Reason),
-    Column("detail", "TEXT NOT NULL", "detail", safe_text),
+    Column("detail", "TEXT NOT NULL", "detail", safe_text, _text),
     Column("moves", "TEXT NOT NULL", "moves", _dump_tokens, _load_tokens),
     Column("ms", "TEXT NOT NULL", "ms", _dump_floats, _load_floats),
     Column("cpu_ms", "TEXT", "cpu_ms", _dump_optional_floats, _load_optional_floats),
-    Column("stderr_order", "TEXT NOT NULL", "stderr_order", safe_text),
-    Column("stderr_chaos", "TEXT NOT NULL", "stderr_chaos", safe_text),
-    Column("seed", "INTEGER NOT NULL", "seed", _dump_seed),
-    Column("started_at", "REAL NOT NULL", "started_at"),
-    Column("finished_at", "REAL NOT NULL", "finished_at"),
+    Column("stderr_order", "TEXT NOT NULL", "stderr_order", safe_text, _text),
+    Column("stderr_chaos", "TEXT NOT NULL", "stderr_chaos", safe_text, _text),
+    Column("seed", "INTEGER NOT NULL", "seed", _dump_seed, _load_seed),
+    Column("started_at", "REAL NOT NULL", "started_at", load=_number),
+    Column("finished_at", "REAL NOT NULL", "finished_at", load=_number),
     # Added in schema 2: the opening's moves, played before the bots' own (JSON list of tokens).
     Column("opening", "TEXT NOT NULL DEFAULT '[]'", "opening", _dump_tokens, _load_tokens, "'[]'"),
     # Added in schema 3: the display names the bots gave with `ready <name>`.
-    Column("order_display", "TEXT NOT NULL DEFAULT ''", "order_display", safe_text, _same, "''"),
-    Column("chaos_display", "TEXT NOT NULL DEFAULT ''", "chaos_display", safe_text, _same, "''"),
+    Column("order_display", "TEXT NOT NULL DEFAULT ''", "order_display", safe_text, _text, "''"),
+    Column("chaos_display", "TEXT NOT NULL DEFAULT ''", "chaos_display", safe_text, _text, "''"),
     # Added in schema 4: how the time was measured, and the clocks under a game clock.
     Column("measure", "TEXT NOT NULL DEFAULT 'wall'", "measure", str, str, "'wall'"),
     Column("clock_ms", "TEXT", "clock_ms", _dump_optional_floats, _load_optional_floats, "NULL"),

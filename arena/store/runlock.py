@@ -1,15 +1,22 @@
-"""One tournament run per store at a time: an exclusive ``flock`` on ``<store>.lock``.
+"""One tournament run per store at a time: an exclusive ``flock`` on the store file itself.
 
 Two runs on one store would each replay every missing game (twice the load, so unfair move
 times) and report nonsense. A run takes this lock before it changes anything; a second run
-finds it taken and says who holds it (pid, host, start time, written into the file). The kernel
-releases a ``flock`` when its holder dies, so a crashed run leaves no stale lock behind, only a
-stale file that the next run takes over.
+finds it taken and says who holds it (pid, host, start time: what the holder recorded in the
+store, see ``holder_info``). The lock is on the file, its inode, not on a name: a symlink, a
+path spelled otherwise and a hard link all reach the same lock, and no file is created beside
+the store. The kernel releases a ``flock`` when its holder dies, so a crashed run leaves no
+stale lock behind.
 
 Only the run takes the lock: the worker processes that open the store to record their games do
 not, so they are never blocked by their own run's lock (forked workers share the parent's open
-lock file; only the process that took the lock releases it). The descriptor is close-on-exec,
-so bots never hold it.
+file description; only the process that took the lock releases it). The descriptor is
+close-on-exec, so bots never hold it.
+
+SQLite locks the same file with POSIX (``fcntl``) locks, which on Linux are independent of
+``flock``, but which a process loses on *any* close of a descriptor of the file. So the
+descriptor is opened once and closed only by ``release``, which ``Store.close`` calls after its
+own connection is closed; a refused ``acquire`` keeps it open until then too.
 """
 
 from __future__ import annotations
@@ -19,83 +26,75 @@ import json
 import os
 import socket
 import time
-from contextlib import suppress
+from collections.abc import Callable
 from pathlib import Path
 
 from arena.errors import StoreError
 
-__all__ = ["RunLock"]
+__all__ = ["RunLock", "holder_info"]
+
+
+def holder_info() -> str:
+    """What a run records about itself once it holds the lock: pid, host, start time (JSON)."""
+    return json.dumps({"pid": os.getpid(), "host": socket.gethostname(), "started": time.time()})
 
 
 class RunLock:
-    """The run lock of the store at ``store_path`` (the file ``<store_path>.lock``)."""
+    """The run lock of the store file at ``store_path`` (a ``flock`` on that file)."""
 
     def __init__(self, store_path: Path) -> None:
         self.store_path = store_path
-        """The store this lock guards."""
-        real = Path(os.path.realpath(store_path))  # one lock however the store is reached
-        self.path = real.with_name(real.name + ".lock")
-        """The lock file, beside the store's real file (symlinks resolved)."""
+        """The store this lock guards (any name of it: the lock is the file's)."""
         self._fd: int | None = None
         self._owner = 0
+        self._locked = False
 
     @property
     def held(self) -> bool:
         """Whether this process took the lock (and has not released it)."""
-        return self._fd is not None and self._owner == os.getpid()
+        return self._locked and self._owner == os.getpid()
 
-    def acquire(self) -> None:
-        """Take the lock, or raise a StoreError naming its holder; a no-op if held already."""
+    def acquire(self, holder: Callable[[], str | None] = lambda: None) -> None:
+        """Take the lock, or raise a StoreError naming its holder; a no-op if held already.
+
+        ``holder`` returns what the holder recorded (``holder_info``), or None if unknown.
+        """
         if self.held:
             return
-        while True:
+        if self._fd is None or self._owner != os.getpid():
             try:
-                fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+                fd = os.open(self.store_path, os.O_RDONLY | os.O_CLOEXEC)
             except OSError as exc:
                 raise StoreError(
-                    f"{self.store_path}: cannot create the run lock {self.path}: "
-                    f"{exc.strerror or exc}"
+                    f"{self.store_path}: cannot open the store to lock it: {exc.strerror or exc}"
                 ) from None
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                holder = _describe(os.pread(fd, 4096, 0))
-                os.close(fd)
-                raise StoreError(
-                    f"{self.store_path}: another run is using this store ({holder}; lock file "
-                    f"{self.path}): wait for it to finish, or give this run another db:"
-                ) from None
-            if _same_inode(fd, self.path):
-                break
-            os.close(fd)  # the holder removed the file as we opened it: take the new one
-        info = {"pid": os.getpid(), "host": socket.gethostname(), "started": time.time()}
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, (json.dumps(info) + "\n").encode(), 0)
-        self._fd, self._owner = fd, os.getpid()
+            self._fd, self._owner, self._locked = fd, os.getpid(), False
+        try:
+            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise StoreError(
+                f"{self.store_path}: another run is using this store ({_describe(holder())}): "
+                "wait for it to finish, or store this run in another file"
+            ) from None
+        self._locked = True
 
     def release(self) -> None:
-        """Release the lock and remove its file (idempotent; a no-op in a forked child)."""
+        """Release the lock and close its descriptor (idempotent; in a forked child, only the
+        descriptor is closed: the lock stays the parent's)."""
         fd, self._fd = self._fd, None
         if fd is None:
             return
-        if self._owner == os.getpid():
-            with suppress(OSError):
-                self.path.unlink()  # while still held: the next run creates a fresh file
-        os.close(fd)  # in a forked child, the parent's descriptor keeps the lock held
+        if self._locked and self._owner == os.getpid():
+            fcntl.flock(fd, fcntl.LOCK_UN)  # forked workers share the description: unlock it
+        self._locked = False
+        os.close(fd)
 
 
-def _same_inode(fd: int, path: Path) -> bool:
+def _describe(content: str | None) -> str:
+    """Who holds the lock, from what the holder recorded (``holder_info``)."""
     try:
-        return os.stat(path).st_ino == os.fstat(fd).st_ino
-    except FileNotFoundError:
-        return False
-
-
-def _describe(content: bytes) -> str:
-    """Who holds the lock, from what the holder wrote into the file."""
-    try:
-        info = json.loads(content)
+        info = json.loads(content or "")
         started = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(float(info["started"])))
         return f"pid {int(info['pid'])} on {str(info['host'])!r}, since {started}"
-    except (ValueError, TypeError, KeyError):
+    except (ValueError, TypeError, KeyError, OverflowError):
         return "a process that has not said who it is yet"

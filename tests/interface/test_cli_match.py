@@ -10,6 +10,7 @@ leftover-process check (``conftest.py``) can tell this test's bots from anyone e
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -297,3 +298,38 @@ def test_openings_option_allows_what_the_schedule_allows() -> None:
     match = typer.main.get_command(app).commands["match"]  # type: ignore[attr-defined]
     option = next(p for p in match.params if p.name == "openings")
     assert option.type.max == MAX_OPENING_PLIES
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the unprivileged bot user exists only for root")
+@pytest.mark.parametrize("before", [None, "an earlier record\n"])
+def test_a_match_that_fails_to_start_writes_no_record(tmp_path: Path, before: str | None) -> None:
+    """The bot's folder is closed to the unprivileged user bots run as (root, no sandbox): the
+    match fails before its first game, and ``--record`` neither appears nor loses what it held."""
+    private = tmp_path / "private"
+    private.mkdir(mode=0o700)
+    bot = copy(TEST_BOTS_DIR / "instant.py", private)
+    record = tmp_path / "out" / "games.jsonl"
+    if before is not None:
+        record.parent.mkdir()
+        record.write_text(before)
+    env = {k: v for k, v in os.environ.items() if k != "ARENA_BOTS_AS_ROOT"}
+    result = run_arena(
+        "match", bot, "random", "--sandbox", "none", "--games", "1", "--record", record, env=env
+    )
+    assert result.returncode == 2, result.stdout + result.stderr
+    (line,) = result.stderr.splitlines()
+    assert "cannot reach the bot's folder" in line
+    if before is None:
+        assert not record.exists() and not record.parent.exists()
+    else:
+        assert record.read_text() == before
+
+
+def test_an_unwritable_record_is_said_before_any_game(tmp_path: Path) -> None:
+    (tmp_path / "dir.jsonl").mkdir()
+    result = run_arena(
+        "match", "random", "random", "--games", "1", "--record", tmp_path / "dir.jsonl"
+    )
+    assert result.returncode == 2
+    (line,) = result.stderr.splitlines()
+    assert "cannot write the record file" in line and "game 1" not in result.stdout

@@ -221,8 +221,8 @@ def test_export_formats(finished: Finished, tmp_path: Path) -> None:
     rows = list(csv.reader(io.StringIO(table.stdout)))
     assert tuple(rows[0]) == CSV_FIELDS
     assert len(rows) == 25
-    assert [(row[0], row[1], row[2]) for row in rows[1:]] == [
-        (r["order"], r["chaos"], r["winner"]) for r in records
+    assert [(row[0], row[1], row[2], row[3]) for row in rows[1:]] == [
+        (str(r["game"]), r["order"], r["chaos"], r["winner"]) for r in records
     ]
 
     pgn = run_arena("export", db, "--format", "pgn")

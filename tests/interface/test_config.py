@@ -333,6 +333,11 @@ ERROR_CASES = {
         "seed",
         "expected a non-negative integer no larger than 9223372036854775807",
     ),
+    "an integer of 5,000 digits": (
+        BOTS + "seed: " + "9" * 5000 + "  # <-\n",
+        "seed",
+        "expected a number of at most 4300 digits, got one of 5000",
+    ),
     "workers": (BOTS + "workers: 0  # <-\n", "workers", "expected a positive integer"),
     "seed": (BOTS + "seed: -1  # <-\n", "seed", "expected a non-negative integer, got -1"),
     "unknown top-level key": (
@@ -745,3 +750,33 @@ def test_a_bot_in_the_store_folder_is_refused_in_one_line(tmp_path: Path) -> Non
     assert_error(err, "t.yaml", "bots[0]", 2, "holds the results store")
     assert "\n" not in str(err)
     assert not (tmp_path / "t.sqlite").exists()
+
+
+@pytest.mark.parametrize("target", ["device", "empty", "missing", "store"])
+def test_db_is_a_store_of_its_own(project: Path, target: str) -> None:
+    """``db: /dev/null`` and a link to an empty (or no) file are refused where they are
+    written; a link to an existing store is the store."""
+    conf = project / "conf"
+    elsewhere = project / "someone.txt"
+    if target == "device":
+        db = "/dev/null"
+    else:
+        db = "link.sqlite"
+        (conf / db).symlink_to(elsewhere)
+        if target == "empty":
+            elsewhere.write_bytes(b"")
+        elif target == "store":
+            from arena.store import Store
+
+            Store.open(elsewhere).close()
+    path = write(conf, BOTS + f"db: {db}  # <-\n")
+    if target == "store":
+        assert load_config(path).db == elsewhere.resolve()
+        return
+    err = load_error(path)
+    expected = "a device or a pipe" if target == "device" else "got a link to"
+    assert_error(err, "tour.yaml", "db", marked_line(BOTS + f"db: {db}  # <-\n"), expected)
+    assert not Path("/dev/null-journal").exists()
+    assert (elsewhere.read_bytes() if elsewhere.exists() else None) == (
+        b"" if target == "empty" else None
+    )

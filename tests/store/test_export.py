@@ -33,6 +33,7 @@ from arena.export.formats import (
 )
 from arena.export.pgn import pgn_string
 from arena.limits import SandboxMode, TimeControl
+from arena.protocol import shown
 from arena.records import GameRecord, Reason
 from arena.referee.match import Match, MatchSettings
 from arena.rules import Role
@@ -135,13 +136,37 @@ def test_a_pgn_games_round_is_its_number_in_the_store(
         check_pgn_game(game, record, number, event="league")
 
 
+def test_jsonl_and_csv_rows_carry_the_games_number_in_the_store(
+    played: list[GameRecord], tmp_path: Path
+) -> None:
+    """Each row's ``game`` is what ``arena replay DB N``, ``arena faults`` and PGN's Round give."""
+    db = make_store(tmp_path / "t.sqlite", played)
+    with sqlite3.connect(db) as conn:
+        conn.execute("DELETE FROM games WHERE id = (SELECT MIN(id) FROM games)")
+    conn.close()
+    with Store.open(db, readonly=True) as store:
+        numbers = [number for number, _ in store.numbered_games()]
+    assert numbers[0] != 1
+    assert export_games(db, "jsonl", tmp_path / "g.jsonl") == 3
+    lines = (tmp_path / "g.jsonl").read_text().splitlines()
+    assert [json.loads(line)["game"] for line in lines] == numbers
+    assert all(line.startswith('{"game":') for line in lines)
+    assert export_games(db, "csv", tmp_path / "g.csv") == 3
+    with open(tmp_path / "g.csv", newline="") as stream:
+        rows = list(csv.DictReader(stream))
+    assert [int(row["game"]) for row in rows] == numbers
+    assert next(csv.reader(io.StringIO((tmp_path / "g.csv").read_text())))[0] == "game"
+    replayed = run_arena("replay", db, str(numbers[0]))
+    assert replayed.stdout.startswith(f"game {numbers[0]}: {rows[0]['order']} (Order)")
+
+
 def check_csv_row(row: dict[str, str], record: GameRecord) -> None:
     data = record.to_json()
     assert row["moves"].split() == record.moves
     assert row["opening"].split() == record.opening
     assert [float(t) for t in row["ms"].split()] == pytest.approx(record.ms)
     for name in CSV_FIELDS:
-        if name not in ("moves", "ms", "opening"):
+        if name not in ("moves", "ms", "opening", "game"):
             assert row[name] == str(data[name]), name
 
 
@@ -301,6 +326,30 @@ def test_export_refuses_every_spelling_of_the_store(
         assert store.count_games() == 4
 
 
+@pytest.mark.parametrize("command", ["export", "report"])
+@pytest.mark.parametrize("suffix", ["-wal", "-shm", ""])
+def test_output_onto_a_file_of_a_store_named_through_a_link_is_refused(
+    tmp_path: Path, command: str, suffix: str
+) -> None:
+    """The store is named through a symlink: its WAL is the real file's, and stays protected."""
+    folder = tmp_path / "results"
+    folder.mkdir()
+    db = make_store(folder / "wal.sqlite", [make_record(seed=i) for i in range(64)])
+    (tmp_path / "link.sqlite").symlink_to(db)
+    with Store.open(db) as writer:  # a writer keeps the -wal and -shm files in existence
+        assert (folder / "wal.sqlite-wal").exists()
+        out = folder / f"wal.sqlite{suffix}"
+        before = out.read_bytes()
+        result = run_arena(command, "link.sqlite", "--out", out, cwd=tmp_path)
+        assert result.returncode == 2, result.stdout + result.stderr
+        (line,) = result.stderr.splitlines()
+        assert "refusing to write" in line
+        assert out.read_bytes() == before
+        assert writer.count_games() == 64
+    with Store.open(db, readonly=True) as store:
+        assert store.count_games() == 64
+
+
 def test_a_failed_export_leaves_the_previous_output(tmp_path: Path) -> None:
     db = make_store(tmp_path / "t.sqlite", [make_record(seed=i) for i in range(600)])
     out = tmp_path / "games.csv"
@@ -391,8 +440,10 @@ def visible(name: str) -> str:
 
 
 def as_text_cell(text: str) -> str:
-    """A CSV cell as the export writes it: a formula-like start gets a ``'`` in front."""
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+    """A CSV cell as the export writes it: what does not print escaped (``protocol.shown``),
+    and a formula-like start gets a ``'`` in front."""
+    text = shown(text)
+    return "'" + text if text[:1] in ("=", "+", "-", "@") else text
 
 
 def test_csv_cells_that_would_be_formulas_are_text() -> None:
@@ -480,3 +531,65 @@ def test_a_real_bot_writing_pgn_cannot_forge_a_result(tmp_path: Path) -> None:
     ]
     assert read_pgn_lines(text) == expected
     assert [(g.tags["White"], g.tags["Black"], g.result) for g in read_pgn(text)] == expected
+
+
+# --- a store is a file someone may send you: what it holds reaches no terminal raw --------------
+HOSTILE_NAME = "evil\x1b]0;pwned\x07\x1b[2J\u202e"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["ratings"],
+        ["ratings", "--wide"],
+        ["faults"],
+        ["faults", "--bot", "nobody"],
+        ["replay"],
+        ["replay", "2"],
+        ["replay", "2", "--ply", "3"],
+        ["export", "--format", "csv"],
+    ],
+)
+def test_stored_names_reach_the_terminal_and_csv_escaped(
+    tmp_path: Path, command: list[str]
+) -> None:
+    records = [
+        make_record(HOSTILE_NAME, "beta"),
+        make_record("beta", HOSTILE_NAME, reason=Reason.CRASH, detail="bye\x1b[2J"),
+    ]
+    db = make_store(tmp_path / "h.sqlite", records)
+    result = run_arena(command[0], db, *command[1:], cwd=tmp_path)
+    output = result.stdout + result.stderr
+    assert "evil\\x1b]0;pwned\\x07\\x1b[2J\\u202e" in output, output
+    for raw in ("\x1b", "\x07", "\u202e"):
+        assert raw not in output
+
+
+@pytest.mark.parametrize(
+    ("column", "value"),
+    [
+        ("moves", '["zz9"]'),
+        ("moves", "[1]"),
+        ("opening", '["c4X", "no"]'),
+        ("started_at", "yesterday"),
+        ("finished_at", "soon"),
+        ("detail", b"\xff\x1b[2J"),
+        ("ms", '["fast"]'),
+        ("seed", "seven"),
+    ],
+)
+@pytest.mark.parametrize(
+    "command", [["report", "--out", "r.html"], ["export", "--format", "pgn", "--out", "g.pgn"]]
+)
+def test_a_damaged_game_in_the_store_is_one_line(
+    tmp_path: Path, column: str, value: object, command: list[str]
+) -> None:
+    db = make_store(tmp_path / "d.sqlite", [make_record(seed=i) for i in range(3)])
+    with sqlite3.connect(db) as conn:
+        conn.execute(f"UPDATE games SET {column} = ? WHERE id = 2", (value,))
+    conn.close()
+    result = run_arena(command[0], db, *command[1:], cwd=tmp_path)
+    assert result.returncode == 2, result.stdout + result.stderr
+    (line,) = result.stderr.splitlines()
+    assert line.startswith(f"arena: error: {db}: ") and "game 2" in line, line
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["d.sqlite"]  # nothing written

@@ -232,6 +232,31 @@ def test_compact_standings_fit_80_columns_with_full_names(n_bots: int) -> None:
         assert len(lines) < 80, text
 
 
+def test_a_column_left_out_to_fit_is_said_and_not_explained() -> None:
+    standings = compute_all(simulated(3, name_length=24))
+    lines = [line.text for line in render_standings(standings, width=60)]
+    text = "\n".join(lines)
+    assert max(len(line) for line in lines) <= 60, text
+    header = lines[1].split()
+    assert "seq" not in header and "surv" not in header and "faults" not in header
+    said = "(seq, surv and faults: left out to fit 60 columns; see --wide or --json)"
+    assert said in " ".join(lines)
+    assert "seq: sequential Elo" not in " ".join(lines) and "surv: Chaos" not in " ".join(lines)
+    full = " ".join(line.text for line in render_standings(standings, width=120))
+    assert "left out" not in full and "seq: sequential Elo" in full and "surv: Chaos" in full
+
+
+def test_columns_in_a_pipe_is_the_width(store: Path) -> None:
+    narrow = run_arena("ratings", store, env={**os.environ, "COLUMNS": "60"})
+    assert narrow.returncode == 0, narrow.stderr
+    lines = [line for line in narrow.stdout.splitlines() if str(store) not in line]
+    assert max(len(line) for line in lines) <= 60, narrow.stdout
+    default = run_arena(
+        "ratings", store, env={k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    )
+    assert max(len(line) for line in default.stdout.splitlines()) > 60  # 80 without COLUMNS
+
+
 def test_wide_shows_every_column_and_the_full_cross_table() -> None:
     standings = compute_all(simulated(6, name_length=10))
     text = "\n".join(line.text for line in render_standings(standings, width=80, wide=True))

@@ -30,6 +30,7 @@ from arena.store.database import (
     versioned_name,
 )
 from arena.store.rows import COLUMNS
+from arena.store.runlock import RunLock
 
 
 def make_record(order: str = "alpha", chaos: str = "beta", **changes: object) -> GameRecord:
@@ -367,6 +368,43 @@ def test_foreign_database_is_not_touched(tmp_path: Path) -> None:
     with pytest.raises(StoreError, match="not an arena store"):
         Store.open(path)
     assert path.read_bytes() == before
+
+
+@pytest.mark.parametrize("readonly", [False, True])
+def test_a_device_or_a_pipe_is_no_store_and_gets_no_journal(tmp_path: Path, readonly: bool) -> None:
+    os.mkfifo(tmp_path / "pipe")
+    for path in (Path("/dev/null"), tmp_path / "pipe"):
+        journals = [Path(f"{path}{suffix}") for suffix in ("-journal", "-wal", "-shm")]
+        assert not any(j.exists() for j in journals)
+        with pytest.raises(StoreError, match="not a regular file") as caught:
+            Store.open(path, readonly=readonly)
+        (line,) = str(caught.value).splitlines()
+        assert line.startswith(f"{path}: ")
+        assert not any(j.exists() for j in journals)
+
+
+@pytest.mark.parametrize("target", ["empty", "missing", "hardlink"])
+def test_a_link_to_an_empty_file_is_not_made_a_store(tmp_path: Path, target: str) -> None:
+    """A new store is made only at a path of its own: never through a link into another file."""
+    other = tmp_path / "someone" / "notes.txt"
+    other.parent.mkdir()
+    if target != "missing":
+        other.write_bytes(b"")
+    link = tmp_path / "t.sqlite"
+    if target == "hardlink":
+        os.link(other, link)
+    else:
+        link.symlink_to(other)
+    with pytest.raises(StoreError, match="link") as caught:
+        Store.open(link)
+    (line,) = str(caught.value).splitlines()
+    assert line.startswith(f"{link}: ")
+    assert (other.read_bytes() if other.exists() else None) == (
+        None if target == "missing" else b""
+    )
+    assert other_files(other.parent) == ({"notes.txt"} if target != "missing" else set())
+    assert other_files(tmp_path, "someone") == {"t.sqlite"}
+    Store.open(tmp_path / "own.sqlite").close()  # a path of its own is made a store
 
 
 def test_unusable_paths(tmp_path: Path) -> None:
@@ -728,7 +766,7 @@ def test_a_store_refuses_another_tournaments_run(tmp_path: Path) -> None:
         assert line.startswith(f"{path}: holds the games of another tournament (")
         assert "seed: 1 in the store, 2 now" in line
         assert "time_control.move_ms: 100 in the store, 200 now" in line
-        assert "--fresh" in line and "another db:" in line
+        assert line.endswith("run with --fresh to discard them, or store this one in another file")
         assert "startup_ms" not in line and "name:" not in line
     with Store.open(path) as store:
         assert store.count_games() == 1
@@ -809,8 +847,32 @@ def test_one_lock_however_the_store_is_reached(
     with Store.open(path) as first:
         first.claim(DEFINITION, 4)
         for spelling in ("link.sqlite", "real/../real/t.sqlite"):
-            with Store.open(spelling) as second, pytest.raises(StoreError, match="another run"):
-                second.claim(DEFINITION, 4)
+            with Store.open(spelling) as second:
+                for attempt in (lambda: second.claim(DEFINITION, 4), second.reset):
+                    with pytest.raises(StoreError, match="another run"):
+                        attempt()
+        assert first.count_games() == 0
+    assert other_files(tmp_path / "real") == {"t.sqlite"}  # no lock file left behind
+
+
+def test_the_run_lock_is_the_files_own_whatever_its_name(tmp_path: Path) -> None:
+    """A hard link is another name of the same file: the lock is taken on the file (its inode)."""
+    path = tmp_path / "t.sqlite"
+    with Store.open(path):
+        pass
+    os.link(path, tmp_path / "hard.sqlite")
+    first = RunLock(path)
+    first.acquire()
+    try:
+        with pytest.raises(StoreError, match="another run is using this store") as caught:
+            RunLock(tmp_path / "hard.sqlite").acquire()
+        assert "hard.sqlite" in str(caught.value)
+    finally:
+        first.release()
+    second = RunLock(tmp_path / "hard.sqlite")
+    second.acquire()  # released: free again
+    second.release()
+    assert other_files(tmp_path) == {"t.sqlite", "hard.sqlite"}  # and no file left behind
 
 
 def test_a_forked_worker_shares_the_lock_without_releasing_it(tmp_path: Path) -> None:

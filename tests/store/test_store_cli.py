@@ -7,6 +7,7 @@ store at once: real configs, real bot processes (copied into ``tmp_path``, so th
 
 from __future__ import annotations
 
+import fcntl
 import functools
 import json
 import os
@@ -54,6 +55,21 @@ def write_config(tmp_path: Path, file: str = "t.yaml", pace_ms: int = 1, **extra
     path = tmp_path / file
     path.write_text(json.dumps(data, indent=2) + "\n")
     return path
+
+
+def run_lock_taken(db: Path) -> bool:
+    """Whether a run holds the store's run lock (a ``flock`` on the file itself)."""
+    try:
+        fd = os.open(db, os.O_RDONLY | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)  # this test process holds no SQLite lock on the file to lose
+    return False
 
 
 def stored(db: Path) -> Counter[tuple[str, str, int]]:
@@ -129,17 +145,24 @@ def test_a_second_run_on_the_same_store_is_refused(tmp_path: Path) -> None:
     )
     try:
         deadline = time.monotonic() + 60
-        while not (db.exists() and (tmp_path / "t.sqlite.lock").exists()):
+        while not run_lock_taken(db):
             assert first.poll() is None, first.communicate()
             assert time.monotonic() < deadline, "the first run never took its lock"
             time.sleep(0.02)
-        for attempt in (["--quiet"], ["--fresh"]):
-            second = arena("tournament", config, *attempt)
+        os.link(db, tmp_path / "hard.sqlite")  # the same file under another name
+        linked = write_config(tmp_path, "linked.yaml", pace_ms=50, games_per_pairing=4)
+        linked.write_text(linked.read_text().replace("t.sqlite", "hard.sqlite"))
+        for attempt in (["--quiet"], ["--fresh"], ["--fresh", "linked"]):
+            chosen = linked if "linked" in attempt else config
+            second = arena("tournament", chosen, *[a for a in attempt if a != "linked"])
             assert second.returncode == 2
             # One error line (after, at most, the note on shared bot folders).
             errors = [x for x in second.stderr.splitlines() if not x.startswith("arena: note:")]
             (line,) = errors
-            assert f"another run is using this store (pid {first.pid} on " in line
+            if chosen is linked:  # its own name, so its own WAL: it cannot read who holds it
+                assert "hard.sqlite: another run is using this store (" in line
+            else:
+                assert f"another run is using this store (pid {first.pid} on " in line
             assert first.poll() is None, "the second run stopped the first"
         out, err = first.communicate(timeout=120)
         assert first.returncode == 0, out + err
@@ -150,7 +173,8 @@ def test_a_second_run_on_the_same_store_is_refused(tmp_path: Path) -> None:
     names = ("instant", "random", "paced")
     owed = Counter((a, b, i) for a in names for b in names if a != b for i in range(4))
     assert stored(db) == owed  # every game once: the second run played none, wiped none
-    assert not (tmp_path / "t.sqlite.lock").exists()
+    assert not run_lock_taken(db)
+    assert not list(tmp_path.glob("*.lock"))  # the lock is the file's: none was made beside it
     assert not wait_for_no_leftovers([str(tmp_path)])
 
 
