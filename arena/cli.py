@@ -74,6 +74,14 @@ QuietOption = Annotated[
     bool, typer.Option("--quiet", "-q", help="No progress output (the results still print).")
 ]
 MoveMsOption = Annotated[int, typer.Option(min=1, help="Time per move in ms.")]
+MemoryMbOption = Annotated[
+    int,
+    typer.Option(
+        min=least(Limits, "memory_mb"),
+        help="limits.memory_mb: each bot's resident memory, all its processes together, where "
+        "arena has a memory cgroup for it (root); else the address space of each process.",
+    ),
+]
 StartupMsOption = Annotated[
     int, typer.Option(min=least(TimeControl, "startup_ms"), help="Start-up allowance in ms.")
 ]
@@ -114,9 +122,7 @@ def match(
     ] = None,
     sandbox: SandboxOption = SandboxMode.AUTO,
     affinity: AffinityOption = AffinityMode.AUTO,
-    memory_mb: Annotated[
-        int, typer.Option(min=least(Limits, "memory_mb"), help="Memory limit per bot.")
-    ] = 1024,
+    memory_mb: MemoryMbOption = 1024,
     freeze_idle: Annotated[
         bool, typer.Option(help="Stop the bot that is not on move; record CPU times.")
     ] = False,
@@ -316,6 +322,7 @@ def validate(
         bool, typer.Option(help="Show every line both ways, timestamped (ms).")
     ] = False,
     json_output: JsonOption = False,
+    memory_mb: MemoryMbOption = 1024,
 ) -> None:
     """Check that BOT speaks the protocol: start-up, replies, timing, silence, quit, sandbox.
 
@@ -335,6 +342,7 @@ def validate(
             sandbox=sandbox,
             json_output=json_output,
             transcript=transcript,
+            memory_mb=memory_mb,
         )
     )
 

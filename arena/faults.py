@@ -12,6 +12,7 @@ of (the phrase constants), so that a change of wording cannot silently lose a hi
 from __future__ import annotations
 
 import contextlib
+import re
 import signal
 
 from arena import procfs
@@ -21,6 +22,7 @@ from arena.rules import Reason
 
 __all__ = [
     "HINTS",
+    "could_not_reserve",
     "advice",
     "late",
     "occupied",
@@ -51,6 +53,18 @@ NO_REPLY_DUE = "no reply was due"
 MORE_THAN_ONE_LINE = "more than one line"
 LONGER_THAN = "longer than"
 EXPECTED_READY = "expected `ready`"
+_RESERVE_FAILED = re.compile(
+    r"(?:could ?not|cannot|can't|failed to|unable to) (?:reserve|allocate)\b[^\n]*?"
+    r"\b(?:space|memory|heap|bytes)",
+    re.IGNORECASE,
+)
+
+
+def could_not_reserve(text: str) -> bool:
+    """Whether ``text`` (what a bot wrote) says that its runtime could not reserve memory: a JVM
+    ("Could not reserve enough space for object heap", "Could not allocate compressed class
+    space"), Go ("cannot allocate memory") under an address-space limit too low for it."""
+    return _RESERVE_FAILED.search(text) is not None
 
 
 def silence(process: BotProcess, turn: bool = False) -> str:
@@ -177,6 +191,11 @@ HINTS: dict[str, str] = {
     "startup_partial": "`ready` arrived without its newline: end each line with \\n and flush",
     "startup_line": "answer `arena 1` with `ready` or `ready <name>`, and nothing else first",
     "startup_exit": "it exited at start-up: run its command by hand and type `arena 1`",
+    "reserve": "its runtime could not reserve memory: where arena has no memory cgroup for a "
+    "bot (not root), limits.memory_mb bounds its address space (RLIMIT_AS), which a JVM or Go "
+    "reserves generously: raise it (--memory-mb 4096) or cap the runtime's reservations (java "
+    "-Xmx64m -Xss512k -XX:ReservedCodeCacheSize=32m -XX:CompressedClassSpaceSize=32m "
+    "-XX:+UseSerialGC)",
     "format": "a move is a cell and a mark, like c4X, alone on its line, ending in \\n",
     "overlong": "end each line with \\n (a line longer than the limit is a fault)",
     "legal": "play an empty cell of the `turn` board: 36 characters, row 1 first, a-f within a "
@@ -205,6 +224,8 @@ def advice(reason: Reason, detail: str) -> tuple[str, str]:
     """The check of ``arena validate`` that a fault (as this module words it) fails, and the
     hint for it: ``("time", HINTS["time_late"])``, say."""
     if reason is Reason.STARTUP:
+        if could_not_reserve(detail):
+            return "startup", HINTS["reserve"]
         if NO_NEWLINE in detail:
             return "startup", HINTS["startup_partial"]
         if MORE_THAN_ONE_LINE in detail:

@@ -28,7 +28,6 @@ import fcntl
 import functools
 import os
 import select
-import signal
 import termios
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -250,8 +249,13 @@ class Match:
             raise failures[0]
 
     def _startup_failed(self, seat: _Seat, detail: str) -> _GameOver:
+        """A failed start-up; a ``crash`` naming the limit when the bot went past one (killed by
+        its memory bound, say), which is its fault whenever it happens."""
         seat.failed_startups += 1
+        excess = seat.process.over_limit(late=True) if seat.process is not None else None
         self._stop(seat, graceful=False)
+        if excess is not None:
+            return _GameOver(seat, Reason.CRASH, excess)
         return _GameOver(seat, Reason.STARTUP, detail)
 
     def _await_ready(self, seat: _Seat, deadline: int, failures: list[_GameOver]) -> None:
@@ -295,14 +299,13 @@ class Match:
 
     # --- freezing the idle bot ------------------------------------------------------------------
     def _freeze(self, seat: _Seat) -> None:
+        """Stop the whole bot, every descendant (``BotProcess.freeze``: its cgroup's freezer)."""
         if seat.process is not None:
-            with contextlib.suppress(OSError):
-                os.killpg(seat.process.pid, signal.SIGSTOP)
+            seat.process.freeze()
 
     def _continue(self, seat: _Seat) -> None:
         if self.settings.freeze_idle and seat.process is not None:
-            with contextlib.suppress(OSError):
-                os.killpg(seat.process.pid, signal.SIGCONT)
+            seat.process.thaw()
 
     # --- a game ---------------------------------------------------------------------------------
     def play(self, order_seat: int = 0, opening: Sequence[str] = ()) -> GameRecord:
@@ -358,7 +361,8 @@ class Match:
             if (excess := _limit_fault(order, chaos)) is not None:
                 raise excess
         except _GameOver as over:
-            over = _limit_fault(over.culprit) or over  # say so when a limit caused the fault
+            # Say so when a limit caused the fault (the memory bound also makes a bot late).
+            over = _limit_fault(over.culprit, late=over.reason is Reason.TIMEOUT) or over
             record.winner = Role.CHAOS if over.culprit is order else Role.ORDER
             record.reason = over.reason
             record.detail = over.detail
@@ -420,8 +424,8 @@ class Match:
         moves = record.moves
         elapsed_ns: list[int] = []
         cpu: list[float] = []  # record.cpu_ms when freeze_idle
-        # Each bot's tree CPU clock as last read: its CPU time up to the start of its next move,
-        # since it is frozen in between (one reading per move instead of two).
+        # Each bot's CPU clock (its cgroup's, else its tree's) as last read: its CPU time up to the
+        # start of its next move, since it is frozen in between (one reading per move, not two).
         cpu_marks: list[int | None] = [None, None]
         freeze = self.settings.freeze_idle
         wait_line = self.channels.wait_line
@@ -441,7 +445,7 @@ class Match:
                 if freeze:
                     self._continue(seat)
                     if cpu_marks[ply & 1] is None:  # its first move in this game
-                        cpu_marks[ply & 1] = procfs.tree_cpu_ns(process.pid)
+                        cpu_marks[ply & 1] = process.cpu_ns()
                 message = prefix + board + b" " + last + suffix
                 in_fd, out_fd = process.stdin_fd, process.stdout_fd
                 # Anything in its stdout before its `turn` is sent is no answer to it, even if the
@@ -495,7 +499,7 @@ class Match:
                 moves.append(move.text)
                 elapsed_ns.append(elapsed)
                 if freeze:
-                    cpu_now = procfs.tree_cpu_ns(process.pid)
+                    cpu_now = process.cpu_ns()
                     cpu_ns = cpu_now - (cpu_marks[ply & 1] or cpu_now)
                     cpu.append(round(max(cpu_ns, 0) / 1e6, 3))
                     cpu_marks[ply & 1] = cpu_now
@@ -560,10 +564,11 @@ _STALL_NS = STALL_MS * 1_000_000
 _EMPTY_BOARD = Position()  # read, never changed, by _play_plies
 
 
-def _limit_fault(*seats: _Seat) -> _GameOver | None:
-    """The fault of the first seat whose bot went past a limit (processes, /tmp), or None."""
+def _limit_fault(*seats: _Seat, late: bool = False) -> _GameOver | None:
+    """The fault of the first seat whose bot went past a limit (processes, memory, /tmp), or
+    None. ``late``: its fault was a timeout (``BotProcess.over_limit``)."""
     for seat in seats:
-        excess = seat.process.over_limit() if seat.process is not None else None
+        excess = seat.process.over_limit(late) if seat.process is not None else None
         if excess is not None:
             return _GameOver(seat, Reason.CRASH, excess)
     return None

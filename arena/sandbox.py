@@ -2,9 +2,11 @@
 
 Whatever the mode, a bot gets a minimal environment (nothing of the harness's beyond PATH, the
 locale and the time zone: no tokens or secrets), its own session and process group (so no
-terminal), rlimits for memory, CPU time, file size and open files, its own cgroup where one can be
-made (``arena.cgroups``: every process it starts, at most ``limits.processes``), a private
-scratch folder, and a kernel signal that kills it if the process that started it dies.
+terminal), rlimits for memory, CPU time, file size and open files, its own cgroups where they can
+be made (``arena.cgroups``: every process it starts, at most ``limits.processes``, with at most
+``limits.memory_mb`` of resident memory together, and then an address-space rlimit that only
+guards against absurd reservations), a private scratch folder, and a kernel signal that kills it
+if the process that started it dies.
 
 With bubblewrap (``bwrap``) it also gets empty network, PID, IPC and UTS namespaces, runs as
 ``nobody`` with no capabilities, and sees only: the system's read-only folders, the Python that
@@ -47,6 +49,8 @@ __all__ = [
     "bwrap_path",
     "resolve_mode",
     "SANDBOX_UID",
+    "ADDRESS_SPACE_GUARD_MB",
+    "address_space_mb",
 ]
 
 SANDBOX_UID = 65534  # nobody
@@ -163,13 +167,26 @@ def check_launchable(spec: BotSpec, mode: SandboxMode | str) -> None:
             raise SandboxError(f"bot {spec.name}: {exc}") from None
 
 
+ADDRESS_SPACE_GUARD_MB = 32 * 1024
+"""The least ``RLIMIT_AS`` of a bot whose memory cgroup bounds its resident memory: only a guard
+against absurd reservations (a JVM reserves gigabytes it never touches)."""
+
+
+def address_space_mb(memory_mb: int, cgroup: BotCgroup | None) -> int:
+    """The ``RLIMIT_AS`` of each bot process, in MiB: ``memory_mb`` itself where no memory cgroup
+    bounds the bot (the fallback), else far above it (the cgroup bounds what is resident)."""
+    if cgroup is None or cgroup.memory_mb is None:
+        return memory_mb
+    return max(ADDRESS_SPACE_GUARD_MB, 16 * memory_mb)
+
+
 def _make_preexec(
     limits: Limits, cpu_seconds: int, cgroup: BotCgroup | None, user: BotUser | None = None
 ) -> Callable[[], None]:
     """What the child does before exec, in this order: join the bot's cgroup (which needs root),
     set the rlimits, become ``user`` (dropping every group), then ask for SIGKILL when the harness
     dies (a change of user clears that request, so it comes last)."""
-    memory = limits.memory_mb * 1024 * 1024
+    memory = address_space_mb(limits.memory_mb, cgroup) * _MB
     file_size = limits.file_size_mb * 1024 * 1024
     settings = [
         (resource.RLIMIT_AS, memory),
@@ -352,7 +369,7 @@ def plan_launch(
     """
     mode = resolve_mode(mode)
     token = secrets.token_hex(8)
-    cgroup = BotCgroup.create(limits.processes)
+    cgroup = BotCgroup.create(limits.processes, limits.memory_mb)
     if mode is SandboxMode.BWRAP:
         preexec = _make_preexec(limits, cpu_seconds, cgroup)
         bwrap = bwrap_path()

@@ -102,9 +102,11 @@ def run_validate(
     sandbox: SandboxMode,
     json_output: bool,
     transcript: bool,
+    memory_mb: int | None = None,
 ) -> int:
     """The command; its exit status (0 only when every check passes; 128 + the signal when
-    stopped by Ctrl-C, SIGTERM or SIGHUP)."""
+    stopped by Ctrl-C, SIGTERM or SIGHUP). ``memory_mb``: the bot's ``limits.memory_mb`` (None:
+    the default, a tournament's)."""
     from arena.commands.botarg import resolve_bot
 
     spec = resolve_bot(bot)
@@ -126,6 +128,7 @@ def run_validate(
                 startup_ms=startup_ms,
                 sandbox=sandbox,
                 transcript=emit if transcript else None,
+                limits=Limits() if memory_mb is None else Limits(memory_mb=memory_mb),
             )
     except KeyboardInterrupt as stop:
         code, name = exit_code(stop)
