@@ -84,8 +84,9 @@ class MatchSettings:
     sandbox: SandboxMode = SandboxMode.AUTO
     """How bots are isolated (``auto``: bubblewrap where it works)."""
     freeze_idle: bool = False
-    """SIGSTOP the bot that is not on move (it cannot think on its opponent's time), and record
-    the CPU time of each move (of the bot's whole process tree, in nanoseconds' resolution)."""
+    """Freeze the bot that is not on move (it cannot think on its opponent's time), and record
+    the CPU time of each move (of the whole bot: its cgroup's, else its process tree's, in
+    nanoseconds' resolution). See ``BotProcess.freeze`` for what is frozen where."""
     startup_attempts: int = 2
     """After this many failed start-ups in a row, a bot is not started again in this match: its
     remaining games are lost by ``startup`` at once instead of costing the allowance each."""
