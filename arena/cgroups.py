@@ -117,6 +117,8 @@ def _harness_folders() -> dict[str, tuple[Path, bool] | None]:
     share one folder.
     """
     global _harness
+    if os.environ.get("ARENA_CGROUPS") == "0":  # read each time: it may change in a process
+        return dict.fromkeys(CONTROLLERS)
     if _harness is not None and _harness[0] == os.getpid():
         return _harness[1]
     folders: dict[str, tuple[Path, bool] | None] = {}
@@ -157,8 +159,6 @@ def harness_cgroup() -> Path | None:
 
 def harness_cgroups() -> list[Path]:
     """Every cgroup folder of this process's bots (one per hierarchy), made on first use."""
-    if os.environ.get("ARENA_CGROUPS") == "0":
-        return []
     folders = {found[0] for found in _harness_folders().values() if found is not None}
     return sorted(folders)
 
