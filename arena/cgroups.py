@@ -138,6 +138,7 @@ def _harness_folders() -> dict[str, tuple[Path, bool] | None]:
 
 
 def _make_harness_folder(root: Path, v2: bool) -> Path | None:
+    _sweep_stale(root)
     candidate = root / f"arena-{os.getpid()}-{secrets.token_hex(3)}"
     try:
         candidate.mkdir()
@@ -149,6 +150,26 @@ def _make_harness_folder(root: Path, v2: bool) -> Path | None:
                 (candidate / "cgroup.subtree_control").write_text(f"+{controller}")
     atexit.register(_remove_own, os.getpid(), candidate)
     return candidate
+
+
+def _sweep_stale(root: Path) -> None:
+    """Remove the empty folders of harnesses that are gone (``arena-<pid>-*`` whose process no
+    longer exists): one that died where its guardian could not clean up leaves them behind.
+    Only empty ones: a folder that still lists a process is left alone."""
+    try:
+        stale = [
+            entry
+            for entry in root.iterdir()
+            if entry.name.startswith("arena-")
+            and entry.name.split("-")[1].isdigit()
+            and not os.path.exists(f"/proc/{entry.name.split('-')[1]}")
+        ]
+    except OSError:
+        return
+    for folder in stale:
+        for top, _dirs, _files in os.walk(folder, topdown=False):
+            with contextlib.suppress(OSError):
+                os.rmdir(top)
 
 
 def harness_cgroup() -> Path | None:
