@@ -148,6 +148,15 @@ QuietOption = Annotated[
     bool, typer.Option("--quiet", "-q", help="No progress output (the results still print).")
 ]
 MoveMsOption = Annotated[int, typer.Option(min=1, metavar="MS", help="Time per move in ms.")]
+MemoryMbOption = Annotated[
+    int,
+    typer.Option(
+        min=least(Limits, "memory_mb"),
+        metavar="MB",
+        help="limits.memory_mb: each bot's resident memory, all its processes together, where "
+        "arena has a memory cgroup for it (root); else the address space of each process.",
+    ),
+]
 StartupMsOption = Annotated[
     int,
     typer.Option(
@@ -254,10 +263,7 @@ def match(
     ] = None,
     sandbox: SandboxOption = SandboxMode.AUTO,
     affinity: AffinityOption = AffinityMode.AUTO,
-    memory_mb: Annotated[
-        int,
-        typer.Option(min=least(Limits, "memory_mb"), metavar="MB", help="Memory limit per bot."),
-    ] = 1024,
+    memory_mb: MemoryMbOption = 1024,
     freeze_idle: Annotated[
         bool,
         typer.Option("--freeze-idle", help="Stop the bot that is not on move; record CPU times."),
@@ -520,6 +526,7 @@ def validate(
         bool, typer.Option("--transcript", help="Show every line both ways, timestamped (ms).")
     ] = False,
     json_output: JsonOption = False,
+    memory_mb: MemoryMbOption = 1024,
 ) -> None:
     """Check that BOT speaks the protocol: start-up, replies, timing, silence, quit, sandbox.
 
@@ -542,6 +549,7 @@ def validate(
             sandbox=sandbox,
             json_output=json_output,
             transcript=transcript,
+            memory_mb=memory_mb,
         )
     )
 

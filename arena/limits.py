@@ -127,7 +127,9 @@ class Limits:
     """Resource limits for each bot process (rlimits and harness-side caps)."""
 
     memory_mb: int = _at_least(1024, 64, "a Python bot cannot start with less")
-    """Address-space limit (RLIMIT_AS) in MiB."""
+    """Memory in MiB: the bot's resident memory, all its processes together, where arena has a
+    memory cgroup for it (going past it is its ``crash``); else each process's address space
+    (RLIMIT_AS), which a JVM or Go runtime needs far more of than it uses (see the README)."""
     cpu_seconds: int | None = None
     """RLIMIT_CPU for the whole process; None derives a generous one from the match's length."""
     file_size_mb: int = 16

@@ -21,7 +21,7 @@ A tournament file looks like this (every key but ``bots`` is optional)::
     db: results/ladder.sqlite         # default: results/<name>.sqlite beside the file
     sandbox: auto                     # auto | bwrap | none
     affinity: auto                    # auto | on | off
-    freeze_idle: false                # SIGSTOP the bot that is not on move
+    freeze_idle: false                # freeze the bot that is not on move
     executor: local                   # local | inline | cluster (executors.EXECUTORS)
     cluster: tcp://scheduler:8786     # a Dask cluster (or local:N): the cluster executor
     trusted_bots: false               # true: on a cluster, bots may run without bubblewrap

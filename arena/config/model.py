@@ -67,7 +67,7 @@ class TournamentConfig:
     affinity: AffinityMode = AffinityMode.AUTO
     """Whether each match is pinned to one core."""
     freeze_idle: bool = False
-    """SIGSTOP the bot that is not on move."""
+    """Stop the bot that is not on move (all its processes, with a cgroup); record CPU times."""
     executor: str = DEFAULT_EXECUTOR
     """Where matches run: a name of :data:`arena.tournament.executors.EXECUTORS`."""
     force_workers: bool = False

@@ -88,6 +88,7 @@ class BotProcess:
         self.unsettled = False
         """Under bubblewrap, until the bot's first line: its FIFOs may not be open yet."""
         self._tmp_fd = -1  # the bot's /tmp, open for fstatvfs (bwrap's is visible only through it)
+        self._stopped: set[int] = set()  # what ``freeze`` stopped outside the process group
         self.tap: Tap | None = None
         """Optional transcript hook (see ``Tap``)."""
 
@@ -95,12 +96,6 @@ class BotProcess:
     @property
     def pid(self) -> int:
         return self.proc.pid if self.proc is not None else -1
-
-    def cpu_ns(self) -> int:
-        """The CPU time of the bot's whole process tree so far, in nanoseconds: what a move is
-        charged under ``measure: cpu`` (its delta over the move). The one place that reads it,
-        so that a cgroup's CPU accounting can take over where arena has one."""
-        return procfs.tree_work_ns(self.pid)
 
     def run_delay_ns(self) -> int:
         """How long the bot's threads have waited for a CPU so far (``schedstat``), in ns."""
@@ -205,6 +200,51 @@ class BotProcess:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.pid, sig)
 
+    # --- freezing (freeze_idle) ----------------------------------------------------------------
+    def freeze(self) -> None:
+        """Stop every process of the bot, its descendants in other sessions too: at once with the
+        cgroup freezer where the bot has one; else SIGSTOP to its process group, to each process
+        of its tree and (without bubblewrap) to each process that carries its token, which finds a
+        double-forked daemon too. Only one that left all three (a new session, a new parent and an
+        empty environment, possible without a cgroup and without bubblewrap only) keeps running."""
+        if self.proc is None:
+            return
+        cgroup = self.plan.cgroup
+        if cgroup is not None and cgroup.freeze(True):
+            return
+        self._signal_group(signal.SIGSTOP)
+        stopped = set(procfs.descendants(self.pid))
+        if not self.plan.sandboxed and self.plan.token:
+            stopped.update(procfs.with_environ(f"ARENA_BOT_TOKEN={self.plan.token}".encode()))
+        stopped.discard(self.pid)
+        for pid in stopped:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGSTOP)
+        self._stopped = stopped
+
+    def thaw(self) -> None:
+        """Undo ``freeze``: every process it stopped runs again."""
+        if self.proc is None:
+            return
+        cgroup = self.plan.cgroup
+        if cgroup is not None and cgroup.freeze(False):
+            return
+        self._signal_group(signal.SIGCONT)
+        for pid in self._stopped:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGCONT)
+        self._stopped = set()
+
+    def cpu_ns(self) -> int:
+        """CPU time of the whole bot so far, in nanoseconds: what a move is charged under
+        ``measure: cpu`` (its delta over the move) and what ``freeze_idle`` records. Its cgroup's
+        (every process it ever had, wherever it went), else its process tree's, with the children
+        it has waited for (``procfs.tree_work_ns``)."""
+        cgroup = self.plan.cgroup
+        if cgroup is not None and (used := cgroup.cpu_ns()) is not None:
+            return used
+        return procfs.tree_work_ns(self.pid)
+
     def exited_within(self, seconds: float) -> bool:
         """Wait for the leader to exit, without reaping it (its pid keeps naming the group)."""
         deadline = time.monotonic() + seconds
@@ -269,13 +309,21 @@ class BotProcess:
         return code
 
     # --- limits --------------------------------------------------------------------------------
-    def over_limit(self) -> str | None:
-        """Which of its limits the bot went past (its fault), or None. Cheap (two system calls):
-        the referee asks after every game, and at a fault to say what caused it."""
+    def over_limit(self, late: bool = False) -> str | None:
+        """Which of its limits the bot went past (its fault), or None. Cheap (three system calls):
+        the referee asks after every game, and at a fault to say what caused it.
+
+        ``late``: the bot failed to answer in time; then having reached its memory bound at all
+        counts too (the kernel reclaims before it kills, which can take longer than a move).
+        """
         cgroup = self.plan.cgroup
         if cgroup is not None and cgroup.exceeded():
             count = cgroup.processes
             return f"exceeded limits.processes ({count} processes and threads): a fork failed"
+        if cgroup is not None and cgroup.out_of_memory():
+            return self._memory_exceeded("the kernel killed it")
+        if late and cgroup is not None and cgroup.reached_memory_bound():
+            return self._memory_exceeded("it stalled there")
         if self.plan.tmp_bounded:
             if self._tmp_fd < 0:
                 self._tmp_fd = self._open_tmp()
@@ -284,6 +332,13 @@ class BotProcess:
                     if os.fstatvfs(self._tmp_fd).f_bavail == 0:
                         return f"filled its /tmp (limits.tmp_mb: {self.limits.tmp_mb} MB)"
         return None
+
+    def _memory_exceeded(self, what: str) -> str:
+        memory_mb = self.plan.cgroup.memory_mb if self.plan.cgroup is not None else None
+        return (
+            f"exceeded limits.memory_mb ({memory_mb} MB of resident memory, all its processes"
+            f" together): {what}"
+        )
 
     def _open_tmp(self) -> int:
         """An fd of the bot's private /tmp: the scratch tmpfs, or inside bubblewrap's namespace

@@ -116,8 +116,7 @@ def install_harness(scratch: str | None = None) -> None:
     root = scratch or tempfile.mkdtemp(prefix=f"arena-run-{os.getpid()}-")
     os.chmod(root, 0o711)  # bots that run as another user reach their own folders only
     previous, tempfile.tempdir = tempfile.tempdir, root
-    cgroup = cgroups.harness_cgroup()
-    guardian, pipe = _spawn_guardian(root, cgroup)
+    guardian, pipe = _spawn_guardian(root, cgroups.harness_cgroups())
     _harness = _Harness(os.getpid(), root, guardian, pipe, previous)
     atexit.register(close_harness)
 
@@ -142,7 +141,7 @@ def sweep_dead(tmp: str | None = None) -> list[str]:
             continue
         pid = int(found.group(1) or found.group(2))
         if pid != os.getpid() and cgroups.process_gone(pid):
-            _cleanup(entry.path, None)
+            _cleanup(entry.path, [])
             swept.append(entry.path)
     return swept
 
@@ -221,7 +220,7 @@ def close_harness() -> None:
         tempfile.tempdir = harness.tempdir
     kill_descendants()
     cgroups.remove_harness_cgroup()
-    _cleanup(root, None)
+    _cleanup(root, [])
     with contextlib.suppress(OSError):
         os.close(harness.pipe)  # the guardian wakes, finds nothing left, and exits
     deadline = time.monotonic() + _REAP_S
@@ -241,13 +240,13 @@ def remove_scratch(root: str) -> None:
     """Remove a harness's scratch folder from outside it (a worker's, by the pool that killed it
     and maybe its guardian too): first unmount the bots' size-bounded tmpfs in it, on which a
     plain removal stops (a mount point cannot be removed), leaving the folder and the mounts."""
-    _cleanup(root, None)
+    _cleanup(root, [])
 
 
-def _cleanup(root: str, cgroup: Path | None) -> None:
+def _cleanup(root: str, folders: list[Path]) -> None:
     """Kill what is in the harness's cgroups, unmount and remove its scratch folder."""
-    if cgroup is not None:
-        cgroups.kill_tree(cgroup)
+    for folder in folders:
+        cgroups.kill_tree(folder)
     _unmount_under(root)
     shutil.rmtree(root, ignore_errors=True)
 
@@ -265,7 +264,7 @@ def _unmount_under(root: str) -> None:
             _LIBC.umount2(point.encode(), 2)  # MNT_DETACH
 
 
-def _spawn_guardian(root: str, cgroup: Path | None) -> tuple[int, int]:
+def _spawn_guardian(root: str, folders: list[Path]) -> tuple[int, int]:
     """Fork the guardian; return its pid and the write end of its pipe (kept by the harness).
 
     The guardian holds nothing of the harness (every other descriptor closed, stdio to
@@ -287,7 +286,7 @@ def _spawn_guardian(root: str, cgroup: Path | None) -> tuple[int, int]:
                 os.closerange(low + 1, high)
             while os.read(read_end, 4096):
                 pass
-            _cleanup(root, cgroup)
+            _cleanup(root, folders)
         finally:
             os._exit(0)
     os.close(read_end)

@@ -1,10 +1,12 @@
 """How a bot process is launched: its command (inside bubblewrap or not), environment and limits.
 
 Whatever the mode, a bot gets a minimal environment (nothing of the harness's beyond PATH, the
-locale and the time zone: no tokens or secrets), its own session and process group (so no
-terminal), rlimits for memory, CPU time, file size and open files, its own cgroup where one can be
-made (``arena.launch.cgroups``: every process it starts, at most ``limits.processes``), a private
-scratch folder, and a kernel signal that kills it if the process that started it dies.
+locale and the time zone: no tokens or secrets), its own session and process group (so no terminal),
+rlimits for memory, CPU time, file size and open files, its own cgroups where they can be made
+(``arena.launch.cgroups``: every process it starts, at most ``limits.processes``, with at most
+``limits.memory_mb`` of resident memory together, and then an address-space rlimit that only guards
+against absurd reservations), a private scratch folder, and a kernel signal that kills it if the
+process that started it dies.
 
 With bubblewrap (``bwrap``) it also gets empty network, PID, IPC and UTS namespaces, no
 capabilities, and sees only: the system's read-only folders, the Python that runs the harness
@@ -51,6 +53,8 @@ __all__ = [
     "bwrap_path",
     "resolve_mode",
     "SANDBOX_UID",
+    "ADDRESS_SPACE_GUARD_MB",
+    "address_space_mb",
 ]
 
 SANDBOX_UID = 65534  # nobody
@@ -178,6 +182,19 @@ def check_launchable(spec: BotSpec, mode: SandboxMode | str) -> None:
         user.release(kill=False)  # it ran nothing
 
 
+ADDRESS_SPACE_GUARD_MB = 32 * 1024
+"""The least ``RLIMIT_AS`` of a bot whose memory cgroup bounds its resident memory: only a guard
+against absurd reservations (a JVM reserves gigabytes it never touches)."""
+
+
+def address_space_mb(memory_mb: int, cgroup: BotCgroup | None) -> int:
+    """The ``RLIMIT_AS`` of each bot process, in MiB: ``memory_mb`` itself where no memory cgroup
+    bounds the bot (the fallback), else far above it (the cgroup bounds what is resident)."""
+    if cgroup is None or cgroup.memory_mb is None:
+        return memory_mb
+    return max(ADDRESS_SPACE_GUARD_MB, 16 * memory_mb)
+
+
 def _make_preexec(
     limits: Limits,
     cpu_seconds: int,
@@ -189,7 +206,7 @@ def _make_preexec(
     set the rlimits, become ``user`` (dropping every group; not if ``switch`` is False: bwrap
     does it), then ask for SIGKILL when the harness dies (a change of user clears that request,
     so it comes last)."""
-    memory = limits.memory_mb * 1024 * 1024
+    memory = address_space_mb(limits.memory_mb, cgroup) * _MB
     file_size = limits.file_size_mb * 1024 * 1024
     settings = [
         (resource.RLIMIT_AS, memory),
@@ -446,7 +463,7 @@ def plan_launch(
     try:
         if user is not None:
             check_reachable(list(spec.argv), spec.dir, user, mode is SandboxMode.BWRAP)
-        cgroup = BotCgroup.create(limits.processes)
+        cgroup = BotCgroup.create(limits.processes, limits.memory_mb)
         # Under bwrap, bwrap itself (root) changes to the bot's user; RLIMIT_NPROC, per user, is
         # set before it all the same.
         preexec = _make_preexec(limits, cpu_seconds, cgroup, user, mode is SandboxMode.NONE)

@@ -28,7 +28,6 @@ import fcntl
 import functools
 import os
 import select
-import signal
 import termios
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -114,8 +113,9 @@ class MatchSettings:
     sandbox: SandboxMode = SandboxMode.AUTO
     """How bots are isolated (``auto``: bubblewrap where it works)."""
     freeze_idle: bool = False
-    """SIGSTOP the bot that is not on move (it cannot think on its opponent's time), and record
-    the CPU time of each move (of the bot's whole process tree, in nanoseconds' resolution)."""
+    """Freeze the bot that is not on move (it cannot think on its opponent's time), and record
+    the CPU time of each move (of the whole bot: its cgroup's, else its process tree's, in
+    nanoseconds' resolution). See ``BotProcess.freeze`` for what is frozen where."""
     startup_attempts: int = 2
     """After this many failed start-ups in a row, a bot is not started again in this match: its
     remaining games are lost by ``startup`` at once instead of costing the allowance each."""
@@ -295,8 +295,13 @@ class Match:
             raise failures[0]
 
     def _startup_failed(self, seat: _Seat, detail: str) -> _GameOver:
+        """A failed start-up; a ``crash`` naming the limit when the bot went past one (killed by
+        its memory bound, say), which is its fault whenever it happens."""
         seat.failed_startups += 1
+        excess = seat.process.over_limit(late=True) if seat.process is not None else None
         self._stop(seat, graceful=False)
+        if excess is not None:
+            return _GameOver(seat, Reason.CRASH, excess)
         return _GameOver(seat, Reason.STARTUP, detail)
 
     def _await_ready(self, seat: _Seat, deadline: int, failures: list[_GameOver]) -> None:
@@ -348,14 +353,13 @@ class Match:
 
     # --- freezing the idle bot ------------------------------------------------------------------
     def _freeze(self, seat: _Seat) -> None:
+        """Stop the whole bot, every descendant (``BotProcess.freeze``: its cgroup's freezer)."""
         if seat.process is not None:
-            with contextlib.suppress(OSError):
-                os.killpg(seat.process.pid, signal.SIGSTOP)
+            seat.process.freeze()
 
     def _continue(self, seat: _Seat) -> None:
         if self.settings.freeze_idle and seat.process is not None:
-            with contextlib.suppress(OSError):
-                os.killpg(seat.process.pid, signal.SIGCONT)
+            seat.process.thaw()
 
     # --- a game ---------------------------------------------------------------------------------
     def play(self, order_seat: int = 0, opening: Sequence[str] = ()) -> GameRecord:
@@ -411,7 +415,8 @@ class Match:
             if (excess := _limit_fault(order, chaos)) is not None:
                 raise excess
         except _GameOver as over:
-            over = _limit_fault(over.culprit) or over  # say so when a limit caused the fault
+            # Say so when a limit caused the fault (the memory bound also makes a bot late).
+            over = _limit_fault(over.culprit, late=over.reason is Reason.TIMEOUT) or over
             record.winner = Role.CHAOS if over.culprit is order else Role.ORDER
             record.reason = over.reason
             record.detail = over.detail
@@ -494,9 +499,10 @@ class Match:
         elapsed_ns: list[int] = []
         left_ns: list[int] = []  # record.clock_ms when clocked
         cpu: list[float] = []  # record.cpu_ms when freeze_idle
-        # Each bot's tree CPU clock as last read: its CPU time up to its previous reply (one
-        # reading per move instead of two: with freeze_idle it does nothing in between, and
-        # under measure: cpu what it did on its opponent's time is charged to its next move).
+        # Each bot's CPU clock (its cgroup's, else its tree's) as last read: its CPU time up to its
+        # previous reply (one reading per move instead of two: with freeze_idle it does nothing in
+        # between, and under measure: cpu what it did on its opponent's time is charged to its next
+        # move).
         cpu_marks: list[int | None] = [None, None]
         freeze = self.settings.freeze_idle
         # The fast path takes one read as the line only when it is one line within the limit
@@ -725,10 +731,11 @@ def _cpu_wall_cap(allowed_ns: int) -> int:
 _EMPTY_BOARD = Position()  # read, never changed, by _play_plies
 
 
-def _limit_fault(*seats: _Seat) -> _GameOver | None:
-    """The fault of the first seat whose bot went past a limit (processes, /tmp), or None."""
+def _limit_fault(*seats: _Seat, late: bool = False) -> _GameOver | None:
+    """The fault of the first seat whose bot went past a limit (processes, memory, /tmp), or
+    None. ``late``: its fault was a timeout (``BotProcess.over_limit``)."""
     for seat in seats:
-        excess = seat.process.over_limit() if seat.process is not None else None
+        excess = seat.process.over_limit(late) if seat.process is not None else None
         if excess is not None:
             return _GameOver(seat, Reason.CRASH, excess)
     return None

@@ -12,6 +12,7 @@ of (the phrase constants), so that a change of wording cannot silently lose a hi
 from __future__ import annotations
 
 import contextlib
+import re
 import shlex
 import signal
 from pathlib import Path
@@ -23,6 +24,7 @@ from arena.rules import Reason
 
 __all__ = [
     "HINTS",
+    "could_not_reserve",
     "advice",
     "late",
     "occupied",
@@ -55,6 +57,19 @@ MORE_THAN_ONE_LINE = "more than one line"
 LONGER_THAN = "longer than"
 EXPECTED_READY = "expected `ready`"
 CR_SHEBANG = "its #! line ends in \\r"
+
+_RESERVE_FAILED = re.compile(
+    r"(?:could ?not|cannot|can't|failed to|unable to) (?:reserve|allocate)\b[^\n]*?"
+    r"\b(?:space|memory|heap|bytes)",
+    re.IGNORECASE,
+)
+
+
+def could_not_reserve(text: str) -> bool:
+    """Whether ``text`` (what a bot wrote) says that its runtime could not reserve memory: a JVM
+    ("Could not reserve enough space for object heap", "Could not allocate compressed class
+    space"), Go ("cannot allocate memory") under an address-space limit too low for it."""
+    return _RESERVE_FAILED.search(text) is not None
 
 
 def silence(process: BotProcess, turn: bool = False) -> str:
@@ -208,6 +223,11 @@ HINTS: dict[str, str] = {
     "startup_exit": "it exited at start-up: run its command by hand and type `arena 1`",
     "crlf": "save the program with \\n line ends (dos2unix FILE, or sed -i 's/\\r$//' FILE): a #!"
     " line ending in \\r names an interpreter that does not exist",
+    "reserve": "its runtime could not reserve memory: where arena has no memory cgroup for a "
+    "bot (not root), limits.memory_mb bounds its address space (RLIMIT_AS), which a JVM or Go "
+    "reserves generously: raise it (--memory-mb 4096) or cap the runtime's reservations (java "
+    "-Xmx64m -Xss512k -XX:ReservedCodeCacheSize=32m -XX:CompressedClassSpaceSize=32m "
+    "-XX:+UseSerialGC)",
     "format": "a move is a cell and a mark, like c4X, alone on its line, ending in \\n",
     "overlong": "end each line with \\n (a line longer than the limit is a fault)",
     "legal": "play an empty cell of the `turn` board: 36 characters, row 1 first, a-f within a "
@@ -238,6 +258,8 @@ def advice(reason: Reason, detail: str) -> tuple[str, str]:
     if reason is Reason.STARTUP:
         if CR_SHEBANG in detail:
             return "startup", HINTS["crlf"]
+        if could_not_reserve(detail):
+            return "startup", HINTS["reserve"]
         if NO_NEWLINE in detail:
             return "startup", HINTS["startup_partial"]
         if LONGER_THAN in detail:

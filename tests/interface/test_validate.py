@@ -448,3 +448,37 @@ def test_as_root_a_failing_python_bot_gets_one_line_about_the_bare_run(
     assert detail[1].startswith(("FAIL", "OK", "  PASS", "  FAIL", "  skip")), detail
     assert "uid" not in done.stdout and "ARENA_BOTS_AS_ROOT" not in done.stdout
     assert "crash" in done.stdout  # the real cause is still there
+
+
+JVM_RESERVE_FAILURE = """#!/bin/sh
+# What a JVM prints, on stdout, when RLIMIT_AS is below what it reserves; then it exits 1.
+read line
+printf 'Error occurred during initialization of VM\\n'
+printf 'Could not reserve enough space for 1048576KB object heap\\n'
+exit 1
+"""
+
+
+@pytest.mark.parametrize(
+    "sandbox", [SandboxMode.NONE, pytest.param(SandboxMode.BWRAP, marks=needs_bwrap)]
+)
+def test_a_runtime_that_could_not_reserve_memory_gets_the_memory_hint(
+    no_leftover_processes: Path, sandbox: SandboxMode
+) -> None:
+    """Not "answer `arena 1` with `ready`": the hint names limits.memory_mb and --memory-mb."""
+    bot = no_leftover_processes / "jvm.sh"
+    bot.write_text(JVM_RESERVE_FAILURE)
+    bot.chmod(0o755)
+    report = validate_bot(BotSpec.from_path(bot), games=1, sandbox=sandbox)
+    check = report.checks["startup"]
+    assert check.status == "fail", check
+    assert "Error occurred during initialization of VM" in check.detail
+    assert "could not reserve memory" in check.hint and "--memory-mb" in check.hint, check.hint
+
+
+def test_validate_takes_memory_mb(no_leftover_processes: Path) -> None:
+    spec = _copy("instant", no_leftover_processes)
+    result = run_arena("validate", spec.program, "--games", "1", "--memory-mb", "128")
+    assert result.returncode == 0, result.stdout + result.stderr
+    refused = run_arena("validate", spec.program, "--memory-mb", "10")
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr, refused.stderr

@@ -6,17 +6,20 @@ idle bot, in both sandbox modes, and the CPU times it records are what a user co
 
 from __future__ import annotations
 
+import contextlib
+import os
 import shutil
 import sys
 import threading
 from pathlib import Path
 
 import pytest
-from conftest import TEST_BOTS_DIR, process_states
+from conftest import TEST_BOTS_DIR, leftover_processes, process_states
 
 from arena.botspec import BotSpec
 from arena.launch.sandbox import bwrap_path
 from arena.limits import SandboxMode, TimeControl
+from arena.records import GameRecord
 from arena.referee.match import MatchSettings, play_match
 
 pytestmark = pytest.mark.usefixtures("no_leftover_processes")
@@ -46,7 +49,8 @@ def _sample(marker: str, samples: list[str], done: threading.Event) -> None:
 
 @pytest.mark.parametrize("sandbox", [SandboxMode.NONE, SandboxMode.BWRAP], ids=["none", "bwrap"])
 def test_freeze_idle_stops_the_bot_not_on_move(sandbox: SandboxMode, tmp_path: Path) -> None:
-    """With freeze_idle the idle bot is seen stopped (T) while its opponent thinks; else never."""
+    """With freeze_idle the idle bot is seen stopped (T) or frozen (D) while its opponent thinks;
+    else never."""
     if sandbox is SandboxMode.BWRAP and bwrap_path() is None:
         pytest.skip("bubblewrap is not installed")
     ponder = copy_bot(tmp_path, "ponder.py")
@@ -67,8 +71,9 @@ def test_freeze_idle_stops_the_bot_not_on_move(sandbox: SandboxMode, tmp_path: P
             sampler.join(timeout=10)
         assert all(not r.reason.is_fault for r in records), [r.detail for r in records]
         assert samples, "the sampler saw no ponder process"
-        stopped[freeze] = samples.count("T") / len(samples)
-    assert stopped[False] == 0, stopped
+        # T: stopped by SIGSTOP; D: frozen by the cgroup freezer (a spinning bot is never in D)
+        stopped[freeze] = sum(state in "TD" for state in samples) / len(samples)
+    assert stopped[False] < 0.05, stopped  # D: now and then a page fault, say
     assert stopped[True] > 0.2, stopped
 
 
@@ -93,3 +98,42 @@ def test_cpu_time_counts_the_whole_process_tree_at_fine_resolution(
         adapter_cpu, instant_cpu = record.cpu_ms[first::2], record.cpu_ms[1 - first :: 2]
         assert all(t >= 15 for t in adapter_cpu), adapter_cpu
         assert all(t < 10 for t in instant_cpu) and any(t > 0 for t in instant_cpu), instant_cpu
+
+
+def _cpu_ticks(marker: str) -> int:
+    """CPU time (user + system, in clock ticks) of the processes whose command line has
+    ``marker``: a bot and the daemon it forked (which keeps its command line)."""
+    ticks = 0
+    for pid, _cmdline in leftover_processes([marker]):
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            ticks += int(fields[11]) + int(fields[12])
+    return ticks
+
+
+@pytest.mark.parametrize("sandbox", [SandboxMode.NONE, SandboxMode.BWRAP], ids=["none", "bwrap"])
+def test_freeze_idle_stops_a_daemon_in_its_own_session_too(
+    sandbox: SandboxMode, tmp_path: Path
+) -> None:
+    """A bot whose double-forked daemon (new session, not its child) spins: while its opponent
+    thinks (300 ms a move) the daemon must not run. Its CPU time over a game (read before the
+    bots stop) with freeze_idle is compared with the same game without (the machine's load
+    decides how much CPU it gets at all): frozen, it spins only through the start-up."""
+    if sandbox is SandboxMode.BWRAP and bwrap_path() is None:
+        pytest.skip("bubblewrap is not installed")
+    spinner = copy_bot(tmp_path, "spinning_child.py")
+    marker = str(tmp_path / "spinning_child.py")
+    paced = TEST_BOTS_DIR / "paced.py"
+    thinker = BotSpec.from_command([sys.executable, str(paced), "300"], "thinker")
+    spent: dict[bool, float] = {}
+    for freeze in (False, True):
+        settings = MatchSettings(TimeControl(move_ms=2000), sandbox=sandbox, freeze_idle=freeze)
+
+        def measure(_record: GameRecord, freeze: bool = freeze) -> None:
+            spent[freeze] = _cpu_ticks(marker) / os.sysconf("SC_CLK_TCK")
+
+        records = play_match(thinker, spinner, [0], settings, on_game=measure)
+        assert not records[0].reason.is_fault, records[0].to_json()
+        assert sum(records[0].ms[0::2]) > 600, records[0].ms  # the thinker's time (Order)
+    assert spent[False] >= 0.1, spent  # unfrozen, it spun through the thinker's time
+    assert spent[True] < 0.4 * spent[False], spent

@@ -30,6 +30,7 @@ from hypothesis import strategies as st
 from independent_referee import assert_record_consistent
 
 from arena.botspec import BotSpec
+from arena.launch import cgroups
 from arena.launch.process import KILL_GRACE_S, QUIT_GRACE_S
 from arena.launch.sandbox import bwrap_path
 from arena.limits import Limits, SandboxMode, TimeControl
@@ -419,17 +420,23 @@ for line in iter(sys.stdin.buffer.readline, b""):
 @pytest.mark.parametrize("mode", MODES)
 def test_memory_over_the_limit_is_a_crash(mode: SandboxMode, tmp_path: Path) -> None:
     """2 GiB with a 256 MiB limit: the bot crashes (every game: a fresh process), the match goes
-    on, and its stderr (the MemoryError) is kept with the game."""
+    on. With a memory cgroup the kernel kills it and the detail names the limit (the move's time
+    lets it reach the bound); without, RLIMIT_AS refuses the allocation and its stderr (the
+    MemoryError) is kept with the game."""
     hog = write_bot(tmp_path, "hog.py", MEMORY_HOG)
     opponent = write_bot(tmp_path, "last_empty.py", LAST_EMPTY)
-    records = play_match(hog, opponent, 2, settings(mode, memory_mb=256), seed=2)
+    records = play_match(hog, opponent, 2, settings(mode, 3000, memory_mb=256), seed=2)
     tails = (records[0].stderr_order, records[1].stderr_chaos)
+    cgroup = cgroups.controller_root("memory") is not None and cgroups.pids_root() is not None
     for record, tail in zip(records, tails, strict=True):
         assert record.loser_name == "hog" and record.reason is Reason.CRASH, record.to_json()
-        assert re.fullmatch(
-            r"(exited with code \d+|killed by SIG\w+)(; last on stderr: .+)?", record.detail
-        )
-        assert "MemoryError" in tail
+        if cgroup:
+            assert "exceeded limits.memory_mb (256 MB" in record.detail, record.detail
+        else:
+            assert re.fullmatch(
+                r"(exited with code \d+|killed by SIG\w+)(; last on stderr: .+)?", record.detail
+            )
+            assert "MemoryError" in tail
         assert_record_consistent(record)
 
 

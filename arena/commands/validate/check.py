@@ -112,9 +112,11 @@ def run_validate(
     json_output: bool,
     transcript: bool,
     time_control: TimeControl | None = None,
+    memory_mb: int | None = None,
 ) -> int:
     """The command; its exit status (0 only when every check passes; 128 + the signal when
-    stopped by Ctrl-C, SIGTERM or SIGHUP)."""
+    stopped by Ctrl-C, SIGTERM or SIGHUP). ``memory_mb``: the bot's ``limits.memory_mb`` (None:
+    the default, a tournament's)."""
     from arena.commands.botarg import resolve_bot
 
     spec = resolve_bot(bot)
@@ -139,6 +141,7 @@ def run_validate(
                 sandbox=sandbox,
                 transcript=emit if transcript else None,
                 time_control=time_control,
+                limits=Limits() if memory_mb is None else Limits(memory_mb=memory_mb),
             )
     except KeyboardInterrupt as stop:
         code, name = exit_code(stop)

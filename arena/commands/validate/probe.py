@@ -7,6 +7,8 @@ is worded by ``arena.referee.verdicts`` as the referee words the same fault in a
 
 from __future__ import annotations
 
+import contextlib
+import os
 import time
 
 from arena.botspec import BotSpec
@@ -35,6 +37,7 @@ SILENCE_MS = 150
 """How long the probe listens for output that is not due."""
 
 _PROBE_CPU_S = 60
+_AFTER_WORDS_S = 0.5  # for a bot whose start-up line was wrong to exit, saying why
 """RLIMIT_CPU of the probe's process: it plays one move."""
 
 
@@ -53,6 +56,7 @@ class Probe:
         """Whether the probe got as far as ``quit`` (else the quit check is not judged)."""
         self.wants: set[str] = set()
         """The protocol extensions the bot asked for (``want <feature>`` before ``ready``)."""
+        self._said = ""  # what the bot wrote after failing its start-up, whole (for the hint)
 
     def check(self, transcript: Transcript | None) -> None:
         """Run the probe; the process is stopped whatever happens."""
@@ -132,11 +136,33 @@ class Probe:
             return True
         detail = faults.startup_problem(status, line, process, allowance)
         if status is WaitStatus.EOF:
-            process.drain_stderr()
-            last = faults.last_stderr_line(process.take_stderr())
-            detail += f"; last on stderr: {last}" if last else ""
-        self._fail(Reason.STARTUP, detail)
+            detail += self._last_words("; it wrote")
+        elif status is WaitStatus.LINE and process.exited_within(_AFTER_WORDS_S):
+            # It wrote a line and exited (a JVM that could not reserve its memory prints two):
+            # what came after that line says why, and picks the hint.
+            detail += self._last_words(", then")
+        if faults.could_not_reserve(self._said):  # quoted in ``detail``, maybe cut short
+            self.report.checks["startup"].fail(detail, faults.HINTS["reserve"])
+        else:
+            self._fail(Reason.STARTUP, detail)
         return False
+
+    def _last_words(self, lead: str) -> str:
+        """What a bot that failed its start-up still had to say: the rest of its stdout (after
+        ``lead``, its lines joined by " / ") and its last line on stderr ("" if nothing)."""
+        process = self.process
+        with contextlib.suppress(OSError):
+            while data := os.read(process.stdout_fd, 65536):
+                process.outbuf += data
+        following = b" / ".join(
+            line.strip() for line in bytes(process.outbuf)[:400].splitlines() if line.strip()
+        )
+        words = f"{lead} {quote(following)}" if following else ""
+        process.drain_stderr()
+        stderr = process.take_stderr()
+        self._said = f"{following.decode('utf-8', 'replace')}\n{stderr}"
+        last = faults.last_stderr_line(stderr)
+        return words + (f"; last on stderr: {last}" if last else "")
 
     def _silent(self, after: str) -> bool:
         """Listen for ``SILENCE_MS``: True when nothing came (output is a ``silence`` failure)."""
