@@ -161,22 +161,31 @@ def main() -> None:
     parser.add_argument("--bots", nargs="*", default=list(BUNDLED))
     parser.add_argument("--refs", nargs="*", default=[*TUNED, *HELD_OUT])
     parser.add_argument("--games", type=int, default=20)
+    parser.add_argument(
+        "--deep-games", type=int, default=None, help="games against depth 4 (default: --games)"
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--ms", type=int, default=200, help="the bundled bots' move time")
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--no-refs-vs-refs", action="store_true")
     args = parser.parse_args()
+    deep = args.games if args.deep_games is None else args.deep_games
+
+    def games(*names: str) -> int:
+        return deep if any(n.startswith("ref_ab4") for n in names) else args.games
+
     tasks = []
     for bot in args.bots:
         for ref in args.refs:
-            tasks.append((bot, ref, args.games, args.seed, args.ms))
-            tasks.append((ref, bot, args.games, args.seed, args.ms))
+            tasks.append((bot, ref, games(ref), args.seed, args.ms))
+            tasks.append((ref, bot, games(ref), args.seed, args.ms))
     if not args.no_refs_vs_refs:
         orders = [r for r in args.refs if r.startswith("ref_ab3")]
         chaoses = [r for r in args.refs if r != "ref_patorder"]
-        tasks += [(a, b, args.games, args.seed, args.ms) for a in orders for b in chaoses]
+        tasks += [(a, b, games(a, b), args.seed, args.ms) for a in orders for b in chaoses]
     print(
-        f"{len(tasks)} pairings x {args.games} games from 2-ply openings (seed {args.seed}), "
+        f"{len(tasks)} pairings x {args.games} games ({deep} against depth 4) "
+        f"from 2-ply openings (seed {args.seed}), "
         f"bundled bots at {args.ms} ms (work budget), in-process",
         flush=True,
     )
@@ -197,13 +206,12 @@ def main() -> None:
     for bot in args.bots:
         as_order = [sum(x.order_won for x in found[bot, r]) for r in args.refs]
         as_chaos = [sum(not x.order_won for x in found[r, bot]) for r in args.refs]
-        pairs = zip(as_order, as_chaos, strict=True)
-        cells = [f"{a}/{args.games} · {c}/{args.games}" for a, c in pairs]
-        total = sum(as_chaos)
+        played = [len(found[bot, r]) for r in args.refs]
+        cells = [f"{a}/{n} · {c}/{n}" for a, c, n in zip(as_order, as_chaos, played, strict=True)]
         print(
             f"| `{bot}` Order · Chaos | "
             + " | ".join(cells)
-            + f" | Chaos overall {total}/{args.games * len(args.refs)} |"
+            + f" | Chaos overall {sum(as_chaos)}/{sum(played)} |"
         )
     if not args.no_refs_vs_refs:
         print("\nReferences' own Chaos against the depth-3 Orders (Chaos wins, survival):")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import importlib.util
 import random
+import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -119,3 +120,27 @@ def test_a_depth_4_reference_plays_legal_games_as_a_real_bot(name: str) -> None:
     other = BotSpec.from_path(ROOT / "bots" / "greedy" / "main.py", name="greedy")
     for record in play_match(ref, other, 2, settings(10_000), seed=3):
         assert not record.reason.is_fault, record.to_json()
+
+
+def test_the_benchmark_plays_a_bundled_bot_against_references_and_prints_the_table() -> None:
+    """``benchmarks/ladder_vs_refs.py`` end to end on a small selection: every pairing's line,
+    the table with the tuned/held-out marks, and the same figures on a second run (the games are
+    functions of the seed)."""
+    command = [
+        sys.executable,
+        str(ROOT / "benchmarks" / "ladder_vs_refs.py"),
+        *("--bots", "greedy", "--refs", "ref_patchaos", "ref_patorder", "ref_mc1k"),
+        *("--games", "2", "--no-refs-vs-refs"),
+    ]
+
+    def run() -> list[str]:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=300, check=True)
+        return [line for line in done.stdout.splitlines() if not line.startswith("(")]
+
+    first = run()
+    assert first[0].startswith("6 pairings x 2 games") and "seed 1" in first[0]
+    assert any(
+        "ref_patchaos (tuned)" in line and "ref_patorder (held out)" in line for line in first
+    )
+    assert any(line.startswith("| `greedy` Order · Chaos |") for line in first)
+    assert run() == first
