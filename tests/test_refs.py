@@ -144,3 +144,26 @@ def test_the_benchmark_plays_a_bundled_bot_against_references_and_prints_the_tab
     )
     assert any(line.startswith("| `greedy` Order · Chaos |") for line in first)
     assert run() == first
+
+
+def load_benchmark() -> ModuleType:
+    spec = importlib.util.spec_from_file_location(
+        "ladder_vs_refs", ROOT / "benchmarks" / "ladder_vs_refs.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["ladder_vs_refs"] = module  # its dataclass looks its module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.slow
+def test_alphabeta_as_order_against_the_depth_3_references_from_2_ply_openings() -> None:
+    """Where the ladder stands against the held-out references (README: "Against references
+    written apart"): measured with the benchmark's own games (seed 1, 100 ms work budget, exact
+    functions of the seeds), 9 of 10 against ``ref_ab3w4``'s Chaos and 8 of 10 against
+    ``ref_ab3w2``'s. Issue 25 asks for 95%; this guards the level reached, not the target."""
+    bench = load_benchmark()
+    for ref, at_least in (("ref_ab3w4", 9), ("ref_ab3w2", 8)):
+        _, _, results = bench.pairing(("alphabeta", ref, 10, 1, 100))
+        assert sum(r.order_won for r in results) >= at_least, ref
