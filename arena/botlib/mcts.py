@@ -174,9 +174,11 @@ class Node:
     def expand(self, rng: random.Random) -> None:
         """Generate the moves and their priors, best first (ties in the generator's order)."""
         t = self.tx | self.to
-        if not self.order and t:  # a lone four: the block is the only move
-            c = t.bit_length() - 1
-            mark = 1 if self.tx else 0
+        # a four: its block is Chaos's only move (with fours of both marks, the block of one, the
+        # game being lost anyway; a cell completing both is left to the full move list below)
+        if not self.order and t and not self.tx & self.to:
+            c = (self.tx or self.to).bit_length() - 1
+            mark = 1 if self.tx >> c & 1 else 0
             x, o, live, tx, to, _ = Searcher._play(
                 self.x, self.o, self.live, self.tx, self.to, 0, c, mark
             )

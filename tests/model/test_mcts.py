@@ -18,10 +18,11 @@ from arena.botlib.mcts import (
     CENTRE_OPENING,
     Mcts,
     Node,
+    budgeted_move,
     order_win_probability,
     priors,
 )
-from arena.rules import Board, Move, parse_cell
+from arena.rules import Board, Mark, Move, parse_cell
 
 FAR = 1000.0
 
@@ -164,3 +165,18 @@ def test_chaos_first_reply_stays_in_the_centre_when_asked() -> None:
     assert CENTRE_OPENING == 2
     assert all(CENTRE_MASK >> cell & 1 for cell in replies(CENTRE_OPENING))
     assert not all(CENTRE_MASK >> cell & 1 for cell in replies(0))
+
+
+def test_chaos_facing_a_four_of_each_mark_answers_without_writing_five() -> None:
+    """Chaos to move with an X four (its open cell e1) and an O four (e6): lost either way, but
+    the search must still answer. It wrote O in e6 (a five of O: the "lone four" shortcut took
+    the highest threat cell and the mark blocking X) and crashed with an IndexError in
+    ``perfect``'s Chaos against a Monte Carlo Order (benchmarks/ladder_vs_refs.py)."""
+    board = Board.from_string("XXXX.." + "......" + "..X..." + "......" + "......" + "OOOO..")
+    x, o = board.bits
+    for seed in range(3):
+        cell, mark = budgeted_move(x, o, random.Random(seed), 50, time.monotonic() + 1000.0)
+        move = Move(cell, Mark(mark))
+        assert board.is_legal(move)
+        assert not board.push(move), f"{move.token} writes five"
+        board.pop()

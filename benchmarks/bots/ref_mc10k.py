@@ -1,0 +1,17 @@
+"""ref_mc10k: a reference opponent, flat Monte Carlo with 10000 random playouts a move.
+
+Written from the rules alone (``refkit``, ``refmc``: standard library, no ``arena``), for
+``benchmarks/ladder_vs_refs.py``: every legal move gets an equal share of the 10000 playouts
+(random fills of the empty cells), Order plays the best share of fives, Chaos the worst (see
+``refmc``). Fixed work, whatever the move time; ties and playouts drawn from ``ARENA_SEED``.
+"""
+
+from __future__ import annotations
+
+from refkit import serve
+from refmc import make_chooser
+
+choose = make_chooser(playouts=10000)
+
+if __name__ == "__main__":
+    serve(choose, "ref_mc10k")
