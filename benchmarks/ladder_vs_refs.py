@@ -14,16 +14,16 @@ their strength does not depend on the clock. Some were used while tuning the bun
 
 How: every game is played in this process, with ``choose`` of both sides called directly and the
 bundled bot's deadline far away, so that only its work budget for ``--ms`` counts: each game is an
-exact function of the seed and the result does not depend on the load of the machine. The
-exception is ``perfect`` (``CLOCKED``): off its table its Order solves within a third of the
-move's time, so it gets the real deadline and its figures move a little with the load. For each
-bundled bot, each reference and each role, ``--games`` games (default 20), game ``i`` starting
-from the random 2-ply opening ``arena.schedule.opening_for(seed, i, 2)`` (the tournaments'
-openings), the bundled bot seeded ``seed * 1000 + i`` and the reference ``seed * 1000 + 500 + i``.
-It prints, per pairing, the bundled bot's wins and, as Chaos, the mean plies of the games it lost
-(survival); then each reference's own Chaos against the depth-3 references' Orders, for
-comparison (how long "that program's own Chaos" survives).
-``--jobs N`` spreads the pairings over N processes (the results do not change).
+exact function of the seed and the result does not depend on the load of the machine. The exception
+is ``perfect`` (``CLOCKED``): off its table its Order solves within a third of the move's time, so
+it gets the real deadline and its figures move a little with the load. For each bundled bot, each
+reference and each role, ``--games`` games (default 20), game ``i`` starting from the random 2-ply
+opening ``arena.tournament.schedule.opening_for(seed, i, 2)`` (the tournaments' openings), the
+bundled bot seeded ``seed * 1000 + i`` and the reference ``seed * 1000 + 500 + i``. It prints, per
+pairing, the bundled bot's wins and, as Chaos, the mean plies of the games it lost (survival); then
+each reference's own Chaos against the depth-3 references' Orders, for comparison (how long "that
+program's own Chaos" survives). ``--jobs N`` spreads the pairings over N processes (the results do
+not change).
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ sys.path.insert(0, str(ROOT))
 
 from arena.bot import BotState  # noqa: E402
 from arena.rules import Board, Move, Role  # noqa: E402
-from arena.schedule import opening_for  # noqa: E402
+from arena.tournament.schedule import opening_for  # noqa: E402
 
 TUNED = ("ref_ab3w4", "ref_mc1k", "ref_patchaos")
 """References the bundled bots were tuned against (with ``depth3.py``)."""

@@ -14,17 +14,17 @@ import importlib.util
 import random
 import subprocess
 import sys
-from pathlib import Path
 from types import ModuleType
 
 import pytest
+from conftest import REPO_ROOT
 
 from arena.botspec import BotSpec
 from arena.limits import Limits, TimeControl
 from arena.referee import MatchSettings, play_match
 from arena.rules import WINDOWS, Board, Move
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = REPO_ROOT
 REFS = ROOT / "benchmarks" / "bots"
 NAMES = sorted(p.stem for p in REFS.glob("ref_*.py"))
 SUPPORT = ("refkit", "refab", "refmc")
