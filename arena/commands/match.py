@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from arena.commands.botarg import resolve_bot
-from arena.commands.ratings import bot_label
+from arena.commands.display.standings import bot_label
 from arena.commands.stopping import exit_code, stopped_like_ctrl_c
 from arena.errors import ArenaError
 from arena.launch.sandbox import resolve_mode

@@ -282,7 +282,7 @@ def _play(config: TournamentConfig, quiet: bool) -> tuple[bool, list[GameRecord]
     """Run (resume) the tournament: only the games it still owes, i.e. the new bot's."""
     from rich.console import Console
 
-    from arena.commands.tournament import ProgressDisplay
+    from arena.commands.display.progress import ProgressDisplay
     from arena.store.database import Store
     from arena.tournament.run import run_tournament
 

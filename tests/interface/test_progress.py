@@ -13,7 +13,7 @@ from types import SimpleNamespace
 import pytest
 from rich.console import Console
 
-from arena.commands.tournament import ProgressDisplay
+from arena.commands.display.progress import ProgressDisplay
 from arena.records import GameRecord, Reason
 from arena.rules import Role
 

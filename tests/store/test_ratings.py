@@ -710,7 +710,7 @@ def test_distinct_games_are_counted():
 def test_a_gauntlet_splits_the_per_role_model():
     """A gauntlet connects everyone overall, but the first bot's Order play meets only the
     others' Chaos play: two role groups, said in the JSON and under the table."""
-    from arena.commands.ratings import render_standings
+    from arena.commands.display.standings import render_standings
 
     games = []
     for other in "bcd":

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from conftest import REPO_ROOT, TEST_BOTS_DIR, bundled_program, run_arena
 
-from arena.commands.ratings import render_standings
+from arena.commands.display.standings import render_standings
 from arena.ratings import GameResult
 from arena.ratings.elo import DEFAULT_INITIAL, DEFAULT_K
 from arena.ratings.standings import compute_all

@@ -1,0 +1,197 @@
+"""A tournament's live progress (``arena tournament``, ``arena submit``): a bar where the
+output is a terminal, a plain line per finished match elsewhere."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections import deque
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from rich.markup import escape
+
+from arena.records import GameRecord
+from arena.store.database import VersionChange
+from arena.tournament.executors import ExecutorStatus
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.progress import Progress, TaskID
+
+__all__ = ["ProgressDisplay"]
+
+
+class ProgressDisplay:
+    """Games done/total, games/s, ETA and faults: a bar on a terminal, plain lines elsewhere.
+
+    The ETA divides the games left by the rate of the *recent* games (the last
+    ``ETA_WINDOW_S`` seconds, and at least the last ``ETA_MIN_GAMES`` games), so that it follows
+    a run whose games slow down (one long pairing left, fewer busy workers), and it is shown
+    only once a few games have finished: the first games carry the bots' start-up and say
+    nothing of the pace.
+    """
+
+    ETA_WINDOW_S = 30.0
+    ETA_MIN_GAMES = 5
+
+    def __init__(
+        self, console: Console, quiet: bool, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.console = console
+        self.quiet = quiet
+        self.live = console.is_terminal and not quiet
+        self.clock = clock
+        self.total = self.done = self.faults = self.played = 0
+        self.start = clock()
+        self.last_print = 0.0
+        self.last_busy = -1e9
+        self.recent: deque[float] = deque()  # finishing times of the recent games
+        self.progress: Progress | None = None
+        self.task: TaskID | None = None
+        self.workers = ""  # e.g. "busy 2/3 workers", from executors that tell (a cluster)
+
+    @staticmethod
+    def plural(count: int, word: str) -> str:
+        """``1 game``, ``2 games``."""
+        return f"{count} {word}{'s' * (count != 1)}"
+
+    def eta(self) -> str:
+        """``eta 1m05s``, or ``eta -`` while the pace is not known yet."""
+        left = self.total - self.done
+        if left <= 0:
+            return "eta 0s"
+        if self.played < self.ETA_MIN_GAMES or len(self.recent) < 2:
+            return "eta -"
+        span = self.clock() - self.recent[0]
+        if span <= 0:
+            return "eta -"
+        seconds = round(left * span / (len(self.recent) - 1))
+        if seconds < 60:
+            return f"eta {seconds}s"
+        if seconds < 3600:
+            return f"eta {seconds // 60}m{seconds % 60:02d}s"
+        return f"eta {seconds // 3600}h{seconds % 3600 // 60:02d}m"
+
+    def started(self, total: int, already: int, jobs: int) -> None:
+        self.total, self.done = total, already
+        if self.quiet:
+            return
+        if already:
+            self.console.print(
+                f"resuming: {already} of {self.plural(total, 'game')} already played"
+            )
+        if self.live and total > already:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+            from arena.commands.display.standings import no_color
+
+            # No refresh thread (auto_refresh=False): workers are forked from this process.
+            progress = Progress(
+                TextColumn("games" if no_color() else "[bold]games"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("{task.fields[rate]:.1f} games/s"),
+                TextColumn("faults {task.fields[faults]}"),
+                TextColumn("{task.fields[eta]}"),
+                TextColumn("{task.fields[workers]}"),
+                console=self.console,
+                auto_refresh=False,
+                transient=False,
+            )
+            self.task = progress.add_task(
+                "games",
+                total=total,
+                completed=already,
+                rate=0.0,
+                faults=0,
+                eta="eta -",
+                workers=self.workers,
+            )
+            progress.start()
+            self.progress = progress
+
+    def game(self, record: GameRecord) -> None:
+        self.done += 1
+        self.played += 1
+        self.faults += record.reason.is_fault
+        now = self.clock()
+        self.recent.append(now)
+        while (
+            len(self.recent) > self.ETA_MIN_GAMES + 1 and now - self.recent[0] > self.ETA_WINDOW_S
+        ):
+            self.recent.popleft()
+        rate = self.played / max(now - self.start, 1e-9)
+        if self.progress is not None and self.task is not None:
+            # Ten redraws a second at most: with fast bots, games come in by the thousand.
+            if now - self.last_print > 0.1 or self.done == self.total:
+                self.progress.update(
+                    self.task,
+                    completed=self.done,
+                    rate=rate,
+                    faults=self.faults,
+                    eta=self.eta(),
+                    workers=self.workers,
+                )
+                self.progress.refresh()
+                self.last_print = now
+        elif not self.quiet and (now - self.last_print > 2 or self.done == self.total):
+            busy = f"  {self.workers}" if self.workers else ""
+            print(
+                f"games {self.done}/{self.total}  {rate:.1f} games/s  faults {self.faults}"
+                f"  {self.eta()}{busy}",
+                flush=True,
+            )
+            self.last_print = now
+
+    def executor_status(self, status: ExecutorStatus) -> None:
+        """A cluster's workers: how many are busy with this run (which, once a minute when
+        the output is plain lines)."""
+        self.workers = f"busy {len(status.busy)}/{status.workers} workers"
+        now = self.clock()
+        if self.progress is not None and self.task is not None:
+            self.progress.update(self.task, workers=self.workers)
+            self.progress.refresh()
+        elif not self.quiet and now - self.last_busy > 60 and status.busy:
+            print(f"busy workers: {', '.join(status.busy)}", flush=True)
+            self.last_busy = now
+
+    def bot_changed(self, change: VersionChange, set_aside: int) -> None:
+        if not set_aside:  # nothing was played with the old version (or the store was reset)
+            return
+        message = (
+            f"bot {change.name} changed since the last run: its "
+            f"{self.plural(set_aside, 'earlier game')} "
+            f"{'is' if set_aside == 1 else 'are'} set aside and its pairings replayed"
+        )
+        if self.quiet:  # still worth saying, but not on stdout
+            print(message, file=sys.stderr, flush=True)
+        else:
+            self.console.print(escape(message))
+
+    def workers_capped(self, asked: int, used: int, reason: str) -> None:
+        message = (
+            f"note: {used} of the {asked} workers asked are used: {reason}; more would make"
+            " bots time out for the harness's sake (--force-workers to use them anyway)"
+        )
+        if self.quiet:
+            print(f"arena: {message}", file=sys.stderr, flush=True)
+        else:
+            self.console.print(escape(message))
+
+    def harness_error(self, job: str, error: str) -> None:
+        if not self.quiet:
+            last = error.strip().splitlines()[-1] if error.strip() else error
+            self.console.print(
+                f"[yellow]harness error in {escape(job)}[/] (replaying): {escape(last)}"
+            )
+
+    def stop(self) -> None:
+        if self.progress is not None:
+            if self.task is not None:
+                self.progress.update(
+                    self.task, completed=self.done, faults=self.faults, eta=self.eta()
+                )
+            self.progress.refresh()
+            self.progress.stop()
+            self.progress = None

@@ -1,0 +1,438 @@
+"""The standings in the terminal (``arena ratings``, ``tournament``, ``submit``): a rendering of
+``arena.ratings.Standings``, nothing computed here.
+
+The default table is compact: it fits 80 columns with bot names of up to about 25 characters,
+and stays one line per bot with 40 bots. What does not fit goes below it in a few lines (faults
+by reason, Chaos survival), or to ``--wide`` and ``--json``. Matrices (the cross-table, the
+likelihood of superiority) are printed only in a form that fits the width, and otherwise say
+where to find them. Every rating column is explained in a footer.
+
+Text is plain (no table borders), so that it reads the same in a terminal, a pipe and a log;
+only the title and column headers are bold, and not even that under ``NO_COLOR``.
+"""
+
+from __future__ import annotations
+
+import os
+import textwrap
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from arena.ratings.standings import BotStanding, Standings
+    from arena.store.database import Store
+
+__all__ = [
+    "bot_label",
+    "load_standings",
+    "no_color",
+    "output_width",
+    "print_standings",
+    "render_standings",
+]
+
+DEFAULT_WIDTH = 80
+"""The width the default output fits when it is not written to a terminal."""
+
+Align = Literal["<", ">"]
+
+
+def output_width(console: Console) -> int:
+    """The width to fit: the terminal's; written elsewhere (a pipe, a file), ``COLUMNS`` when it
+    is set to a number, else ``DEFAULT_WIDTH``."""
+    if console.is_terminal:
+        return console.width
+    columns = os.environ.get("COLUMNS", "").strip()
+    if columns.isdigit() and 0 < int(columns) <= 10_000:
+        return int(columns)
+    return DEFAULT_WIDTH
+
+
+def no_color() -> bool:
+    """Whether the user asked for no colour or other text attributes (https://no-color.org)."""
+    return bool(os.environ.get("NO_COLOR"))
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column of a plain table."""
+
+    header: str
+    """Its header."""
+    align: Align
+    """``<`` left, ``>`` right."""
+    cell: Callable[[BotStanding], str]
+    """Its text for one bot."""
+
+
+@dataclass(frozen=True)
+class Line:
+    """One line of output and whether it is a heading (bold unless ``NO_COLOR``)."""
+
+    text: str
+    """The text, already safe to print (bot names are the user's own config)."""
+    heading: bool = False
+    """Shown bold on a terminal that allows it."""
+
+
+def load_standings(store: Store, *, for_terminal: bool = False) -> Standings:
+    """The standings of the games ``store`` counts (every version's, each rated apart, when it
+    was opened with ``all_versions``). ``for_terminal``: every name as ``protocol.shown`` makes
+    it safe to print (a store is a file someone may send you; JSON escapes names itself)."""
+    from arena.protocol import shown as safe
+    from arena.ratings import GameResult
+    from arena.ratings.standings import compute_all
+
+    shown: dict[str, str] = {}  # each bot's display name in its latest game that gave one
+    results = []
+    for record in store.games():
+        if for_terminal:
+            record = replace(
+                record,
+                order=safe(record.order),
+                chaos=safe(record.chaos),
+                order_display=safe(record.order_display),
+                chaos_display=safe(record.chaos_display),
+            )
+        for name, display in (
+            (record.order, record.order_display),
+            (record.chaos, record.chaos_display),
+        ):
+            if display:
+                shown[name] = display
+        results.append(GameResult.from_record(record))
+    return compute_all(results, display_names=shown)
+
+
+DISPLAY_LIMIT = 20
+"""Characters of a bot's display name shown in the compact table (all of them in ``--wide``)."""
+
+
+def bot_label(name: str, display_name: str, limit: int | None = DISPLAY_LIMIT) -> str:
+    """``name``, and the name the bot gave itself beside it when that differs:
+    ``g1 (GreedyBot 2.1)``. The display name is cut to ``limit`` characters (None: whole)."""
+    if not display_name or display_name == name:
+        return name
+    if not display_name.isprintable():  # the protocol allows printable ASCII; a store may not
+        from arena.protocol import escape
+
+        display_name = escape(display_name, None)
+    if limit is not None and len(display_name) > limit:
+        display_name = display_name[: limit - 3].rstrip() + "..."
+    return f"{name} ({display_name})"
+
+
+def _table(columns: Sequence[Column], bots: Sequence[BotStanding]) -> list[Line]:
+    rows = [[c.cell(b) for c in columns] for b in bots]
+    widths = [max(len(c.header), *(len(r[i]) for r in rows)) for i, c in enumerate(columns)]
+
+    def join(cells: Sequence[str]) -> str:
+        parts = [f"{text:{c.align}{w}}" for text, c, w in zip(cells, columns, widths, strict=True)]
+        return "  ".join(parts).rstrip()
+
+    return [Line(join([c.header for c in columns]), heading=True), *(Line(join(r)) for r in rows)]
+
+
+def _width(lines: Sequence[Line]) -> int:
+    return max((len(line.text) for line in lines), default=0)
+
+
+def _wins(wins: int, games: int) -> str:
+    return f"{wins}/{games}" if games else "-"
+
+
+def _seq(value: float | None) -> str:
+    return "-" if value is None else f"{value:.0f}"
+
+
+def _plies(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f}"
+
+
+def _percent(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.0f}%"
+
+
+def _survival(b: BotStanding) -> str:
+    return "-" if b.survival is None else _plies(b.survival.mean_plies_lost)
+
+
+def _columns(wide: bool) -> list[Column]:
+    """The compact columns, or all of them (``wide``)."""
+    from arena.ratings.standings import FAULT_NAMES
+
+    rank = Column("#", ">", lambda b: str(b.rank))
+    limit = None if wide else DISPLAY_LIMIT
+    name = Column("bot", "<", lambda b: bot_label(b.name, b.display_name, limit))
+    games = Column("games", ">", lambda b: str(b.tally.games))
+    elo = Column("Elo ±95%", ">", lambda b: b.rating.text())
+    if not wide:
+        return [
+            rank,
+            name,
+            games,
+            elo,
+            Column("Order", ">", lambda b: b.order.text(interval=False)),
+            Column("Chaos", ">", lambda b: b.chaos.text(interval=False)),
+            Column("seq", ">", lambda b: _seq(b.sequential)),
+            Column("surv", ">", _survival),
+            Column("faults", ">", lambda b: str(b.fault_total)),
+        ]
+    columns = [
+        rank,
+        name,
+        games,
+        Column("won Order", ">", lambda b: _wins(b.tally.wins_order, b.tally.games_order)),
+        Column("won Chaos", ">", lambda b: _wins(b.tally.wins_chaos, b.tally.games_chaos)),
+        elo,
+        Column("Order ±95%", ">", lambda b: b.order.text()),
+        Column("Chaos ±95%", ">", lambda b: b.chaos.text()),
+        Column("seq", ">", lambda b: _seq(b.sequential)),
+        Column("seq O", ">", lambda b: _seq(b.sequential_order)),
+        Column("seq C", ">", lambda b: _seq(b.sequential_chaos)),
+        Column("survival", ">", _survival),
+    ]
+    return columns + [Column(reason, ">", _fault_count(reason)) for reason in FAULT_NAMES]
+
+
+def _fault_count(reason: str) -> Callable[[BotStanding], str]:
+    return lambda b: str(b.faults[reason])
+
+
+def _main_table(standings: Standings, width: int, wide: bool) -> tuple[list[Line], list[str]]:
+    """The table's lines, and the headers of the columns left out to fit ``width``."""
+    columns = _columns(wide)
+    lines = _table(columns, standings.bots)
+    dropped: list[str] = []
+    if not wide:
+        # Over-long names: drop what is repeated or summarised elsewhere, never the names.
+        for header in ("seq", "surv", "faults"):
+            if _width(lines) <= width:
+                break
+            columns = [c for c in columns if c.header != header]
+            dropped.append(header)
+            lines = _table(columns, standings.bots)
+    return lines, dropped
+
+
+def _listed(words: Sequence[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return " and ".join(filter(None, [", ".join(words[:-1]), words[-1]]))
+
+
+def _wrapped(text: str, width: int) -> list[Line]:
+    return [Line(t) for t in textwrap.wrap(text, width, break_on_hyphens=False)]
+
+
+def _fault_lines(standings: Standings, width: int, db: str) -> list[Line]:
+    faulty = [b for b in standings.bots if b.fault_total]
+    if not faulty:
+        return [Line("No faults.")]
+    parts = []
+    for b in faulty:
+        reasons = ", ".join(f"{n} {r}" for r, n in b.faults.items() if n)
+        parts.append(f"{b.name} {b.fault_total} ({reasons})")
+    text = (
+        f"Faults ({standings.fault_total} games lost by the bot's own fault): "
+        + "; ".join(parts)
+        + "."
+    )
+    return [*_wrapped(text, width), Line(f"Details: arena faults {db}")]
+
+
+def _matrix(
+    title: str,
+    names: Sequence[str],
+    cell: Callable[[str, str], str],
+    width: int | None,
+) -> list[Line] | None:
+    """A bot-by-bot matrix with numbered columns (the row numbers), or None if it does not fit
+    ``width`` (None: any width)."""
+    rows = [[("" if col == row else cell(row, col)) for col in names] for row in names]
+    labels = [f"{i} {name}" for i, name in enumerate(names, 1)]
+    label_width = max(len(label) for label in labels)
+    cell_width = max(len(str(len(names))), *(len(c) for r in rows for c in r))
+    header = " " * label_width + "".join(f"  {i:>{cell_width}}" for i in range(1, len(names) + 1))
+    lines = [Line(header.rstrip(), heading=True)]
+    for label, row in zip(labels, rows, strict=True):
+        text = f"{label:<{label_width}}" + "".join(f"  {c:>{cell_width}}" for c in row)
+        lines.append(Line(text.rstrip()))
+    if width is not None and _width(lines) > width:
+        return None
+    wrapped = textwrap.wrap(title, width or DEFAULT_WIDTH, break_on_hyphens=False)
+    return [Line(t, heading=True) for t in wrapped] + lines
+
+
+def _cross_lines(standings: Standings, width: int, wide: bool) -> list[Line]:
+    names = standings.names
+    if len(names) < 2:
+        return []
+    cross = standings.cross
+
+    def by_role(row: str, col: str) -> str:
+        c = cross[row].get(col)
+        if c is None:
+            return "-"
+        return f"{_wins(c.order_wins, c.order_games)} {_wins(c.chaos_wins, c.chaos_games)}"
+
+    def overall(row: str, col: str) -> str:
+        c = cross[row].get(col)
+        games = 0 if c is None else c.order_games + c.chaos_games
+        if c is None or not games:
+            return "-"
+        return f"{100 * (c.order_wins + c.chaos_wins) / games:.0f}"
+
+    limit = None if wide else width
+    found = _matrix(
+        "Cross-table: row bot's wins/games vs column bot, as Order and as Chaos",
+        names,
+        by_role,
+        limit,
+    ) or _matrix(
+        "Cross-table: row bot's % of games won vs column bot (by role: --wide, --json)",
+        names,
+        overall,
+        limit,
+    )
+    if found is not None:
+        return found
+    return _wrapped(
+        f"Cross-table: {len(names)} bots do not fit {width} columns; see --wide, or --json "
+        "(cross_table: every pairing by role).",
+        width,
+    )
+
+
+def _los_lines(standings: Standings, width: int, wide: bool) -> list[Line]:
+    names = standings.names
+    if len(names) < 2:
+        return []
+    los = standings.los
+
+    def cell(row: str, col: str) -> str:
+        return f"{100 * los[row][col]:.0f}"
+
+    found = _matrix(
+        "Likelihood of superiority (%): row bot stronger than column bot",
+        names,
+        cell,
+        None if wide else width,
+    )
+    if found is not None:
+        return found
+    return _wrapped(
+        f"Likelihood of superiority: {len(names)} bots do not fit {width} columns; see --wide, "
+        "or --json (los).",
+        width,
+    )
+
+
+def _footer(standings: Standings, width: int, dropped: Sequence[str] = ()) -> list[Line]:
+    """What each rating column means (not the ``dropped`` ones: the table does not show them)."""
+    from arena.ratings.standings import SURVIVAL_DEFINITION
+
+    e, f = standings.elo, standings.fit
+    seq = (
+        f"seq: sequential Elo, K={e.k:g}, start {e.initial:.0f}, games in a fixed interleaving "
+        "of rounds (the same games give the same numbers). "
+    )
+    surv = (
+        f" surv: Chaos survival, the mean of {SURVIVAL_DEFINITION} (-: no such loss; per Order"
+        " opponent in --json)."
+    )
+    text = (
+        "Elo ±95%: maximum-likelihood (Bradley-Terry) fit of all games at once, with Order's "
+        "advantage fitted, prior sd "
+        f"{f.prior_sd:.0f}, average bot {f.offset:.0f}; it does not depend on game order. "
+        "Order, Chaos: the same fit with a strength per role (compare an Order rating with a "
+        "Chaos rating; intervals in --wide). "
+        + ("" if "seq" in dropped else seq)
+        + ">R / <R: the bot won / lost every game (in that role): the data give no value, only a "
+        "bound; R is where the prior stops it. -: no games (in that role)."
+        + ("" if "surv" in dropped else surv)
+    )
+    return _wrapped(text, width)
+
+
+def render_standings(
+    standings: Standings, *, width: int = DEFAULT_WIDTH, wide: bool = False, db: str = "DB"
+) -> list[Line]:
+    """Every line of the standings: table, summary, faults, survival, matrices, footer."""
+    if not standings.bots:
+        return [Line("No games stored yet.")]
+    distinct = standings.distinct_games
+    title = f"Standings: {standings.games} games"
+    if distinct is not None:
+        title += f" ({distinct} distinct)"
+    lines = [Line(title, heading=True)]
+    table, dropped = _main_table(standings, width, wide)
+    lines += table
+    if dropped:
+        lines += _wrapped(
+            f"({_listed(dropped)}: left out to fit {width} columns; see --wide or --json)",
+            width,
+        )
+    lines.append(Line(""))
+    h = standings.role_advantage
+    rate = standings.order_win_rate
+    lines += _wrapped(
+        f"Order won {_percent(rate)} of the games; Order's advantage h = {h.text()} Elo "
+        "(overall fit).",
+        width,
+    )
+    if not standings.fit.converged:
+        lines += _wrapped(
+            "WARNING: the rating fit did not converge; the fitted ratings are not reliable.",
+            width,
+        )
+    if len(standings.groups) > 1:
+        described = "; ".join(f"{i}: {', '.join(g)}" for i, g in enumerate(standings.groups, 1))
+        lines += _wrapped(
+            f"WARNING: the bots form {len(standings.groups)} groups that never met ({described}). "
+            "Ratings compare only within a group; across groups only the prior relates them.",
+            width,
+        )
+    if len(standings.groups) == 1 and len(standings.role_groups) > 1:
+        described = "; ".join(
+            f"{i}: {', '.join(g)}" for i, g in enumerate(standings.role_groups, 1)
+        )
+        lines += _wrapped(
+            f"Note: the per-role ratings form {len(standings.role_groups)} groups that never "
+            f"met ({described}); Order and Chaos ratings compare only within a group.",
+            width,
+        )
+    lines += _fault_lines(standings, width, db)
+    for section in (_cross_lines(standings, width, wide), _los_lines(standings, width, wide)):
+        if section:
+            lines.append(Line(""))
+            lines += section
+    lines.append(Line(""))
+    lines += _footer(standings, width, dropped)
+    return lines
+
+
+def print_standings(console: Console, store: Store, *, wide: bool = False) -> None:
+    """Print the standings of ``store``'s games, and its harness errors, on ``console``."""
+    from rich.text import Text
+
+    standings = load_standings(store, for_terminal=True)
+    width = output_width(console)
+    bold = "" if no_color() else "bold"
+    db = str(store.path)
+    for line in render_standings(standings, width=width, wide=wide, db=db):
+        console.print(Text(line.text, style=bold if line.heading else ""), soft_wrap=True)
+    errors = store.harness_errors()
+    if errors:
+        from arena.protocol import escape
+
+        last = errors[-1].error.strip().splitlines() or [""]
+        console.print(
+            Text(
+                f"{len(errors)} harness errors (not counted against any bot; their games were "
+                f"replayed). The last: {escape(last[-1], 200)}"
+            ),
+            soft_wrap=True,
+        )
