@@ -1,15 +1,10 @@
 """One tournament run per store at a time: an exclusive ``flock`` on ``<store>.lock``.
 
-Two runs on one store would each replay every missing game (twice the load, so unfair move
-times) and report nonsense. A run takes this lock before it changes anything; a second run
-finds it taken and says who holds it (pid, host, start time, written into the file). The kernel
-releases a ``flock`` when its holder dies, so a crashed run leaves no stale lock behind, only a
-stale file that the next run takes over.
-
-Only the run takes the lock: the worker processes that open the store to record their games do
-not, so they are never blocked by their own run's lock (forked workers share the parent's open
-lock file; only the process that took the lock releases it). The descriptor is close-on-exec,
-so bots never hold it.
+Two runs on one store would each replay every missing game and report nonsense. A run takes the
+lock before it changes anything; a second run says who holds it (pid, host, start time, written
+in the file). The kernel releases a ``flock`` when its holder dies: a crashed run leaves no stale
+lock. Only the run takes it, never the workers recording its games (forked ones share the open
+file; only the taker releases it), and the descriptor is close-on-exec, so bots never hold it.
 """
 
 from __future__ import annotations
