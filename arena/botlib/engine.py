@@ -4,8 +4,8 @@ Why: the bots live or die by how many positions they can look at within a move's
 :class:`arena.rules.Board` is built for clarity. Here a position is two plain ints, ``x`` and
 ``o``, and a search's questions (live windows and cells, dead cells, threats) are a few integer
 operations on masks computed at import. ``random_winner`` plays a whole random game with one
-``getrandbits`` and one five check, with the same distribution of winners as move by move (why:
-``docs/bots.md``). Imports only ``arena.rules`` and the standard library.
+``getrandbits`` and one five check, with the same distribution of winners as move by move (the
+reasoning: ``docs/bots.md``). Imports only ``arena.rules`` and the standard library.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """The centre game from any position: for openings and other positions off the perfect strategy.
 
 Why: a random opening leaves border pairs half filled or holding two equal marks, which the table
-never meets. The pairing argument still works line by line: a centre line *serves* the marks a four
-of which wins in it, and Order may *repair* a half-filled pair. The search has no symmetry
+never meets. The pairing argument still works line by line: a centre line *serves* a mark when a
+four of that mark in it wins, and Order may *repair* a half-filled pair. The search has no symmetry
 reduction, a memo shared by all searches and a deadline; what it cannot decide in time is left to
 the alpha-beta fallback. The moves and when a line serves a mark: ``docs/bots.md``.
 """
