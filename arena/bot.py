@@ -1,36 +1,11 @@
 """Write an "arena 1" bot in Python as one function: ``run`` does the protocol, you choose moves.
 
-Why this module exists: every bot needs the same plumbing (the handshake, reading each ``turn``,
-answering at once and flushing, ignoring ``game``/``end``, exiting on ``quit`` or end of input),
-and each mistake in it costs whole games by ``timeout`` or ``malformed``. ``run`` does it once,
-correctly and cheaply (a few microseconds per move on top of ``choose``), and hands ``choose`` a
-ready-made :class:`BotState`. It imports only ``arena.rules`` and the standard library, so a bot
-built on it starts fast and runs in the sandbox.
-
-Example, a complete bot (``python my_bot.py``)::
-
-    from arena.bot import BotState, run
-    from arena.rules import Move
-
-    def choose(state: BotState) -> Move:
-        # Any legal move, drawn with the RNG seeded from ARENA_SEED (reproducible games).
-        return state.rng.choice(state.board.legal_moves())
-
-    if __name__ == "__main__":
-        run(choose, name="my random bot")
-
-What ``run`` guarantees:
-
-- it answers ``arena 1`` with ``ready <name>`` (or plain ``ready``), and every ``turn`` with
-  exactly one line, flushed immediately;
-- while it runs, ``print()`` and other writes to ``sys.stdout`` go to stderr (the harness keeps
-  the tail of stderr for debugging), so a stray debug print cannot become a protocol fault;
-- it hides no bug of ``choose``: an exception propagates out of ``run`` (the traceback goes to
-  stderr and the bot exits with an error, which the harness records as a ``crash`` naming the
-  exception), and a result that is not a legal move here is sent as it is (the harness records
-  the ``illegal`` or ``malformed`` reply) with a complaint on stderr. A bot that played a random
-  move instead would lose nothing and be rated like ``random``, and its author would never know;
-- it returns on ``quit``, at end of input, or when the harness closes the pipe.
+Why: every bot needs the same plumbing, and each mistake in it costs whole games by ``timeout`` or
+``malformed``. ``run(choose)`` answers the handshake and every ``turn`` with one flushed line,
+sends ``print()`` to stderr, and hides no bug of ``choose`` (an exception ends the bot, a move that
+is not legal is sent as it is), so the harness records it and its author finds out. It imports
+only ``arena.rules`` and the standard library: a bot starts fast and runs in the sandbox. An
+example and what ``run`` guarantees: ``docs/protocol.md`` ("Writing a bot in Python").
 """
 
 from __future__ import annotations

@@ -1,17 +1,11 @@
 """The rules of Order and Chaos (Sniderman, 1981): a pure game model with no I/O.
 
-The board is 6x6. Cells are named by a column letter ``a``-``f`` (left to right) and a row digit
-``1``-``6`` (top to bottom): ``a1`` is the top-left cell, ``f6`` the bottom-right. Cell *indices*
-run row by row: ``index = 6 * row + column``, so ``a1`` is 0, ``f1`` is 5 and ``f6`` is 35, which is
-also the order of the 36-character board string of the protocol.
-
-Order moves first; each move writes X or O (the mover's choice) in an empty cell. Order wins the
-moment five identical marks stand in a line (row, column or diagonal; a line of six contains five).
-Chaos wins when the board fills with no such line. There are no draws.
-
-The position is two 36-bit bitboards, one per mark. There are exactly 32 five-cell windows on the
-board; a move can only complete a window that contains its cell, so the win check after a move
-looks at the (at most 7) windows through that cell instead of scanning the board.
+Cells are named by a column ``a``-``f`` and a row ``1``-``6`` (``a1`` top left, ``f6`` bottom
+right) and indexed row by row (``index = 6 * row + column``, 0-35), the order of the protocol's
+36-character board. Order moves first; each move writes X or O in an empty cell; Order wins on five
+identical marks in a line, Chaos on a full board without one (no draws). The position is two 36-bit
+bitboards; a move can only complete one of the 32 five-cell windows through its cell, so the win
+check looks at those (at most 7) instead of scanning the board.
 """
 
 from __future__ import annotations

@@ -1,51 +1,11 @@
 """Alpha-beta search for both roles, on the bitboards of :mod:`arena.botlib.engine`.
 
-Values are from Order's point of view: ``WIN - ply`` when Order makes five at ``ply`` (sooner is
-better for Order, later better for Chaos), ``-WIN`` when every window is dead (Chaos has won),
-otherwise the window evaluation: the sum over live windows of ``WEIGHTS[k]`` for a window holding
-``k`` marks (all of one kind). The evaluation is incremental: a move changes only the windows
-through its cell, so each child's value is its parent's plus the move's *gain*, computed with the
-move itself (which also serves to order the moves).
-
-What the search knows about the game:
-
-- **Threats.** The cells that complete five for X and for O are carried down the tree (a move can
-  only create a four in a window through its cell). Order to move with a threat wins at once.
-  Chaos to move facing two threat cells, or one cell good for both marks, has lost; facing one, it
-  has exactly one move (the opposite mark there), played without spending depth (a forcing
-  extension, so lines of fours are read to the end). Chaos never completes a five.
-- **Dead-cell collapsing.** Empty cells in no live window are all equivalent (whatever mark goes
-  there changes nothing), so they form one move, the *tempo* move; the transposition key keeps
-  only the cells of live windows (and the ply, which fixes the side to move).
-- **Iterative deepening** within a deadline and a node budget, a **transposition table** (depth,
-  bound, best move), **move ordering** (table move, then killer moves, then by gain at the root;
-  below it by gain, or with ``tiers`` by ``ordered_moves``, one pass over the live windows: Order
-  extends its fullest windows first, Chaos kills them first), a check of the clock every 16 nodes.
-- **Wins by fours** (``vcf``): a narrow search of moves that make a four, each answered by its
-  only block; with ``root_vcf`` Order plays such a win at once when it finds one.
-- **Forward pruning** (``beam``, off by default): below the root only the ``beam`` first moves
-  of each position in that order are searched, which trades completeness for depth.
-- ``leaf_threats`` (off by default; the ``alphabeta`` bot turns it on as Order, where it
-  measured stronger against an outside depth-3 Chaos) evaluates the leaves with
-  ``threat_eval`` instead of the incremental window sum.
-- ``pairing`` (off by default; the ``alphabeta`` bot turns it on as Order): the classic Order
-  strategy's answer in the border. The 20 border cells are paired (``PARTNER``: the two ends of
-  each middle row, middle column and long diagonal); when Chaos has written in one and its
-  partner is empty, Order writes the opposite mark there without searching (``pairing_reply``).
-  Every line of six through the central 4x4 then keeps its ends empty or holding X and O, so
-  four identical marks in its middle make five (or an open four), and the search only has to
-  play the centre. A win by fours found first is played instead; with the pairing broken (a pair
-  holding one mark twice, several pairs half filled) the search alone decides. Measured against
-  ``benchmarks/bots/depth3.py`` as Chaos with its ties at the root broken at random: Order won
-  93 of 100 in-process games with it and 73 of 100 without (same budget). With ``pairing`` and
-  ``leaf_threats``, the leaves also count the ten lines of the central 4x4 (``centre_value``, on
-  top of the 32 windows): the lines the pairing makes winning. Against a depth-3 Chaos that plays
-  in the centre (its windows weighted ``2 ** marks``), where the pairing does not help, Order won
-  46 of 60 games with them, 23 of 60 without (51 with the centre lines alone, which lost 5 of 280
-  against depth3 itself where both others lost none).
-- **An exact solver** (``solve``): once few live cells remain, a proof search without depth limit
-  settles the game (win/loss) and the bot plays a winning move, or, when lost, the move that loses
-  latest according to the heuristic search.
+Values are from Order's point of view (``WIN - ply`` for a five at ``ply``, ``-WIN`` when every
+window is dead, else the sum of ``WEIGHTS`` over the live windows), computed incrementally: a
+child's value is its parent's plus the move's *gain*. The game's threats are carried down the tree
+(Chaos's forced blocks cost no depth) and dead cells are one *tempo* move. Iterative deepening, a
+transposition table, move ordering, wins by fours, an exact solver near the end; the options
+(``beam``, ``leaf_threats``, ``pairing``) and what they were measured to gain: ``docs/bots.md``.
 """
 
 from __future__ import annotations

@@ -1,30 +1,10 @@
 """The centre game: Order's forced win reduced to the central 4x4 by pairing the border cells.
 
-Why: with six in a line counting, Order wins Order and Chaos by a known argument, and this module
-holds its geometry. The 20 border cells are paired: the two end cells of each of the four middle
-rows, of the four middle columns and of the two long diagonals (all 20 perimeter cells). Whenever
-Chaos writes a mark in a border cell, Order answers with the *opposite* mark in its partner. So a
-border pair is always empty or holds one X and one O, and each of the ten lines of four inside the
-central 4x4 (its 4 rows, 4 columns and 2 diagonals) extends to a line of six whose two ends are
-partners. Four identical marks in such a line then win: with both ends empty Order writes the
-same mark at an end (five), and if Chaos blocks one end first (opposite mark) the pairing answer
-writes the same mark at the other end (five); with the ends filled, one of them matches already.
-
-What is left is the *centre game*: both sides write X or O in the 16 centre cells, Order moving
-first, and Order wins as soon as four identical marks stand in one of the ten centre lines. Chaos
-may also "pass" (write in the border); the pairing answers at once, so a pass hands the move back
-to Chaos in the same centre position: it can never help Chaos, which is why the centre game needs
-no pass counter (``arena.botlib.solver`` proves the win without passes; the tests check that
-allowing passes changes no value). The side to move follows from the count of centre marks (Order
-on even counts).
-
-A centre position is two 16-bit masks ``(x, o)``, centre cell ``i = 4 * row + column`` for the
-row and column inside the 4x4 (0-3), which is board cell ``6 * (row + 1) + column + 1``. Its
-*key* is ``x | o << 16``; the *canonical* key is the least key over the 16 symmetries (the 8 of
-the square, each with or without swapping X and O). This module also reads and writes the table
-of winning moves that ``solver`` produces (:class:`CentreTable`).
-
-Pure: imports only ``arena.rules`` and the standard library.
+Why: when Chaos writes in a border cell, Order writes the opposite mark in its partner, so four
+identical marks in any of the ten lines of the central 4x4 win; what is left is the *centre game*
+on 16 cells (the argument: ``docs/bots.md``). A centre position is two 16-bit masks ``(x, o)``,
+cell ``4 * row + column``; its canonical key is the least over the 16 symmetries (the square's 8,
+with or without swapping X and O). Also reads and writes the solver's table (:class:`CentreTable`).
 """
 
 from __future__ import annotations

@@ -1,32 +1,11 @@
 """A fast position engine for the bundled bots: two bitboards and precomputed window masks.
 
-Why: the bots live or die by how many positions they can look at within a move's time, and the
-public :class:`arena.rules.Board` is built for clarity (a history list, ``Move`` objects, a list of
-legal moves every ply). Here a position is two plain ints, ``x`` and ``o`` (bit ``i`` set when cell
-``i`` holds that mark), and everything a search asks per node is a few integer operations on masks
-computed once at import:
-
-- the 32 five-cell windows (``WINDOWS``), the windows through each cell (``CELL_WINDOWS``, as
-  ``(index bit, mask)`` pairs) and the set of window indices through each cell (``CELL_WINSET``);
-- *live* windows, a 32-bit set of window indices: a window is dead once it holds both marks, and
-  once every window is dead Chaos has won. ``window_union`` turns a set of windows into the cells
-  they cover with four table look-ups, so the *live cells* (empty cells in a live window) and the
-  *dead cells* (empty cells in none, all equivalent: tempo moves) cost a handful of operations;
-- threats: ``threats`` gives the cells that complete five for X and for O (a four has exactly one
-  such cell; a cell in both sets cannot be blocked), and ``fours_after`` the fours a move creates.
-
-Random playouts. A uniformly random legal move is a uniformly random empty cell and, independently,
-a uniformly random mark. Whether a random game ends in five does not depend on the order in which
-the cells are filled: marks are never removed, so the game reaches five exactly when the board
-filled with the same marks holds one. ``random_winner`` therefore plays a whole random game with one
-``getrandbits`` (the marks of all empty cells) and one bit-parallel five check, and gives the same
-distribution of winners as playing the moves one by one (the property tests check this against
-:class:`arena.rules.Board`). ``random_game`` plays the moves one at a time, for callers that need
-the game's length, and ``heuristic_game`` plays a smarter game (Order takes a five when it can;
-Chaos blocks a single four, and loses at once to two).
-
-Pure: imports only ``arena.rules`` and the standard library; nothing allocates in the hot loops
-beyond Python's own ints.
+Why: the bots live or die by how many positions they can look at within a move's time, and
+:class:`arena.rules.Board` is built for clarity. Here a position is two plain ints, ``x`` and
+``o``, and a search's questions (live windows and cells, dead cells, threats) are a few integer
+operations on masks computed at import. ``random_winner`` plays a whole random game with one
+``getrandbits`` and one five check, with the same distribution of winners as move by move (the
+reasoning: ``docs/bots.md``). Imports only ``arena.rules`` and the standard library.
 """
 
 from __future__ import annotations

@@ -1,26 +1,11 @@
 """A static evaluation of a position with its threats, and the one-ply search of ``heuristic``.
 
-The evaluation (Order's point of view) adds, over the live windows (those holding one kind of
-mark), ``WEIGHTS[k]`` for a window with ``k`` marks, and then looks at the threats:
-
-- Order to move with a four on the board wins (``WIN``);
-- Chaos to move facing two fours, or one cell that completes five for both marks, has lost;
-  facing one four, it must block it: the block is played and the position after it evaluated;
-- Order to move with a win by successive fours (``Searcher.vcf``, up to ``VCF_DEPTH`` fours,
-  each answered by its only block) has won (``WIN // 2``);
-- a *double-four cell* (an empty cell shared by two live windows holding three marks of the same
-  kind) lets the side that writes that mark there make two fours at once. With Order to move, one
-  such cell is a win (``WIN // 2``: found, not yet played); with Chaos to move, Chaos can spoil
-  one of them, so two are a win and one is worth ``DOUBLE_FOUR``.
-
-The one-ply search (``one_ply``) scores each move by that evaluation; as Chaos (the position after
-its move has Order to move) it adds Order's best *gain* there, the most one Order move can add to
-the window sum (``Searcher.children``' ordering key: extending the fullest windows, a bonus for a
-four). A one-ply Chaos that looks only at the sum kills the fullest window and leaves Order a cell
-that extends several windows at once; with the reply's gain it spoils those cells first (measured
-over 200 games against ``greedy``'s Order at 100 ms: Order won 124 instead of ~160). Ties, above all
-between moves the threats call lost, go to the move's own gain: a side that sees its game lost
-still makes the opponent find the win.
+The evaluation (Order's point of view) sums ``WEIGHTS`` over the live windows and then reads the
+threats one step on: fours, wins by successive fours, double-four cells. The one-ply search
+(``one_ply``) scores each move by it; as Chaos it also charges a move with the most Order can gain
+next (against ``greedy``'s Order: 124 Order wins of 200 instead of ~160). Ties go to the move's own
+gain, so a side that sees its game lost still makes the opponent find the win. The threat rules:
+``docs/bots.md``.
 """
 
 from __future__ import annotations

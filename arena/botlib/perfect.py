@@ -1,31 +1,11 @@
 """The perfect Order player's strategy: five when it can, the border pairing, the solved centre.
 
 Why: with six in a line counting, Order wins by force, and this is that win as a move function
-(``bots/perfect/main.py`` wraps it in the bot author's kit). In order of priority, as Order:
-
-1. complete five when a move does (any five: this also finishes a four of the centre);
-2. answer a Chaos move in the border with the opposite mark in its partner (``centre.PARTNER``);
-3. make four in the centre when a move does (it wins, see ``arena.botlib.centre``);
-4. play the table's move for the centre position (``centre.CentreTable``, built by
-   ``arena.botlib.solver``);
-5. off the table (a position the strategy never leads to, e.g. after a random opening), solve the
-   centre game from here within half the time left: with the symmetric solver when the border
-   still holds the pairing's shape, else the general centre game of ``arena.botlib.repair``
-   (lines that serve one mark only, half-filled pairs to repair);
-6. otherwise, or when that fails, play the move of a small alpha-beta search
-   (``arena.botlib.perfect_search``).
-
-As Chaos, where no perfect play is known, it plays the ``mcts`` bot's search with the same budget
-(``arena.botlib.mcts.budgeted_move``) and one piece of opening knowledge the plain search lacks:
-its first reply goes into the central 4x4 (``arena.botlib.mcts.CENTRE_OPENING``), which holds a
-depth-3 alpha-beta Order to a full board. So this bot is the ladder's strongest in both roles,
-the one to measure any other against.
-
-From the empty board, steps 1-4 alone win every game (the tests play them out against every
-Chaos reply). Where several moves are equally good (the symmetric images of the table's move,
-several fives) the seeded generator chooses, so games vary with ``ARENA_SEED``.
-
-Pure: imports only ``arena.rules`` and the standard library (and its sibling modules).
+(``bots/perfect/main.py`` wraps it). Off its strategy (a random opening) it solves the centre game
+from there within half the time left (``solver``, or ``repair`` when the pairing's shape is broken),
+else searches (``perfect_search``). As Chaos it plays ``mcts``'s search with its first reply in the
+central 4x4. Ties go to the seeded generator, so games vary with ``ARENA_SEED``. Its steps in order
+of priority: ``docs/bots.md``.
 """
 
 from __future__ import annotations

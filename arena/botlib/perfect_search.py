@@ -1,26 +1,10 @@
 """A small time-bounded alpha-beta search on the whole board, for either role.
 
-Why: the perfect Order player needs a sound fallback for positions its strategy does not cover
-(an opening from a tournament, a border pair holding two equal marks), and it plays Chaos too.
-This is that fallback, kept modest: iterative deepening within a deadline, alpha-beta over the
-best few moves of each node (by the change they make to the evaluation), every move at the last
-ply, with the game's threats handled exactly:
-
-- Order to move wins at once when a cell completes five (for either mark);
-- Chaos to move loses when two cells complete five, or one cell completes five with either mark
-  (it cannot block both); facing one such cell its only sensible move is to block it (the
-  opposite mark), a forced move that costs no depth;
-- a full board, or one with no live five-cell window left, is Chaos's win;
-- at a leaf with Order to move, a move that makes two cells complete five counts as a win.
-
-The leaf evaluation counts live windows (holding one kind of mark only), weighted by how many
-marks they hold (from Order's point of view: Order maximises, Chaos minimises); a move changes
-only the windows through its cell, so the evaluation, the count of live windows and the cells
-completing five are carried down the tree instead of rescanned. Its strength depends on its time:
-more time, deeper search (in ~33 ms on a busy machine: two to four plies early in the game,
-more later).
-
-Pure: imports only ``arena.rules`` and the standard library.
+Why: the perfect Order player needs a sound fallback for positions its strategy does not cover,
+and it plays Chaos too. Kept modest: iterative deepening within a deadline, alpha-beta over the best
+few moves of each node, every move at the last ply, with the game's threats handled exactly and the
+evaluation carried down the tree. More time, deeper search (in ~33 ms on a busy machine: two to four
+plies early in the game). Its rules: ``docs/bots.md``. Imports only ``arena.rules`` and the stdlib.
 """
 
 from __future__ import annotations

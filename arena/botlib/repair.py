@@ -1,29 +1,10 @@
 """The centre game from any position: for openings and other positions off the perfect strategy.
 
-Why: a tournament may start a game from a random opening, which leaves border pairs half filled
-(one end written, the other empty) or holding two equal marks, and a centre position the table
-never meets. The argument of ``arena.botlib.centre`` still works line by line: a centre line
-*serves* a mark ``m`` when a four of ``m`` in it wins, which is the case when its border pair is
-
-- empty (Order completes five at an end; a Chaos block at one end is answered by the pairing),
-- X and O, two ``m``, or ``m`` and an empty cell (an end already holds ``m``: five at once).
-
-A pair holding one mark and an empty end (*half filled*) serves only that mark; a pair of two
-equal marks serves only that mark. This module searches the *general centre game*: the centre
-position, which lines serve which mark, the half-filled pairs and the side to move. Its moves:
-
-- Order writes in the centre, or *repairs* a half-filled pair (the other mark in its empty end:
-  the line then serves both marks);
-- Chaos writes in the centre (a four in a line that does not serve that mark is harmless), or
-  writes the mark already there into a half-filled pair's empty end (the line keeps serving that
-  mark only, and Order moves next: Chaos gave up its move); a Chaos move in an empty pair is
-  answered by the pairing and changes nothing.
-
-Order wins when a four of ``m`` stands in a line serving ``m``. The search has no symmetry
-reduction (the lines' states break it), a memo shared by all searches, and a deadline; a
-position it cannot decide in time is left to the alpha-beta fallback.
-
-Pure: imports only ``arena.rules`` and the standard library (and ``centre``).
+Why: a random opening leaves border pairs half filled or holding two equal marks, which the table
+never meets. The pairing argument still works line by line: a centre line *serves* a mark when a
+four of that mark in it wins, and Order may *repair* a half-filled pair. The search has no symmetry
+reduction, a memo shared by all searches and a deadline; what it cannot decide in time is left to
+the alpha-beta fallback. The moves and when a line serves a mark: ``docs/bots.md``.
 """
 
 from __future__ import annotations

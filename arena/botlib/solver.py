@@ -1,27 +1,10 @@
 """Solve the centre game (see ``arena.botlib.centre``) and write Order's table of winning moves.
 
-Why: the perfect Order player needs, for every centre position it can meet while following its
-strategy, a move that keeps the forced win; this module proves that win by search and extracts
-that table. ``python -m arena.botlib.solver --out bots/perfect/table.bin`` rebuilds the table
-and prints the figures (positions searched, time, the most Order moves the table needs).
-
-The search is a memoised AND-OR search over centre positions reduced by the 16 symmetries:
-
-- an Order node is won when Order can make four at once, lost when Order has no move left within
-  the bound on its moves (``max_order_moves``), else won when some move leads to a won Chaos
-  node (moves are tried best first: two threats at once, then one threat, then lines);
-- a Chaos node facing two threats (cells where one mark completes a line), or one cell that
-  completes a line with either mark, is won for Order; facing one threat Chaos must block it
-  (the opposite mark in that cell), a forced move searched without a memo entry; otherwise every
-  Chaos move that does not make four must lead to a won Order node (a Chaos node whose every move
-  makes four is won: passing, i.e. writing in the border, only gives the move back to Chaos);
-- a full centre without four is lost.
-
-Positions are memoised by canonical key, the Order and Chaos nodes alike (their mark counts differ
-in parity, so the keys never collide). A node's bound is a function of its mark count, so one memo
-serves one bound.
-
-Pure: imports only ``arena.rules`` (through ``centre``) and the standard library.
+Why: the perfect Order player needs a move that keeps the forced win for every centre position its
+strategy can meet; this proves the win by a memoised AND-OR search over canonical centre positions
+(threats and forced blocks handled directly) and extracts that table.
+``python -m arena.botlib.solver --out bots/perfect/table.bin`` rebuilds it and prints the figures.
+The search's rules: ``docs/bots.md``.
 """
 
 from __future__ import annotations

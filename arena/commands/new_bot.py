@@ -1,13 +1,8 @@
 """``arena new-bot``: write a working, commented bot skeleton to start from.
 
-Each skeleton is a folder ``<dir>/<name>/`` holding the bot (the whole folder is the bot: the
-sandbox lets it read that folder and nothing else of yours):
-
-- ``python``: ``main.py``, on the author's kit ``arena.bot``;
-- ``c``: ``main.c`` and a ``Makefile`` (``cc -O2 -o main main.c`` also says so in its header);
-  the program is ``main``, built by ``make`` or that one line;
-- ``sh``: ``main``, an executable POSIX shell script.
-
+A skeleton is a folder ``<dir>/<name>/`` (the whole folder is the bot: the sandbox lets it read that
+folder and nothing else of yours): ``python`` (``main.py`` on the kit ``arena.bot``), ``c``
+(``main.c`` and a ``Makefile``; the program is ``main``) or ``sh`` (``main``, a POSIX shell script).
 Every skeleton plays legal moves, shows where the strategy goes, and passes ``arena validate`` as
 written. Nothing is ever overwritten: an existing folder is an error.
 """

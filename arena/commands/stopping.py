@@ -1,14 +1,10 @@
-"""Stopping a run by signal: SIGTERM and SIGHUP stop ``arena match`` and ``arena tournament`` as
-Ctrl-C does.
+"""Stopping by signal: SIGTERM and SIGHUP stop every command as Ctrl-C does.
 
 A service manager's SIGTERM, or a closed terminal's SIGHUP, would otherwise end the harness at
-once, skipping the code that stops the bots, removes their folders and says how to resume; the
-games played so far are kept either way, but the bots would be left to the reaper's last resort.
-Raised as a ``KeyboardInterrupt``, the signal unwinds through the same ``finally`` blocks as
-Ctrl-C, and the command exits with 128 + the signal's number, as a shell reports it.
-
-A command that waits for a person (``arena play``'s prompt, ``arena replay``'s keys) waits with
-``wait_readable``, so that such a signal is acted on at once however long nobody types.
+once, skipping the code that stops the bots, removes their folders and says how to resume. Raised
+as a ``KeyboardInterrupt``, the signal unwinds through Ctrl-C's ``finally`` blocks, and the command
+exits with 128 + the signal's number. A command that waits for a person (``arena play``'s prompt,
+``arena replay``'s keys) waits with ``wait_readable``, so that the signal is acted on at once.
 """
 
 from __future__ import annotations

@@ -1,22 +1,10 @@
 """Games as PGN, for Ordo and BayesElo, with nothing a bot wrote able to change the file's meaning.
 
-A game's text holds strings that bots control (a fault's detail quotes what the bot wrote) and
-strings the user chose (bot and tournament names). PGN readers are simple and many are
-line-based: a ``}`` in a comment ends it early, a newline followed by ``[Result "1-0"]`` starts a
-tag, anything after the result token belongs to the next game. So:
-
-- tag values are PGN strings: backslash and double quote escaped with a backslash (the PGN
-  standard, 8.1.1), and every non-printing character written as a visible ``\\xNN``/``\\uNNNN``
-  escape (strings may hold printing characters only);
-- the one comment (the fault's detail) is written before the result token, holds no brace,
-  bracket, ``%``, ``;`` or non-printing character (each becomes a visible escape; a backslash is
-  doubled so that the escapes stay unambiguous) and is cut to ``MAX_COMMENT`` characters;
-- move tokens are the referee's (``c4X``), checked again here: a game with anything else (a
-  damaged store) is refused with an ArenaError;
-- a game played from an opening has ``[SetUp "1"]`` and ``[Opening "c4X a1O ..."]`` (the opening's
-  moves, from the empty board) and its movetext starts after them, numbered from there;
-- movetext lines are wrapped below 80 characters (PGN export format), and nothing follows the
-  result token but the blank line that ends the game.
+Bot- and user-controlled strings (a fault's detail, bot and tournament names) reach line-based PGN
+readers, so tag values are escaped PGN strings with every non-printing character a visible escape,
+the one comment (the fault's detail) holds no brace, bracket, ``%`` or ``;`` and is cut to
+``MAX_COMMENT``, and move tokens are checked again (a damaged store is refused). A game from an
+opening carries ``[SetUp "1"]`` and ``[Opening ...]``. The rules one by one: ``docs/exports.md``.
 """
 
 from __future__ import annotations

@@ -1,23 +1,11 @@
 """Which user a bot runs as when arena runs as root: never root, with or without bubblewrap.
 
-Why a uid of its own for each bot (from a range no account uses): as another user, a bot cannot
-read root's files (``/etc/shadow``), open the harness's terminal or its ``/proc/<pid>/fd``, nor
-signal or trace the harness or the other bot; the kernel checks some writes (``/proc/sys``)
-against the global uid, whatever a user namespace says; and ``RLIMIT_NPROC``, which counts
-processes per user and does not bind root, then bounds this bot alone.
-
-Unique among live bots on the machine, across every harness process: a uid is taken with a lock
-file (``/run/arena-botuids/<uid>``, ``flock``) held while its bot lives, and only if no live
-process has it (a harness killed while its bot ran leaves no lock, but the bot's processes).
-When the bot stops, ``BotUser.release`` kills what is left of that uid, removes what the uid left
-in the host's shared temporary folders (``/tmp``, ``/var/tmp``, ``/dev/shm``: without bubblewrap
-a bot can write there) and its System V IPC objects, then frees the uid.
-
-Such a user reaches only what "others" may reach: the bot's folder and its program (and, for a
-script, its interpreter) must be readable by others, or the bot cannot start; ``check_reachable``
-says so in one line before it is tried. ``ARENA_BOTS_AS_ROOT=1`` keeps the old behaviour (bots run
-as root; under bubblewrap, as root's uid outside their user namespace) for trusted bots on
-machines where that cannot be arranged.
+Each bot gets a uid of its own from a range no account uses, so that it cannot read root's files,
+reach the harness or the other bot, and ``RLIMIT_NPROC`` bounds it alone. The uid is unique among
+live bots machine-wide (a ``flock``-held file in ``/run/arena-botuids/``, and no live process has
+it); ``BotUser.release`` kills and removes what the uid left, then frees it. The bot's folder and
+program must be readable by others (``check_reachable``); ``ARENA_BOTS_AS_ROOT=1`` keeps bots as
+root for trusted ones. Why and what exactly: ``docs/sandbox.md``.
 """
 
 from __future__ import annotations

@@ -1,14 +1,11 @@
 """The report's charts, drawn by matplotlib and returned as SVG text to inline in the page.
 
-Why these choices: text stays text (``svg.fonttype = none``), so bot names in a chart are
-searchable and the file small; matrices are ``imshow`` images, which an SVG embeds as one small
-raster whatever the number of bots, so a 300 x 300 cross-table costs kilobytes, not 90,000
-shapes; each figure gets its own id salt, so that ids of figures inlined in one page never clash.
-Beyond a few dozen bots the charts drop per-bot labels (the tables name the bots) instead of
-growing unreadable.
-
-Bot names are user text: matplotlib would read ``$...$`` in them as mathematics, so ``$`` is
-escaped, and long names are cut. The SVG itself escapes XML characters.
+Text stays text (``svg.fonttype = none``: bot names searchable, the file small); matrices are
+``imshow`` images, one small raster whatever the number of bots (a 300 x 300 cross-table costs
+kilobytes, not 90,000 shapes); each figure gets its own id salt, so ids never clash in one page.
+Beyond a few dozen bots the charts drop per-bot labels (the tables name the bots). Bot names are
+user text: ``$`` is escaped (matplotlib would read ``$...$`` as mathematics), long names are cut,
+and the SVG escapes XML characters itself.
 """
 
 from __future__ import annotations

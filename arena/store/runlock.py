@@ -1,22 +1,11 @@
 """One tournament run per store at a time: an exclusive ``flock`` on the store file itself.
 
-Two runs on one store would each replay every missing game (twice the load, so unfair move
-times) and report nonsense. A run takes this lock before it changes anything; a second run
-finds it taken and says who holds it (pid, host, start time: what the holder recorded in the
-store, see ``holder_info``). The lock is on the file, its inode, not on a name: a symlink, a
-path spelled otherwise and a hard link all reach the same lock, and no file is created beside
-the store. The kernel releases a ``flock`` when its holder dies, so a crashed run leaves no
-stale lock behind.
-
-Only the run takes the lock: the worker processes that open the store to record their games do
-not, so they are never blocked by their own run's lock (forked workers share the parent's open
-file description; only the process that took the lock releases it). The descriptor is
-close-on-exec, so bots never hold it.
-
-SQLite locks the same file with POSIX (``fcntl``) locks, which on Linux are independent of
-``flock``, but which a process loses on *any* close of a descriptor of the file. So the
-descriptor is opened once and closed only by ``release``, which ``Store.close`` calls after its
-own connection is closed; a refused ``acquire`` keeps it open until then too.
+Two runs on one store would each replay every missing game and report nonsense. A run takes the
+lock on the store file itself (its inode: any name of it, hard links too) before it changes
+anything; a second run says who holds it (``holder_info``). The kernel releases a ``flock`` when
+its holder dies, so a crashed run leaves no stale lock. Only the run takes it, never the workers
+recording its games. SQLite's own POSIX locks vanish on *any* close of the file, so the
+descriptor is closed only by ``release``, after the store's connection (docs/architecture.md).
 """
 
 from __future__ import annotations

@@ -1,15 +1,9 @@
 """Executors: where matches run, behind one interface, chosen by name.
 
-- ``base``: the events (``GameDone``, ``JobDone``, ``JobFailed``), the ``MatchExecutor`` protocol,
-  ``ExecutorSetup`` and ``play_job`` (the unit of work of every executor);
-- ``inline``: one match after another in this process;
-- ``local``: a pool of forked worker processes on this machine (the default);
-- ``cluster``: a Dask cluster (``tcp://HOST:PORT`` or ``local:N``), calling ``play_job`` per
-  match on its workers and returning unrecorded ``GameDone``s; the bots travel as packs
-  (``botpack``), unpacked on the workers (``cluster_worker``). Needs the ``cluster`` extra.
-
-The registry names each executor's factory by module and attribute, so that choosing one imports
-only its module (and its dependencies) when it is made.
+``base`` (the events, ``MatchExecutor``, ``play_job``), ``inline`` (in this process), ``local`` (a
+pool of forked workers: the default) and ``cluster`` (a Dask cluster, with ``botpack`` and
+``cluster_worker``; needs the ``cluster`` extra). The registry names each executor's factory by
+module and attribute, so that choosing one imports only its module when it is made.
 """
 
 from __future__ import annotations

@@ -1,15 +1,10 @@
 """What every executor shares: the events it reports, the interface it offers, and ``play_job``.
 
-An executor takes ``MatchJob``s and yields events as they happen, in batches (the events that
-arrived together, so that the caller can commit their games in one transaction): a ``GameDone``
-for every finished game (so that the caller stores it at once), a ``JobDone`` when a match is
-over, and a ``JobFailed`` when the harness itself failed (a worker died, an internal error): it is
-never charged to a bot; the caller replays the job's missing games.
-
-``play_job`` is the unit any executor runs, wherever it runs: a cluster executor calls it once per
-match on a remote worker and sends back its (unrecorded) ``GameDone``s. Everything a job carries
-is resolved where it is played: the bots' paths (``BotSpec.launch_argv``) and the sandbox mode
-(``Match`` resolves ``MatchSettings.sandbox`` on the machine that starts the bots).
+An executor takes ``MatchJob``s and yields events in batches (those that arrived together, so that
+the caller commits their games in one transaction): ``GameDone`` per game, ``JobDone`` per match,
+and ``JobFailed`` when the harness itself failed, never charged to a bot (its games are replayed).
+``play_job`` is the unit any executor runs, wherever it runs; everything a job carries (the bots'
+paths, the sandbox mode) is resolved on the machine that plays it.
 """
 
 from __future__ import annotations

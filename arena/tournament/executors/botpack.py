@@ -1,22 +1,11 @@
 """Bots shipped to remote workers: each bot's folder packed once, unpacked safely into a cache.
 
-A cluster's workers have the harness but not the user's bots. The driver packs each bot's folder
-(``pack_bot``: every file of it, caches and what no bot may see skipped, whether the folder is the
-bot's own or shared with other bots, which then share one pack) into a deterministic gzipped tar,
-named by the SHA-256 of its bytes; a worker unpacks it (``unpack``) into ``<cache>/<digest>/``
-once, and every match of that bot there runs from it (``BotSpec.relocated``). So on a worker a
-bot reads what it could read here: its folder. The same files give the same digest on every run,
-so a cache survives runs; a different file gives a new folder, never a stale one.
-
-A link is packed as a link, never as what it points to (read with the driver's rights): only a
-link that stays inside the folder (relative, with its ``..`` steps first and within the folder)
-is packed; any other refuses the pack (``UnsafePackError``), as the worker would.
-
-A worker trusts nothing in a pack: the digest is checked first, and unpacking refuses absolute
-names, ``..``, links that could lead out of the folder, devices, FIFOs and anything but plain
-files, folders and inner links, writes nothing through a link, and stops at
-``MAX_PACK_MEMBERS`` members or ``MAX_PACK_BYTES`` bytes. A folder appears in the cache only
-complete (unpacked aside, then renamed), so workers sharing a cache never see half of one.
+The driver packs each bot's folder (``pack_bot``) into a deterministic gzipped tar named by the
+SHA-256 of its bytes; a worker unpacks it once (``unpack``) into ``<cache>/<digest>/``, and the
+bot runs from there, reading what it could read here: its folder. A link is packed as a link, and
+only one that stays inside the folder (``UnsafePackError`` otherwise). A worker trusts nothing in a
+pack: the digest is checked, anything that could write outside the folder is refused, the size and
+member count are bounded, and a folder appears only complete. Details: ``docs/scaling.md``.
 """
 
 from __future__ import annotations

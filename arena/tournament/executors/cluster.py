@@ -1,32 +1,11 @@
 """The cluster executor: matches on the workers of a Dask cluster (``distributed``).
 
-The same unit of work as the local pool (``play_job``, one match per task) on another engine:
-the driver submits one task per match through the client's ``concurrent.futures`` executor,
-a bounded number at a time, and yields each match's games as they finish (the workers stream
-them through a Dask queue; the task's result carries them all again, each yielded once); it
-alone writes the store. Nothing is scheduled by hand: Dask places the tasks, and resubmits a task
-whose worker died (the driver records that as a harness error; the bots are not charged).
-
-- ``tcp://HOST:PORT``: an existing cluster (``dask scheduler`` and ``dask worker``s); each worker
-  needs the harness installed (``pip install 'arena[cluster]'``), not the bots.
-- ``local:N``: a ``LocalCluster`` of N single-threaded worker processes on this machine, bound to
-  127.0.0.1 without a dashboard: the same code path, for trying it and for tests.
-
-The bots travel with the run: each bot's folder is packed once
-(``arena.tournament.executors.botpack``, named by its hash; bots sharing a folder share its pack)
-and given to the workers by a worker plugin, which the scheduler also gives to workers that join or
-are restarted later; each worker unpacks them into its cache. A bot that cannot start on a worker
-for the harness's reasons (its pack missing there, a file its command names outside its folder
-missing there) is a harness error, never the bot's loss.
-
-No bot reaches the scheduler: a Dask scheduler runs the code of anyone who connects, on every
-worker, as the worker's user. So unless the bots are declared trusted (``trusted``:
-``--trusted-bots``, ``trusted_bots: true``), they run under bubblewrap, with no network, on every
-worker: ``sandbox: auto`` is required to be ``bwrap`` there (a worker without it refuses the run
-at connection), and ``sandbox: none`` is refused in one line before connecting.
-
-Losing the scheduler stops the run with a ``ClusterLost`` (an ``ArenaError``: one line): the
-games stored so far stay, and the same command resumes it.
+The same unit of work as the local pool (``play_job``, one match per task) on another engine: Dask
+places the tasks (``tcp://HOST:PORT``, or ``local:N`` on this machine), the workers stream each
+match's games back, and the driver alone writes the store. The bots travel as packs (``botpack``).
+No bot reaches the scheduler: unless declared trusted, bots run under bubblewrap on every worker.
+A worker's death or a missing pack is a harness error, never a bot's loss; a lost scheduler is a
+``ClusterLost`` (one line; the same command resumes). How it works: ``docs/scaling.md``.
 """
 
 from __future__ import annotations

@@ -1,12 +1,9 @@
 """What makes a process a place where bots can run, and what stops them all at once there.
 
-Every executor's workers call :func:`prepare_worker` once before their first match: the local pool's
-forked workers, and a cluster executor's remote workers (it takes plain data only, and is importable
-on its own, so that it can be shipped to them). It resolves the sandbox mode on the machine that
-starts the bots (bubblewrap may exist on one node and not on another), and makes the process a
-harness that no bot process can outlive (``arena.launch.reaper``: child subreaper, guardian, scratch
-folder). :func:`stop_bots` kills the bots of this process at once, from a signal handler as well as
-from normal code.
+Every executor's workers, local or remote, call :func:`prepare_worker` once (plain data only, and
+importable on its own, so that it ships to them): it resolves the sandbox mode on the machine that
+starts the bots, and makes the process a harness that no bot process can outlive (the reaper).
+:func:`stop_bots` kills this process's bots at once, from a signal handler or from normal code.
 """
 
 from __future__ import annotations
