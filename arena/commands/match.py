@@ -9,14 +9,19 @@ from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from arena.commands.botarg import resolve_bot
 from arena.commands.display.standings import bot_label
+from arena.commands.start import (
+    distinct_names,
+    match_settings,
+    resolve_bot,
+    sandbox_for,
+    start_harness,
+)
 from arena.commands.stopping import exit_code, stopped_like_ctrl_c
 from arena.errors import ArenaError
-from arena.launch.sandbox import resolve_mode
-from arena.limits import AffinityMode, Limits, SandboxMode, TimeControl
+from arena.limits import AffinityMode, SandboxMode, TimeControl
 from arena.records import GameRecord, TimeUse
-from arena.referee.match import Match, MatchSettings, alternating_order_seats
+from arena.referee.match import Match, alternating_order_seats
 from arena.referee.verdicts import DETAIL_WIDTH, shown_detail
 from arena.rules import Role
 from arena.tournament.affinity import pin_to_core, plan_cores
@@ -52,26 +57,15 @@ def run_match(
     that deterministic bots do not replay one game over and over. ``time_control``: a clock, a
     measure or a margin (``move_ms`` and ``startup_ms`` alone when None).
     """
-    spec_a, spec_b = resolve_bot(bot_a), resolve_bot(bot_b)  # as validate and sprt name them
-    if spec_a.name == spec_b.name:
-        spec_b = spec_b.renamed(spec_b.name + "-2")
-    mode = resolve_mode(sandbox)
-    if mode is SandboxMode.NONE and sandbox is SandboxMode.AUTO and not quiet:
-        print(
-            "warning: bubblewrap (bwrap) is not usable here: bots run with resource limits "
-            "only, without a sandbox (apt-get install bubblewrap)",
-            file=sys.stderr,
-        )
-    settings = MatchSettings(
-        time_control=time_control or TimeControl(move_ms=move_ms, startup_ms=startup_ms),
-        limits=Limits(memory_mb=memory_mb),
-        sandbox=mode,
+    spec_a, spec_b = distinct_names(resolve_bot(bot_a), resolve_bot(bot_b))
+    settings = match_settings(
+        time_control or TimeControl(move_ms=move_ms, startup_ms=startup_ms),
+        sandbox_for(sandbox, quiet=quiet),
+        memory_mb=memory_mb,
         freeze_idle=freeze_idle,
     )
     pin_to_core(plan_cores(1, affinity)[0])
-    from arena.launch import reaper  # no bot process outlives this command, however it is stopped
-
-    reaper.install_harness()
+    start_harness()
     sink: TextIO | None = None
     if record is not None:
         _check_record_path(record)

@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from arena import boardview
-from arena.botspec import BotSpec
 from arena.commands.stopping import exit_code, stopped_like_ctrl_c, wait_readable
 from arena.errors import ArenaError
 from arena.limits import SandboxMode, TimeControl
@@ -139,32 +138,22 @@ def play_command(
 ) -> None:
     """Play one game of a person against ``bot``, and store it in ``db`` if given
     (``time_control``: a clock, measure or margin for the bot; ``move_ms`` alone when None)."""
-    from arena.launch.sandbox import resolve_mode
-    from arena.referee import MatchSettings, play_person
+    from arena.commands.start import match_settings, resolve_bot, sandbox_for, start_harness
+    from arena.referee import play_person
     from arena.store import Store, store_files
 
-    spec = BotSpec.resolve(bot)
+    spec = resolve_bot(bot)
     person = PERSON if spec.name != PERSON else PERSON + "-2"
-    mode = resolve_mode(sandbox)
-    if mode is SandboxMode.NONE and sandbox is SandboxMode.AUTO:
-        print(
-            "warning: bubblewrap (bwrap) is not usable here: the bot runs with resource limits "
-            "only, without a sandbox",
-            file=sys.stderr,
-        )
+    mode = sandbox_for(sandbox)
     from arena.launch.sandbox import check_launchable
 
     check_launchable(spec, mode)  # a bot this machine cannot start: one line, before the board
     tc = time_control or TimeControl(move_ms=move_ms)
-    settings = MatchSettings(time_control=tc, sandbox=mode)
+    settings = match_settings(tc, mode)
     created = db is not None and not db.exists()  # removed again if the game is not stored
     store = Store.open(db) if db is not None else None  # a bad path fails before the game
     stored = False
-    from arena.launch import (
-        reaper,
-    )  # no bot process, folder or mount outlives this command, even killed
-
-    reaper.install_harness()
+    start_harness()
     try:
         term = _Terminal(spec.name, person_role)
         print(

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from arena.botspec import BotSpec
 from arena.errors import ArenaError
-from arena.limits import Limits, SandboxMode, TimeControl
+from arena.limits import SandboxMode, TimeControl
 from arena.records import GameRecord, TimeUse
 from arena.rules import RULES_VERSION, Role
 
@@ -39,17 +39,7 @@ if TYPE_CHECKING:
     from arena.referee.match import MatchSettings
     from arena.store.database import Store
 
-__all__ = ["run_sprt", "SprtRun", "SprtSummary", "Progress", "names_for", "definition"]
-
-
-def names_for(a: BotSpec, b: BotSpec) -> tuple[BotSpec, BotSpec]:
-    """Distinct names for the two bots (two versions of one bot often share a name)."""
-    if a.name != b.name:
-        return a, b
-    va, vb = a.version(), b.version()
-    if va != vb:
-        return a.renamed(f"{a.name}-{va[:6]}"), b.renamed(f"{b.name}-{vb[:6]}")
-    return a.renamed(f"{a.name}-A"), b.renamed(f"{b.name}-B")
+__all__ = ["run_sprt", "SprtRun", "SprtSummary", "Progress", "definition"]
 
 
 @dataclass
@@ -183,33 +173,26 @@ def run_sprt(
     ``fresh``: discard the store's games first (a store that holds another test's games is
     refused otherwise, and its error says so).
     """
-    from arena.commands.botarg import resolve_bot
+    from arena.commands.start import distinct_names, match_settings, resolve_bot, start_harness
     from arena.commands.stopping import Stopped, stopped_like_ctrl_c
     from arena.ratings.sprt import SPRT
-    from arena.referee.match import MatchSettings
     from arena.store.database import BotVersion, Store
 
     try:
         test = SPRT(elo0, elo1, alpha, beta, "normalized" if normalized else "logistic")
     except ValueError as exc:
         raise ArenaError(str(exc)) from None
-    spec_a, spec_b = names_for(resolve_bot(bot_a), resolve_bot(bot_b))
+    spec_a, spec_b = distinct_names(resolve_bot(bot_a), resolve_bot(bot_b))
     a, b = spec_a.name, spec_b.name
     path = db if db is not None else Path("results") / f"sprt-{a}-vs-{b}.sqlite"
     run = SprtRun(a, b)
     say = sys.stderr if json_output else sys.stdout
     progress = Progress(say, quiet)
-    settings = MatchSettings(
-        time_control=time_control or TimeControl(move_ms=move_ms, startup_ms=startup_ms),
-        limits=Limits(),
-        sandbox=sandbox,
+    settings = match_settings(
+        time_control or TimeControl(move_ms=move_ms, startup_ms=startup_ms), sandbox
     )
     stopped: int | None = None
-    from arena.launch import (
-        reaper,
-    )  # no bot process, folder or mount outlives this command, even killed
-
-    reaper.install_harness()
+    start_harness()
     with Store.open(path) as store:
         if fresh:
             store.reset()

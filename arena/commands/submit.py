@@ -181,7 +181,7 @@ def run_submit(
     """The command; its exit status (1 when the bot fails validation or games are still owed)."""
     import dataclasses
 
-    from arena.commands.botarg import resolve_bot
+    from arena.commands.start import resolve_bot
     from arena.commands.validate import print_report, validate_bot
     from arena.config import load_config
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from rich.markup import escape
 
 from arena.commands.display.progress import ProgressDisplay
+from arena.commands.start import sandbox_for, start_harness
 from arena.commands.stopping import exit_code, stopped_like_ctrl_c
 from arena.config import TournamentConfig, load_config
 from arena.config.model import in_store_folder, store_folder_problem
@@ -133,15 +134,10 @@ def run_tournament_command(
         for spec in config.bots:
             check_launchable(spec, config.sandbox)
     local = config.executor != "cluster"  # a cluster's workers resolve (and check) it there
-    if unsandboxed and local and config.sandbox is SandboxMode.AUTO and not quiet:
-        console.print(
-            "[yellow]warning:[/] bubblewrap (bwrap) is not usable here: bots run with "
-            "resource limits only, without a sandbox (apt-get install bubblewrap)"
-        )
+    if local:
+        sandbox_for(config.sandbox, quiet=quiet)  # the one warning where bwrap is missing
     if config.executor == "inline":  # bots run in this process: none may outlive it, even killed
-        from arena.launch import reaper
-
-        reaper.install_harness()
+        start_harness()
     display = ProgressDisplay(console, quiet)
     with Store.open(config.db) as store:
         if fresh:

@@ -154,9 +154,10 @@ def test_quiet_hides_progress_but_prints_the_summary(tmp_path: Path) -> None:
     assert re.search(r"^2 games \(\d distinct\)$", result.stdout, re.M), result.stdout
     assert "no faults" in result.stdout
     records = read_records(record)
+    # one bot against itself: the names are told apart as in every command (-A, -B)
     assert [(g.order, g.chaos) for g in records] == [
-        ("instant", "instant-2"),
-        ("instant-2", "instant"),
+        ("instant-A", "instant-B"),
+        ("instant-B", "instant-A"),
     ]
 
 
@@ -237,7 +238,7 @@ def test_summary_gives_the_elo_difference_with_interval_and_superiority(tmp_path
     assert result.returncode == 0, result.stderr
     line = next(x for x in result.stdout.splitlines() if x.startswith("Elo difference"))
     assert re.fullmatch(
-        r"Elo difference random_bot - random_bot-2: (?:[+-]\d+ ±\d+ \(95%, Order's advantage "
+        r"Elo difference random_bot-A - random_bot-B: (?:[+-]\d+ ±\d+ \(95%, Order's advantage "
         r"[+-]\d+ taken out\)|[<>][+-]\d+ \(.*\)); likelihood of superiority \d+\.\d%",
         line,
     ), line

@@ -17,7 +17,8 @@ import pytest
 from conftest import bundled_program, run_arena, stored_game_count
 
 from arena.botspec import BotSpec
-from arena.commands.sprt import Progress, names_for
+from arena.commands.sprt import Progress
+from arena.commands.start import distinct_names as names_for
 
 _arena = functools.partial(run_arena, timeout=300)  # many games
 

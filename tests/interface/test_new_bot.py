@@ -83,7 +83,7 @@ def test_cli_one_line_errors_and_json(tmp_path: Path) -> None:
 
 
 def test_bot_arguments_name_the_folder(tmp_path: Path) -> None:
-    from arena.commands.botarg import resolve_bot
+    from arena.commands.start import resolve_bot
 
     python = create_bot("alpha", "python", tmp_path)
     sh = create_bot("beta", "sh", tmp_path)

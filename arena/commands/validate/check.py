@@ -117,7 +117,7 @@ def run_validate(
     """The command; its exit status (0 only when every check passes; 128 + the signal when
     stopped by Ctrl-C, SIGTERM or SIGHUP). ``memory_mb``: the bot's ``limits.memory_mb`` (None:
     the default, a tournament's)."""
-    from arena.commands.botarg import resolve_bot
+    from arena.commands.start import resolve_bot, start_harness
 
     spec = resolve_bot(bot)
     stream = sys.stderr if json_output else sys.stdout
@@ -126,11 +126,8 @@ def run_validate(
         print(line, file=stream, flush=True)
 
     from arena.commands.stopping import exit_code, stopped_like_ctrl_c
-    from arena.launch import (
-        reaper,
-    )  # no bot process, folder or mount outlives this command, even killed
 
-    reaper.install_harness()
+    start_harness()
     try:
         with stopped_like_ctrl_c():  # SIGTERM, SIGHUP: the bot stopped as by Ctrl-C
             report = validate_bot(
