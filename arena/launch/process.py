@@ -190,6 +190,18 @@ class BotProcess:
             self.tap(">", time.perf_counter_ns(), data[:written])
         return written == len(data)
 
+    def read_waiting(self) -> bool:
+        """Read what the bot's stdout holds right now into ``outbuf`` (through the transcript
+        tap, as every read of its pipes is); whether a whole line is buffered. Outside the hot
+        path: after a fault, or to tell whether a line arrived by a deadline."""
+        if self.stdout_fd >= 0 and select.select([self.stdout_fd], [], [], 0)[0]:
+            with contextlib.suppress(OSError):
+                data = os.read(self.stdout_fd, 65536)
+                if data and self.tap is not None:
+                    self.tap("<", time.perf_counter_ns(), data)
+                self.outbuf += data
+        return b"\n" in self.outbuf
+
     def send_quit(self) -> None:
         """Ask the bot to exit (once; stopping it later does not ask again)."""
         if not self.quit_sent:

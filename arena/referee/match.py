@@ -23,15 +23,14 @@ round trip itself.
 from __future__ import annotations
 
 import array
-import contextlib
 import fcntl
 import functools
 import os
-import select
 import termios
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from arena.botspec import BotSpec
 from arena.errors import HarnessError
@@ -137,6 +136,7 @@ class _Seat:
     version: str = ""  # identity of the program as it was when the current process started
     display_name: str = ""  # what the bot called itself in its last `ready` ("" if nothing)
     wants: frozenset[str] = frozenset()  # the protocol extensions its process asked for
+    person: bool = False  # a person's seat: no process, its moves come from ``ask``
 
 
 def alternating_order_seats(games: int) -> list[int]:
@@ -273,7 +273,7 @@ class Match:
         Both seats are settled (ready, or stopped after a fault) before the first fault is
         raised, so that no half-started process is carried into the next game.
         """
-        pending = [seat for seat in seats if not seat.ready]
+        pending = [seat for seat in seats if not seat.ready and not seat.person]
         failures: list[_GameOver] = []
         for seat in pending:
             if seat.process is not None:
@@ -374,22 +374,36 @@ class Match:
         ``MAX_REPLAYS`` times, then HarnessError): the record's detail says so.
         """
         start = Position.from_opening(opening) if opening else _EMPTY_BOARD
+        record, stalls = self._replaying(
+            lambda: self._play_game(order_seat, opening, start), self.seats
+        )
+        if stalls:
+            replayed = f"{REPLAYED}{'; '.join(stalls)}"
+            record.detail = f"{record.detail}; {replayed}" if record.detail else replayed
+        return record
+
+    def _replaying(
+        self,
+        attempt: Callable[[], _T],
+        seats: Sequence[_Seat],
+        again: Callable[[], None] | None = None,
+    ) -> tuple[_T, list[str]]:
+        """``attempt()``, tried again while the referee stalls (``_Stalled``: it cannot judge a
+        deadline fairly) with ``seats``' bots restarted, at most ``MAX_REPLAYS`` times, then
+        ``HarnessError``; its result and the stalls. ``again``: what to do before each retry."""
         stalls: list[str] = []
         while True:
             try:
-                record = self._play_game(order_seat, opening, start)
+                return attempt(), stalls
             except _Stalled as stall:
-                for seat in self.seats:  # fresh processes: whatever they were doing is moot
+                for seat in seats:  # fresh processes: whatever they were doing is moot
                     self._stop(seat, graceful=False)
                     seat.stderr_left = ""
                 stalls.append(stall.detail)
                 if len(stalls) >= MAX_REPLAYS:
                     raise _too_loaded(stalls, starved=isinstance(stall, _Starved)) from None
-                continue
-            if stalls:
-                replayed = f"{REPLAYED}{'; '.join(stalls)}"
-                record.detail = f"{record.detail}; {replayed}" if record.detail else replayed
-            return record
+                if again is not None:
+                    again()
 
     def _play_game(self, order_seat: int, opening: Sequence[str], start: Position) -> GameRecord:
         order, chaos = self.seats[order_seat], self.seats[1 - order_seat]
@@ -433,6 +447,8 @@ class Match:
         if idle is not None:
             raise self._fault_outside_turn(self._seat_of(idle[1]), idle[0])
         for seat, role in ((order, Role.ORDER), (chaos, Role.CHAOS)):
+            if seat.person:
+                continue
             assert seat.process is not None
             if seat.process.outbuf:  # written after its `ready`, read with it
                 raise self._fault_outside_turn(seat)
@@ -713,6 +729,7 @@ class Match:
 
 
 _STALL_NS = STALL_MS * 1_000_000
+_T = TypeVar("_T")
 _LINES = (WaitStatus.LINE, WaitStatus.EXTRA)  # a line came (and maybe more after it)
 _MIN_STARVED_NS = 5_000_000  # less run-queue delay than this explains no lateness
 
@@ -746,24 +763,14 @@ def _check_stall(process: BotProcess, deadline_ns: int, what: str) -> None:
     arrived meanwhile: it cannot tell whether that line came in time. (With nothing arrived by
     now, nothing had arrived by the deadline either: the bot was late, whatever the referee.)"""
     late_ns = time.perf_counter_ns() - deadline_ns
-    if late_ns > _STALL_NS and _line_waiting(process):
+    if late_ns > _STALL_NS and process.read_waiting():
         raise _Stalled(late_ns, what)
 
 
 def _written_unasked(process: BotProcess) -> str:
     """The fault detail of a bot whose stdout held something before its ``turn`` was sent."""
-    with contextlib.suppress(OSError):
-        if select.select([process.stdout_fd], [], [], 0)[0]:
-            process.outbuf += os.read(process.stdout_fd, 65536)
+    process.read_waiting()
     return faults.unsolicited(process)
-
-
-def _line_waiting(process: BotProcess) -> bool:
-    """Whether a complete line from the bot is buffered or waiting in its stdout pipe."""
-    if process.stdout_fd >= 0 and select.select([process.stdout_fd], [], [], 0)[0]:
-        with contextlib.suppress(OSError):
-            process.outbuf += os.read(process.stdout_fd, 65536)
-    return b"\n" in process.outbuf
 
 
 def _tail(seat: _Seat) -> str:
@@ -823,103 +830,68 @@ def play_person(
     limits, time per move and faults: this is ``Match`` with a person in the other seat); the
     person has no clock. The record names the person ``person``, with an empty version.
     """
-    match = _PersonMatch(bot, settings, seed)
+    match = _PersonMatch(bot, settings, seed, person, ask, on_move)
     try:
-        return match.play_person(bot_role, ask, person, on_move)
+        return match.play(order_seat=0 if bot_role is Role.ORDER else 1)
     finally:
         match.close()
 
 
 class _PersonMatch(Match):
-    """A ``Match`` whose seat 0 is a bot and whose other side is a person (seat 1 never starts)."""
+    """A ``Match`` whose seat 0 is a bot and whose seat 1 is a person: the same game (start,
+    faults, end) as between two bots, with a ply loop that asks the person for their moves."""
 
-    def __init__(self, bot: BotSpec, settings: MatchSettings | None, seed: int) -> None:
+    def __init__(
+        self,
+        bot: BotSpec,
+        settings: MatchSettings | None,
+        seed: int,
+        person: str,
+        ask: Callable[[Board], Move],
+        on_move: Callable[[Move, Role, float], None] | None,
+    ) -> None:
         super().__init__(bot, bot, settings, seed, expected_games=1)
+        self.seats = (self.seats[0], _Seat(bot.renamed(person), 1, person=True))
+        self.ask = ask
+        self.on_move = on_move
         self.clock_ns = self.settings.time_control.budget_ms * 1_000_000
         """The bot's clock left (under a clock; the person has none)."""
         self.used_ns = 0
         """The time charged for the bot's last move (wall or CPU, as measured)."""
 
-    def play_person(
-        self,
-        bot_role: Role,
-        ask: Callable[[Board], Move],
-        person: str,
-        on_move: Callable[[Move, Role, float], None] | None,
-    ) -> GameRecord:
-        seat = self.seats[0]
-        names = {bot_role: seat.spec.name, bot_role.other: person}
-        record = GameRecord(
-            order=names[Role.ORDER],
-            chaos=names[Role.CHAOS],
-            winner=Role.CHAOS,
-            reason=Reason.FULL,
-            seed=self.seed,
-            started_at=time.time(),
-            measure=self.settings.time_control.measure.value,
-        )
+    def _play_plies(
+        self, order: _Seat, chaos: _Seat, record: GameRecord, start: Position
+    ) -> tuple[Role, Reason]:
+        """The person's game loop: the bot's moves judged as in a tournament (``_ask_bot``), the
+        person's asked for; both timed, both told to ``on_move``."""
+        bot, bot_role = (order, Role.ORDER) if not order.person else (chaos, Role.CHAOS)
         board = Board()
-        try:
-            self._start_game(seat, bot_role)
-            while (outcome := board.outcome) is None:
-                started = time.perf_counter_ns()
-                if board.turn is bot_role:
-                    move = self._bot_move(seat, bot_role, board)
-                    ms = round(self.used_ns / 1e6, 3)
-                else:
-                    move = ask(board.copy())
-                    if not board.is_legal(move):
-                        raise ValueError(f"ask() returned an illegal move: {move}")
-                    ms = round((time.perf_counter_ns() - started) / 1e6, 3)
-                role = board.turn
-                board.push(move)
-                record.moves.append(move.token)
-                record.ms.append(ms)
-                if on_move is not None:
-                    on_move(move, role, ms)
-            record.winner, record.reason = outcome.winner, outcome.reason
-        except _GameOver as over:
-            record.winner, record.reason, record.detail = bot_role.other, over.reason, over.detail
-            self._stop(seat, graceful=False)
-            if over.reason in (Reason.CRASH, Reason.STARTUP):
-                last_words = faults.last_stderr_line(seat.stderr_left)
-                if last_words:
-                    record.detail += f"; last on stderr: {last_words}"
-        self.channels.drain_all_stderr()
-        if seat.process is not None:
-            seat.process.send(end_line(record.winner is bot_role, record.reason))
-        text = _tail(seat)
-        record.stderr_order, record.stderr_chaos = (
-            (text, "") if bot_role is Role.ORDER else ("", text)
-        )
-        if bot_role is Role.ORDER:
-            record.order_version = seat.version
-        else:
-            record.chaos_version = seat.version
-        record.finished_at = time.time()
-        return record
+        while (outcome := board.outcome) is None:
+            started = time.perf_counter_ns()
+            if board.turn is bot_role:
+                move, _stalls = self._replaying(
+                    lambda: self._ask_bot(bot, board), [bot], lambda: self._restart(bot, bot_role)
+                )
+                ms = round(self.used_ns / 1e6, 3)
+            else:
+                move = self.ask(board.copy())
+                if not board.is_legal(move):
+                    raise ValueError(f"ask() returned an illegal move: {move}")
+                ms = round((time.perf_counter_ns() - started) / 1e6, 3)
+            role = board.turn
+            board.push(move)
+            record.moves.append(move.token)
+            record.ms.append(ms)
+            if self.on_move is not None:
+                self.on_move(move, role, ms)
+        return outcome.winner, outcome.reason
 
-    def _start_game(self, seat: _Seat, role: Role) -> None:
-        """Start the bot (if it is not running) and tell it its role."""
+    def _restart(self, seat: _Seat, role: Role) -> None:
+        """Start the bot again mid-game (after a stall of the referee) and tell it its role."""
         self._ensure_ready((seat,))
         assert seat.process is not None
         if not seat.process.send(game_line(role) + self._extension_lines(seat)):
             raise _GameOver(seat, Reason.CRASH, "exited (could not write `game` to it)")
-
-    def _bot_move(self, seat: _Seat, role: Role, board: Board) -> Move:
-        """The bot's move in ``board``, judged as in ``_play_plies``. A stall of the referee (the
-        machine too loaded to time the move) restarts the bot and asks it again."""
-        stalls: list[str] = []
-        while True:
-            try:
-                return self._ask_bot(seat, board)
-            except _Stalled as stall:
-                stalls.append(stall.detail)
-                if len(stalls) >= MAX_REPLAYS:
-                    raise _too_loaded(stalls, starved=isinstance(stall, _Starved)) from None
-                self._stop(seat, graceful=False)
-                seat.stderr_left = ""
-                self._start_game(seat, role)
 
     def _ask_bot(self, seat: _Seat, board: Board) -> Move:
         idle = self.channels.check_idle()  # a line written while the person was thinking
@@ -958,8 +930,7 @@ class _PersonMatch(Match):
             assert reply.fault is not None
             raise _GameOver(seat, reply.fault, reply.detail)
         if not board.is_empty(reply.move.cell):
-            text = reply.move.token
-            raise _GameOver(seat, Reason.ILLEGAL, f"{text}: {text[:2]} is occupied")
+            raise _GameOver(seat, Reason.ILLEGAL, faults.occupied(reply.move.token))
         self.used_ns = used
         if tc.clock_ms is not None:
             self.clock_ns = max(budget_ns - used, 0) + tc.increment_ms * 1_000_000

@@ -914,3 +914,28 @@ def test_a_crlf_script_fails_to_start_with_the_reason_and_the_fix(tmp_path: Path
                 r" save it with \\n line ends \(dos2unix .*crlf\.sh\)",
                 record.detail,
             ), record.detail
+
+
+def test_a_persons_game_is_refereed_and_recorded_as_a_bots_game() -> None:
+    """``play_person`` runs the one game of ``Match`` (start, faults, end, record): the bot's
+    display name and version are stored as in a tournament, the person's are empty."""
+    from arena.referee import play_person
+    from arena.rules import Board, Move
+
+    def first_empty(board: Board) -> Move:
+        return next(move for move in board.legal_moves())
+
+    told: list[tuple[str, Role]] = []
+    record = play_person(
+        BotSpec.from_path(TEST_BOTS_DIR / "instant.py"),
+        Role.CHAOS,
+        first_empty,
+        settings=MatchSettings(sandbox=SandboxMode.NONE),
+        person="alice",
+        on_move=lambda move, role, _ms: told.append((move.token, role)),
+    )
+    assert (record.order, record.chaos) == ("alice", "instant")
+    assert record.chaos_display == "instant" and record.order_display == ""
+    assert record.chaos_version and not record.order_version
+    assert [token for token, _role in told] == record.moves
+    assert not record.reason.is_fault, record.detail
