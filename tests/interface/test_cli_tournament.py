@@ -25,7 +25,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
-from conftest import REPO_ROOT, bundled_program, run_arena, stored_game_count, wait_for_no_leftovers
+from conftest import (
+    REPO_ROOT,
+    bundled_program,
+    run_arena,
+    stored_game_count,
+    wait_for_no_leftovers,
+    wait_until,
+)
 
 from arena.export.formats import CSV_FIELDS
 
@@ -421,11 +428,9 @@ def start_and_stop(tmp_path: Path, stop: signal.Signals) -> tuple[Path, Path, st
         env={**os.environ, "TMPDIR": str(scratch)},
     )
     try:
-        deadline = time.monotonic() + 30
-        while (stored := stored_game_count(db)) < 1:
-            assert process.poll() is None, process.communicate()[0]
-            assert time.monotonic() < deadline, "no game stored in time"
-            time.sleep(0.01)
+        wait_until(lambda: stored_game_count(db) >= 1 or process.poll() is not None, 30)
+        assert process.poll() is None, process.communicate()[0]
+        assert (stored := stored_game_count(db)) >= 1, "no game stored in time"
         assert stored < total  # still running
         if stop is signal.SIGINT:
             os.killpg(process.pid, signal.SIGINT)

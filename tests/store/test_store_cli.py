@@ -14,12 +14,11 @@ import shutil
 import sqlite3
 import subprocess
 import sys
-import time
 from collections import Counter
 from pathlib import Path
 
 import pytest
-from conftest import REPO_ROOT, bundled_program, run_arena, wait_for_no_leftovers
+from conftest import REPO_ROOT, bundled_program, run_arena, wait_for_no_leftovers, wait_until
 
 ROOT = REPO_ROOT
 
@@ -128,11 +127,13 @@ def test_a_second_run_on_the_same_store_is_refused(tmp_path: Path) -> None:
         text=True,
     )
     try:
-        deadline = time.monotonic() + 60
-        while not (db.exists() and (tmp_path / "t.sqlite.lock").exists()):
-            assert first.poll() is None, first.communicate()
-            assert time.monotonic() < deadline, "the first run never took its lock"
-            time.sleep(0.02)
+
+        def locked() -> bool:
+            return db.exists() and (tmp_path / "t.sqlite.lock").exists()
+
+        wait_until(lambda: locked() or first.poll() is not None, 60)
+        assert first.poll() is None, first.communicate()
+        assert locked(), "the first run never took its lock"
         for attempt in (["--quiet"], ["--fresh"]):
             second = arena("tournament", config, *attempt)
             assert second.returncode == 2
