@@ -16,6 +16,9 @@ children of the test process itself (a zombie among them is a child nobody reape
 
 ``run_arena`` runs the ``arena`` command in a subprocess (bounded); ``bundled_program`` names a
 bundled bot's program (``bots/<name>/main.py``).
+
+``wait_until`` is the suite's one way to wait for something: it polls a condition until it holds
+or a bound passes, so that no test sleeps for luck and none can hang.
 """
 
 from __future__ import annotations
@@ -28,8 +31,9 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
@@ -76,6 +80,28 @@ atexit.register(reaper.remove_scratch, str(SESSION_TMP))
 # tests stand for a person at a terminal, so they give their children the default disposition.
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+T = TypeVar("T")
+
+
+def wait_until(predicate: Callable[[], T], timeout: float, interval: float = 0.02) -> T:
+    """Poll ``predicate`` every ``interval`` seconds until it returns something true or
+    ``timeout`` seconds pass; its last value (true: it held in time; false: it never did).
+
+    It returns rather than raises: the caller knows what was awaited and what to show when it
+    never came (``assert wait_until(...), context``), and some callers go on either way (they
+    clean up, or a false answer is the answer). The value is the predicate's own, so that a
+    wait for something (a pid, a list) hands it over. The predicate is asked once more at the
+    bound, so a condition met during the last sleep still counts.
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        left = deadline - time.monotonic()
+        if value or left <= 0:
+            return value
+        time.sleep(min(interval, left))
 
 
 def bundled_program(name: str) -> Path:
@@ -160,12 +186,8 @@ def wait_for_no_leftovers(
     asynchronously), so one scan right after a match is not enough, and a sleep would be luck.
     """
     markers = tuple(markers)
-    deadline = time.monotonic() + timeout
-    while True:
-        left = leftover_processes(markers)
-        if not left or time.monotonic() >= deadline:
-            return left
-        time.sleep(0.02)
+    wait_until(lambda: not leftover_processes(markers), timeout)
+    return leftover_processes(markers)
 
 
 def process_states(marker: str) -> list[str]:
@@ -230,9 +252,8 @@ def _nothing_left_behind(request: pytest.FixtureRequest) -> Iterator[None]:
     yield
     markers = [*DEFAULT_MARKERS, str(SESSION_TMP)]
     left = wait_for_no_leftovers(markers)
-    deadline = time.monotonic() + LEFTOVER_WAIT_S
-    while (folders := arena_folders()) and time.monotonic() < deadline:
-        time.sleep(0.02)
+    wait_until(lambda: not arena_folders(), LEFTOVER_WAIT_S)
+    folders = arena_folders()
     for name in folders:  # as root a bot's /tmp is a mount in there: remove_scratch unmounts it
         reaper.remove_scratch(str(SESSION_TMP / name))
     assert not left, f"bot processes outlived the test: {left}"

@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import TEST_BOTS_DIR, bundled_program, run_arena
+from conftest import TEST_BOTS_DIR, bundled_program, run_arena, wait_until
 from independent_referee import assert_record_consistent
 
 from arena.records import GameRecord, Reason
@@ -199,7 +199,6 @@ def test_ctrl_c_stops_the_match_with_a_summary_and_no_bot_left(
     """SIGINT (Ctrl-C) mid-match: exit 130, the games so far summed up, the bots gone."""
     import os
     import signal
-    import time
 
     sleepy = copy(TEST_BOTS_DIR / "sleepy.py", tmp_path)
     instant = copy(TEST_BOTS_DIR / "instant.py", tmp_path)
@@ -211,10 +210,12 @@ def test_ctrl_c_stops_the_match_with_a_summary_and_no_bot_left(
         stdin=subprocess.DEVNULL,
     )  # fmt: skip
     try:
-        deadline = time.monotonic() + 30
-        while not (record.exists() and len(record.read_text().splitlines()) >= 2):
-            assert process.poll() is None and time.monotonic() < deadline, "no games recorded"
-            time.sleep(0.05)
+
+        def recorded() -> bool:
+            return record.exists() and len(record.read_text().splitlines()) >= 2
+
+        wait_until(lambda: recorded() or process.poll() is not None, 30, interval=0.05)
+        assert process.poll() is None and recorded(), "no games recorded"
         os.killpg(process.pid, signal.SIGINT)
         out, err = process.communicate(timeout=30)
     finally:

@@ -10,11 +10,10 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
-from conftest import bundled_program, run_arena, stored_game_count
+from conftest import bundled_program, run_arena, stored_game_count, wait_until
 
 from arena.botspec import BotSpec
 from arena.commands.sprt import Progress
@@ -93,11 +92,9 @@ def test_a_signal_stops_it_like_ctrl_c_and_it_resumes(
         start_new_session=True,
     )
     try:
-        deadline = time.monotonic() + 60
-        while stored_game_count(db) < 2:
-            assert process.poll() is None, process.communicate()
-            assert time.monotonic() < deadline, "no pair stored in time"
-            time.sleep(0.01)
+        wait_until(lambda: stored_game_count(db) >= 2 or process.poll() is not None, 60)
+        assert process.poll() is None, process.communicate()
+        assert stored_game_count(db) >= 2, "no pair stored in time"
         if stop is signal.SIGINT:
             os.killpg(process.pid, signal.SIGINT)  # as Ctrl-C: the whole foreground group
         else:

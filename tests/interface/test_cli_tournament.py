@@ -26,7 +26,15 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
-from conftest import REPO_ROOT, bundled_program, run_arena, stored_game_count, wait_for_no_leftovers
+from conftest import (
+    REPO_ROOT,
+    bundled_program,
+    run_arena,
+    stored_game_count,
+    wait_for_no_leftovers,
+    wait_until,
+)
+from factories import bot_entries, copy_bot, write_config
 
 from arena.export.formats import CSV_FIELDS
 
@@ -37,56 +45,6 @@ CORES = len(os.sched_getaffinity(0))
 
 
 # --- helpers -----------------------------------------------------------------------------------
-
-
-def copy_bot(
-    tmp_path: Path, source: Path, executable: bool = False, name: str | None = None
-) -> Path:
-    """A copy of a bot file in ``tmp_path/bots`` (as ``name``, default the source's);
-    ``executable``: runnable by itself (``#!``)."""
-    folder = tmp_path / "bots"
-    folder.mkdir(exist_ok=True)
-    target = folder / (name or source.name)
-    text = source.read_text()
-    if executable:
-        text = f"#!{sys.executable}\n" + text
-    target.write_text(text)
-    if executable:
-        target.chmod(0o755)
-    return target
-
-
-def bot_entries(tmp_path: Path, names: Sequence[str], pace_ms: int = 1) -> list[dict]:
-    """Bots for a config: ``instant`` and ``random`` by path, any other name a paced command."""
-    entries = []
-    for name in names:
-        if name == "instant":
-            entries.append(
-                {"name": name, "path": str(copy_bot(tmp_path, TEST_BOTS / "instant.py"))}
-            )
-        elif name == "random":
-            path = copy_bot(tmp_path, bundled_program("random"), name="random_bot.py")
-            entries.append({"name": name, "path": str(path)})
-        else:
-            paced = copy_bot(tmp_path, TEST_BOTS / "paced.py", executable=True)
-            entries.append({"name": name, "command": [str(paced), str(pace_ms)]})
-    return entries
-
-
-def write_config(tmp_path: Path, bots: list[dict], name: str = "t.yaml", **extra: object) -> Path:
-    """A tournament file (JSON is YAML) with short time controls and its store in tmp_path."""
-    data = {
-        "name": "t",
-        "bots": bots,
-        "games_per_pairing": 2,
-        "time_control": {"move_ms": 200, "startup_ms": 2000},
-        "workers": 2,
-        "db": str(tmp_path / "t.sqlite"),
-    }
-    data.update(extra)
-    path = tmp_path / name
-    path.write_text(json.dumps(data, indent=2) + "\n")
-    return path
 
 
 def owed(names: Sequence[str], games: int) -> Counter[tuple[str, str, int]]:
@@ -203,7 +161,7 @@ def test_output_off_a_terminal_is_plain_progress_lines(finished: Finished) -> No
 
 def test_export_formats(finished: Finished, tmp_path: Path) -> None:
     db, _result = finished
-    bot = copy_bot(tmp_path, TEST_BOTS / "instant.py")
+    bot = copy_bot(tmp_path / "bots", "instant.py")
     record_file = tmp_path / "match.jsonl"
     match = run_arena("match", bot, bot, "--games", "2", "--record", record_file, "--quiet")
     assert match.returncode == 0, match.stderr
@@ -422,11 +380,9 @@ def start_and_stop(tmp_path: Path, stop: signal.Signals) -> tuple[Path, Path, st
         env={**os.environ, "TMPDIR": str(scratch)},
     )
     try:
-        deadline = time.monotonic() + 30
-        while (stored := stored_game_count(db)) < 1:
-            assert process.poll() is None, process.communicate()[0]
-            assert time.monotonic() < deadline, "no game stored in time"
-            time.sleep(0.01)
+        wait_until(lambda: stored_game_count(db) >= 1 or process.poll() is not None, 30)
+        assert process.poll() is None, process.communicate()[0]
+        assert (stored := stored_game_count(db)) >= 1, "no game stored in time"
         assert stored < total  # still running
         if stop is signal.SIGINT:
             os.killpg(process.pid, signal.SIGINT)
@@ -523,7 +479,7 @@ BAD_CONFIGS = {
 @pytest.mark.parametrize("case", list(BAD_CONFIGS))
 def test_a_wrong_config_gets_one_clear_message(tmp_path: Path, case: str) -> None:
     extra, key, line, expected = BAD_CONFIGS[case]
-    instant = copy_bot(tmp_path, TEST_BOTS / "instant.py")
+    instant = copy_bot(tmp_path / "bots", "instant.py")
     second = "nope.py" if case == "missing bot file" else instant
     config = tmp_path / "bad.yaml"
     config.write_text(

@@ -7,6 +7,7 @@ import subprocess
 from pathlib import Path
 
 from conftest import REPO_ROOT, run_arena
+from factories import write_config
 
 from arena.store.database import Store
 
@@ -14,13 +15,11 @@ ROOT = REPO_ROOT
 INSTANT = ROOT / "tests" / "bots" / "instant.py"
 
 
-def write_config(folder: Path, db: Path, extra: str = "") -> Path:
-    config = folder / "t.yaml"
-    config.write_text(
-        f"bots:\n  - {{name: a, path: {INSTANT}}}\n  - {{name: b, path: {INSTANT}}}\n"
-        f"games_per_pairing: 1\ndb: {db}\nworkers: 1\n{extra}"
-    )
-    return config
+def store_config(folder: Path, db: Path) -> Path:
+    """A tournament file of two bots (``instant.py`` itself, not copied: no game is played)
+    whose store is ``db``."""
+    bots = [{"name": "a", "path": str(INSTANT)}, {"name": "b", "path": str(INSTANT)}]
+    return write_config(folder, bots, games_per_pairing=1, db=str(db), workers=1)
 
 
 def assert_clean_error(result: subprocess.CompletedProcess[str], *needles: str) -> None:
@@ -41,7 +40,7 @@ def test_store_from_a_newer_arena_is_refused_and_left_untouched(tmp_path: Path) 
     connection.commit()
     connection.close()
     before = db.read_bytes()
-    result = run_arena("tournament", str(write_config(tmp_path, db)), "--quiet", cwd=tmp_path)
+    result = run_arena("tournament", str(store_config(tmp_path, db)), "--quiet", cwd=tmp_path)
     assert_clean_error(result, str(db), "newer")
     assert db.read_bytes() == before
 
@@ -50,7 +49,7 @@ def test_a_file_that_is_not_a_store_is_refused_and_left_untouched(tmp_path: Path
     db = tmp_path / "t.sqlite"
     db.write_bytes(b"definitely not sqlite\n" * 100)
     before = db.read_bytes()
-    result = run_arena("tournament", str(write_config(tmp_path, db)), "--quiet", cwd=tmp_path)
+    result = run_arena("tournament", str(store_config(tmp_path, db)), "--quiet", cwd=tmp_path)
     assert_clean_error(result, str(db))
     assert db.read_bytes() == before
 
@@ -59,7 +58,7 @@ def test_store_under_a_file_is_a_clean_error(tmp_path: Path) -> None:
     blocker = tmp_path / "blocker"
     blocker.write_text("a file, not a folder")
     result = run_arena(
-        "tournament", str(write_config(tmp_path, blocker / "t.sqlite")), "--quiet", cwd=tmp_path
+        "tournament", str(store_config(tmp_path, blocker / "t.sqlite")), "--quiet", cwd=tmp_path
     )
     assert_clean_error(result, "blocker")
 

@@ -11,12 +11,11 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 import yaml
-from conftest import TEST_BOTS_DIR, run_arena, stored_game_count
+from conftest import TEST_BOTS_DIR, run_arena, stored_game_count, wait_until
 
 from arena.commands.new_bot import create_bot
 from arena.commands.submit import add_bot_entry, placing
@@ -150,11 +149,9 @@ def test_sigterm_stops_submit_like_ctrl_c(no_leftover_processes: Path) -> None:
     )
     db = root / "results" / "ladder.sqlite"
     try:
-        deadline = time.monotonic() + 60
-        while stored_game_count(db) < 1:
-            assert process.poll() is None, process.communicate()
-            assert time.monotonic() < deadline, "no game stored in time"
-            time.sleep(0.01)
+        wait_until(lambda: stored_game_count(db) >= 1 or process.poll() is not None, 60)
+        assert process.poll() is None, process.communicate()
+        assert stored_game_count(db) >= 1, "no game stored in time"
         process.send_signal(signal.SIGTERM)
         _out, err = process.communicate(timeout=60)
     finally:

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import sys
 import threading
 from pathlib import Path
 
 import pytest
 from conftest import TEST_BOTS_DIR, leftover_processes, process_states
+from factories import copy_bot
 
 from arena.botspec import BotSpec
 from arena.launch.sandbox import bwrap_path
@@ -25,15 +25,8 @@ from arena.referee.match import MatchSettings, play_match
 pytestmark = pytest.mark.usefixtures("no_leftover_processes")
 
 
-def copy_bot(folder: Path, name: str) -> BotSpec:
-    """A copy of a fixture bot in the test's own folder (the marker of its processes)."""
-    target = folder / name
-    shutil.copyfile(TEST_BOTS_DIR / name, target)
-    return BotSpec.from_path(target)
-
-
 def test_freeze_idle_records_cpu_time_for_every_move(tmp_path: Path) -> None:
-    bot = copy_bot(tmp_path, "instant.py")
+    bot = BotSpec.from_path(copy_bot(tmp_path, "instant.py"))
     settings = MatchSettings(sandbox=SandboxMode.NONE, freeze_idle=True)
     records = play_match(bot, bot.renamed("other"), 2, settings)
     for record in records:
@@ -53,7 +46,7 @@ def test_freeze_idle_stops_the_bot_not_on_move(sandbox: SandboxMode, tmp_path: P
     else never."""
     if sandbox is SandboxMode.BWRAP and bwrap_path() is None:
         pytest.skip("bubblewrap is not installed")
-    ponder = copy_bot(tmp_path, "ponder.py")
+    ponder = BotSpec.from_path(copy_bot(tmp_path, "ponder.py"))
     marker = str(tmp_path / "ponder.py")
     paced = TEST_BOTS_DIR / "paced.py"
     thinker = BotSpec.from_command([sys.executable, str(paced), "40"], "thinker")
@@ -87,8 +80,8 @@ def test_cpu_time_counts_the_whole_process_tree_at_fine_resolution(
     grandchild of bwrap's init, in another PID namespace: still the bot's tree."""
     if sandbox is SandboxMode.BWRAP and bwrap_path() is None:
         pytest.skip("bubblewrap is not installed")
-    adapter = copy_bot(tmp_path, "adapter.py")
-    instant = copy_bot(tmp_path, "instant.py")
+    adapter = BotSpec.from_path(copy_bot(tmp_path, "adapter.py"))
+    instant = BotSpec.from_path(copy_bot(tmp_path, "instant.py"))
     settings = MatchSettings(TimeControl(move_ms=2000), sandbox=sandbox, freeze_idle=True)
     records = play_match(adapter, instant, 2, settings)
     for record in records:

@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 
+from conftest import wait_until
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -40,10 +41,10 @@ def test_tree_cpu_time_counts_a_running_child() -> None:
     code = f"import subprocess, sys\nsubprocess.run([sys.executable, '-c', {BURN.format(s=5)!r}])"
     parent = subprocess.Popen([sys.executable, "-c", code])
     try:
-        deadline = time.monotonic() + 20
-        while procfs.tree_cpu_ns(parent.pid) - procfs.process_cpu_ns(parent.pid) < 0.1e9:
-            assert time.monotonic() < deadline, "the child's CPU time never showed"
-            time.sleep(0.01)
+        shown = wait_until(
+            lambda: procfs.tree_cpu_ns(parent.pid) - procfs.process_cpu_ns(parent.pid) >= 0.1e9, 20
+        )
+        assert shown, "the child's CPU time never showed"
         assert procfs.descendants(parent.pid)
     finally:
         for pid in procfs.descendants(parent.pid):
@@ -76,10 +77,8 @@ def test_holds_pipe_tells_an_open_stdout_from_a_closed_one() -> None:
         assert procfs.holds_pipe(child.pid, 0, ours) is False  # another pipe
         child.stdin.write(b"go\n")
         child.stdin.flush()
-        deadline = time.monotonic() + 20
-        while procfs.holds_pipe(child.pid, 1, ours):
-            assert time.monotonic() < deadline, "the child never closed its stdout"
-            time.sleep(0.01)
+        closed = wait_until(lambda: not procfs.holds_pipe(child.pid, 1, ours), 20)
+        assert closed, "the child never closed its stdout"
         assert procfs.holds_pipe(child.pid, 1, ours) is False
     finally:
         child.kill()

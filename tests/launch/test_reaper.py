@@ -13,11 +13,17 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
-from conftest import SANDBOX_MODES, TEST_BOTS_DIR, leftover_processes, wait_for_no_leftovers
+from conftest import (
+    SANDBOX_MODES,
+    TEST_BOTS_DIR,
+    arena_folders,
+    leftover_processes,
+    wait_for_no_leftovers,
+    wait_until,
+)
 
 from arena.launch import cgroups
 
@@ -38,15 +44,6 @@ def hidden_children(folder: Path) -> list[int]:
     return [
         pid for pid, cmd in leftover_processes([str(folder)]) if cmd.rstrip().endswith("--hidden")
     ]
-
-
-def wait_until(predicate, timeout: float) -> bool:  # noqa: ANN001 - a zero-argument callable
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() >= deadline:
-            return False
-        time.sleep(0.02)
-    return True
 
 
 def arena_env(tmpdir: Path, use_cgroups: str = "1") -> dict[str, str]:
@@ -84,10 +81,6 @@ def finish(proc: subprocess.Popen[str], timeout: float = TIMEOUT_S) -> tuple[str
         except subprocess.TimeoutExpired:
             err = "(no answer to SIGABRT)"
         pytest.fail(f"arena did not stop within {timeout} s\n{err[-6000:]}\n{tree[-6000:]}")
-
-
-def arena_folders(tmpdir: Path) -> list[str]:
-    return sorted(entry.name for entry in tmpdir.iterdir() if entry.name.startswith("arena-"))
 
 
 @pytest.mark.parametrize("use_cgroups", CGROUPS)

@@ -1,7 +1,7 @@
 """Unit tests of the ``mcts`` bot's search (``arena.botlib.mcts``): its value curve, its prior,
 its tactics and its proofs.
 
-Why: the search's strength rests on these few pieces (``tests/test_ladder.py`` measures the
+Why: the search's strength rests on these few pieces (``tests/model/test_ladder.py`` measures the
 strength itself, in a slow test); each is checked here on positions whose answer is known from
 the rules, with a far deadline so that only the simulation budget stops the search.
 """

@@ -23,14 +23,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from conftest import TEST_BOTS_DIR, bundled_program
+from conftest import TEST_BOTS_DIR, bundled_program, wait_until
+from factories import copy_bot
 from hypothesis import HealthCheck, example, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 from independent_referee import assert_record_consistent
 
 from arena.botspec import BotSpec
-from arena.launch import cgroups
+from arena.launch import cgroups, procfs
 from arena.launch.process import KILL_GRACE_S, QUIT_GRACE_S
 from arena.launch.sandbox import bwrap_path
 from arena.limits import Limits, SandboxMode, TimeControl
@@ -87,14 +88,6 @@ def test_naive_referee_is_able_to_fail() -> None:
 
 
 # --- helpers -------------------------------------------------------------------------------------
-def copy_bot(folder: Path, name: str, source_dir: Path = TEST_BOTS_DIR) -> BotSpec:
-    """A copy of a bot file in ``folder`` (the test's marker folder), as a runnable spec."""
-    folder.mkdir(parents=True, exist_ok=True)
-    target = folder / name
-    shutil.copyfile(source_dir / name, target)
-    return BotSpec.from_path(target)
-
-
 def write_bot(folder: Path, name: str, source: str) -> BotSpec:
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / name
@@ -241,11 +234,11 @@ def test_fault_loses_every_game(fault: Fault, mode: SandboxMode, tmp_path: Path)
     (a fixture that counts its turns per process faults on the same turn again, a late answer
     or an extra line of the previous game is not read as a move), so each game must look alike.
     """
-    bot = copy_bot(tmp_path, fault.bot)
+    bot = BotSpec.from_path(copy_bot(tmp_path, fault.bot))
     if fault.opponent == "last_empty":
         opponent = write_bot(tmp_path, "last_empty.py", LAST_EMPTY)
     else:
-        opponent = copy_bot(tmp_path, fault.opponent)
+        opponent = BotSpec.from_path(copy_bot(tmp_path, fault.opponent))
     config = settings(mode, fault.move_ms, fault.startup_ms)
     records = play_match(bot, opponent, fault.games, config, seed=7)
 
@@ -278,8 +271,8 @@ def test_owed_reply_does_not_leak_into_next_game(mode: SandboxMode, tmp_path: Pa
     empty board (about 300 ms), not the stale one (which would arrive instantly), and it must not
     be charged with a line when no reply was due.
     """
-    culprit = copy_bot(tmp_path, "extra_line_later.py")
-    slow = copy_bot(tmp_path, "late.py")
+    culprit = BotSpec.from_path(copy_bot(tmp_path, "extra_line_later.py"))
+    slow = BotSpec.from_path(copy_bot(tmp_path, "late.py"))
     records = play_match(culprit, slow, 2, settings(mode, move_ms=800), seed=3)
     assert [r.loser_name for r in records] == ["extra_line_later", "extra_line_later"]
     game2 = records[1]
@@ -334,7 +327,7 @@ def test_timeout_of_bot_with_helper_process_is_not_a_crash(mode: SandboxMode, tm
 )
 def test_correct_bot_plays_normally(name: str, mode: SandboxMode, tmp_path: Path) -> None:
     """Correct (if odd) bots: CRLF and lower-case marks, a slow start, a flood of stderr."""
-    bot = copy_bot(tmp_path, name)
+    bot = BotSpec.from_path(copy_bot(tmp_path, name))
     opponent = write_bot(tmp_path, "last_empty.py", LAST_EMPTY)
     records = play_match(bot, opponent, 2, settings(mode), seed=5)
     for number, record in enumerate(records, 1):
@@ -351,7 +344,7 @@ def test_correct_bot_plays_normally(name: str, mode: SandboxMode, tmp_path: Path
 @pytest.mark.parametrize("mode", MODES)
 def test_flooded_stderr_is_drained_capped_and_kept(mode: SandboxMode, tmp_path: Path) -> None:
     """About 1 MiB of stderr per move: the game is normal and its record keeps a capped tail."""
-    bot = copy_bot(tmp_path, "flood_stderr.py")
+    bot = BotSpec.from_path(copy_bot(tmp_path, "flood_stderr.py"))
     opponent = write_bot(tmp_path, "last_empty.py", LAST_EMPTY)
     records = play_match(bot, opponent, 2, settings(mode, stderr_kb=8), seed=5)
     turns = 0
@@ -372,7 +365,7 @@ def test_bot_ignoring_quit_is_killed(mode: SandboxMode, tmp_path: Path) -> None:
 
     The fixture checks that nothing of it is left; the time shows the harness did not wait on it.
     """
-    bot = copy_bot(tmp_path, "ignore_quit.py")
+    bot = BotSpec.from_path(copy_bot(tmp_path, "ignore_quit.py"))
     opponent = write_bot(tmp_path, "last_empty.py", LAST_EMPTY)
     started = time.monotonic()
     records = play_match(bot, opponent, 2, settings(mode), seed=5)
@@ -657,7 +650,7 @@ def test_a_reply_read_late_because_the_referee_was_stopped_is_not_a_timeout(tmp_
     """The bot stops the referee (SIGSTOP, 1 s) and answers at once: the reply is read 1 s after
     its turn, with 400 ms per move. The referee cannot tell when it arrived: it replays the game
     (with fresh processes) instead of charging the bot with a timeout."""
-    bot = copy_bot(tmp_path, "stops_referee.py")
+    bot = BotSpec.from_path(copy_bot(tmp_path, "stops_referee.py"))
     opponent = write_bot(tmp_path, "last_empty.py", LAST_EMPTY)
     marker = tmp_path / "stalled"
     started = time.monotonic()
@@ -751,8 +744,8 @@ def test_any_bytes_a_bot_writes_are_a_move_or_a_fault_said_in_printable_text(
 
 
 # --- a line written before its turn was even sent ------------------------------------------------
-PREMOVE = '''"""Test bot: 100 ms after its first move, writes a move for its next turn, before
-that turn was sent; it reads that turn at once and answers it 300 ms later."""
+PREMOVE = '''"""Test bot: after its first move, once a file `go` appears in its folder (bounded
+wait), writes a move for its next turn, before that turn was sent."""
 import os
 import sys
 import time
@@ -769,11 +762,11 @@ for line in iter(sys.stdin.buffer.readline, b""):
         os.write(1, b"ready premove\\n")
     elif line.startswith(b"turn"):
         moves += 1
-        if moves == 2:
-            time.sleep(0.3)
         os.write(1, empty(line.split()[1], 0) + b"\\n")
         if moves == 1:
-            time.sleep(0.1)
+            give_up = time.monotonic() + 10
+            while not os.path.exists("go") and time.monotonic() < give_up:
+                time.sleep(0.002)
             os.write(1, empty(line.split()[1], 1) + b"\\n")  # the fault: no reply was due
     elif line.startswith(b"quit"):
         break
@@ -785,29 +778,39 @@ def test_a_line_written_before_the_turn_was_sent_is_not_its_answer(
     mode: SandboxMode, tmp_path: Path
 ) -> None:
     """The ahead-of-turn race made deterministic by a tap that holds the referee: the bot's extra
-    line arrives after the opponent's reply was read but before the bot's next ``turn`` is
-    written (no poll of the referee sees it on the opponent's turn), and the bot has read that
-    ``turn`` by the time the referee reads the line (so ``FIONREAD`` on its input shows nothing
-    unread). The line is still no answer: the bot loses by ``malformed`` on its 2nd turn, and
-    the stale line is never played as its move."""
+    line arrives while the referee reads the opponent's reply (so no poll of the referee sees it
+    on the opponent's turn). The line is still no answer to the bot's next ``turn``: the check of
+    the bot's stdout before that ``turn`` is written finds it, the bot loses by ``malformed`` on
+    its 2nd turn, and the stale line is never played as its move.
+
+    The tap holds the referee on the opponent's reply, lets the bot write its line (a file
+    ``go`` in its folder) and waits until the line is in the bot's stdout (``FIONREAD``, as the
+    referee's own check reads it): conditions, not fixed sleeps. (A line that arrives once the
+    ``turn`` was written cannot be told from a fast answer, so nothing stages that.)"""
     premove = write_bot(tmp_path, "premove.py", PREMOVE)
     opponent = write_bot(tmp_path, "last_empty.py", LAST_EMPTY)
     turns_sent = [0]
     opponent_replies = [0]
+    missed: list[str] = []
+
+    def extra_line_arrived() -> bool:
+        bot = match.seats[0].process
+        return bot is not None and procfs.unread_bytes(bot.stdout_fd) > 0
 
     def hold(seat: int, direction: str, _time_ns: int, data: bytes) -> None:
         if seat == 1 and direction == "<" and not data.startswith(b"ready"):
             opponent_replies[0] += 1
             if opponent_replies[0] == 1:
-                time.sleep(0.5)  # meanwhile (at 100 ms) the bot writes its extra line
+                (tmp_path / "go").touch()  # now the bot writes its extra line
+                if not wait_until(extra_line_arrived, 10):
+                    missed.append("the bot's extra line never arrived")
         elif seat == 0 and direction == ">" and data.startswith(b"turn"):
             turns_sent[0] += 1
-            if turns_sent[0] == 2:
-                time.sleep(0.15)  # meanwhile the bot reads this turn (it answers 300 ms later)
 
     with Match(premove, opponent, settings(mode, move_ms=2000)) as match:
         match.tap = hold
         record = match.play(0)
+    assert not missed, missed
     assert record.winner is Role.CHAOS and record.reason is Reason.MALFORMED, record.to_json()
     assert re.fullmatch(r'wrote a line when no reply was due: "[a-f][1-6]X"', record.detail), (
         record.detail

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from conftest import TESTS_DIR, run_arena
+from factories import make_record
 from pgn_readers import PgnGame, read_pgn, read_pgn_lines
 
 from arena.botspec import BotSpec
@@ -41,24 +42,6 @@ from arena.store.database import BotVersion, Store
 
 TESTS = TESTS_DIR
 ROOT = TESTS.parent
-
-
-def make_record(order: str = "alpha", chaos: str = "beta", **changes: object) -> GameRecord:
-    values: dict[str, object] = {
-        "order": order,
-        "chaos": chaos,
-        "winner": Role.ORDER,
-        "reason": Reason.FIVE,
-        "moves": ["c4X", "a1O", "c3X", "b1O", "c2X", "f6O", "c1X", "e6O", "c5X"],
-        "ms": [1.5, 2.25, 0.5, 3.0, 1.0, 1.0, 1.0, 1.0, 1.0],
-        "seed": 7,
-        "started_at": 1_700_000_000.5,
-        "finished_at": 1_700_000_001.25,
-        "order_version": f"{order}-v1",
-        "chaos_version": f"{chaos}-v1",
-    }
-    values.update(changes)
-    return GameRecord(**values)  # type: ignore[arg-type]
 
 
 def make_store(path: Path, records: list[GameRecord], name: str | None = None) -> Path:

@@ -11,16 +11,15 @@ import fcntl
 import functools
 import json
 import os
-import shutil
 import sqlite3
 import subprocess
 import sys
-import time
 from collections import Counter
 from pathlib import Path
 
 import pytest
-from conftest import REPO_ROOT, bundled_program, run_arena, wait_for_no_leftovers
+from conftest import REPO_ROOT, run_arena, wait_for_no_leftovers, wait_until
+from factories import bot_entries, write_config
 
 ROOT = REPO_ROOT
 
@@ -29,32 +28,14 @@ ROOT = REPO_ROOT
 arena = functools.partial(run_arena, env={**os.environ, "COLUMNS": "250"})
 
 
-def write_config(tmp_path: Path, file: str = "t.yaml", pace_ms: int = 1, **extra: object) -> Path:
-    """Three bots (instant, random and a paced one) with their store in ``tmp_path``."""
-    folder = tmp_path / "bots"
-    folder.mkdir(exist_ok=True)
-    instant = shutil.copy(ROOT / "tests" / "bots" / "instant.py", folder)
-    random_bot = shutil.copyfile(bundled_program("random"), folder / "random_bot.py")
-    paced = folder / "paced.py"
-    paced.write_text(f"#!{sys.executable}\n" + (ROOT / "tests" / "bots" / "paced.py").read_text())
-    paced.chmod(0o755)
-    data: dict[str, object] = {
-        "name": "t",
-        "bots": [
-            {"name": "instant", "path": str(instant)},
-            {"name": "random", "path": str(random_bot)},
-            {"name": "paced", "command": [str(paced), str(pace_ms)]},
-        ],
-        "games_per_pairing": 2,
-        "time_control": {"move_ms": 500, "startup_ms": 5000},
-        "workers": 2,
-        "seed": 1,
-        "db": str(tmp_path / "t.sqlite"),
-    }
-    data.update(extra)
-    path = tmp_path / file
-    path.write_text(json.dumps(data, indent=2) + "\n")
-    return path
+def three_bot_config(
+    tmp_path: Path, file: str = "t.yaml", pace_ms: int = 1, **extra: object
+) -> Path:
+    """Three bots (instant, random and a paced one), 500 ms a move, seed 1, the store in
+    ``tmp_path`` (``factories.write_config``; ``extra`` replaces top-level keys)."""
+    bots = bot_entries(tmp_path, ["instant", "random", "paced"], pace_ms=pace_ms)
+    fields: dict[str, object] = {"time_control": {"move_ms": 500, "startup_ms": 5000}, "seed": 1}
+    return write_config(tmp_path, bots, file, **{**fields, **extra})
 
 
 def run_lock_taken(db: Path) -> bool:
@@ -91,13 +72,13 @@ def meta(db: Path) -> dict[str, str]:
 
 
 def test_another_tournaments_store_is_refused(tmp_path: Path) -> None:
-    first = write_config(tmp_path)
+    first = three_bot_config(tmp_path)
     assert arena("tournament", first, "--quiet").returncode == 0
     db = tmp_path / "t.sqlite"
     games, before = stored(db), meta(db)
     assert sum(games.values()) == 12
 
-    other = write_config(
+    other = three_bot_config(
         tmp_path, "other.yaml", name="other", seed=2, time_control={"move_ms": 300}
     )
     result = arena("tournament", other)
@@ -120,9 +101,10 @@ def test_another_tournaments_store_is_refused(tmp_path: Path) -> None:
 def test_lowering_games_per_pairing_rates_only_the_owed_games(tmp_path: Path) -> None:
     db = tmp_path / "t.sqlite"
     assert (
-        arena("tournament", write_config(tmp_path, games_per_pairing=4), "--quiet").returncode == 0
+        arena("tournament", three_bot_config(tmp_path, games_per_pairing=4), "--quiet").returncode
+        == 0
     )
-    fewer = arena("tournament", write_config(tmp_path, games_per_pairing=2))
+    fewer = arena("tournament", three_bot_config(tmp_path, games_per_pairing=2))
     assert fewer.returncode == 0, fewer.stderr
     assert "0 games played this run, 12 resumed" in fewer.stdout
     assert sum(stored(db).values()) == 24  # kept
@@ -134,7 +116,7 @@ def test_lowering_games_per_pairing_rates_only_the_owed_games(tmp_path: Path) ->
 
 
 def test_a_second_run_on_the_same_store_is_refused(tmp_path: Path) -> None:
-    config = write_config(tmp_path, pace_ms=50, games_per_pairing=4)
+    config = three_bot_config(tmp_path, pace_ms=50, games_per_pairing=4)
     db = tmp_path / "t.sqlite"
     first = subprocess.Popen(
         [sys.executable, "-m", "arena", "tournament", str(config), "--quiet"],
@@ -144,13 +126,11 @@ def test_a_second_run_on_the_same_store_is_refused(tmp_path: Path) -> None:
         text=True,
     )
     try:
-        deadline = time.monotonic() + 60
-        while not run_lock_taken(db):
-            assert first.poll() is None, first.communicate()
-            assert time.monotonic() < deadline, "the first run never took its lock"
-            time.sleep(0.02)
+        wait_until(lambda: run_lock_taken(db) or first.poll() is not None, 60)
+        assert first.poll() is None, first.communicate()
+        assert run_lock_taken(db), "the first run never took its lock"
         os.link(db, tmp_path / "hard.sqlite")  # the same file under another name
-        linked = write_config(tmp_path, "linked.yaml", pace_ms=50, games_per_pairing=4)
+        linked = three_bot_config(tmp_path, "linked.yaml", pace_ms=50, games_per_pairing=4)
         linked.write_text(linked.read_text().replace("t.sqlite", "hard.sqlite"))
         for attempt in (["--quiet"], ["--fresh"], ["--fresh", "linked"]):
             chosen = linked if "linked" in attempt else config
@@ -181,7 +161,7 @@ def test_a_second_run_on_the_same_store_is_refused(tmp_path: Path) -> None:
 @pytest.mark.parametrize("spelling", ["same", "wal"])
 def test_export_over_a_running_tournaments_store_is_refused(tmp_path: Path, spelling: str) -> None:
     """The CLI names the file and changes nothing, whether the target is the store or its WAL."""
-    config = write_config(tmp_path)
+    config = three_bot_config(tmp_path)
     assert arena("tournament", config, "--quiet").returncode == 0
     db = tmp_path / "t.sqlite"
     before = db.read_bytes()
@@ -192,7 +172,7 @@ def test_export_over_a_running_tournaments_store_is_refused(tmp_path: Path, spel
 
 
 def test_all_versions_rates_and_exports_old_versions_apart(tmp_path: Path) -> None:
-    config = write_config(tmp_path)
+    config = three_bot_config(tmp_path)
     db = tmp_path / "t.sqlite"
     assert arena("tournament", config, "--quiet").returncode == 0
     with (tmp_path / "bots" / "instant.py").open("a") as f:

@@ -27,6 +27,7 @@ from conftest import (
     leftover_processes,
     run_arena,
     wait_for_no_leftovers,
+    wait_until,
 )
 
 pytest.importorskip("distributed")
@@ -88,10 +89,8 @@ def cluster_children() -> list[tuple[int, str]]:
 
 def wait_for_no_children() -> list[tuple[int, str]]:
     """The children of this process still there after a bounded wait (the cluster's workers)."""
-    deadline = time.monotonic() + CHILDREN_WAIT_S
-    while (children := cluster_children()) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    return children
+    wait_until(lambda: not cluster_children(), CHILDREN_WAIT_S, interval=0.05)
+    return cluster_children()
 
 
 @pytest.fixture
@@ -251,10 +250,8 @@ def test_games_stream_back_while_their_match_goes_on(clean: Path) -> None:
         batches = list(executor.execute(jobs))
         # The scheduler keeps no queue of the run once it ended (the workers' release messages
         # travel apart from their results: waited for, bounded).
-        deadline = time.monotonic() + 10
-        while (left := scheduler_queues(executor)) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert left == []
+        wait_until(lambda: not scheduler_queues(executor), 10, interval=0.05)
+        assert scheduler_queues(executor) == []
     finally:
         executor.close()
     first = next(b for b in batches if any(isinstance(e, GameDone) for e in b))
@@ -553,22 +550,14 @@ def scheduler_queues(executor: ClusterExecutor) -> list[str]:
 
 def bots_running(folder: Path) -> bool:
     """Whether a bot of ``folder`` runs now (polled briefly: between games none may)."""
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        if leftover_processes([str(folder)]):
-            return True
-        time.sleep(0.02)
-    return False
+    return bool(wait_until(lambda: leftover_processes([str(folder)]), 10))
 
 
 def wait_for_idle(executor: ClusterExecutor, timeout: float = 10) -> bool:
     """Whether every worker of the executor's cluster is idle within ``timeout``."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if not any(executor.client.processing().values()):
-            return True
-        time.sleep(0.05)
-    return False
+    return wait_until(
+        lambda: not any(executor.client.processing().values()), timeout, interval=0.05
+    )
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -18,13 +18,13 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
-from conftest import TEST_BOTS_DIR, leftover_processes, wait_for_no_leftovers
+from conftest import TEST_BOTS_DIR, leftover_processes, wait_for_no_leftovers, wait_until
 
 from arena.launch import procfs
 from arena.store.database import Store
@@ -39,6 +39,7 @@ GAMES_PER_PAIRING = 6
 TOTAL = 2 * GAMES_PER_PAIRING * 10  # 10 pairings (10 matches of seconds each), both roles
 WAIT_S = 90.0
 """Bound on every wait for something the cluster or the driver must do."""
+T = TypeVar("T")
 
 
 def free_port() -> int:
@@ -48,21 +49,18 @@ def free_port() -> int:
         return port
 
 
-def wait_until(
+def waited(
     what: str,
-    check: Callable[[], object],
+    check: Callable[[], T],
     timeout: float = WAIT_S,
     context: Callable[[], str] = str,
-) -> object:
-    """Poll ``check`` until it returns something true (bounded); fails the test with ``what``
-    (and ``context()``, e.g. the driver's output)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.1)
-    pytest.fail(f"waited {timeout:.0f} s for {what}\n{context()}")
+) -> T:
+    """``check``'s value once it is true (conftest's ``wait_until``, polled every 0.1 s); fails
+    the test with ``what`` (and ``context()``, e.g. the driver's output) if it never is."""
+    value = wait_until(check, timeout, interval=0.1)
+    if not value:
+        pytest.fail(f"waited {timeout:.0f} s for {what}\n{context()}")
+    return value
 
 
 def accepts(port: int) -> bool:
@@ -99,7 +97,7 @@ class Deployment:
              "--no-dashboard"],
             "scheduler", self.root / "scheduler",
         )  # fmt: skip
-        wait_until("the scheduler to listen", lambda: accepts(self.port))
+        waited("the scheduler to listen", lambda: accepts(self.port))
 
     def start_worker(self, index: int) -> None:
         self.workers.append(
@@ -215,17 +213,17 @@ def test_a_deployed_cluster_survives_a_killed_worker_and_an_interrupted_driver(
     deployment.start_scheduler()
     deployment.start_worker(1)
     deployment.start_worker(2)
-    wait_until("two worker processes", lambda: len(deployment.worker_processes()) == 2)
+    waited("two worker processes", lambda: len(deployment.worker_processes()) == 2)
 
     driver = Driver(deployment, config, "run1")
-    victim = wait_until("a worker to run a match", deployment.busy_worker)
+    victim = waited("a worker to run a match", deployment.busy_worker)
     assert isinstance(victim, int)
     os.kill(victim, signal.SIGKILL)  # as the OOM killer would: no goodbye
     # The nanny starts a new worker process.
-    wait_until("a new worker process", lambda: victim not in deployment.worker_processes()
+    waited("a new worker process", lambda: victim not in deployment.worker_processes()
                and len(deployment.worker_processes()) == 2)  # fmt: skip
     # Dask resubmits its task (the driver says so when it had seen the task on that worker).
-    wait_until("a match running again", deployment.busy_worker, context=driver.output)
+    waited("a match running again", deployment.busy_worker, context=driver.output)
     driver.process.send_signal(signal.SIGINT)  # Ctrl-C
     code = driver.finish()
     assert code == 130, driver.output()
@@ -247,7 +245,7 @@ def test_a_deployed_cluster_survives_a_killed_worker_and_an_interrupted_driver(
     with Store.open(db) as store:
         store.reset()
     lost = Driver(deployment, config, "run3")
-    wait_until("a match running", deployment.busy_worker, context=lost.output)
+    waited("a match running", deployment.busy_worker, context=lost.output)
     assert deployment.scheduler is not None
     os.killpg(deployment.scheduler.pid, signal.SIGKILL)
     code = lost.finish()
@@ -259,7 +257,7 @@ def test_a_deployed_cluster_survives_a_killed_worker_and_an_interrupted_driver(
     # Dask workers close when they lose their scheduler (their nannies exit too): bring back a
     # scheduler at the same address and workers, as an operator would; the run resumes.
     old = list(deployment.workers)
-    wait_until("the workers to exit with their scheduler", lambda: all(
+    waited("the workers to exit with their scheduler", lambda: all(
         w.poll() is not None for w in old), context=lambda: (
         deployment.root / "worker1.log").read_text(errors="replace")[-3000:])  # fmt: skip
     deployment.start_scheduler()

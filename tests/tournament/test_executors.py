@@ -17,7 +17,13 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from conftest import TEST_BOTS_DIR, child_processes, leftover_processes, wait_for_no_leftovers
+from conftest import (
+    TEST_BOTS_DIR,
+    child_processes,
+    leftover_processes,
+    wait_for_no_leftovers,
+    wait_until,
+)
 
 from arena.botspec import BotSpec
 from arena.config import config_from_dict
@@ -58,16 +64,14 @@ def events_of(executor: MatchExecutor, jobs: list[MatchJob]) -> list[Event]:
 
 def wait_gone(pid: int, timeout: float = 10.0) -> None:
     """Until ``pid`` is gone or a zombie (a dead worker not yet joined)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+
+    def gone() -> bool:
         try:
-            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+            return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
         except OSError:
-            return
-        if state == "Z":
-            return
-        time.sleep(0.02)
-    raise AssertionError(f"process {pid} still running after {timeout}s")
+            return True
+
+    assert wait_until(gone, timeout), f"process {pid} still running after {timeout}s"
 
 
 @pytest.fixture

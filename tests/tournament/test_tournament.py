@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pytest
 from conftest import REPO_ROOT, child_processes, leftover_processes, wait_for_no_leftovers
+from factories import copy_bot
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -59,23 +60,6 @@ FAST = {"move_ms": 200, "startup_ms": 2000}
 
 
 # --- helpers -----------------------------------------------------------------------------------
-
-
-def copy_bot(tmp_path: Path, name: str) -> Path:
-    """A copy of ``tests/bots/<name>`` in ``tmp_path/bots`` (its own folder: what bwrap exposes)."""
-    folder = tmp_path / "bots"
-    folder.mkdir(exist_ok=True)
-    target = folder / name
-    shutil.copyfile(TEST_BOTS / name, target)
-    return target
-
-
-def executable_bot(tmp_path: Path, name: str) -> Path:
-    """A copy of ``tests/bots/<name>`` that runs by itself (a ``#!`` line naming this Python)."""
-    target = copy_bot(tmp_path, name)
-    target.write_text(f"#!{sys.executable}\n" + target.read_text())
-    target.chmod(0o755)
-    return target
 
 
 def make_config(tmp_path: Path, bots: list[dict], **extra: object) -> TournamentConfig:
@@ -178,7 +162,7 @@ class FlakyExecutor:
 
 
 def two_bot_config(tmp_path: Path, games: int = 2) -> TournamentConfig:
-    instant = copy_bot(tmp_path, "instant.py")
+    instant = copy_bot(tmp_path / "bots", "instant.py")
     bots = [{"name": "a", "path": str(instant)}, {"name": "b", "path": str(instant)}]
     return make_config(tmp_path, bots, games_per_pairing=games)
 
@@ -232,8 +216,8 @@ class Recorder:
 
 
 def test_resume_adding_a_bot_and_changing_one(tmp_path: Path) -> None:
-    instant = copy_bot(tmp_path, "instant.py")
-    paced = copy_bot(tmp_path, "paced.py")
+    instant = copy_bot(tmp_path / "bots", "instant.py")
+    paced = copy_bot(tmp_path / "bots", "paced.py")
     a = {"name": "a", "path": str(instant)}
     b = {"name": "b", "path": str(paced)}
     c = {"name": "c", "path": str(ROOT / "bots" / "random")}
@@ -265,8 +249,8 @@ def test_resume_adding_a_bot_and_changing_one(tmp_path: Path) -> None:
 
 
 def killer_config(tmp_path: Path, marker: Path | None, sandbox: str) -> TournamentConfig:
-    instant = copy_bot(tmp_path, "instant.py")
-    killer = executable_bot(tmp_path, "kill_parent.py")
+    instant = copy_bot(tmp_path / "bots", "instant.py")
+    killer = copy_bot(tmp_path / "bots", "kill_parent.py", executable=True)
     command = [str(killer)] + ([str(marker)] if marker else [])
     bots = [
         {"name": "a", "path": str(instant)},
@@ -332,7 +316,7 @@ def test_inside_bwrap_a_bot_cannot_kill_its_worker(tmp_path: Path) -> None:
 
 
 def test_closing_a_busy_pool_kills_the_bots_at_once(tmp_path: Path) -> None:
-    paced = executable_bot(tmp_path, "paced.py")
+    paced = copy_bot(tmp_path / "bots", "paced.py", executable=True)
     a = BotSpec.from_command([str(paced), "50"], "a")
     b = BotSpec.from_command([str(paced), "50"], "b")
     jobs = plan_matches([a, b], 20, workers=2)
@@ -351,7 +335,7 @@ def test_closing_a_busy_pool_kills_the_bots_at_once(tmp_path: Path) -> None:
 
 def test_workers_record_their_games_and_fall_back_to_the_parent(tmp_path: Path) -> None:
     """With a sink, each game comes back recorded by its worker; if the sink fails, unrecorded."""
-    instant = copy_bot(tmp_path, "instant.py")
+    instant = copy_bot(tmp_path / "bots", "instant.py")
     a, b = BotSpec.from_path(instant, "a"), BotSpec.from_path(instant, "b")
     jobs = plan_matches([a, b], 3)
     settings = MatchSettings(sandbox=SandboxMode.NONE)
@@ -379,7 +363,7 @@ def test_workers_record_their_games_and_fall_back_to_the_parent(tmp_path: Path) 
 
 
 def test_a_plan_runs_without_a_config_on_the_executor_it_names(tmp_path: Path) -> None:
-    instant = copy_bot(tmp_path, "instant.py")
+    instant = copy_bot(tmp_path / "bots", "instant.py")
     plan = TournamentPlan(
         name="lib",
         bots=(BotSpec.from_path(instant, "a"), BotSpec.from_path(instant, "b")),
@@ -461,7 +445,7 @@ def test_openings_make_deterministic_bots_play_different_games(tmp_path: Path) -
 def test_a_stopped_worker_is_replaced_and_its_match_replayed_without_a_fault(
     tmp_path: Path,
 ) -> None:
-    paced = copy_bot(tmp_path, "paced.py")
+    paced = copy_bot(tmp_path / "bots", "paced.py")
     config = make_config(
         tmp_path,
         [{"name": "a", "path": str(paced)}, {"name": "b", "path": str(paced)}],
@@ -497,7 +481,7 @@ def test_a_bot_whose_helper_changed_is_replayed(tmp_path: Path) -> None:
     mine.mkdir()
     shutil.copyfile(TEST_BOTS / "instant.py", mine / "bot.py")
     (mine / "helper.py").write_text("DEPTH = 1\n")
-    instant = copy_bot(tmp_path, "instant.py")
+    instant = copy_bot(tmp_path / "bots", "instant.py")
     bots = [{"name": "mine", "path": str(mine / "bot.py")}, {"name": "b", "path": str(instant)}]
     with Store.open(tmp_path / "t.sqlite") as store:
         first = run_tournament(make_config(tmp_path, bots).plan(), store)
@@ -519,7 +503,7 @@ def test_workers_are_capped_at_what_the_machine_runs_fairly() -> None:
 
 
 def test_a_run_uses_no_more_workers_than_is_fair_unless_forced(tmp_path: Path) -> None:
-    instant = copy_bot(tmp_path, "instant.py")
+    instant = copy_bot(tmp_path / "bots", "instant.py")
     bots = [{"name": n, "path": str(instant)} for n in "abcd"]  # 6 pairings: 6 jobs or more
     asked = core_count() + 3
     observer = CapRecorder()
@@ -587,7 +571,7 @@ class OverloadedExecutor:
 
 
 def test_a_burst_of_start_up_failures_is_replayed_not_charged(tmp_path: Path) -> None:
-    instant = copy_bot(tmp_path, "instant.py")
+    instant = copy_bot(tmp_path / "bots", "instant.py")
     bots = [{"name": n, "path": str(instant)} for n in "abc"]
     config = make_config(tmp_path, bots, games_per_pairing=1)
     executors: list[OverloadedExecutor] = []
@@ -606,7 +590,7 @@ def test_a_burst_of_start_up_failures_is_replayed_not_charged(tmp_path: Path) ->
 
 
 def test_one_bot_failing_to_start_is_its_own_fault(tmp_path: Path) -> None:
-    instant = copy_bot(tmp_path, "instant.py")
+    instant = copy_bot(tmp_path / "bots", "instant.py")
     bots = [{"name": n, "path": str(instant)} for n in "abc"]
     config = make_config(tmp_path, bots, games_per_pairing=1)
 

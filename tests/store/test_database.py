@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 import selectors
@@ -15,6 +16,7 @@ from dataclasses import fields
 from pathlib import Path
 
 import pytest
+from factories import make_record as shared_make_record
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -32,28 +34,25 @@ from arena.store.database import (
 from arena.store.rows import COLUMNS
 from arena.store.runlock import RunLock
 
-
-def make_record(order: str = "alpha", chaos: str = "beta", **changes: object) -> GameRecord:
-    fields: dict[str, object] = {
-        "order": order,
-        "chaos": chaos,
-        "winner": Role.CHAOS,
-        "reason": Reason.TIMEOUT,
-        "moves": ["c4X", "a1O", "f6x"],
-        "ms": [1.5, 99.25, 0.001],
-        "detail": "no reply within 100 ms",
-        "cpu_ms": [0.5, 80.0, 0.0],
-        "stderr_order": "warning: thinking\n",
-        "stderr_chaos": "ünïcödé ✓\x00 tail\r\n",
-        "seed": 2**63 - 1,
-        "started_at": 1_700_000_000.123456,
-        "finished_at": 1_700_000_001.654321,
-        "order_version": f"{order}-v1",
-        "chaos_version": f"{chaos}-v1",
-        "opening": ["b2O", "e5X"],
-    }
-    fields.update(changes)
-    return GameRecord(**fields)  # type: ignore[arg-type]
+STORE_ODDITIES: dict[str, object] = {
+    "winner": Role.CHAOS,
+    "reason": Reason.TIMEOUT,
+    "moves": ["c4X", "a1O", "f6x"],
+    "ms": [1.5, 99.25, 0.001],
+    "detail": "no reply within 100 ms",
+    "cpu_ms": [0.5, 80.0, 0.0],
+    "stderr_order": "warning: thinking\n",
+    "stderr_chaos": "ünïcödé ✓\x00 tail\r\n",
+    "seed": 2**63 - 1,
+    "started_at": 1_700_000_000.123456,
+    "finished_at": 1_700_000_001.654321,
+    "opening": ["b2O", "e5X"],
+}
+"""What a store must keep exactly: every field set, with odd values (a lowercase move, NUL and
+CRLF in stderr, the largest seed, microseconds)."""
+make_record = functools.partial(shared_make_record, **STORE_ODDITIES)
+"""The shared record (``factories.make_record``) with the store's odd values; ``changes`` still
+replace any field."""
 
 
 def bots(*specs: str) -> list[BotVersion]:
