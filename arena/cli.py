@@ -366,20 +366,12 @@ def tournament(
     Example:
       arena tournament tournaments/example.yaml --workers 2
     """
-    from arena.commands.tournament import run_tournament_command
+    from arena.commands.tournament import Overrides, run_tournament_command
 
-    code = run_tournament_command(
-        config,
-        fresh=fresh,
-        quiet=quiet,
-        workers=workers,
-        sandbox=sandbox,
-        affinity=affinity,
-        executor=executor,
-        force_workers=force_workers,
-        cluster=cluster,
-        trusted_bots=trusted_bots,
+    overrides = Overrides(
+        workers, sandbox, affinity, executor, force_workers, cluster, trusted_bots
     )
+    code = run_tournament_command(config, overrides, fresh=fresh, quiet=quiet)
     raise typer.Exit(code)
 
 
