@@ -1,41 +1,10 @@
 """Monte Carlo tree search with a heuristic prior and evaluated leaves (PUCT, as in AlphaZero).
 
-Why not plain UCT with playouts: Python gives a move only a few hundred simulations, and a random
-(even a "smart") playout from a position of this game says little about it: the one-ply
-``heuristic`` bot, which reads the window evaluation, beat the playout-based UCT that this module
-used to be. So the search keeps the Monte Carlo tree (selection by an upper confidence bound,
-one new node per simulation, values averaged along the path) but feeds it the game knowledge
-where playouts were blind:
-
-- **Prior.** When a node is expanded, its moves are generated with their window *gains*
-  (``Searcher.children``: live cells with both marks, all dead cells as one tempo move, a bonus
-  for a four and a huge malus for a move that hands Order a win) and turned into a prior by a
-  softmax over the gain for the side to move (``PRIOR_TEMPERATURE``). Selection maximises
-  ``Q + C_PUCT * P * sqrt(N) / (1 + n)`` (PUCT), so the few simulations go to the moves that
-  extend (Order) or kill (Chaos) the fullest windows, and a good move with a low prior still
-  gets visits once the favoured ones disappoint.
-- **Leaf value instead of a playout.** A new node is scored by ``threat_eval`` (the window
-  evaluation with the threats read one step on: fours, double-four cells, wins by successive
-  fours) squashed to a probability that Order wins by :func:`order_win_probability`, a logistic
-  curve fitted on positions of ``heuristic`` self-play (see its docstring). One evaluation
-  costs about a tenth of a playout and is far less noisy.
-- **Tactics at every node.** Positions decided by threats are terminal: Order to move with a
-  four wins; Chaos facing two fours (or one cell good for both marks) has lost, facing one it has
-  a single move, the block; no live window left is a win for Chaos. Terminal results are
-  *proven* and backed up as in MCTS-Solver: Order with a winning move has won, Chaos has lost
-  once every move loses; a proven node is not searched again, and the root plays a proven win
-  at once (or, lost, the most visited move, which makes Order find the win).
-- **Root tactics.** Order plays a win by successive fours at once (``Searcher.vcf``); Chaos
-  leaves out the moves after which ``threat_eval`` already gives the game to Order, and, when
-  asked (``centre_opening``: ``perfect``'s Chaos does, the ``mcts`` bot does not), keeps its
-  first reply in the central 4x4 (``CENTRE_OPENING``).
-
-Unvisited moves count as their parent's value minus ``FPU_REDUCTION`` (first-play urgency), so
-only the best-prior unvisited move of a node competes in the selection: the loop runs over the
-visited children only, and the tree widens by itself as simulations come in. Ties between equal
-priors are broken by the seeded generator (the moves are rotated at random before a stable
-sort), so the search is deterministic given the seed and a budget of simulations, and varies
-with the seed.
+Python gives a move only a few hundred simulations and random playouts say little here, so the
+tree is fed knowledge instead: a softmax prior over the window gains, leaves valued by
+``threat_eval`` through a fitted logistic curve, tactics (fours, forced blocks) solved at every
+node as in MCTS-Solver, and first-play urgency. Deterministic given the seed and a budget of
+simulations. The design in detail: ``docs/bots.md``.
 """
 
 from __future__ import annotations

@@ -1,42 +1,10 @@
 """Tournament files: load and validate a YAML file into a frozen ``TournamentConfig``.
 
-A tournament file looks like this (every key but ``bots`` is optional)::
-
-    name: ladder                      # default: the file's stem
-    bots:
-      - random                        # a bundled bot: bots/random/main.py (or bots/random_bot.py)
-      - name: mine
-        path: ../bots/mine.py         # relative paths are relative to the file's folder
-      - name: greedy-v2
-        command: [python3, mybots/greedy.py, --depth, "2"]   # or one string, split like a shell
-        dir: mybots                   # the bot's folder (the sandbox exposes it read-only)
-    format: round-robin               # round-robin | gauntlet (the first bot against each other)
-    games_per_pairing: 10             # games per ordered pair (A as Order against B as Chaos)
-    time_control: {move_ms: 100, startup_ms: 5000}   # any field of arena.limits.TimeControl:
-    #   {clock_ms: 60000, increment_ms: 500} a game clock instead of move_ms; measure: wall | cpu;
-    #   margin_ms: lateness forgiven
-    limits: {memory_mb: 1024}         # any field of arena.limits.Limits
-    workers: 2                        # default: the number of usable cores
-    seed: 1
-    db: results/ladder.sqlite         # default: results/<name>.sqlite beside the file
-    sandbox: auto                     # auto | bwrap | none
-    affinity: auto                    # auto | on | off
-    freeze_idle: false                # freeze the bot that is not on move
-    executor: local                   # local | inline | cluster (executors.EXECUTORS)
-    cluster: tcp://scheduler:8786     # a Dask cluster (or local:N): the cluster executor
-    trusted_bots: false               # true: on a cluster, bots may run without bubblewrap
-
-Every problem raises :class:`arena.errors.ConfigError` naming the file, the key path (such as
-``bots[2].path``), the line where the file gives one and what was expected; no YAML exception or
-traceback escapes. Unknown keys are errors (with the closest known key as a suggestion), and so
-are duplicate keys, which YAML itself would silently accept.
-
-Null is accepted only where it means something (``limits.cpu_seconds``, ``limits.processes`` and
-``time_control.clock_ms``). A time control is ``move_ms`` or ``clock_ms``, not both, and an
-``increment_ms`` needs a ``clock_ms``.
-
-The package: ``yamlread`` (YAML with lines), ``context`` (located errors, checks of plain
-values), ``build`` (the keys, bots included), ``model`` (``TournamentConfig`` and its plan).
+Every key is shown, with an example file, in the README's "A tournament file". Every problem
+raises a ``ConfigError`` naming the file, the key path (``bots[2].path``), the line and what was
+expected; unknown and duplicate keys are errors, and null only where it means something. The
+package: ``yamlread`` (YAML with lines), ``context`` (located errors, checks of plain values),
+``build`` (the keys, bots included), ``model`` (``TournamentConfig`` and its plan).
 """
 
 from __future__ import annotations

@@ -1,54 +1,10 @@
-"""The results store of a tournament: one embedded SQLite file, written with the stdlib ``sqlite3``.
+"""The results store of a tournament: one embedded SQLite file (``Store``), stdlib ``sqlite3``.
 
-Opening::
-
-    with Store.open("results/league.sqlite") as store:          # creates it (and its directory)
-        store.claim({"seed": 1, ...}, games_per_pairing=10)   # a run: lock, same tournament
-        store.register_bots([...])
-        store.add_game(record, slot)
-    with Store.open("results/league.sqlite", readonly=True) as store:   # for ratings / export
-        records = list(store.games())
-
-``Store.open(path, readonly=False)`` and ``Store(path, readonly=False)`` are the same thing.
-
-Durability. While a store is open for writing the file is in WAL journal mode with
-``synchronous=NORMAL``: each finished game is inserted and committed in its own transaction
-before ``add_game`` returns, so a SIGKILL of the writing process at any moment loses no game that
-was reported stored, and never leaves one half-written (SQLite rolls an interrupted transaction
-back when the file is next opened). A UNIQUE constraint on (order, order_version, chaos,
-chaos_version, slot) makes it impossible to store a game slot twice. One process writes; others
-may read concurrently (WAL readers do not block the writer). On a clean ``close()`` the writer
-checkpoints and switches the file back to a rollback journal when no one else has it open, so
-that a store at rest is a single file which read-only openers can use without creating
-``-wal``/``-shm`` files, even in a read-only directory.
-
-Bot versions. A bot is identified by its name and a *version*, an identity hash the caller computes
-from the program file and command. ``register_bots`` records the bots of the current run as the
-*active* set. Games are counted (by ``games``, ``count_games``, ``completed_slots``) only when the
-versions of both their bots are active: the games of an older version stay in the file, set aside,
-and its pairings are replayed. A bot left out of a run is not active either, and a store in which
-no bots were ever registered counts no games. Pass ``include_inactive=True`` to see every game,
-or open the store with ``all_versions=True`` to see them with each version named apart.
-
-One tournament, one run at a time. ``claim`` (called by a run before anything else) takes an
-exclusive lock on the store (``arena.store.runlock``: a second run is refused, naming the first) and
-checks the definition of the tournament (time control, limits, openings, seed, ...) against the
-one the store recorded when first claimed: a store never mixes the games of two tournaments. The
-games counted by ``games``/``count_games`` are also limited to the slots the last claim owes
-(``games_per_pairing``); games beyond it are kept. Processes that only record games (a run's
-workers) open the store without claiming it.
-
-Layout. The games table's columns are listed once, in ``arena.store.rows``; ``PRAGMA user_version``
-is the schema version, and an older file is migrated when opened for writing (read-only, the
-columns it lacks read as their defaults).
-
-Errors. Every failure of the public API is a ``StoreError`` whose message names the file and the
-problem (a newer schema, not a database, read-only, disk full, locked, ...); no raw ``sqlite3``
-exception escapes. Programming errors of the caller (a negative slot, two versions of one bot in one
-run) are ``ValueError``/``TypeError``.
-
-Threads and processes. The store does not care which thread calls it (calls are serialised by a
-lock). It must not be used in a process forked after it was opened: open it again there.
+Each game is committed in its own transaction (WAL, ``synchronous=NORMAL``): a SIGKILL loses no
+game reported stored, and a UNIQUE slot key makes storing one twice impossible. Games count only
+for the active versions of both bots, and only in the slots the last ``claim`` owes; ``claim``
+locks the store for one run of one tournament. Every failure is a ``StoreError`` naming the file.
+Usage, durability, versions and the layout in detail: ``docs/store.md``.
 """
 
 from __future__ import annotations
