@@ -63,7 +63,7 @@ else:  # the formatter of the click that Typer runs on (a copy of its own in rec
 
 
 class _Formatter(_HelpFormatter):
-    """Click's plain help, as a well-kept CLI prints it at any width (issue 22): lines are never
+    """Click's plain help, as a well-kept CLI prints it at any width: lines are never
     broken at a hyphen (an option, a path), and the description column stays readable on a
     narrow terminal (the option column gives way first)."""
 

@@ -1,4 +1,4 @@
-"""An Order and Chaos bot in plain Python, written from docs/protocol.md alone (issue 22).
+"""An Order and Chaos bot in plain Python, written from docs/protocol.md alone.
 
 It imports nothing of arena: it speaks "arena 1" on stdin/stdout itself, flushes every line,
 plays a legal move seeded by ARENA_SEED, completes a five when it can as Order and avoids

@@ -1,4 +1,4 @@
-"""Bots written from ``docs/protocol.md`` alone play a tournament as documented (issue 22).
+"""Bots written from ``docs/protocol.md`` alone play a tournament as documented.
 
 ``tests/bots/doc_node/main`` (Node.js, an executable folder ``main`` with a ``#!`` line),
 ``tests/bots/doc_rust/main.rs`` (Rust, built here with ``rustc`` into a folder's ``main``) and

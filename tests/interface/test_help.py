@@ -1,5 +1,5 @@
-"""Every ``--help`` reads as a well-kept CLI's does, at 80 and 60 columns and in a pipe (issue 22,
-point 6): nothing wider than the terminal, no option name cut or split at a hyphen, usage lines
+"""Every ``--help`` reads as a well-kept CLI's does, at 80 and 60 columns and in a pipe: nothing
+wider than the terminal, no option name cut or split at a hyphen, usage lines
 naming the arguments as the help does (``BOT_A``, ``[GAME]``), each default said once, and an
 example of the command itself, shown whole, in every help including ``arena --help``'s."""
 

@@ -1,4 +1,4 @@
-"""The README's commands and shown outputs cannot drift from the CLI (issue 22, point 5).
+"""The README's commands and shown outputs cannot drift from the CLI.
 
 - The commands table names every option of every command, and no other.
 - Every concrete command in the README (in code blocks and inline) and every example of every

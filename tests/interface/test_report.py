@@ -507,7 +507,7 @@ def test_many_bots_give_a_page_of_a_few_mb(tmp_path: Path) -> None:
 
 
 def test_chaos_survival_has_one_definition_everywhere(tmp_path: Path) -> None:
-    """Issue 22, point 4: survival counts the games a Chaos bot lost to a five, nowhere its
+    """Survival counts the games a Chaos bot lost to a five, nowhere its
     own faults. The standings (`arena ratings --json` and the table), the report's table
     (mean, shortest and longest loss) and its matrix agree, game for game, with the games
     read back from the store."""

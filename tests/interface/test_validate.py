@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import TEST_BOTS_DIR, run_arena
+from conftest import REPO_ROOT, TEST_BOTS_DIR, run_arena
 
 from arena.botspec import BotSpec
 from arena.commands.new_bot import Language, build_c_bot, create_bot
@@ -397,7 +397,7 @@ def test_a_crlf_script_is_told_its_line_ends(no_leftover_processes: Path, mode: 
     without the sandbox), but what is wrong and the fix."""
     folder = no_leftover_processes / "crlf"
     folder.mkdir()
-    source = (Path(__file__).resolve().parent.parent / "bots" / "shell" / "main").read_bytes()
+    source = (REPO_ROOT / "bots" / "shell" / "main").read_bytes()
     (folder / "main").write_bytes(source.replace(b"\n", b"\r\n"))
     (folder / "main").chmod(0o755)
     report = validate_bot(BotSpec.from_path(folder), games=1, sandbox=mode)
@@ -430,11 +430,12 @@ def test_a_folder_whose_main_is_not_executable_is_told_to_chmod(tmp_path: Path) 
 def test_as_root_a_failing_python_bot_gets_one_line_about_the_bare_run(
     no_leftover_processes: Path,
 ) -> None:
-    """Issue 22, point 7: as root, a Python bot that fails under bubblewrap (here it crashes on
+    """As root, a Python bot that fails under bubblewrap (here it crashes on
     its 3rd turn) cannot be run bare to compare (the bot user cannot reach the venv's Python).
     That is not why it failed: the unjudged sandbox check says so in one short line, without a
     paragraph of uids and folders; the failure itself keeps its detail and hint."""
     _copy("crash_midgame", no_leftover_processes)
+    no_leftover_processes.chmod(0o755)  # its own folder open to others: the bot runs as its uid
     env = {k: v for k, v in os.environ.items() if k != "ARENA_BOTS_AS_ROOT"}
     done = run_arena(
         "validate", no_leftover_processes / "crash_midgame.py", "--games", "1", env=env

@@ -1,4 +1,4 @@
-"""Time controls (issue 23): a game clock with a Fischer increment, ``measure: cpu`` with its
+"""Time controls: a game clock with a Fischer increment, ``measure: cpu`` with its
 wall-clock cap, ``margin_ms``, and a store that knows its time control.
 
 Why: a bot must lose on time exactly on the move its clock runs out, never before; the recorded

@@ -137,7 +137,7 @@ class Probe:
         detail = faults.startup_problem(status, line, process, allowance)
         if status is WaitStatus.EOF:
             detail += self._last_words("; it wrote")
-        elif status is WaitStatus.LINE and process.exited_within(_AFTER_WORDS_S):
+        elif started and process.exited_within(_AFTER_WORDS_S):
             # It wrote a line and exited (a JVM that could not reserve its memory prints two):
             # what came after that line says why, and picks the hint.
             detail += self._last_words(", then")
