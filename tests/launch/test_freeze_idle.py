@@ -114,7 +114,7 @@ def test_freeze_idle_stops_a_daemon_in_its_own_session_too(
     decides how much CPU it gets at all): frozen, it spins only through the start-up."""
     if sandbox is SandboxMode.BWRAP and bwrap_path() is None:
         pytest.skip("bubblewrap is not installed")
-    spinner = copy_bot(tmp_path, "spinning_child.py")
+    spinner = BotSpec.from_path(copy_bot(tmp_path, "spinning_child.py"))
     marker = str(tmp_path / "spinning_child.py")
     paced = TEST_BOTS_DIR / "paced.py"
     thinker = BotSpec.from_command([sys.executable, str(paced), "300"], "thinker")
