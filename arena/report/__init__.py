@@ -2,7 +2,8 @@
 
 The page holds the standings with their intervals, ratings charts (overall and per role), the
 cross-table and likelihood-of-superiority heat maps, faults per bot and reason, game lengths and
-Chaos survival, and a game viewer that steps through stored games in the browser. It needs no
+Chaos survival, and a game viewer that steps through stored games in the browser (with each
+move's time and, under a game clock, both clocks after each ply). It needs no
 network: styles, charts (matplotlib, inlined as SVG), data and script are all in the file.
 
 Layering: above the store and the ratings, which it only reads, and below nothing but the CLI.

@@ -10,6 +10,7 @@ the page stays a few megabytes.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -26,12 +27,14 @@ __all__ = [
     "FaultGame",
     "GameFacts",
     "ReportData",
+    "clock_increment",
     "collect",
     "winning_cells",
 ]
 
 DEFAULT_MAX_VIEWER_GAMES = 3000
-"""Games the viewer embeds at most (about 100 bytes each) unless told otherwise."""
+"""Games the viewer embeds at most (about 100 bytes each, and about 5 a move for its time and 6
+more under a clock) unless told otherwise."""
 
 MAX_FAULT_ROWS = 500
 """Faulted games listed one by one at most (the latest ones); the counts cover them all."""
@@ -57,6 +60,14 @@ class GameFacts:
     """Every mark in the order written, opening first, as ``2 * cell + mark`` (mark 0 is X)."""
     detail: str
     """The referee's detail on a fault (bot-controlled text, escaped for the terminal only)."""
+    measure: str
+    """How ``times`` were measured (``wall`` or ``cpu``)."""
+    times: array[float]
+    """The time charged for each of the bots' moves in ms (an array: 8 bytes a move, not a float
+    object's 32, for every game of a 90,000-game store)."""
+    clock: tuple[int, int | None, array[float]] | None
+    """Under a game clock: each bot's clock at the start, the increment (None when the moves do
+    not tell it) and the mover's clock after each of the bots' moves, in ms; None without one."""
 
     @property
     def plies(self) -> int:
@@ -133,8 +144,29 @@ def _codes(tokens: Iterable[str]) -> list[int]:
     return codes
 
 
+def clock_increment(record: GameRecord) -> int | None:
+    """The increment of ``record``'s clock, read back from its moves (the store keeps the clock's
+    start and what each move left, not the increment): each clock after a move is the clock
+    before, less the move's time (not below 0), plus the increment, in whole ms. None without a
+    clock, before any move, or when the moves disagree (a hand-made store)."""
+    start, left, used = record.clock_start_ms, record.clock_ms, record.ms
+    if start is None or not left or len(left) > len(used):
+        return None
+    clocks = [float(start)] * 2
+    first = len(record.opening) & 1
+    found = set()
+    for i, after in enumerate(left):
+        side = (first + i) & 1
+        found.add(round(after - max(clocks[side] - used[i], 0.0)))
+        clocks[side] = after
+    return found.pop() if len(found) == 1 else None
+
+
 def _facts(number: int, record: GameRecord) -> GameFacts:
     opening = _codes(record.opening)
+    clock = None
+    if record.clock_ms is not None and record.clock_start_ms is not None:
+        clock = (record.clock_start_ms, clock_increment(record), array("d", record.clock_ms))
     return GameFacts(
         number=number,
         order=record.order,
@@ -144,6 +176,9 @@ def _facts(number: int, record: GameRecord) -> GameFacts:
         opening=len(opening),
         moves=tuple(opening + _codes(record.moves)),
         detail=record.detail,
+        measure=record.measure,
+        times=array("d", record.ms),
+        clock=clock,
     )
 
 
@@ -233,11 +268,30 @@ def _fault(game: GameFacts) -> FaultGame:
     )
 
 
+def _compact(value: float, digits: int) -> float | int:
+    """``value`` rounded to ``digits`` decimals, as an int when whole (``1`` is shorter than
+    ``1.0`` in JSON, on every move of every game)."""
+    rounded = round(value, digits)
+    return int(rounded) if rounded == int(rounded) else rounded
+
+
+def _clock_json(clock: tuple[int, int | None, array[float]] | None) -> list[Any]:
+    """``[[start, increment, [clock after each move]]]`` in whole ms, or nothing at all."""
+    if clock is None:
+        return []
+    start, increment, left = clock
+    return [[start, increment, [round(x) for x in left]]]
+
+
 def viewer_json(data: ReportData) -> dict[str, Any]:
     """The viewer's data: bot names once, then per game ``[number, order, chaos, winner,
-    reason, opening, moves, win, detail]`` with bots as indices into ``names``, the winner
-    ``0`` for Order and ``1`` for Chaos, ``moves`` as ``2 * cell + mark`` codes and ``win`` the
-    cells of the winning five on the final board (empty unless it ended with one)."""
+    reason, opening, moves, win, detail, times, measure]`` and, only for a game under a clock,
+    ``clock``. Bots are indices into ``names``, the winner ``0`` for Order and ``1`` for Chaos,
+    ``moves`` are ``2 * cell + mark`` codes and ``win`` the cells of the winning five on the
+    final board (empty unless it ended with one). ``times``: the time charged for each of the
+    bots' own moves (after the opening), in ms to 0.1, as ``measure`` (``wall``/``cpu``) says.
+    ``clock``: ``[start, increment, left]``, each bot's clock at the start, the increment (null
+    when unknown) and the mover's clock after each of the bots' moves, in whole ms."""
     from arena.referee.verdicts import DETAIL_WIDTH, shown_detail
 
     names = data.standings.names
@@ -253,6 +307,9 @@ def viewer_json(data: ReportData) -> dict[str, Any]:
             list(g.moves),
             winning_cells(g.moves) if g.reason == "five" else [],
             shown_detail(g.detail, DETAIL_WIDTH) if g.reason in FAULT_REASONS else "",
+            [_compact(t, 1) for t in g.times],
+            g.measure,
+            *_clock_json(g.clock),
         ]
         for g in data.viewer
     ]

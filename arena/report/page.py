@@ -314,14 +314,17 @@ def _viewer_section(data: ReportData) -> str:
         '<option value="order">Order</option><option value="chaos">Chaos</option></select></label>'
         '<span id="v-count" class="note"></span></div>'
         '<div class="controls"><label>Game <select id="v-game"></select></label></div>'
+        '<p id="v-head"></p>'
         '<div class="viewer"><div id="v-board" class="board"></div><div>'
         '<div class="steps"><button id="v-first" title="start (Home)">|&lt;</button> '
         '<button id="v-prev" title="back (←)">&lt;</button> '
         '<button id="v-next" title="forward (→)">&gt;</button> '
         '<button id="v-last" title="end (End)">&gt;|</button> <span id="v-ply"></span></div>'
         '<p id="v-status"></p>'
+        '<p id="v-time"></p>'
         '<p class="note">Outlined: the last move. Grey marks: the opening. Yellow: the winning'
-        " five.</p></div></div>"
+        " five. Under each position: the time its last move used and, under a game clock, both"
+        " bots' clocks after it.</p></div></div>"
         f'<script type="application/json" id="viewer-data">{script_json(viewer_json(data))}'
         "</script>"
         f"<script>{_resource('viewer.js')}</script>"

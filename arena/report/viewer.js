@@ -1,6 +1,8 @@
 // arena report: the game viewer. Reads the games embedded as JSON (#viewer-data), lists those
 // of the chosen bot and role, and steps through one: the last move outlined, the opening's marks
-// dimmed, and on the final board the winning five (or "full board") as in `arena replay`.
+// dimmed, and on the final board the winning five (or "full board") as in `arena replay`; with
+// the game's time control in its header and, for each ply, the time the mover used and, under a
+// clock, both clocks after it (as `arena replay` prints them).
 // Every bot-controlled string reaches the page through textContent, never as markup.
 (function () {
   "use strict";
@@ -16,7 +18,9 @@
   };
   var data = JSON.parse(document.getElementById("viewer-data").textContent);
   var names = data.names;
-  var games = data.games; // [number, order, chaos, winner, reason, opening, moves, win, detail]
+  // [number, order, chaos, winner, reason, opening, moves, win, detail, times, measure(, clock)]
+  // clock (only under a game clock): [start, increment or null, clock after each bot move]
+  var games = data.games;
   function $(id) { return document.getElementById(id); }
   var bot = $("v-bot"), role = $("v-role"), pick = $("v-game"), boardEl = $("v-board");
   var cells = [];
@@ -57,6 +61,41 @@
     if (role.value === "order") { return g[1] === i; }
     if (role.value === "chaos") { return g[2] === i; }
     return g[1] === i || g[2] === i;
+  }
+
+  function timeControl(g) {
+    var clock = g[11];
+    if (!clock) { return "time per move (" + g[10] + ")"; }
+    return "clock " + clock[0] + (clock[1] === null ? "" : "+" + clock[1]) + " ms (" + g[10] + ")";
+  }
+
+  // Clocks are whole ms in the data: shown to the ms, so that no second rounding moves them.
+  function seconds(ms) { return (ms / 1000).toFixed(3) + " s"; }
+
+  // Order's and Chaos's clocks after `ply` plies (a clock that has not run yet: its start).
+  function clocksAfter(g, ply) {
+    var clock = g[11];
+    var clocks = [clock[0], clock[0]];
+    var first = g[5] & 1; // 0: Order moved first
+    var moved = Math.min(ply - g[5], clock[2].length);
+    for (var i = 0; i < moved; i++) { clocks[(first + i) & 1] = clock[2][i]; }
+    return clocks;
+  }
+
+  // What the last ply's mover used and, under a clock, both clocks after it.
+  function timeText(g, ply) {
+    var text = "";
+    var k = ply - 1 - g[5]; // the last ply among the bots' own moves
+    if (k >= 0 && k < g[9].length) {
+      text = ((ply - 1) % 2 === 0 ? "Order" : "Chaos") + " used " + g[9][k].toFixed(1) + " ms";
+      if (g[10] !== "wall") { text += " (" + g[10] + ")"; }
+    }
+    if (g[11]) {
+      var clocks = clocksAfter(g, ply);
+      text += (text ? "; clocks: " : "clocks: ") + "Order " + seconds(clocks[0]) + ", Chaos " +
+        seconds(clocks[1]);
+    }
+    return text;
   }
 
   function describe(g) {
@@ -108,11 +147,13 @@
     }
     $("v-status").textContent = status;
     $("v-status").className = game && ply === n ? "final" : "";
+    $("v-time").textContent = game ? timeText(game, ply) : "";
   }
 
   function load(k) {
     game = games[k];
     ply = 0;
+    $("v-head").textContent = describe(game) + "; " + timeControl(game);
     draw();
   }
 
@@ -138,6 +179,7 @@
     } else {
       game = null;
       ply = 0;
+      $("v-head").textContent = "";
       draw();
     }
   }

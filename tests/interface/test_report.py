@@ -38,9 +38,12 @@ from typing import Any
 import pytest
 from conftest import REPO_ROOT, TEST_BOTS_DIR, bundled_program, run_arena
 
+from arena.botspec import BotSpec
+from arena.limits import Measure, SandboxMode, TimeControl
 from arena.records import GameRecord
+from arena.referee import Match, MatchSettings
 from arena.report import write_report
-from arena.store.database import Store
+from arena.store.database import BotVersion, Store
 
 ROOT = REPO_ROOT
 FIXTURES = TEST_BOTS_DIR
@@ -123,6 +126,53 @@ def tournament(tmp_path_factory: pytest.TempPathFactory) -> Tournament:
         games = dict(store.numbered_games())
     assert len(games) == 24
     return Tournament(db, page, written.stdout, games, ("random", "greedy", "markup"))
+
+
+@dataclass(frozen=True)
+class Clocked:
+    """A store of real games with their times and clocks, and its report."""
+
+    db: Path
+    page: Path
+    games: dict[int, GameRecord]
+    """The stored games by number."""
+
+
+CLOCK = TimeControl(clock_ms=3000, increment_ms=100)
+"""The clocked games' time control (3+0.1)."""
+
+
+@pytest.fixture(scope="module")
+def clocked(tmp_path_factory: pytest.TempPathFactory) -> Clocked:
+    """Three real games of ``spender.py`` (3 ms of sleep a move against 0) stored as ``arena
+    play --db`` stores them: two under a 3+0.1 clock, the second from a one-ply opening (so that
+    Chaos moves first and Order's clock waits at its start), and one with a time per move under
+    ``measure: cpu`` (no clock); and the report."""
+    folder = tmp_path_factory.mktemp("clocked")
+    program = folder / "spender.py"
+    shutil.copyfile(FIXTURES / "spender.py", program)
+    slow = BotSpec.from_command([sys.executable, str(program), "3"], "slow")
+    quick = BotSpec.from_command([sys.executable, str(program), "0"], "quick")
+    records = []
+    clock = MatchSettings(time_control=CLOCK, sandbox=SandboxMode.NONE)
+    with Match(slow, quick, clock) as match:
+        records.append(match.play(0))
+        records.append(match.play(1, opening=["f6O"]))
+    per_move = TimeControl(move_ms=1000, measure=Measure.CPU)
+    with Match(slow, quick, MatchSettings(time_control=per_move, sandbox=SandboxMode.NONE)) as m:
+        records.append(m.play(0))
+    db = folder / "clocked.sqlite"
+    with Store.open(db) as store:
+        versions = {(r.order, r.order_version) for r in records}
+        versions |= {(r.chaos, r.chaos_version) for r in records}
+        store.register_bots([BotVersion(n, v, (n,)) for n, v in sorted(versions)])
+        for slot, record in enumerate(records):
+            assert store.add_game(record, slot)
+        games = dict(store.numbered_games())
+    assert len(games) == 3
+    page = folder / "clocked.html"
+    write_report(db, page)
+    return Clocked(db, page, games)
 
 
 def _one(tournament: Tournament, reason: str, order: str | None = None) -> int:
@@ -407,6 +457,66 @@ def test_viewer_steps_games_to_their_final_position(browser: Any, tournament: To
     assert console_errors(browser) == []
 
 
+def _shown_times(text: str) -> tuple[float | None, tuple[float, float] | None]:
+    """The time used and (Order's, Chaos's) clocks in seconds in the viewer's time line."""
+    used = re.search(r"used ([0-9.]+) ms", text)
+    clocks = re.search(r"clocks: Order ([0-9.]+) s, Chaos ([0-9.]+) s", text)
+    return (
+        None if used is None else float(used.group(1)),
+        None if clocks is None else (float(clocks.group(1)), float(clocks.group(2))),
+    )
+
+
+def test_viewer_shows_each_moves_time_and_both_clocks(browser: Any, clocked: Clocked) -> None:
+    """Issue 23: stepped ply by ply, the viewer shows the time control in the game's header, the
+    time the mover used and, under a clock, Order's and Chaos's clocks after the ply (a clock
+    that has not run yet at its start), compared with the stored game (clocks recomputed here
+    from the stored ``clock_ms``, not through arena's code); a game without a clock shows the
+    time and its measure, and no clocks."""
+    from selenium.webdriver.common.by import By
+
+    load(browser, clocked.page)
+    by_opening = {len(r.opening): (n, r) for n, r in clocked.games.items() if r.clock_ms}
+    number, record = by_opening[1]  # Chaos moves first, after the opening's one ply
+    assert record.clock_ms is not None and record.clock_start_ms == CLOCK.clock_ms
+    _choose(browser, record.chaos, "chaos", number)
+    head = browser.find_element(By.ID, "v-head").text
+    assert head.startswith(f"#{number} {record.order} (Order) vs {record.chaos} (Chaos)"), head
+    assert head.endswith("; clock 3000+100 ms (wall)"), head
+    plies = len(record.opening) + len(record.moves)
+    button = browser.find_element(By.ID, "v-next")
+    clocks = [3.0, 3.0]  # Order's and Chaos's, in seconds
+    for ply in range(plies + 1):
+        if ply:
+            button.click()
+            _wait_ply(browser, ply, plies)
+        text = browser.find_element(By.ID, "v-time").text
+        used, shown = _shown_times(text)
+        move = ply - 1 - len(record.opening)
+        if move < 0:
+            assert used is None, (ply, text)
+        else:
+            mover = "Order" if (ply - 1) % 2 == 0 else "Chaos"
+            assert text.startswith(f"{mover} used "), (ply, text)
+            assert used is not None and abs(used - record.ms[move]) <= 0.051, (ply, text)
+            clocks[(ply - 1) % 2] = record.clock_ms[move] / 1000
+        assert shown is not None, (ply, text)
+        assert all(abs(s - c) <= 0.0005001 for s, c in zip(shown, clocks, strict=True)), (ply, text)
+        if ply == 2:  # Chaos has moved, Order not yet: its clock is still at its start
+            assert shown[0] == 3.0 and text.startswith("Chaos used "), text
+
+    # Without a clock: the measure in the header and after the time, and no clocks.
+    (number, record), *_ = [(n, r) for n, r in clocked.games.items() if r.clock_ms is None]
+    _choose(browser, record.order, "order", number)
+    assert browser.find_element(By.ID, "v-head").text.endswith("; time per move (cpu)")
+    assert browser.find_element(By.ID, "v-time").text == ""
+    button.click()
+    _wait_ply(browser, 1, len(record.moves))
+    text = browser.find_element(By.ID, "v-time").text
+    assert re.fullmatch(r"Order used [0-9]+\.[0-9] ms \(cpu\)", text), text
+    assert console_errors(browser) == []
+
+
 # --- no browser ------------------------------------------------------------------------------
 
 
@@ -438,6 +548,31 @@ def viewer_data(text: str) -> dict[str, Any]:
     assert found is not None
     data: dict[str, Any] = json.loads(found.group(1))
     return data
+
+
+def test_the_viewer_carries_each_moves_time_and_the_clocks(clocked: Clocked) -> None:
+    """Issue 23: the viewer's data holds each bot move's time and the game's measure, and,
+    only for a game under a clock, the clock's start, increment and the mover's clock after
+    each move, as stored (to the precision shown: 0.1 ms, 1 ms)."""
+    data = viewer_data(clocked.page.read_text())
+    assert len(data["games"]) == 3
+    seen_clocks = 0
+    for game in data["games"]:
+        record = clocked.games[game[0]]
+        times, measure = game[9], game[10]
+        assert measure == record.measure
+        assert len(times) == len(record.ms) == len(record.moves) > 0
+        assert all(abs(t - ms) <= 0.05 + 1e-9 for t, ms in zip(times, record.ms, strict=True))
+        if record.clock_ms is None:
+            assert len(game) == 11, game  # nothing more for a game without a clock
+            continue
+        seen_clocks += 1
+        assert len(game) == 12
+        start, increment, clocks = game[11]
+        assert (start, increment) == (CLOCK.clock_ms, CLOCK.increment_ms)
+        assert len(clocks) == len(record.clock_ms)
+        assert all(abs(c - left) <= 0.5 for c, left in zip(clocks, record.clock_ms, strict=True))
+    assert seen_clocks == 2
 
 
 def report_scale() -> ModuleType:
