@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import random
 import time
+from dataclasses import dataclass
 
 from arena.botlib.engine import (
     CELL_WINDOWS,
@@ -125,18 +126,16 @@ _WINDOW_LIST: tuple[tuple[int, int], ...] = tuple(
 )
 
 
+@dataclass(slots=True, eq=False)
 class Result:
     """What a search found: the move (cell, mark: 0 = X, 1 = O), its value, depth and effort."""
 
-    __slots__ = ("cell", "mark", "value", "depth", "nodes", "exact")
-
-    def __init__(self, cell: int, mark: int, value: int, depth: int, nodes: int, exact: bool):
-        self.cell = cell
-        self.mark = mark
-        self.value = value
-        self.depth = depth
-        self.nodes = nodes
-        self.exact = exact
+    cell: int
+    mark: int
+    value: int
+    depth: int
+    nodes: int
+    exact: bool
 
     def __repr__(self) -> str:
         return (

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import random
 
-from arena.rules import CELLS, FULL_MASK, WINDOWS, Board
+from arena.rules import CELLS, FULL_MASK, WINDOWS, Board, cells_of
 
 __all__ = [
     "CELLS",
@@ -178,16 +178,6 @@ def five_through(bits: int, cell: int) -> bool:
 def from_board(board: Board) -> tuple[int, int]:
     """``(x, o)`` of an :class:`arena.rules.Board`."""
     return board.bits[0], board.bits[1]
-
-
-def cells_of(mask: int) -> list[int]:
-    """The cell indices of a mask, lowest first."""
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
 
 
 def random_winner(x: int, o: int, rng: random.Random) -> bool:
