@@ -268,6 +268,7 @@ def heuristic_game(x: int, o: int, order_to_move: bool, rng: random.Random) -> i
     at random, never completing a five itself. Returns the length in plies, negated when Order
     wins (as ``random_game``).
     """
+    # A deliberate copy of smart_game's setup and loop, inlined for speed (a call per ply).
     cells = _SCRATCH
     pos = _POS
     n = 0
@@ -339,6 +340,7 @@ def smart_game(x: int, o: int, order_to_move: bool, rng: random.Random) -> int:
     them) and Chaos the other one (killing them). It stops as soon as no live window is left
     (Chaos has won). Returns the number of plies played, negated when Order wins.
     """
+    # A deliberate copy of heuristic_game's setup and loop, inlined for speed (a call per ply).
     cells = _SCRATCH
     pos = _POS
     n = 0

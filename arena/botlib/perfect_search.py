@@ -59,6 +59,8 @@ def evaluate(x: int, o: int) -> int:
 def _score(x: int, o: int) -> tuple[int, int]:
     """The evaluation's sum and the number of live windows."""
     score = live = 0
+    # The window sum of alphabeta.centre_value, over the windows and with the live count:
+    # a copy in shape, inlined for speed (a leaf's evaluation).
     for w in WINDOWS:
         a = x & w
         b = o & w
@@ -126,6 +128,7 @@ def _moves(x: int, o: int, free: int, score: int, live: int) -> list[_Kid]:
     for i, w in enumerate(WINDOWS):
         a = x & w
         b = o & w
+        # X here, O below: mirror copies, written out for speed (32 windows a node).
         if a:
             if b:
                 continue
@@ -139,6 +142,7 @@ def _moves(x: int, o: int, free: int, score: int, live: int) -> list[_Kid]:
                 e2 = empty ^ e1
                 nfx[e1.bit_length() - 1] |= e2
                 nfx[e2.bit_length() - 1] |= e1
+        # O here, X above: mirror copies, written out for speed (32 windows a node).
         elif b:
             k = b.bit_count()
             do[i] = _STEP[k]

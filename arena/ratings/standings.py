@@ -16,7 +16,7 @@ sequential Elo (numpy, scipy, ``elo``) load when ``compute_all`` runs.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from arena.ratings import BotTally, CrossCell, GameLike, GameResult, cross_table, tallies
@@ -101,12 +101,7 @@ class _ChaosRecord:
         return self.wins / self.games if self.games else None
 
     def _record_json(self) -> dict[str, Any]:
-        return {
-            "games": self.games,
-            "wins": self.wins,
-            "win_rate": self.win_rate,
-            "mean_plies_lost": self.mean_plies_lost,
-        }
+        return {key: getattr(self, key) for key in ("games", "wins", "win_rate", "mean_plies_lost")}
 
 
 @dataclass(frozen=True)
@@ -259,13 +254,7 @@ class FitSettings:
     """Whether both optimisations reported success; if not, the numbers are not to be trusted."""
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "model": self.model,
-            "prior_sd": self.prior_sd,
-            "prior_sd_role": self.prior_sd_role,
-            "offset": self.offset,
-            "converged": self.converged,
-        }
+        return asdict(self)  # every field, as it is
 
 
 MODEL = (
