@@ -722,8 +722,7 @@ def centre_value(x: int, o: int) -> int:
     this is the part of the position that matters to Order."""
     total = 0
     weights = CENTRE_WEIGHTS
-    # The line sum of perfect_search._score, over the centre lines: a copy in shape, inlined
-    # for speed (a leaf's evaluation).
+    # Alike in shape to perfect_search._score (the centre lines): inlined for speed (leaves).
     for line in CENTRE_LINES:
         xl = x & line
         ol = o & line

@@ -59,8 +59,7 @@ def evaluate(x: int, o: int) -> int:
 def _score(x: int, o: int) -> tuple[int, int]:
     """The evaluation's sum and the number of live windows."""
     score = live = 0
-    # The window sum of alphabeta.centre_value, over the windows and with the live count:
-    # a copy in shape, inlined for speed (a leaf's evaluation).
+    # Alike in shape to alphabeta.centre_value (other lines, a live count): inlined for speed.
     for w in WINDOWS:
         a = x & w
         b = o & w
