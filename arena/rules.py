@@ -32,6 +32,7 @@ __all__ = [
     "IllegalMoveError",
     "cell_name",
     "parse_cell",
+    "cells_of",
     "ALL_MOVES",
     "MOVE_BY_TOKEN",
 ]
@@ -91,6 +92,16 @@ def parse_cell(name: str) -> int:
     if column < 0 or not 0 <= row < SIZE:
         raise ValueError(f"not a cell: {name!r}")
     return row * SIZE + column
+
+
+def cells_of(mask: int) -> list[int]:
+    """The cell indices of a mask (any bitboard, the centre's 16 cells too), lowest first."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
 
 
 class Move(NamedTuple):

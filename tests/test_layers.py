@@ -20,7 +20,10 @@ PACKAGE = Path(__file__).resolve().parent.parent / "arena"
 # its layer, so that where a module lives says what it may import. A module is placed by the
 # longest prefix of its dotted name listed here.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("game model", ("arena.rules", "arena.errors", "arena.botlib", "arena.boardview")),
+    (
+        "game model",
+        ("arena.rules", "arena.errors", "arena.lazy", "arena.botlib", "arena.boardview"),
+    ),
     (
         "bots and their processes",
         (

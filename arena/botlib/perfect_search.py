@@ -43,6 +43,7 @@ def evaluate(x: int, o: int) -> int:
 def _score(x: int, o: int) -> tuple[int, int]:
     """The evaluation's sum and the number of live windows."""
     score = live = 0
+    # Alike in shape to alphabeta.centre_value (other lines, a live count): inlined for speed.
     for w in WINDOWS:
         a = x & w
         b = o & w
@@ -110,6 +111,7 @@ def _moves(x: int, o: int, free: int, score: int, live: int) -> list[_Kid]:
     for i, w in enumerate(WINDOWS):
         a = x & w
         b = o & w
+        # X here, O below: mirror copies, written out for speed (32 windows a node).
         if a:
             if b:
                 continue
@@ -123,6 +125,7 @@ def _moves(x: int, o: int, free: int, score: int, live: int) -> list[_Kid]:
                 e2 = empty ^ e1
                 nfx[e1.bit_length() - 1] |= e2
                 nfx[e2.bit_length() - 1] |= e1
+        # O here, X above: mirror copies, written out for speed (32 windows a node).
         elif b:
             k = b.bit_count()
             do[i] = _STEP[k]

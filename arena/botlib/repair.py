@@ -12,8 +12,8 @@ from __future__ import annotations
 import time
 
 from arena.botlib.centre import CENTRE_CELLS, CENTRE_FULL, CENTRE_LINES, LINE_ENDS, centre_masks
-from arena.botlib.solver import SearchLimitError, chaos_moves, order_moves
-from arena.rules import Board, Mark, Move
+from arena.botlib.solver import SearchLimitError, chaos_moves, order_children
+from arena.rules import Board, Mark, Move, cells_of
 
 __all__ = ["GeneralCentre", "Shape", "shape_of"]
 
@@ -47,15 +47,6 @@ def shape_of(board: Board) -> Shape:
     return serves_x, serves_o, half, half_o
 
 
-def _cells(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
-
-
 class GeneralCentre:
     """Memoised search of the general centre game (see the module's docstring)."""
 
@@ -86,32 +77,27 @@ class GeneralCentre:
         empty = CENTRE_FULL & ~(x | o)
         if self._completions(x, empty, sx) or self._completions(o, empty, so):
             return True
-        if not empty:
-            return False
         key = (0, x, o, sx, so, half, half_o)
-        known = self.memo.get(key)
+        known = self._recall(key) if empty else False  # a full centre without four is lost
         if known is not None:
             return known
-        self._check()
-        won = False
-        for c, mark in order_moves(x, o):
-            bit = 1 << c
-            if (
-                self.chaos_node(x | bit, o, shape)
-                if mark == 0
-                else self.chaos_node(x, o | bit, shape)
-            ):
-                won = True
-                break
-        if not won:
-            for i in _cells(half):
-                bit = 1 << i
-                repaired = (sx | bit, so | bit, half & ~bit, half_o & ~bit)
-                if self.chaos_node(x, o, repaired):
-                    won = True
-                    break
+        won = self._winning_reply(x, o, shape) is not None
         self._store(key, won)
         return won
+
+    def _winning_reply(self, x: int, o: int, shape: Shape) -> tuple[int, int] | None:
+        """Order's first move that leaves a won Chaos node: ``(centre cell, mark)``, or
+        ``(line, -1)`` for the repair of that line's half-filled pair; None when there is none
+        (``order_node`` and ``winning_move`` try the same moves in the same order)."""
+        sx, so, half, half_o = shape
+        for c, mark, x2, o2 in order_children(x, o):
+            if self.chaos_node(x2, o2, shape):
+                return c, mark
+        for i in cells_of(half):
+            bit = 1 << i
+            if self.chaos_node(x, o, (sx | bit, so | bit, half & ~bit, half_o & ~bit)):
+                return i, -1
+        return None
 
     def chaos_node(self, x: int, o: int, shape: Shape) -> bool:
         """Whether Order wins with Chaos to move."""
@@ -127,17 +113,14 @@ class GeneralCentre:
             if tx:  # the block, unless it makes four itself (then tx & to above)
                 return self.order_node(x, o | tx, shape)
             return self.order_node(x | to, o, shape)
-        if not empty:
-            return False
         key = (1, x, o, sx, so, half, half_o)
-        known = self.memo.get(key)
+        known = self._recall(key) if empty else False  # a full centre without four is lost
         if known is not None:
             return known
-        self._check()
         won = True
         moves = chaos_moves(x, o)  # best first, but it leaves out every four...
         listed = set(moves)
-        for c in _cells(empty):  # ...and a four in a line that does not serve it is harmless
+        for c in cells_of(empty):  # ...and a four in a line that does not serve it is harmless
             for mark in (0, 1):
                 if (c, mark) not in listed:
                     moves.append((c, mark))
@@ -155,13 +138,21 @@ class GeneralCentre:
                 won = False
                 break
         if won:
-            for i in _cells(half):  # Chaos fills a half pair with its own mark: Order moves
+            for i in cells_of(half):  # Chaos fills a half pair with its own mark: Order moves
                 bit = 1 << i
                 if not self.order_node(x, o, (sx, so, half & ~bit, half_o & ~bit)):
                     won = False
                     break
         self._store(key, won)
         return won
+
+    def _recall(self, key: tuple[int, ...]) -> bool | None:
+        """The memo's answer for ``key``, or None: the node is to be searched, and the deadline
+        is checked first."""
+        known = self.memo.get(key)
+        if known is None:
+            self._check()
+        return known
 
     def _check(self) -> None:
         if self.deadline is not None and time.monotonic() > self.deadline:
@@ -191,18 +182,12 @@ class GeneralCentre:
             return Move(CENTRE_CELLS[(to & -to).bit_length() - 1], Mark.O)
         if not self.order_node(x, o, shape):
             return None
-        for c, mark in order_moves(x, o):
-            bit = 1 << c
-            if (
-                self.chaos_node(x | bit, o, shape)
-                if mark == 0
-                else self.chaos_node(x, o | bit, shape)
-            ):
-                return Move(CENTRE_CELLS[c], Mark(mark))
-        for i in _cells(half):
-            bit = 1 << i
-            if self.chaos_node(x, o, (sx | bit, so | bit, half & ~bit, half_o & ~bit)):
-                a, b = LINE_ENDS[i]
-                filled, hole = (a, b) if board.mark_at(a) is not None else (b, a)
-                return Move(hole, Mark(1 - (half_o >> i & 1)))
-        raise AssertionError("a won Order node has a winning move")
+        reply = self._winning_reply(x, o, shape)
+        if reply is None:
+            raise AssertionError("a won Order node has a winning move")
+        where, mark = reply
+        if mark >= 0:
+            return Move(CENTRE_CELLS[where], Mark(mark))
+        a, b = LINE_ENDS[where]
+        hole = b if board.mark_at(a) is not None else a
+        return Move(hole, Mark(1 - (half_o >> where & 1)))

@@ -119,15 +119,7 @@ def build(
                 ctx.choice(top, "affinity", "affinity", [m.value for m in AffinityMode])
             )
 
-    freeze_idle = False
-    if "freeze_idle" in top:
-        freeze_idle = top["freeze_idle"]
-        if not isinstance(freeze_idle, bool):
-            raise ctx.error(
-                "freeze_idle",
-                f"expected true or false, got {describe(freeze_idle)}",
-                value_line(top, "freeze_idle"),
-            )
+    freeze_idle = ctx.flag(top, "freeze_idle", "freeze_idle") if "freeze_idle" in top else False
 
     executor = DEFAULT_EXECUTOR
     if "executor" in top:
@@ -136,15 +128,7 @@ def build(
     if cluster is not None:
         executor = "cluster"
 
-    trusted_bots = False
-    if "trusted_bots" in top:
-        trusted_bots = top["trusted_bots"]
-        if not isinstance(trusted_bots, bool):
-            raise ctx.error(
-                "trusted_bots",
-                f"expected true or false, got {describe(trusted_bots)}",
-                value_line(top, "trusted_bots"),
-            )
+    trusted_bots = ctx.flag(top, "trusted_bots", "trusted_bots") if "trusted_bots" in top else False
 
     opening_plies = _opening_plies(ctx, top)
 

@@ -157,6 +157,15 @@ class Context:
             what += f" ({why})"
         raise self.error(path, f"expected {what}, got {describe(value)}", value_line(mapping, key))
 
+    def flag(self, mapping: Mapping[str, Any], key: str, path: str) -> bool:
+        """The true or false at ``mapping[key]``."""
+        value = mapping[key]
+        if not isinstance(value, bool):
+            raise self.error(
+                path, f"expected true or false, got {describe(value)}", value_line(mapping, key)
+            )
+        return value
+
     def choice(
         self, mapping: Mapping[str, Any], key: str, path: str, choices: Iterable[str]
     ) -> str:

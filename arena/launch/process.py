@@ -219,10 +219,7 @@ class BotProcess:
         of its tree and (without bubblewrap) to each process that carries its token, which finds a
         double-forked daemon too. Only one that left all three (a new session, a new parent and an
         empty environment, possible without a cgroup and without bubblewrap only) keeps running."""
-        if self.proc is None:
-            return
-        cgroup = self.plan.cgroup
-        if cgroup is not None and cgroup.freeze(True):
+        if self._frozen_whole(True):
             return
         self._signal_group(signal.SIGSTOP)
         stopped = set(procfs.descendants(self.pid))
@@ -236,16 +233,21 @@ class BotProcess:
 
     def thaw(self) -> None:
         """Undo ``freeze``: every process it stopped runs again."""
-        if self.proc is None:
-            return
-        cgroup = self.plan.cgroup
-        if cgroup is not None and cgroup.freeze(False):
+        if self._frozen_whole(False):
             return
         self._signal_group(signal.SIGCONT)
         for pid in self._stopped:
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGCONT)
         self._stopped = set()
+
+    def _frozen_whole(self, frozen: bool) -> bool:
+        """Whether freezing (``frozen``) or thawing has nothing more to do: no process, or the
+        cgroup freezer froze (or thawed) the whole bot at once."""
+        if self.proc is None:
+            return True
+        cgroup = self.plan.cgroup
+        return cgroup is not None and cgroup.freeze(frozen)
 
     def cpu_ns(self) -> int:
         """CPU time of the whole bot so far, in nanoseconds: what a move is charged under

@@ -7,11 +7,12 @@ view renders). Importing this package is cheap: numpy, scipy and ``elo`` load wi
 
 from __future__ import annotations
 
-import importlib
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+
+from arena.lazy import lazy_getattr
 
 if TYPE_CHECKING:
     from arena.ratings.elo import EloRatings
@@ -52,14 +53,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    """Load the heavy submodules only when one of their names is first asked for."""
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, _LAZY, globals())
 
 
 class GameLike(Protocol):

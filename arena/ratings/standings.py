@@ -16,7 +16,7 @@ sequential Elo (numpy, scipy, ``elo``) load when ``compute_all`` runs.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from arena.ratings import BotTally, CrossCell, GameLike, GameResult, cross_table, tallies
@@ -87,8 +87,25 @@ class Rating:
         return {"value": self.value, "ci95": self.ci95, "bound": self.bound or None}
 
 
+class _ChaosRecord:
+    """What ``SurvivalCell`` (one Order opponent) and ``Survival`` (all of them) both tell of a
+    Chaos bot's games: its win rate and their JSON."""
+
+    games: int
+    wins: int
+    mean_plies_lost: float | None
+
+    @property
+    def win_rate(self) -> float | None:
+        """Fraction of these Chaos games won, None without games."""
+        return self.wins / self.games if self.games else None
+
+    def _record_json(self) -> dict[str, Any]:
+        return {key: getattr(self, key) for key in ("games", "wins", "win_rate", "mean_plies_lost")}
+
+
 @dataclass(frozen=True)
-class SurvivalCell:
+class SurvivalCell(_ChaosRecord):
     """How one Chaos bot fared against one Order bot."""
 
     games: int
@@ -99,22 +116,12 @@ class SurvivalCell:
     """Mean number of marks on the board when the Chaos bot lost to a five (None: it never
     did; ``SURVIVAL_DEFINITION``)."""
 
-    @property
-    def win_rate(self) -> float | None:
-        """Fraction of these games the Chaos bot won, None without games."""
-        return self.wins / self.games if self.games else None
-
     def to_json(self) -> dict[str, Any]:
-        return {
-            "games": self.games,
-            "wins": self.wins,
-            "win_rate": self.win_rate,
-            "mean_plies_lost": self.mean_plies_lost,
-        }
+        return self._record_json()
 
 
 @dataclass(frozen=True)
-class Survival:
+class Survival(_ChaosRecord):
     """A Chaos bot's survival: Chaos rarely wins against a good Order, so how long it
     holds out before losing is what tells Chaos bots apart."""
 
@@ -132,17 +139,9 @@ class Survival:
     longest_loss: int | None = None
     """The most marks on the board in one of those losses (None: none)."""
 
-    @property
-    def win_rate(self) -> float | None:
-        """Fraction of its Chaos games won, None without games."""
-        return self.wins / self.games if self.games else None
-
     def to_json(self) -> dict[str, Any]:
         return {
-            "games": self.games,
-            "wins": self.wins,
-            "win_rate": self.win_rate,
-            "mean_plies_lost": self.mean_plies_lost,
+            **self._record_json(),
             "shortest_loss": self.shortest_loss,
             "longest_loss": self.longest_loss,
             "by_order": {name: cell.to_json() for name, cell in self.by_order.items()},
@@ -255,13 +254,7 @@ class FitSettings:
     """Whether both optimisations reported success; if not, the numbers are not to be trusted."""
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "model": self.model,
-            "prior_sd": self.prior_sd,
-            "prior_sd_role": self.prior_sd_role,
-            "offset": self.offset,
-            "converged": self.converged,
-        }
+        return asdict(self)  # every field, as it is
 
 
 MODEL = (

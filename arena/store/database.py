@@ -20,7 +20,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from arena.errors import StoreError
 from arena.records import GameRecord
@@ -242,6 +242,13 @@ def _problem(exc: sqlite3.Error) -> str:
     return f"{what} ({text})"
 
 
+class _Options(TypedDict, total=False):
+    """The keyword options of ``Store`` that ``Store.open`` passes on."""
+
+    busy_timeout: float
+    all_versions: bool
+
+
 class Store:
     """The SQLite store of one tournament. See the module docstring.
 
@@ -292,15 +299,11 @@ class Store:
 
     @classmethod
     def open(
-        cls,
-        path: str | os.PathLike[str],
-        readonly: bool = False,
-        *,
-        busy_timeout: float = DEFAULT_BUSY_TIMEOUT,
-        all_versions: bool = False,
+        cls, path: str | os.PathLike[str], readonly: bool = False, **options: Unpack[_Options]
     ) -> Store:
-        """Open (and, unless ``readonly``, create if needed) the store at ``path``."""
-        return cls(path, readonly, busy_timeout=busy_timeout, all_versions=all_versions)
+        """Open (and, unless ``readonly``, create if needed) the store at ``path``; ``options``
+        are the constructor's (``busy_timeout``, ``all_versions``), written once, there."""
+        return cls(path, readonly, **options)
 
     # --- opening -------------------------------------------------------------------------------
     def _fail(self, problem: str) -> StoreError:

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from arena.errors import ArenaError
+from arena.lazy import lazy_getattr
 
 if TYPE_CHECKING:  # at run time these come lazily, through __getattr__
     from arena.tournament.executors.base import (
@@ -29,6 +30,7 @@ if TYPE_CHECKING:  # at run time these come lazily, through __getattr__
     from arena.tournament.executors.inline import InlineExecutor
     from arena.tournament.executors.local import LocalPoolExecutor
 
+# A copy of _LAZY's names below: mypy and ruff read re-exports only from a literal __all__.
 __all__ = [
     "EXECUTORS",
     "DEFAULT_EXECUTOR",
@@ -56,6 +58,7 @@ EXECUTORS: dict[str, str] = {
 
 DEFAULT_EXECUTOR = "local"
 
+# A copy of __all__'s lazy names above (a literal __all__ for mypy and ruff): name -> module.
 _LAZY = {
     **dict.fromkeys(
         (
@@ -76,11 +79,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'arena.tournament.executors' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+__getattr__ = lazy_getattr(__name__, _LAZY, globals())
 
 
 def executor_names() -> list[str]:
