@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -53,17 +53,8 @@ class FaultRow:
     """The seed the bots had (``ARENA_SEED``), to reproduce the game."""
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "game": self.game,
-            "bot": self.bot,
-            "role": self.role,
-            "opponent": self.opponent,
-            "reason": self.reason,
-            "detail": self.detail,
-            "stderr": list(self.stderr),
-            "plies": self.plies,
-            "seed": self.seed,
-        }
+        """The fault as JSON-ready data, its fields in order (``--json``)."""
+        return asdict(self)
 
 
 def fault_rows(

@@ -307,25 +307,17 @@ def _cross_lines(standings: Standings, width: int, wide: bool) -> list[Line]:
 
 
 def _los_lines(standings: Standings, width: int, wide: bool) -> list[Line]:
-    names = standings.names
-    if len(names) < 2:
+    if len(standings.names) < 2:
         return []
-    los = standings.los
-
-    def cell(row: str, col: str) -> str:
-        return f"{100 * los[row][col]:.0f}"
-
     found = _matrix(
         "Likelihood of superiority (%): row bot stronger than column bot",
-        names,
-        cell,
+        standings.names,
+        lambda row, col: f"{100 * standings.los[row][col]:.0f}",
         None if wide else width,
     )
-    if found is not None:
-        return found
-    return _wrapped(
-        f"Likelihood of superiority: {len(names)} bots do not fit {width} columns; see --wide, "
-        "or --json (los).",
+    return found or _wrapped(
+        f"Likelihood of superiority: {len(standings.names)} bots do not fit {width} columns; see"
+        " --wide, or --json (los).",
         width,
     )
 
