@@ -11,23 +11,13 @@ import contextlib
 import os
 import time
 
+from arena import protocol
 from arena.botspec import BotSpec
 from arena.commands.validate.report import Report
 from arena.commands.validate.transcript import Transcript
 from arena.launch.process import QUIT_GRACE_S, BotProcess, Channels, WaitStatus
 from arena.launch.sandbox import plan_launch
 from arena.limits import Limits, SandboxMode
-from arena.protocol import (
-    VERSION_LINE,
-    end_line,
-    game_line,
-    parse_ready,
-    parse_reply,
-    parse_want,
-    quote,
-    time_line,
-    turn_line,
-)
 from arena.referee import verdicts as faults
 from arena.rules import Board, Move, Reason, Role
 
@@ -110,7 +100,7 @@ class Probe:
     def _startup(self, started: int) -> bool:
         allowance = self.report.startup_ms
         process = self.process
-        if not process.send(VERSION_LINE):
+        if not process.send(protocol.VERSION_LINE):
             problem = faults.program_problem(self.spec.program)
             exited = f"exited before reading `arena 1` ({faults.exit_detail(process)})"
             self._fail(Reason.STARTUP, exited + problem)
@@ -119,7 +109,7 @@ class Probe:
         status, line, _ = self.channels.wait_line(process, started + allowance * 1_000_000)
         while (
             status in (WaitStatus.LINE, WaitStatus.EXTRA)
-            and (feature := parse_want(line)) is not None
+            and (feature := protocol.parse_want(line)) is not None
         ):
             self.wants.add(feature)  # an extension, asked for before `ready`
             status, line, _ = self.channels.wait_line(process, started + allowance * 1_000_000)
@@ -128,7 +118,7 @@ class Probe:
         # A line after `ready` (EXTRA) stays buffered: the silence check after `ready` reports
         # it, as it does a line that comes a moment later.
         started = status is WaitStatus.LINE or status is WaitStatus.EXTRA
-        if started and (name := parse_ready(line)) is not None:
+        if started and (name := protocol.parse_ready(line)) is not None:
             check = self.report.checks["startup"]
             check.summary = f"ready in {took:.0f} ms (allowance {allowance} ms)"
             if name:
@@ -157,7 +147,7 @@ class Probe:
         following = b" / ".join(
             line.strip() for line in bytes(process.outbuf)[:400].splitlines() if line.strip()
         )
-        words = f"{lead} {quote(following)}" if following else ""
+        words = f"{lead} {protocol.quote(following)}" if following else ""
         process.drain_stderr()
         stderr = process.take_stderr()
         self._said = f"{following.decode('utf-8', 'replace')}\n{stderr}"
@@ -170,14 +160,14 @@ class Probe:
         where = f"after {after}"
         if status is WaitStatus.TIMEOUT:
             if self.process.outbuf:
-                detail = f"wrote {quote(self.process.outbuf)} {faults.NO_NEWLINE}, when"
+                detail = f"wrote {protocol.quote(self.process.outbuf)} {faults.NO_NEWLINE}, when"
                 self._fail(Reason.MALFORMED, f"{detail} {faults.NO_REPLY_DUE}", where)
                 return False
             return True
         if status is WaitStatus.EOF:
             self._crash(where)
             return False
-        detail = f"wrote a line when {faults.NO_REPLY_DUE}: {quote(line)}"
+        detail = f"wrote a line when {faults.NO_REPLY_DUE}: {protocol.quote(line)}"
         self._fail(Reason.MALFORMED, detail, where)
         return False
 
@@ -189,15 +179,17 @@ class Probe:
         extension = b""
         if "time" in self.wants:
             tc = self.report.time_control
-            extension = time_line(tc.clock_ms, tc.increment_ms, tc.move_ms, tc.measure.value)
-        if not process.send(game_line(Role.CHAOS) + extension):
+            extension = protocol.time_line(
+                tc.clock_ms, tc.increment_ms, tc.move_ms, tc.measure.value
+            )
+        if not process.send(protocol.game_line(Role.CHAOS) + extension):
             self._crash("after `ready`")
             return
         if not self._silent("`game chaos`"):
             return
         board = Board()
         board.push(Move.parse("c3X"))
-        if not process.send(turn_line(board.board_string().encode(), b"c3X", move_ms)):
+        if not process.send(protocol.turn_line(board.board_string().encode(), b"c3X", move_ms)):
             self._crash("after `game`")
             return
         status, line = self._wait(move_ms)
@@ -205,7 +197,7 @@ class Probe:
             return
         if not self._silent("its move"):
             return
-        if not process.send(end_line(True, Reason.TIMEOUT)):
+        if not process.send(protocol.end_line(True, Reason.TIMEOUT)):
             self._crash("after its move")
             return
         if not self._silent("`end win timeout`"):
@@ -217,7 +209,7 @@ class Probe:
         """Whether the reply to the probe's turn is one legal move line in time."""
         process = self.process
         if status is WaitStatus.LINE:
-            reply = parse_reply(line)
+            reply = protocol.parse_reply(line)
             if reply.move is None:
                 assert reply.fault is not None
                 self._fail(reply.fault, reply.detail, where)
