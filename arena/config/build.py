@@ -157,7 +157,7 @@ def build(
                 value_line(top, "trusted_bots"),
             )
 
-    keep_bots = _flag(ctx, top, "keep_bots", True)
+    keep_bots = _flag(ctx, top, "keep_bots", False)
     opening_plies = _opening_plies(ctx, top)
 
     return TournamentConfig(

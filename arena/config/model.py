@@ -83,9 +83,10 @@ class TournamentConfig:
     trusted_bots: bool = False
     """``trusted_bots:`` (or ``--trusted-bots``): on a cluster the bots may run without
     bubblewrap, where they could reach its scheduler (``arena.tournament.executors.cluster``)."""
-    keep_bots: bool = True
+    keep_bots: bool = False
     """``keep_bots:``: each worker keeps the processes of the bots it started alive (frozen)
-    between its matches, for its next match with them (``arena.referee.keeper``)."""
+    between its matches, for its next match with them (``arena.referee.keeper``). Off by
+    default: a kept bot keeps its random state, so a randomised bot's games would differ."""
 
     def settings(self) -> MatchSettings:
         """How each match is played."""

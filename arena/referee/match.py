@@ -121,7 +121,7 @@ class MatchSettings:
     remaining games are lost by ``startup`` at once instead of costing the allowance each."""
     hidden: tuple[str, ...] = ()
     """Host paths no bot may see under the sandbox: the results store, its folder, the config."""
-    keep_bots: bool = True
+    keep_bots: bool = False
     """Whether a worker keeps the processes of the bots it started alive between its matches,
     frozen, for its next match with them (``arena.referee.keeper``); a ``Match`` keeps them
     only when it is given a ``BotKeeper``."""

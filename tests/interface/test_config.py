@@ -161,7 +161,7 @@ def test_defaults(project: Path) -> None:
     assert cfg.sandbox is SandboxMode.AUTO
     assert cfg.affinity is AffinityMode.AUTO
     assert cfg.freeze_idle is False
-    assert cfg.keep_bots is cfg.settings().keep_bots is True
+    assert cfg.keep_bots is cfg.settings().keep_bots is False
     assert cfg.executor == "local"
     assert cfg.opening_plies == cfg.plan().opening_plies == 0
     assert [b.dir for b in cfg.bots] == [project / "bots"] * 2

@@ -25,7 +25,9 @@ from arena.tournament.executors import GameDone, InlineExecutor, LocalPoolExecut
 from arena.tournament.executors.base import kept_processes
 from arena.tournament.schedule import plan_matches
 
-SETTINGS = MatchSettings(time_control=TimeControl(500, 5000), sandbox=SandboxMode.NONE)
+SETTINGS = MatchSettings(
+    time_control=TimeControl(500, 5000), sandbox=SandboxMode.NONE, keep_bots=True
+)
 OFF = dataclasses.replace(SETTINGS, keep_bots=False)
 
 PID_BOT = """import os, sys
