@@ -19,11 +19,13 @@ from conftest import TEST_BOTS_DIR, process_states, wait_for_no_leftovers, wait_
 from arena.botspec import BotSpec
 from arena.launch.sandbox import bwrap_path
 from arena.limits import SandboxMode, TimeControl
+from arena.referee.keeper import MAX_KEPT
 from arena.referee.match import MatchSettings
 from arena.rules import Reason
 from arena.tournament.executors import GameDone, InlineExecutor, LocalPoolExecutor, MatchExecutor
 from arena.tournament.executors.base import kept_processes
-from arena.tournament.schedule import plan_matches
+from arena.tournament.executors.local import in_blocks
+from arena.tournament.schedule import MatchJob, plan_matches
 
 SETTINGS = MatchSettings(
     time_control=TimeControl(500, 5000), sandbox=SandboxMode.NONE, keep_bots=True
@@ -103,9 +105,13 @@ def test_a_kept_bot_is_frozen_while_it_waits(tmp_path: Path, sandbox: SandboxMod
         first = next(batches)
         assert all(not e.record.reason.is_fault for e in first if isinstance(e, GameDone))
         assert len(kept_processes()) == 2  # between the two matches: both kept
-        states = wait_until(lambda: process_states(str(path)), 5)
-        # T: stopped by SIGSTOP; D: frozen by the cgroup freezer (a spinning bot is never in D)
-        assert states and all(state in "TD" for state in states), states
+
+        def stopped() -> bool:  # the cgroup freezer takes effect a moment after it is asked
+            states = process_states(str(path))
+            # T: stopped by SIGSTOP; D: frozen by the cgroup freezer (a spinning bot never is)
+            return bool(states) and all(state in "TD" for state in states)
+
+        assert wait_until(stopped, 5), process_states(str(path))
         second = next(batches)
         assert all(not e.record.reason.is_fault for e in second if isinstance(e, GameDone))
     finally:
@@ -147,3 +153,29 @@ def test_a_worker_stopped_with_kept_bots_kills_them(tmp_path: Path) -> None:
     finally:
         pool.close()
     assert wait_for_no_leftovers([str(tmp_path)]) == []
+
+
+def starts_in_order(jobs: list[MatchJob], kept: int = MAX_KEPT) -> int:
+    """The bot starts of one worker that plays ``jobs`` in order, keeping ``kept`` bots (LRU)."""
+    held: dict[str, None] = {}
+    starts = 0
+    for job in jobs:
+        for name in (job.bot_a.name, job.bot_b.name):
+            if name in held:
+                del held[name]
+            else:
+                starts += 1
+            held[name] = None
+            while len(held) > kept:
+                del held[next(iter(held))]
+    return starts
+
+
+def test_matches_in_blocks_start_each_bot_about_once_per_block() -> None:
+    bots = [BotSpec.from_command(["true"], f"b{i}") for i in range(300)]
+    jobs = plan_matches(bots, 1)
+    blocked = in_blocks(jobs)
+    assert sorted(j.key for j in blocked) == sorted(j.key for j in jobs)  # the same matches
+    plain, fewer = starts_in_order(jobs), starts_in_order(blocked)
+    assert plain > 40_000  # the plan's order: a start for nearly every match (44,850)
+    assert fewer < plain / 10, (plain, fewer)  # 2,644: a few per bot and block of 32
