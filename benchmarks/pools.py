@@ -73,6 +73,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--start-s", type=float, default=1.0)
     parser.add_argument("--off", action="store_true", help="also time keep_bots: false")
+    parser.add_argument("--only-off", action="store_true", help="time keep_bots: false only")
     args = parser.parse_args(argv)
     arena = arena_command()
     rows = []
@@ -82,19 +83,21 @@ def main(argv: Sequence[str] | None = None) -> None:
             folder.mkdir()
             matches = bots * (bots - 1) // 2
             section(f"{bots} bots, {matches} matches, {2 * matches} games, {args.workers} workers")
-            keep = timed(arena, config(folder, bots, args.start_s, True), args.workers)
-            say(f"  keep_bots on:  {keep:.1f} s")
+            keep = None
+            if not args.only_off:
+                keep = timed(arena, config(folder, bots, args.start_s, True), args.workers)
+                say(f"  keep_bots on:  {keep:.1f} s")
             fresh = None
-            if args.off:
+            if args.off or args.only_off:
                 fresh = timed(arena, config(folder, bots, args.start_s, False), args.workers)
                 say(f"  keep_bots off: {fresh:.1f} s")
             rows.append(
                 (
                     bots,
                     2 * matches,
-                    f"{keep:.1f}",
+                    f"{keep:.1f}" if keep is not None else "-",
                     f"{fresh:.1f}" if fresh is not None else "-",
-                    f"{fresh / keep:.1f}x" if fresh is not None else "-",
+                    f"{fresh / keep:.1f}x" if fresh is not None and keep is not None else "-",
                 )
             )
     say(table(rows, ("bots", "games", "keep on (s)", "keep off (s)", "speed-up")))
