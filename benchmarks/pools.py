@@ -16,6 +16,7 @@ worker); with it on, each worker starts each bot about once.
 from __future__ import annotations
 
 import argparse
+import sqlite3
 import sys
 import tempfile
 from collections.abc import Sequence
@@ -24,6 +25,7 @@ from pathlib import Path
 from support import arena_command, run, say, section, table
 
 BOT = '''"""A bot that takes START_S seconds to start, then answers every turn at once."""
+import os
 import sys
 import time
 
@@ -31,7 +33,7 @@ time.sleep({start_s})
 for line in iter(sys.stdin.buffer.readline, b""):
     words = line.split() or [b""]
     if words[0] == b"arena":
-        sys.stdout.buffer.write(b"ready sleepy\\n")
+        sys.stdout.buffer.write(b"ready p%s\\n" % os.urandom(6).hex().encode())
     elif words[0] == b"turn":
         cell = words[1].index(b".")
         sys.stdout.buffer.write(f"{{'abcdef'[cell % 6]}}{{cell // 6 + 1}}X\\n".encode())
@@ -64,7 +66,18 @@ def config(folder: Path, bots: int, start_s: float, keep: bool) -> Path:
 def timed(arena: str, path: Path, workers: int) -> float:
     argv = [arena, "tournament", str(path), "--quiet", "--fresh", "--workers", str(workers)]
     argv.append("--force-workers")
-    return run(argv).wall
+    wall = run(argv).wall
+    say(f"    bot processes started: {started(path.parent / 'results.sqlite')}")
+    return wall
+
+
+def started(db: Path) -> int:
+    """The bot processes that played (each names itself at random in its ``ready``)."""
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute(
+            "SELECT order_display FROM games UNION SELECT chaos_display FROM games"
+        ).fetchall()
+    return len(rows)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
