@@ -330,13 +330,12 @@ class LocalPoolExecutor:
             self._workers[index] = self._spawn(worker.core)
 
     def execute(self, jobs: Sequence[MatchJob]) -> Iterator[list[Event]]:
-        """Run the jobs; at the end (or when the caller stops iterating), the idle workers'
-        kept bots (``keep_bots``) quit, so that none outlives the call."""
-        try:
-            yield from self._execute(jobs)
-        finally:
-            if self.settings.keep_bots:
-                self._release()
+        """Run the jobs; once they are all done, the workers' kept bots (``keep_bots``) quit,
+        so that none outlives the call. (A caller that stops iterating, a run being stopped,
+        leaves them to ``close``, which stops the workers at once.)"""
+        yield from self._execute(jobs)
+        if self.settings.keep_bots:
+            self._release()
 
     def _release(self) -> None:
         """Ask every idle worker to stop the bots it keeps, and wait (bounded) until it has."""
