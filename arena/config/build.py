@@ -59,6 +59,7 @@ TOP_KEYS = (
     "executor",
     "cluster",
     "trusted_bots",
+    "keep_bots",
     "openings",
 )
 OPENING_KEYS = ("random_plies",)
@@ -79,6 +80,16 @@ def section_hint(key: str) -> str:
         if key in {f.name for f in dataclasses.fields(cls)}:
             return f" (did you mean {section}.{key}, under {section!r}?)"
     return ""
+
+
+def _flag(ctx: Context, top: Mapping[str, Any], key: str, default: bool) -> bool:
+    """A true-or-false key (``default`` when absent)."""
+    if key not in top:
+        return default
+    value = top[key]
+    if not isinstance(value, bool):
+        raise ctx.error(key, f"expected true or false, got {describe(value)}", value_line(top, key))
+    return value
 
 
 def build(
@@ -130,6 +141,7 @@ def build(
 
     trusted_bots = ctx.flag(top, "trusted_bots", "trusted_bots") if "trusted_bots" in top else False
 
+    keep_bots = _flag(ctx, top, "keep_bots", False)
     opening_plies = _opening_plies(ctx, top)
 
     return TournamentConfig(
@@ -151,6 +163,7 @@ def build(
         opening_plies=opening_plies,
         cluster=cluster,
         trusted_bots=trusted_bots,
+        keep_bots=keep_bots,
     )
 
 

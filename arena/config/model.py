@@ -83,6 +83,10 @@ class TournamentConfig:
     trusted_bots: bool = False
     """``trusted_bots:`` (or ``--trusted-bots``): on a cluster the bots may run without
     bubblewrap, where they could reach its scheduler (``arena.tournament.executors.cluster``)."""
+    keep_bots: bool = False
+    """``keep_bots:``: each worker keeps the processes of the bots it started alive (frozen)
+    between its matches, for its next match with them (``arena.referee.keeper``). Off by
+    default: a kept bot keeps its random state, so a randomised bot's games would differ."""
 
     def settings(self) -> MatchSettings:
         """How each match is played."""
@@ -93,6 +97,7 @@ class TournamentConfig:
             sandbox=self.sandbox,
             freeze_idle=self.freeze_idle,
             hidden=self.hidden_from_bots(),
+            keep_bots=self.keep_bots,
         )
 
     def hidden_from_bots(self) -> tuple[str, ...]:

@@ -61,6 +61,7 @@ from arena.protocol import (
 )
 from arena.records import GameRecord
 from arena.referee import verdicts as faults
+from arena.referee.keeper import BotKeeper, Kept
 from arena.referee.position import PLY_MOVES, Position, canonical
 from arena.rules import CELLS, Board, Move, Reason, Role
 
@@ -120,6 +121,10 @@ class MatchSettings:
     remaining games are lost by ``startup`` at once instead of costing the allowance each."""
     hidden: tuple[str, ...] = ()
     """Host paths no bot may see under the sandbox: the results store, its folder, the config."""
+    keep_bots: bool = False
+    """Whether a worker keeps the processes of the bots it started alive between its matches,
+    frozen, for its next match with them (``arena.referee.keeper``); a ``Match`` keeps them
+    only when it is given a ``BotKeeper``."""
 
 
 @dataclass
@@ -188,9 +193,13 @@ class Match:
         settings: MatchSettings | None = None,
         seed: int = 1,
         expected_games: int = 2,
+        keeper: BotKeeper | None = None,
     ) -> None:
         self.settings = settings or MatchSettings()
         self.seed = seed
+        self.keeper = keeper
+        """Where this match takes its bots' processes from and gives them back to, ready, at its
+        end (None: each is started here and quit at the end)."""
         self.sandbox = resolve_mode(self.settings.sandbox)
         self.seats = (
             _Seat(bot_a, 0, version=bot_a.version()),
@@ -212,17 +221,50 @@ class Match:
     def __enter__(self) -> Match:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def __exit__(self, kind: type[BaseException] | None, *exc: object) -> None:
+        self.close(keep=kind is None)
 
-    def close(self) -> None:
-        """Send ``quit`` to both bots and make sure nothing of theirs is left running."""
+    def close(self, keep: bool = True) -> None:
+        """Send ``quit`` to both bots and make sure nothing of theirs is left running; with a
+        keeper (and ``keep``: the match ended normally), give it the ready, healthy ones
+        instead."""
+        if keep and self.keeper is not None and self.tap is None:
+            for seat in self.seats:
+                self._give_back(seat)
         for seat in self.seats:  # both at once: they exit in parallel, not one after the other
             if seat.process is not None:
                 self._continue(seat)
                 seat.process.send_quit()
         for seat in self.seats:
             self._stop(seat, graceful=True)
+
+    def _key(self, seat: _Seat) -> tuple[object, ...]:
+        """Everything a seat's process was started with: a kept process serves only its like."""
+        settings = (self.settings.limits, self.settings.hidden, self.settings.time_control)
+        return (seat.spec, seat.version, self.sandbox, settings, self._cpu_seconds)
+
+    def _give_back(self, seat: _Seat) -> None:
+        """Hand a seat's process to the keeper if it is ready and healthy: running, quiet,
+        within its limits and well within its CPU limit (it runs on); else leave it to stop."""
+        process = seat.process
+        if process is None or self.keeper is None or seat.person or not seat.ready:
+            return
+        self._continue(seat)
+        if (
+            not process.running
+            or process.quit_sent
+            or process.outbuf
+            or process.read_waiting()
+            or process.input_closed()
+            or process.over_limit() is not None
+            or process.cpu_ns() * 2 > self._cpu_seconds * 1_000_000_000
+        ):
+            return
+        self.channels.discard(process)
+        seat.process = None
+        seat.ready = False
+        self.keeper.give(self._key(seat), Kept(process, seat.display_name, seat.wants))
+        seat.wants = frozenset()
 
     def _stop(self, seat: _Seat, graceful: bool) -> None:
         """Stop a seat's process; what it wrote to stderr is kept for the game's record."""
@@ -240,6 +282,16 @@ class Match:
         seed = (self.seed * 1_000_003 + seat.index * 7_919 + seat.starts) % 2**31
         seat.version = seat.spec.version()  # the code this process runs, even if edited later
         seat.starts += 1
+        if self.keeper is not None and self.tap is None:
+            kept = self.keeper.take(self._key(seat))
+            if kept is not None:  # ready already: its `ready` was read when it started
+                seat.process = kept.process
+                self.channels.add(kept.process)
+                seat.display_name = kept.display_name
+                seat.wants = kept.wants
+                seat.ready = True
+                seat.failed_startups = 0
+                return None
         plan = plan_launch(
             seat.spec, self.sandbox, self.settings.limits, seed, self._cpu_seconds,
             self.settings.hidden,

@@ -161,6 +161,7 @@ def test_defaults(project: Path) -> None:
     assert cfg.sandbox is SandboxMode.AUTO
     assert cfg.affinity is AffinityMode.AUTO
     assert cfg.freeze_idle is False
+    assert cfg.keep_bots is cfg.settings().keep_bots is False
     assert cfg.executor == "local"
     assert cfg.opening_plies == cfg.plan().opening_plies == 0
     assert [b.dir for b in cfg.bots] == [project / "bots"] * 2
@@ -384,6 +385,11 @@ ERROR_CASES = {
         BOTS + "freeze_idle: sometimes  # <-\n",
         "freeze_idle",
         "expected true or false, got 'sometimes'",
+    ),
+    "keep_bots": (
+        BOTS + "keep_bots: 2  # <-\n",
+        "keep_bots",
+        "expected true or false, got 2",
     ),
     "tournament name": (
         BOTS + "name: a/b  # <-\n",

@@ -13,8 +13,10 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from arena.launch.process import BotProcess
 from arena.limits import AffinityMode
 from arena.records import GameRecord
+from arena.referee.keeper import BotKeeper
 from arena.referee.match import Match, MatchSettings
 from arena.tournament.schedule import GameSlot, MatchJob
 
@@ -29,6 +31,10 @@ __all__ = [
     "ExecutorStatus",
     "play_job",
     "active_matches",
+    "worker_keeper",
+    "close_keeper",
+    "forget_keeper",
+    "kept_processes",
 ]
 
 
@@ -118,6 +124,36 @@ def active_matches() -> list[Match]:
     return list(_ACTIVE)
 
 
+_KEEPER: list[BotKeeper] = []
+"""This process's keeper of bots between matches (made by the first job that keeps bots)."""
+
+
+def worker_keeper(settings: MatchSettings) -> BotKeeper | None:
+    """The keeper of this process's bots between its matches, or None when ``keep_bots`` is
+    off. Whoever runs ``play_job`` in a process calls ``close_keeper`` when it is done there."""
+    if not settings.keep_bots:
+        return None
+    if not _KEEPER:
+        _KEEPER.append(BotKeeper())
+    return _KEEPER[0]
+
+
+def kept_processes() -> list[BotProcess]:
+    """The bot processes this process keeps between matches (to kill them on a stop)."""
+    return [process for keeper in _KEEPER for process in keeper.processes()]
+
+
+def forget_keeper() -> None:
+    """Drop the keeper inherited through ``fork`` without touching its bots (the parent's)."""
+    _KEEPER.clear()
+
+
+def close_keeper() -> None:
+    """Stop every bot kept in this process (``quit``, then reaped); the next job starts anew."""
+    while _KEEPER:
+        _KEEPER.pop().close()
+
+
 def play_job(
     job: MatchJob,
     settings: MatchSettings,
@@ -127,8 +163,13 @@ def play_job(
     """Play one match job, emitting a ``GameDone`` after each game and a ``JobDone`` at the end.
 
     ``started``: told the match before its bots start (a cluster worker keeps it, so that its
-    driver can stop it from outside: ``emit`` or ``started`` may raise to end the match)."""
-    match = Match(job.bot_a, job.bot_b, settings, job.seed, expected_games=len(job.slots))
+    driver can stop it from outside: ``emit`` or ``started`` may raise to end the match).
+
+    With ``settings.keep_bots``, the bots come from this process's keeper when it holds them,
+    and go back to it at the end of a match that ended normally (``worker_keeper``)."""
+    match = Match(
+        job.bot_a, job.bot_b, settings, job.seed, len(job.slots), keeper=worker_keeper(settings)
+    )
     if started is not None:
         started(match)
     _ACTIVE.append(match)

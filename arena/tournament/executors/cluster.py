@@ -128,6 +128,10 @@ class ClusterExecutor:
         trusted: bool = False,
     ) -> None:
         address = parse_cluster(address)
+        # Not yet on a cluster: a Dask worker may run several matches at once in threads, and
+        # outlives the run; kept bots would need a keeper per thread and a release on every
+        # worker at the end of a run. Each match starts its bots, as before.
+        settings = dataclasses.replace(settings, keep_bots=False)
         if not trusted:
             if settings.sandbox is SandboxMode.NONE:
                 raise ArenaError(f"--cluster {address}: {UNTRUSTED_NONE}")

@@ -10,7 +10,13 @@ import traceback
 from collections.abc import Iterator, Sequence
 
 from arena.referee.match import MatchSettings
-from arena.tournament.executors.base import Event, ExecutorSetup, JobFailed, play_job
+from arena.tournament.executors.base import (
+    Event,
+    ExecutorSetup,
+    JobFailed,
+    close_keeper,
+    play_job,
+)
 from arena.tournament.schedule import MatchJob
 
 __all__ = ["InlineExecutor", "make_inline"]
@@ -23,16 +29,23 @@ class InlineExecutor:
         self.settings = settings
 
     def execute(self, jobs: Sequence[MatchJob]) -> Iterator[list[Event]]:
-        for job in jobs:
-            events: list[Event] = []
-            try:
-                play_job(job, self.settings, events.append)
-            except Exception:
-                events.append(JobFailed(job.key, traceback.format_exc(limit=8)))
-            yield events
+        """Play the jobs in order; the bots kept between them (``keep_bots``) are stopped when
+        the last is done, or when the caller stops iterating."""
+        try:
+            for job in jobs:
+                events: list[Event] = []
+                try:
+                    play_job(job, self.settings, events.append)
+                except Exception:
+                    events.append(JobFailed(job.key, traceback.format_exc(limit=8)))
+                yield events
+        finally:
+            close_keeper()
 
     def close(self) -> None:
-        """Nothing runs between two calls of ``execute``."""
+        """Nothing runs between two calls of ``execute`` (its kept bots stop with it); stop
+        them anyway, in case an ``execute`` was left unfinished and not closed."""
+        close_keeper()
 
 
 def make_inline(setup: ExecutorSetup) -> InlineExecutor:

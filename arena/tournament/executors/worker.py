@@ -16,7 +16,7 @@ from arena.launch import procfs, reaper
 from arena.launch.sandbox import resolve_mode
 from arena.limits import SandboxMode
 from arena.tournament.affinity import pin_to_core
-from arena.tournament.executors.base import active_matches
+from arena.tournament.executors.base import active_matches, kept_processes
 
 __all__ = ["prepare_worker", "stop_bots"]
 
@@ -46,9 +46,10 @@ def stop_bots() -> None:
 
     Safe in a signal handler (no waiting beyond a short bounded reap): first each bot's process
     group, then every other process below this one (the subreaper adopted what bots hid), then
-    the bots' cgroups and scratch folders.
+    the bots' cgroups and scratch folders. Bots kept between matches (``worker_keeper``) too.
     """
     processes = [seat.process for match in active_matches() for seat in match.seats if seat.process]
+    processes += kept_processes()
     for pid in {p.pid for p in processes if p.pid > 0} | procfs.all_children():
         with contextlib.suppress(OSError):
             os.killpg(pid, signal.SIGKILL)  # a bot leads its own process group

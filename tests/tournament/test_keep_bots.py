@@ -1,0 +1,181 @@
+"""Bots kept alive between a worker's matches (``keep_bots``): reused, frozen, stopped.
+
+Real bot processes (copied into ``tmp_path``, so that a scan of ``/proc`` finds exactly what these
+tests started), real worker processes. A bot here says its process id in its ``ready``, which
+the records keep as its display name: how many processes served a bot is read from the games.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import signal
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+from conftest import TEST_BOTS_DIR, process_states, wait_for_no_leftovers, wait_until
+
+from arena.botspec import BotSpec
+from arena.launch.sandbox import bwrap_path
+from arena.limits import SandboxMode, TimeControl
+from arena.referee.keeper import MAX_KEPT
+from arena.referee.match import MatchSettings
+from arena.rules import Reason
+from arena.tournament.executors import GameDone, InlineExecutor, LocalPoolExecutor, MatchExecutor
+from arena.tournament.executors.base import kept_processes
+from arena.tournament.executors.local import in_blocks
+from arena.tournament.schedule import MatchJob, plan_matches
+
+SETTINGS = MatchSettings(
+    time_control=TimeControl(500, 5000), sandbox=SandboxMode.NONE, keep_bots=True
+)
+OFF = dataclasses.replace(SETTINGS, keep_bots=False)
+
+PID_BOT = """import os, sys
+for line in iter(sys.stdin.buffer.readline, b""):
+    if line.startswith(b"arena"):
+        sys.stdout.buffer.write(b"ready p%d\\n" % os.getpid())
+    elif line.startswith(b"turn"):
+        cell = line.split()[1].index(b".")
+        sys.stdout.buffer.write(b"%c%dX\\n" % (b"abcdef"[cell % 6], cell // 6 + 1))
+    elif line.startswith(b"quit"):
+        break
+    sys.stdout.buffer.flush()
+"""
+
+
+def pid_bots(folder: Path, count: int) -> list[BotSpec]:
+    """``count`` bots, each its own file, that say their process id in their ``ready``."""
+    specs = []
+    for i in range(count):
+        path = folder / f"pid{i}.py"
+        path.write_text(PID_BOT)
+        specs.append(BotSpec.from_path(path))
+    return specs
+
+
+def processes_per_bot(executor: MatchExecutor, bots: list[BotSpec]) -> dict[str, set[str]]:
+    """Play the round robin of ``bots`` (one game a side); the processes that served each."""
+    served: dict[str, set[str]] = defaultdict(set)
+    try:
+        for batch in executor.execute(plan_matches(bots, 1)):
+            for event in batch:
+                if isinstance(event, GameDone):
+                    record = event.record
+                    assert not record.reason.is_fault, record.detail
+                    served[record.order].add(record.order_display)
+                    served[record.chaos].add(record.chaos_display)
+    finally:
+        executor.close()
+    return dict(served)
+
+
+@pytest.mark.parametrize("executor", ["inline", "local"])
+def test_a_worker_starts_each_bot_once_and_reuses_it(tmp_path: Path, executor: str) -> None:
+    bots = pid_bots(tmp_path, 4)  # 6 matches: each bot plays 3
+    for settings, most in ((SETTINGS, 1), (OFF, 3)):
+        made: MatchExecutor = (
+            InlineExecutor(settings) if executor == "inline" else LocalPoolExecutor(1, settings)
+        )
+        served = processes_per_bot(made, bots)
+        assert sorted(served) == [b.name for b in bots]
+        assert all(len(pids) == most for pids in served.values()), (settings.keep_bots, served)
+        assert wait_for_no_leftovers([str(tmp_path)]) == []  # none outlives the run
+
+
+def test_a_local_pool_gives_a_worker_the_matches_of_the_bots_it_keeps(tmp_path: Path) -> None:
+    bots = pid_bots(tmp_path, 6)  # 15 matches on 2 workers
+    served = processes_per_bot(LocalPoolExecutor(2, SETTINGS), bots)
+    assert all(1 <= len(pids) <= 2 for pids in served.values()), served  # at most one a worker
+    assert wait_for_no_leftovers([str(tmp_path)]) == []
+
+
+@pytest.mark.parametrize("sandbox", [SandboxMode.NONE, SandboxMode.BWRAP], ids=["none", "bwrap"])
+def test_a_kept_bot_is_frozen_while_it_waits(tmp_path: Path, sandbox: SandboxMode) -> None:
+    if sandbox is SandboxMode.BWRAP and bwrap_path() is None:
+        pytest.skip("bubblewrap is not installed")
+    path = tmp_path / "ponder.py"  # spins whenever it is not on move: running unless frozen
+    path.write_bytes((TEST_BOTS_DIR / "ponder.py").read_bytes())
+    ponder, other = BotSpec.from_path(path), pid_bots(tmp_path, 1)[0]
+    settings = dataclasses.replace(SETTINGS, sandbox=sandbox)
+    executor = InlineExecutor(settings)
+    batches = executor.execute(plan_matches([ponder, other], 1) * 2)
+    try:
+        first = next(batches)
+        assert all(not e.record.reason.is_fault for e in first if isinstance(e, GameDone))
+        assert len(kept_processes()) == 2  # between the two matches: both kept
+
+        def stopped() -> bool:  # the cgroup freezer takes effect a moment after it is asked
+            states = process_states(str(path))
+            # T: stopped by SIGSTOP; D: frozen by the cgroup freezer (a spinning bot never is)
+            return bool(states) and all(state in "TD" for state in states)
+
+        assert wait_until(stopped, 5), process_states(str(path))
+        second = next(batches)
+        assert all(not e.record.reason.is_fault for e in second if isinstance(e, GameDone))
+    finally:
+        batches.close()
+        executor.close()
+    assert kept_processes() == []
+    assert wait_for_no_leftovers([str(tmp_path)]) == []
+
+
+def test_a_bot_that_faulted_is_not_kept(tmp_path: Path) -> None:
+    crash = tmp_path / "crash_midgame.py"
+    crash.write_bytes((TEST_BOTS_DIR / "crash_midgame.py").read_bytes())
+    bots = [BotSpec.from_path(crash), *pid_bots(tmp_path, 2)]
+    executor = InlineExecutor(SETTINGS)
+    batches = executor.execute(plan_matches(bots, 1))
+    try:
+        faults = [
+            e.record.reason
+            for batch in batches
+            for e in batch
+            if isinstance(e, GameDone) and e.record.reason.is_fault
+        ]
+    finally:
+        executor.close()
+    assert faults and set(faults) == {Reason.CRASH}
+    assert wait_for_no_leftovers([str(tmp_path)]) == []
+
+
+def test_a_worker_stopped_with_kept_bots_kills_them(tmp_path: Path) -> None:
+    bots = pid_bots(tmp_path, 3)
+    pool = LocalPoolExecutor(1, SETTINGS)
+    try:
+        batches = pool.execute(plan_matches(bots, 1))
+        next(batches)  # the first match is done: its bots are kept by the worker
+        (worker,) = pool.worker_pids
+        os.kill(worker, signal.SIGTERM)  # as when the harness stops
+        for _batch in batches:
+            pass
+    finally:
+        pool.close()
+    assert wait_for_no_leftovers([str(tmp_path)]) == []
+
+
+def starts_in_order(jobs: list[MatchJob], kept: int = MAX_KEPT) -> int:
+    """The bot starts of one worker that plays ``jobs`` in order, keeping ``kept`` bots (LRU)."""
+    held: dict[str, None] = {}
+    starts = 0
+    for job in jobs:
+        for name in (job.bot_a.name, job.bot_b.name):
+            if name in held:
+                del held[name]
+            else:
+                starts += 1
+            held[name] = None
+            while len(held) > kept:
+                del held[next(iter(held))]
+    return starts
+
+
+def test_matches_in_blocks_start_each_bot_about_once_per_block() -> None:
+    bots = [BotSpec.from_command(["true"], f"b{i}") for i in range(300)]
+    jobs = plan_matches(bots, 1)
+    blocked = in_blocks(jobs)
+    assert sorted(j.key for j in blocked) == sorted(j.key for j in jobs)  # the same matches
+    plain, fewer = starts_in_order(jobs), starts_in_order(blocked)
+    assert plain > 40_000  # the plan's order: a start for nearly every match (44,850)
+    assert fewer < plain / 10, (plain, fewer)  # 2,644: a few per bot and block of 32
