@@ -220,7 +220,13 @@ def test_a_bot_starved_of_cpu_is_replayed_in_wall_mode_and_judged_under_cpu(
 ) -> None:
     """A bot that computes 60% of its time, pinned to a core that three hogs share with it, is
     late in wall time through no fault of its own: the game is replayed, and when the machine
-    stays that loaded the run says so, suggesting measure: cpu; under measure: cpu it plays."""
+    stays that loaded the run says so, suggesting measure: cpu; under measure: cpu it plays.
+
+    The test makes the load itself: on a machine already busier than its cores, what the bot
+    gets is unknown (and a reply that comes less than the stall margin late, seen only after the
+    fact, is still judged late: the README says so), so it does not run there."""
+    if os.getloadavg()[0] > len(os.sched_getaffinity(0)):
+        pytest.skip("the machine is already loaded: this test needs to be the load itself")
     core = min(os.sched_getaffinity(0))
     busy = spender(tmp_path, "busy", 60, "burn", core)
     quick = spender(tmp_path, "quick", 0)
