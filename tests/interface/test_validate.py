@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 from conftest import REPO_ROOT, TEST_BOTS_DIR, run_arena
+from factories import copy_bot
 
 from arena.botspec import BotSpec
 from arena.commands.new_bot import Language, build_c_bot, create_bot
@@ -358,26 +359,10 @@ def test_a_line_before_ready_gets_the_same_verdict_every_time(
         assert "nothing else first" in check.hint and "turn" not in check.hint, check.hint
 
 
-READY_THEN_HELLO = '''"""Test bot: says ready and, in the same write, another line; then plays."""
-import os
-import sys
-
-for line in iter(sys.stdin.buffer.readline, b""):
-    if line.startswith(b"arena"):
-        os.write(1, b"ready\\nhello\\n")
-    elif line.startswith(b"turn"):
-        cell = line.split()[1].index(b".")
-        os.write(1, f"{'abcdef'[cell % 6]}{cell // 6 + 1}X\\n".encode())
-    elif line.startswith(b"quit"):
-        break
-'''
-
-
 def test_a_line_after_ready_is_a_line_when_none_was_due(no_leftover_processes: Path) -> None:
     """``ready`` and another line in one write: the bot started, and then wrote a line when
     none was due (the silence check, with its hint), as when the line comes a moment later."""
-    program = no_leftover_processes / "chatty.py"
-    program.write_text(READY_THEN_HELLO)
+    program = copy_bot(no_leftover_processes, "ready_then_hello.py", name="chatty.py")
     report = validate_bot(BotSpec.from_path(program), games=1, sandbox=SandboxMode.NONE)
     assert report.checks["startup"].status == "pass", report.checks["startup"].detail
     silence = report.checks["silence"]

@@ -876,25 +876,10 @@ def test_a_bot_that_exits_after_ready_crashed(mode: SandboxMode, tmp_path: Path)
         assert "no reply was due" not in record.detail, record.to_json()
 
 
-READY_THEN_HELLO = '''"""Test bot: says ready and, in the same write, another line; then plays."""
-import os
-import sys
-
-for line in iter(sys.stdin.buffer.readline, b""):
-    if line.startswith(b"arena"):
-        os.write(1, b"ready\\nhello\\n")
-    elif line.startswith(b"turn"):
-        cell = line.split()[1].index(b".")
-        os.write(1, f"{'abcdef'[cell % 6]}{cell // 6 + 1}X\\n".encode())
-    elif line.startswith(b"quit"):
-        break
-'''
-
-
 def test_a_line_read_with_ready_is_a_line_when_none_was_due(tmp_path: Path) -> None:
     """``ready`` and ``hello`` in one write: the bot started (no ``startup`` fault, which depended
     on whether both came in one read) and loses by a line when no reply was due, before a move."""
-    bot = write_bot(tmp_path, "chatty.py", READY_THEN_HELLO)
+    bot = BotSpec.from_path(copy_bot(tmp_path, "ready_then_hello.py", name="chatty.py"))
     opponent = write_bot(tmp_path, "last_empty.py", LAST_EMPTY)
     for record in play_match(bot, opponent, 2, settings(SandboxMode.NONE), seed=1):
         assert record.loser_name == "chatty", record.to_json()
