@@ -75,6 +75,7 @@ __all__ = [
     "MAX_REPLAYS",
     "LOAD_PROBE_MS",
     "STARVED_SHARE",
+    "PACED_SHARE",
     "TOO_LOADED_HINT",
     "REPLAYED",
 ]
@@ -93,6 +94,11 @@ STARVED_SHARE = 0.5
 """The share of the time past its deadline that a late bot's threads spent waiting for a CPU
 (summed over its threads) from which the machine's load, not the bot, made it late: the game is
 replayed instead of lost by ``timeout``."""
+PACED_SHARE = 10
+"""In wall mode, a bot whose previous move took at least 1/``PACED_SHARE`` of the move's budget
+has the run-queue delay of its threads read when its ``turn`` is sent (``schedstat``, a few tens
+of microseconds): should it answer late, the referee knows whether it waited for a CPU meanwhile.
+A bot that answered faster is not read (the hot path of instant bots pays nothing)."""
 REPLAYED = "replayed: "
 """How a game's detail says that it was replayed (the machine too loaded to time a move)."""
 TOO_LOADED_HINT = (
@@ -142,6 +148,10 @@ class _Seat:
     display_name: str = ""  # what the bot called itself in its last `ready` ("" if nothing)
     wants: frozenset[str] = frozenset()  # the protocol extensions its process asked for
     person: bool = False  # a person's seat: no process, its moves come from ``ask``
+    move_ns: int = -1  # wall time of its process's last move (-1: none yet)
+    delay_mark: int | None = None  # its threads' run-queue delay when its `turn` was sent
+    cpu_mark: int = 0  # and its CPU time then (with ``delay_mark``)
+    turn_sent_ns: int = 0  # and when (``perf_counter_ns``)
 
 
 def alternating_order_seats(games: int) -> list[int]:
@@ -171,11 +181,8 @@ class _Starved(_Stalled):
     """Raised when a bot was late in wall time because it waited for a CPU (the machine's load,
     not the bot): the game is replayed like any harness error."""
 
-    def __init__(self, waited_ns: int, span_ns: int) -> None:
-        self.detail = (
-            f"the bot waited {waited_ns / 1e6:.0f} ms for a CPU in the {span_ns / 1e6:.0f} ms"
-            " after its deadline (machine loaded)"
-        )
+    def __init__(self, detail: str) -> None:
+        self.detail = f"{detail} (machine loaded)"
         Exception.__init__(self, self.detail)
 
 
@@ -286,6 +293,7 @@ class Match:
             kept = self.keeper.take(self._key(seat))
             if kept is not None:  # ready already: its `ready` was read when it started
                 seat.process = kept.process
+                seat.move_ns = -1
                 self.channels.add(kept.process)
                 seat.display_name = kept.display_name
                 seat.wants = kept.wants
@@ -312,6 +320,7 @@ class Match:
                 plan.cleanup()  # its scratch folder, cgroup, FIFOs
             raise
         seat.process = process
+        seat.move_ns = -1
         self.channels.add(process)
         process.expecting = True
         if not process.send(VERSION_LINE):
@@ -577,6 +586,7 @@ class Match:
         # (its newline included); anything longer goes to wait_line, which says it is overlong.
         line_cap = self.settings.limits.line_bytes + 1
         read_cpu = freeze or on_cpu
+        watch_load = not on_cpu  # wall mode: a late reply may be the load's doing
         wait_line = self.channels.wait_line
         poll = self.channels.poll
         perf_ns = time.perf_counter_ns
@@ -601,6 +611,14 @@ class Match:
                     suffix = turn_suffix(budget_ns // 1_000_000)
                 allowed_ns = budget_ns + margin_ns
                 wall_ns = allowed_ns if not on_cpu else _cpu_wall_cap(allowed_ns)
+                if watch_load:
+                    # The run-queue baseline of a bot that uses a good part of its time (or whose
+                    # pace is unknown): a late reply is then judged on the CPU it waited for in
+                    # this move. A bot that answered at once last time costs nothing here.
+                    if seat.move_ns < 0 or seat.move_ns * PACED_SHARE >= budget_ns:
+                        _mark_load(seat, process)
+                    else:
+                        seat.delay_mark = None
                 message = prefix + board + b" " + last + suffix
                 in_fd, out_fd = process.stdin_fd, process.stdout_fd
                 # Anything in its stdout before its `turn` is sent is no answer to it, even if the
@@ -637,7 +655,10 @@ class Match:
                 if elapsed > wall_ns:
                     if elapsed - wall_ns > _STALL_NS:
                         raise _Stalled(elapsed - wall_ns, f"the deadline of ply {ply + 1}")
+                    if watch_load:
+                        _check_waited(seat, elapsed - wall_ns)
                     raise _GameOver(seat, Reason.TIMEOUT, self._late(elapsed, budget_ns, False))
+                seat.move_ns = elapsed
                 used = elapsed
                 if read_cpu:
                     cpu_now = process.cpu_ns()
@@ -721,7 +742,7 @@ class Match:
                 if used > budget_ns + tc.margin_ms * 1_000_000:
                     detail = self._late(used, budget_ns, True)
                     raise _GameOver(seat, Reason.TIMEOUT, f"{detail} without answering")
-            self._check_starved(process, budget_ns)
+            self._check_starved(seat, budget_ns, deadline_ns)
             silence = faults.silence(process, turn=True)
             if on_cpu:
                 cap = _cpu_wall_cap(budget_ns + tc.margin_ms * 1_000_000) / 1e6
@@ -746,25 +767,35 @@ class Match:
         self._drop_owed_reply(seat, deadline_ns)
         raise over
 
-    def _check_starved(self, process: BotProcess, budget_ns: int) -> None:
+    def _check_starved(self, seat: _Seat, budget_ns: int, deadline_ns: int) -> None:
         """Raise ``_Starved`` if the bot, late, is late because it was waiting for a CPU.
 
         Only a late move pays for this (nothing is read while bots are on time): from the
         deadline, the referee waits up to ``LOAD_PROBE_MS`` (at most the move's own budget) more
         for the reply, and reads the run-queue delay of the bot's threads (``schedstat``) at
-        both ends. A bot whose threads spent at least ``STARVED_SHARE`` of that time runnable
-        but waiting for a CPU was held back by the machine's load: the game is replayed, not
-        charged. A bot that sleeps, blocks or computes past its time on an idle machine waits
-        for no CPU: it lost on time. The reply, late whatever happens, is never taken.
+        both ends. The bot was held back by the machine's load, and the game is replayed, not
+        charged, when its threads spent at least ``STARVED_SHARE`` of that time runnable but
+        waiting for a CPU, or (where the move has a baseline, ``_Seat.delay_mark``) when they
+        waited during the whole move at least as long as it is now late. A bot that sleeps,
+        blocks or computes past its time on an idle machine waits for no CPU: it lost on time.
+        The reply, late whatever happens, is never taken.
         """
+        process = seat.process
+        assert process is not None
         probe_ns = max(min(budget_ns, LOAD_PROBE_MS * 1_000_000), 10_000_000)
-        before = process.run_delay_ns()
+        before, cpu_before = process.run_delay_ns(), process.cpu_ns()
         began = time.perf_counter_ns()
         self.channels.wait_line(process, began + probe_ns)
-        waited = process.run_delay_ns() - before
         span = time.perf_counter_ns() - began
+        waited = _waited_for_others(
+            process, process.run_delay_ns() - before, process.cpu_ns() - cpu_before, span
+        )
         if waited >= _MIN_STARVED_NS and waited >= STARVED_SHARE * span:
-            raise _Starved(waited, span)
+            raise _Starved(
+                f"the bot waited {waited / 1e6:.0f} ms for a CPU in the {span / 1e6:.0f} ms"
+                " after its deadline"
+            )
+        _check_waited(seat, began + span - deadline_ns)
 
     def _drop_owed_reply(self, seat: _Seat, deadline_ns: int) -> None:
         """Wait (until the turn's deadline) for a reply that the other bot's fault made moot, and
@@ -808,6 +839,46 @@ def _limit_fault(*seats: _Seat, late: bool = False) -> _GameOver | None:
         if excess is not None:
             return _GameOver(seat, Reason.CRASH, excess)
     return None
+
+
+def _mark_load(seat: _Seat, process: BotProcess) -> None:
+    """Take the run-queue and CPU baselines of the move ``seat``'s bot is about to be asked."""
+    seat.delay_mark = process.run_delay_ns()
+    seat.cpu_mark = process.cpu_ns()
+    seat.turn_sent_ns = time.perf_counter_ns()
+
+
+def _waited_for_others(process: BotProcess, waited_ns: int, cpu_ns: int, span_ns: int) -> int:
+    """Of the ``waited_ns`` the bot's threads waited for a CPU over ``span_ns`` (in which they
+    used ``cpu_ns``), the part that other processes caused: at most the capacity of the cores
+    the bot may run on that it did not use itself. A bot whose own threads outnumber its cores
+    waits for itself, and that is its own doing, never the machine's load."""
+    try:
+        cores = len(os.sched_getaffinity(process.pid))
+    except OSError:
+        cores = os.cpu_count() or 1
+    return max(min(waited_ns, cores * span_ns - cpu_ns), 0)
+
+
+def _check_waited(seat: _Seat, late_ns: int) -> None:
+    """Raise ``_Starved`` if ``seat``'s bot, whose reply came ``late_ns`` after its deadline,
+    waited for a CPU during the move at least that long: on a machine that ran it when it was
+    ready to run, it would have been on time. Judged only where the move has a run-queue
+    baseline (``_Seat.delay_mark``); otherwise the reply is late."""
+    process, mark = seat.process, seat.delay_mark
+    if process is None or mark is None:
+        return
+    waited = _waited_for_others(
+        process,
+        process.run_delay_ns() - mark,
+        process.cpu_ns() - seat.cpu_mark,
+        time.perf_counter_ns() - seat.turn_sent_ns,
+    )
+    if waited >= late_ns:
+        raise _Starved(
+            f"the bot waited {waited / 1e6:.1f} ms for a CPU during a move it answered"
+            f" {late_ns / 1e6:.1f} ms late"
+        )
 
 
 def _check_stall(process: BotProcess, deadline_ns: int, what: str) -> None:
@@ -959,6 +1030,8 @@ class _PersonMatch(Match):
         last = board.history[-1].token.encode() if board.history else NO_LAST_MOVE
         message = turn_line(board.board_string().encode(), last, budget_ns // 1_000_000)
         cpu0 = process.cpu_ns() if on_cpu else 0
+        if not on_cpu:
+            _mark_load(seat, process)
         started = time.perf_counter_ns()
         if not process.send(message):
             raise _GameOver(seat, *faults.send_failure(process))
@@ -973,6 +1046,7 @@ class _PersonMatch(Match):
         if elapsed > wall_ns:
             if elapsed - wall_ns > _STALL_NS:
                 raise _Stalled(elapsed - wall_ns, f"the deadline of ply {board.ply + 1}")
+            _check_waited(seat, elapsed - wall_ns)
             raise _GameOver(seat, Reason.TIMEOUT, self._late(elapsed, budget_ns, False))
         used = process.cpu_ns() - cpu0 if on_cpu else elapsed
         if used > allowed_ns:

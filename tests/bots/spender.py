@@ -1,9 +1,11 @@
-"""A correct bot that spends a fixed time on each move: ``spender.py MS [sleep|burn|child] [CPU]
-[want]``.
+"""A correct bot that spends a fixed time on each move: ``spender.py MS
+[sleep|burn|child|crowd] [CPU] [want]``.
 
 Why: time controls are judged on what a bot spends. ``sleep`` waits MS milliseconds of wall time
 (no CPU), ``burn`` computes for MS milliseconds of its own CPU time, ``child`` has a forked child
-compute them (the parent waits for it, so its time is the tree's). CPU, when given, pins the bot
+compute them (the parent waits for it, so its time is the tree's), ``crowd`` has three forked
+children compute MS each beside itself (four processes on its cores: it waits for itself). CPU,
+when given, pins the bot
 to that core (a test that starves it of a CPU on purpose; ``-`` does not). ``want`` asks for
 the ``time`` extension of the protocol (``want time`` before ``ready``). It logs each ``turn``'s
 ``<ms>`` and any ``time`` line to stderr. Its moves fill the board in reading order with a
@@ -30,6 +32,17 @@ def spend(ms: float, how: str) -> None:
         time.sleep(ms / 1000.0)
     elif how == "burn":
         burn(ms)
+    elif how == "crowd":
+        pids = []
+        for _ in range(3):
+            pid = os.fork()
+            if pid == 0:
+                burn(ms)
+                os._exit(0)
+            pids.append(pid)
+        burn(ms)
+        for pid in pids:
+            os.waitpid(pid, 0)
     else:
         pid = os.fork()
         if pid == 0:
