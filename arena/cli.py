@@ -531,6 +531,8 @@ def validate(
     """
     from arena.commands.validate import run_validate
 
+    # Alike in shape to match's call above, not a copy: each command passes its own options by
+    # name (Typer declares options per command); the shared part is ``_time_control``.
     raise typer.Exit(
         run_validate(
             bot,

@@ -30,7 +30,7 @@ if TYPE_CHECKING:  # at run time these come lazily, through __getattr__
     from arena.tournament.executors.inline import InlineExecutor
     from arena.tournament.executors.local import LocalPoolExecutor
 
-# A copy of _LAZY's names below: mypy and ruff read re-exports only from a literal __all__.
+# A literal list: mypy and ruff read re-exports only from one (what is lazy: _LAZY below).
 __all__ = [
     "EXECUTORS",
     "DEFAULT_EXECUTOR",
@@ -58,26 +58,17 @@ EXECUTORS: dict[str, str] = {
 
 DEFAULT_EXECUTOR = "local"
 
-# A copy of __all__'s lazy names above (a literal __all__ for mypy and ruff): name -> module.
-_LAZY = {
-    **dict.fromkeys(
-        (
-            "Event",
-            "ExecutorSetup",
-            "ExecutorStatus",
-            "GameDone",
-            "GameSink",
-            "JobDone",
-            "JobFailed",
-            "MatchExecutor",
-            "play_job",
-        ),
-        "arena.tournament.executors.base",
-    ),
+_EAGER = {"EXECUTORS", "DEFAULT_EXECUTOR", "executor_names", "make_executor"}
+_OWN_MODULE = {
     "InlineExecutor": "arena.tournament.executors.inline",
     "LocalPoolExecutor": "arena.tournament.executors.local",
 }
-
+# The names __all__ exports lazily -> their module (``base`` unless named above).
+_LAZY = {
+    name: _OWN_MODULE.get(name, "arena.tournament.executors.base")
+    for name in __all__
+    if name not in _EAGER
+}
 
 __getattr__ = lazy_getattr(__name__, _LAZY, globals())
 
