@@ -96,6 +96,7 @@ sys.dont_write_bytecode = True  # leave no __pycache__ beside the benchmarks
 from floor import check_pattern, measure_floor  # noqa: E402 - a script: its folder is on sys.path
 from support import (  # noqa: E402
     BOTS,
+    BYTECODE_CACHE_WAS_OFF,
     PYTHON,
     Run,
     arena_command,
@@ -696,6 +697,8 @@ def main() -> None:
         f"python {sys.version.split()[0]}, {len(cores)} usable cores {cores}, floor pinned to "
         f"core {core}, bwrap: {shutil.which('bwrap') or 'absent'}"
     )
+    if BYTECODE_CACHE_WAS_OFF:
+        say("PYTHONDONTWRITEBYTECODE was set: unset for the commands measured (a user's cache)")
     busy = other_load()
     say(f"CPU busy with other processes just before the run: {busy:.0%} of the machine")
     if busy > 0.05:
