@@ -13,6 +13,7 @@ __all__ = [
     "Limits",
     "SandboxMode",
     "AffinityMode",
+    "KeepBots",
     "minimum_of",
     "least",
     "parse_clock",
@@ -167,3 +168,16 @@ class AffinityMode(enum.StrEnum):
     AUTO = "auto"
     ON = "on"
     OFF = "off"
+
+
+class KeepBots(enum.StrEnum):
+    """Which bot processes a worker keeps between its matches (``keep_bots``).
+
+    ``auto`` keeps those that asked for the ``match`` extension (they reset at ``match <seed>``
+    as if started afresh: their games are the same either way); ``true`` keeps every bot (a bot
+    that does not ask carries its random state into its next match); ``false`` keeps none.
+    """
+
+    AUTO = "auto"
+    ALL = "true"
+    OFF = "false"

@@ -10,9 +10,10 @@ Harness to bot: ``arena 1``, ``game order|chaos``, ``turn <board> <last> <ms>``,
 (``c4X``) per ``turn``. Lines end in ``\\n``; a ``\\r`` before it is accepted from bots.
 
 Extensions are negotiated: a bot asks with ``want <feature>`` lines before its ``ready``, and
-only a bot that asked ever sees their lines. One exists: ``want time``, answered after each
-``game`` line by ``time clock <start_ms> <increment_ms> <measure>`` or ``time move <move_ms> 0
-<measure>``.
+only a bot that asked ever sees their lines. ``want time`` is answered after each ``game`` line
+by ``time clock <start_ms> <increment_ms> <measure>`` or ``time move <move_ms> 0 <measure>``;
+``want match`` by ``match <seed>`` before the first ``game`` of each match a process serves (the
+bot resets there as if started afresh with that ``ARENA_SEED``, so it may serve several).
 
 Anything a bot wrote is shown to people (fault details, stderr tails, exports) only through
 ``escape`` or ``quote``: a bot must not be able to move the cursor, clear the screen or forge a
@@ -40,6 +41,7 @@ __all__ = [
     "end_line",
     "parse_want",
     "time_line",
+    "match_line",
     "FEATURES",
     "strip_eol",
     "line_end",
@@ -81,7 +83,7 @@ def turn_line(board: bytes, last: bytes, ms: int) -> bytes:
     return TURN_PREFIX + board + b" " + last + turn_suffix(ms)
 
 
-FEATURES = frozenset({"time"})
+FEATURES = frozenset({"time", "match"})
 """The extensions a bot may ask for with ``want <feature>`` before its ``ready``."""
 _WANT = re.compile(rb"want[ \t]+([a-z]{1,32})[ \t]*")
 
@@ -98,6 +100,13 @@ def time_line(clock_ms: int | None, increment_ms: int, move_ms: int, measure: st
     if clock_ms is None:
         return b"time move %d 0 %s\n" % (move_ms, measure.encode())
     return b"time clock %d %d %s\n" % (clock_ms, increment_ms, measure.encode())
+
+
+def match_line(seed: int) -> bytes:
+    """``match <seed>``: the extension ``want match`` asks for, sent before the first ``game`` of
+    each match a process serves; ``<seed>`` is the ``ARENA_SEED`` a process started afresh for
+    that match would have had (so a bot that reseeds and resets there plays the same games)."""
+    return b"match %d\n" % seed
 
 
 def end_line(won: bool, reason: Reason) -> bytes:

@@ -36,7 +36,15 @@ from arena.config.context import (
 )
 from arena.config.model import TournamentConfig, in_store_folder, store_folder_problem
 from arena.errors import BotSpecError
-from arena.limits import AffinityMode, Limits, Measure, SandboxMode, TimeControl, minimum_of
+from arena.limits import (
+    AffinityMode,
+    KeepBots,
+    Limits,
+    Measure,
+    SandboxMode,
+    TimeControl,
+    minimum_of,
+)
 from arena.tournament.affinity import core_count
 from arena.tournament.executors import DEFAULT_EXECUTOR, executor_names
 from arena.tournament.schedule import FORMATS, MAX_GAMES, MAX_OPENING_PLIES, pairing_count
@@ -82,14 +90,20 @@ def section_hint(key: str) -> str:
     return ""
 
 
-def _flag(ctx: Context, top: Mapping[str, Any], key: str, default: bool) -> bool:
-    """A true-or-false key (``default`` when absent)."""
-    if key not in top:
-        return default
-    value = top[key]
-    if not isinstance(value, bool):
-        raise ctx.error(key, f"expected true or false, got {describe(value)}", value_line(top, key))
-    return value
+def _keep_bots(ctx: Context, top: Mapping[str, Any]) -> KeepBots:
+    """``keep_bots:``: ``auto`` (absent), ``true`` or ``false`` (YAML's booleans or words)."""
+    if "keep_bots" not in top:
+        return KeepBots.AUTO
+    value = top["keep_bots"]
+    if isinstance(value, bool):
+        return KeepBots.ALL if value else KeepBots.OFF
+    if isinstance(value, str) and value in {m.value for m in KeepBots}:
+        return KeepBots(value)
+    raise ctx.error(
+        "keep_bots",
+        f"expected auto, true or false, got {describe(value)}",
+        value_line(top, "keep_bots"),
+    )
 
 
 def build(
@@ -141,7 +155,7 @@ def build(
 
     trusted_bots = ctx.flag(top, "trusted_bots", "trusted_bots") if "trusted_bots" in top else False
 
-    keep_bots = _flag(ctx, top, "keep_bots", False)
+    keep_bots = _keep_bots(ctx, top)
     opening_plies = _opening_plies(ctx, top)
 
     return TournamentConfig(

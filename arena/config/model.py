@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.botspec import BotSpec
-from arena.limits import AffinityMode, Limits, SandboxMode, TimeControl
+from arena.limits import AffinityMode, KeepBots, Limits, SandboxMode, TimeControl
 from arena.referee.match import MatchSettings
 from arena.tournament.executors import DEFAULT_EXECUTOR
 from arena.tournament.run import TournamentPlan
@@ -83,10 +83,12 @@ class TournamentConfig:
     trusted_bots: bool = False
     """``trusted_bots:`` (or ``--trusted-bots``): on a cluster the bots may run without
     bubblewrap, where they could reach its scheduler (``arena.tournament.executors.cluster``)."""
-    keep_bots: bool = False
-    """``keep_bots:``: each worker keeps the processes of the bots it started alive (frozen)
-    between its matches, for its next match with them (``arena.referee.keeper``). Off by
-    default: a kept bot keeps its random state, so a randomised bot's games would differ."""
+    keep_bots: KeepBots = KeepBots.AUTO
+    """``keep_bots:``: which processes of the bots it started each worker keeps alive (frozen)
+    between its matches, for its next match with them (``arena.referee.keeper``). ``auto`` (the
+    default): those of bots that asked for the ``match`` extension, which reset at its line, so
+    that their games are the same; ``true``: every bot's (one that does not ask carries its
+    random state into its next match, so a randomised bot's games differ); ``false``: none."""
 
     def settings(self) -> MatchSettings:
         """How each match is played."""

@@ -13,7 +13,9 @@ process is stopped when the worker stops (``close``; a worker's SIGTERM kills th
 
 What a kept bot carries from one match to the next is what it carries between the games of one
 match: its memory, its random state (seeded once, at its start), its files in its scratch /tmp.
-It is told of each new game by ``game``, as always; nothing tells it the opponent changed.
+It is told of each new game by ``game``, as always. A bot that asked for the ``match`` extension
+is also told where each match begins (``match <seed>``, sent by ``Match``), and resets there as
+if started afresh; under ``keep_bots: auto`` only such bots are given to a keeper.
 """
 
 from __future__ import annotations

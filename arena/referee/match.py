@@ -40,6 +40,7 @@ from arena.launch.sandbox import plan_launch, resolve_mode
 from arena.limits import (
     CPU_WALL_FACTOR,
     CPU_WALL_MARGIN_MS,
+    KeepBots,
     Limits,
     Measure,
     SandboxMode,
@@ -52,6 +53,7 @@ from arena.protocol import (
     VERSION_LINE,
     end_line,
     game_line,
+    match_line,
     parse_ready,
     parse_reply,
     parse_want,
@@ -127,10 +129,11 @@ class MatchSettings:
     remaining games are lost by ``startup`` at once instead of costing the allowance each."""
     hidden: tuple[str, ...] = ()
     """Host paths no bot may see under the sandbox: the results store, its folder, the config."""
-    keep_bots: bool = False
-    """Whether a worker keeps the processes of the bots it started alive between its matches,
-    frozen, for its next match with them (``arena.referee.keeper``); a ``Match`` keeps them
-    only when it is given a ``BotKeeper``."""
+    keep_bots: KeepBots = KeepBots.AUTO
+    """Which processes of the bots it started a worker keeps alive between its matches, frozen,
+    for its next match with them (``arena.referee.keeper``): ``auto``, those that asked for the
+    ``match`` extension; ``true``, all; ``false``, none. A ``Match`` keeps them only when it is
+    given a ``BotKeeper``."""
 
 
 @dataclass
@@ -147,6 +150,7 @@ class _Seat:
     version: str = ""  # identity of the program as it was when the current process started
     display_name: str = ""  # what the bot called itself in its last `ready` ("" if nothing)
     wants: frozenset[str] = frozenset()  # the protocol extensions its process asked for
+    seed: int | None = None  # the seed of this match for its process, until `match` told it
     person: bool = False  # a person's seat: no process, its moves come from ``ask``
     move_ns: int = -1  # wall time of its process's last move (-1: none yet)
     delay_mark: int | None = None  # its threads' run-queue delay when its `turn` was sent
@@ -256,6 +260,8 @@ class Match:
         process = seat.process
         if process is None or self.keeper is None or seat.person or not seat.ready:
             return
+        if self.settings.keep_bots is KeepBots.AUTO and "match" not in seat.wants:
+            return  # it could not be told of its next match: its games would change
         self._continue(seat)
         if (
             not process.running
@@ -289,6 +295,7 @@ class Match:
         seed = (self.seed * 1_000_003 + seat.index * 7_919 + seat.starts) % 2**31
         seat.version = seat.spec.version()  # the code this process runs, even if edited later
         seat.starts += 1
+        seat.seed = seed  # a kept process is told it (`match`): it resets as if started with it
         if self.keeper is not None and self.tap is None:
             kept = self.keeper.take(self._key(seat))
             if kept is not None:  # ready already: its `ready` was read when it started
@@ -513,17 +520,22 @@ class Match:
             assert seat.process is not None
             if seat.process.outbuf:  # written after its `ready`, read with it
                 raise self._fault_outside_turn(seat)
-            if not seat.process.send(game_line(role) + self._extension_lines(seat)):
+            if not seat.process.send(self._game_lines(seat, role)):
                 raise _GameOver(seat, Reason.CRASH, "exited (could not write `game` to it)")
         if self.settings.freeze_idle:
             self._freeze(chaos if first_mover is order else order)
 
-    def _extension_lines(self, seat: _Seat) -> bytes:
-        """What a bot that asked for extensions is told after ``game`` (nothing otherwise)."""
-        if "time" not in seat.wants:
-            return b""
-        tc = self.settings.time_control
-        return time_line(tc.clock_ms, tc.increment_ms, tc.move_ms, tc.measure.value)
+    def _game_lines(self, seat: _Seat, role: Role) -> bytes:
+        """``game <role>`` and the lines of the extensions the bot asked for: ``match <seed>``
+        before the first ``game`` of its process in this match, ``time ...`` after each."""
+        lines = game_line(role)
+        if "match" in seat.wants and seat.seed is not None:
+            lines = match_line(seat.seed) + lines
+        seat.seed = None
+        if "time" in seat.wants:
+            tc = self.settings.time_control
+            lines += time_line(tc.clock_ms, tc.increment_ms, tc.move_ms, tc.measure.value)
+        return lines
 
     def _finish(self, order: _Seat, chaos: _Seat, record: GameRecord) -> None:
         self.channels.drain_all_stderr()
@@ -1013,7 +1025,7 @@ class _PersonMatch(Match):
         """Start the bot again mid-game (after a stall of the referee) and tell it its role."""
         self._ensure_ready((seat,))
         assert seat.process is not None
-        if not seat.process.send(game_line(role) + self._extension_lines(seat)):
+        if not seat.process.send(self._game_lines(seat, role)):
             raise _GameOver(seat, Reason.CRASH, "exited (could not write `game` to it)")
 
     def _ask_bot(self, seat: _Seat, board: Board) -> Move:

@@ -17,7 +17,7 @@ from arena.botspec import HARNESS_PYTHON, BotSpec
 from arena.config import TournamentConfig, config_from_dict, load_config
 from arena.config.build import TOP_KEYS
 from arena.errors import ConfigError
-from arena.limits import AffinityMode, Limits, SandboxMode, TimeControl
+from arena.limits import AffinityMode, KeepBots, Limits, SandboxMode, TimeControl
 from arena.tournament.affinity import core_count
 
 MARK = "# <-"  # marks the line an error must point at
@@ -161,7 +161,7 @@ def test_defaults(project: Path) -> None:
     assert cfg.sandbox is SandboxMode.AUTO
     assert cfg.affinity is AffinityMode.AUTO
     assert cfg.freeze_idle is False
-    assert cfg.keep_bots is cfg.settings().keep_bots is False
+    assert cfg.keep_bots is cfg.settings().keep_bots is KeepBots.AUTO
     assert cfg.executor == "local"
     assert cfg.opening_plies == cfg.plan().opening_plies == 0
     assert [b.dir for b in cfg.bots] == [project / "bots"] * 2
@@ -174,6 +174,22 @@ def test_defaults(project: Path) -> None:
 def test_affinity_spellings(project: Path, text: str, expected: AffinityMode) -> None:
     cfg = load_config(write(project / "conf", BOTS + f"affinity: {text}\n"))
     assert cfg.affinity is expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("auto", KeepBots.AUTO),
+        ("true", KeepBots.ALL),
+        ("yes", KeepBots.ALL),  # YAML 1.1's booleans
+        ("'true'", KeepBots.ALL),
+        ("false", KeepBots.OFF),
+        ("off", KeepBots.OFF),
+    ],
+)
+def test_keep_bots_spellings(project: Path, text: str, expected: KeepBots) -> None:
+    cfg = load_config(write(project / "conf", BOTS + f"keep_bots: {text}\n"))
+    assert cfg.keep_bots is cfg.settings().keep_bots is expected
 
 
 def test_relative_paths_follow_the_config_not_the_cwd(
@@ -387,9 +403,9 @@ ERROR_CASES = {
         "expected true or false, got 'sometimes'",
     ),
     "keep_bots": (
-        BOTS + "keep_bots: 2  # <-\n",
+        BOTS + "keep_bots: sometimes  # <-\n",
         "keep_bots",
-        "expected true or false, got 2",
+        "expected auto, true or false, got 'sometimes'",
     ),
     "tournament name": (
         BOTS + "name: a/b  # <-\n",

@@ -1,8 +1,10 @@
-"""Bots kept alive between a worker's matches (``keep_bots``): reused, frozen, stopped.
+"""Bots kept alive between a worker's matches (``keep_bots``): reused, frozen, stopped; under
+``auto``, only those that asked for the ``match`` extension, which then play the same games.
 
 Real bot processes (copied into ``tmp_path``, so that a scan of ``/proc`` finds exactly what these
 tests started), real worker processes. A bot here says its process id in its ``ready``, which
-the records keep as its display name: how many processes served a bot is read from the games.
+the records keep as its display name: how many processes served a bot is read from the games
+(or, for the bundled bots, from the log of the fixture ``counted.py`` that starts them).
 """
 
 from __future__ import annotations
@@ -14,11 +16,17 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
-from conftest import TEST_BOTS_DIR, process_states, wait_for_no_leftovers, wait_until
+from conftest import (
+    TEST_BOTS_DIR,
+    process_states,
+    wait_for_no_leftovers,
+    wait_until,
+)
+from factories import copy_bot
 
 from arena.botspec import BotSpec
 from arena.launch.sandbox import bwrap_path
-from arena.limits import SandboxMode, TimeControl
+from arena.limits import KeepBots, SandboxMode, TimeControl
 from arena.referee.keeper import MAX_KEPT
 from arena.referee.match import MatchSettings
 from arena.rules import Reason
@@ -28,14 +36,15 @@ from arena.tournament.executors.local import in_blocks
 from arena.tournament.schedule import MatchJob, plan_matches
 
 SETTINGS = MatchSettings(
-    time_control=TimeControl(500, 5000), sandbox=SandboxMode.NONE, keep_bots=True
+    time_control=TimeControl(500, 5000), sandbox=SandboxMode.NONE, keep_bots=KeepBots.ALL
 )
-OFF = dataclasses.replace(SETTINGS, keep_bots=False)
+OFF = dataclasses.replace(SETTINGS, keep_bots=KeepBots.OFF)
+AUTO = dataclasses.replace(SETTINGS, keep_bots=KeepBots.AUTO)
 
 PID_BOT = """import os, sys
 for line in iter(sys.stdin.buffer.readline, b""):
     if line.startswith(b"arena"):
-        sys.stdout.buffer.write(b"ready p%d\\n" % os.getpid())
+        sys.stdout.buffer.write(b"WANTready p%d\\n" % os.getpid())
     elif line.startswith(b"turn"):
         cell = line.split()[1].index(b".")
         sys.stdout.buffer.write(b"%c%dX\\n" % (b"abcdef"[cell % 6], cell // 6 + 1))
@@ -45,12 +54,14 @@ for line in iter(sys.stdin.buffer.readline, b""):
 """
 
 
-def pid_bots(folder: Path, count: int) -> list[BotSpec]:
-    """``count`` bots, each its own file, that say their process id in their ``ready``."""
+def pid_bots(folder: Path, count: int, asks: bool = False) -> list[BotSpec]:
+    """``count`` bots, each its own file, that say their process id in their ``ready`` (and,
+    with ``asks``, ask for the ``match`` extension first: they have nothing to reset)."""
+    folder.mkdir(exist_ok=True)
     specs = []
     for i in range(count):
         path = folder / f"pid{i}.py"
-        path.write_text(PID_BOT)
+        path.write_text(PID_BOT.replace("WANT", "want match\\n" if asks else ""))
         specs.append(BotSpec.from_path(path))
     return specs
 
@@ -74,12 +85,15 @@ def processes_per_bot(executor: MatchExecutor, bots: list[BotSpec]) -> dict[str,
 @pytest.mark.parametrize("executor", ["inline", "local"])
 def test_a_worker_starts_each_bot_once_and_reuses_it(tmp_path: Path, executor: str) -> None:
     bots = pid_bots(tmp_path, 4)  # 6 matches: each bot plays 3
-    for settings, most in ((SETTINGS, 1), (OFF, 3)):
+    asking = pid_bots(tmp_path / "asking", 4, asks=True)
+    # keep_bots true keeps every bot; auto only those that ask for `match`; false none.
+    cases = ((SETTINGS, bots, 1), (OFF, bots, 3), (AUTO, bots, 3), (AUTO, asking, 1))
+    for settings, pool, most in cases:
         made: MatchExecutor = (
             InlineExecutor(settings) if executor == "inline" else LocalPoolExecutor(1, settings)
         )
-        served = processes_per_bot(made, bots)
-        assert sorted(served) == [b.name for b in bots]
+        served = processes_per_bot(made, pool)
+        assert sorted(served) == [b.name for b in pool]
         assert all(len(pids) == most for pids in served.values()), (settings.keep_bots, served)
         assert wait_for_no_leftovers([str(tmp_path)]) == []  # none outlives the run
 
@@ -179,3 +193,50 @@ def test_matches_in_blocks_start_each_bot_about_once_per_block() -> None:
     plain, fewer = starts_in_order(jobs), starts_in_order(blocked)
     assert plain > 40_000  # the plan's order: a start for nearly every match (44,850)
     assert fewer < plain / 10, (plain, fewer)  # 2,644: a few per bot and block of 32
+
+
+def logged_bots(folder: Path, count: int, *args: str) -> list[BotSpec]:
+    """``count`` bots ``s0``... running ``seed_log.py`` (with ``args``), each logging to
+    ``folder/<name>.log``: its starts and the ``match`` lines it was told."""
+    program = copy_bot(folder, "seed_log.py")
+    return [
+        BotSpec.from_command(["python3", str(program), str(folder / f"s{i}.log"), *args], f"s{i}")
+        for i in range(count)
+    ]
+
+
+def log_of(folder: Path, name: str) -> list[tuple[str, int, int]]:
+    """A ``seed_log.py`` log: (``start`` or ``match``, process id, seed), in order."""
+    lines = (folder / f"{name}.log").read_text().split("\n")
+    return [(kind, int(pid), int(seed)) for kind, pid, seed in (x.split() for x in lines if x)]
+
+
+def test_a_kept_bot_that_asks_is_told_each_match_the_seed_of_a_fresh_start(tmp_path: Path) -> None:
+    told: dict[KeepBots, dict[str, list[int]]] = {}
+    for settings in (OFF, AUTO):
+        folder = tmp_path / settings.keep_bots.name
+        bots = logged_bots(folder, 4)  # 6 matches: each bot plays 3
+        assert len(processes_per_bot(InlineExecutor(settings), bots)) == 4
+        told[settings.keep_bots] = {}
+        for bot in bots:
+            log = log_of(folder, bot.name)
+            starts = {pid: seed for kind, pid, seed in log if kind == "start"}
+            matches = [(pid, seed) for kind, pid, seed in log if kind == "match"]
+            if settings is OFF:  # each match starts the bot; its first line is its own seed
+                assert [seed for _pid, seed in matches] == list(starts.values())
+            assert len(starts) == (3 if settings is OFF else 1), log
+            assert all(pid in starts for pid, _seed in matches)
+            told[settings.keep_bots][bot.name] = [seed for _pid, seed in matches]
+    assert told[KeepBots.AUTO] == told[KeepBots.OFF]  # the seed a fresh start would have had
+    assert wait_for_no_leftovers([str(tmp_path)]) == []
+
+
+def test_a_bot_that_does_not_ask_is_not_told_of_matches_nor_kept_under_auto(
+    tmp_path: Path,
+) -> None:
+    bots = logged_bots(tmp_path, 3, "--no-match")
+    assert len(processes_per_bot(InlineExecutor(AUTO), bots)) == 3
+    for bot in bots:
+        log = log_of(tmp_path, bot.name)
+        assert [kind for kind, _pid, _seed in log] == ["start", "start"], log  # 2 matches each
+    assert wait_for_no_leftovers([str(tmp_path)]) == []

@@ -39,6 +39,8 @@ class Probe:
     ) -> None:
         self.spec = spec
         self.report = report
+        self.seed = seed
+        """The process's ``ARENA_SEED`` (and its ``match`` line's, if it asks for one)."""
         self.plan = plan_launch(spec, mode, limits, seed, _PROBE_CPU_S)
         self.process = BotProcess(spec, self.plan, limits)
         self.channels = Channels()
@@ -176,13 +178,13 @@ class Probe:
         move_ms = self.report.move_ms
         if not self._silent("`ready`"):
             return
-        extension = b""
+        lines = protocol.game_line(Role.CHAOS)
+        if "match" in self.wants:  # its match begins, as in a tournament
+            lines = protocol.match_line(self.seed) + lines
         if "time" in self.wants:
             tc = self.report.time_control
-            extension = protocol.time_line(
-                tc.clock_ms, tc.increment_ms, tc.move_ms, tc.measure.value
-            )
-        if not process.send(protocol.game_line(Role.CHAOS) + extension):
+            lines += protocol.time_line(tc.clock_ms, tc.increment_ms, tc.move_ms, tc.measure.value)
+        if not process.send(lines):
             self._crash("after `ready`")
             return
         if not self._silent("`game chaos`"):

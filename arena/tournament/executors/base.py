@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from arena.launch.process import BotProcess
-from arena.limits import AffinityMode
+from arena.limits import AffinityMode, KeepBots
 from arena.records import GameRecord
 from arena.referee.keeper import BotKeeper
 from arena.referee.match import Match, MatchSettings
@@ -130,8 +130,9 @@ _KEEPER: list[BotKeeper] = []
 
 def worker_keeper(settings: MatchSettings) -> BotKeeper | None:
     """The keeper of this process's bots between its matches, or None when ``keep_bots`` is
-    off. Whoever runs ``play_job`` in a process calls ``close_keeper`` when it is done there."""
-    if not settings.keep_bots:
+    ``false``. Whoever runs ``play_job`` in a process calls ``close_keeper`` when it is done
+    there."""
+    if settings.keep_bots is KeepBots.OFF:
         return None
     if not _KEEPER:
         _KEEPER.append(BotKeeper())
@@ -165,8 +166,9 @@ def play_job(
     ``started``: told the match before its bots start (a cluster worker keeps it, so that its
     driver can stop it from outside: ``emit`` or ``started`` may raise to end the match).
 
-    With ``settings.keep_bots``, the bots come from this process's keeper when it holds them,
-    and go back to it at the end of a match that ended normally (``worker_keeper``)."""
+    Unless ``settings.keep_bots`` is ``false``, the bots come from this process's keeper when it
+    holds them, and go back to it at the end of a match that ended normally (``worker_keeper``;
+    under ``auto``, only those that asked for the ``match`` extension)."""
     match = Match(
         job.bot_a, job.bot_b, settings, job.seed, len(job.slots), keeper=worker_keeper(settings)
     )

@@ -27,7 +27,7 @@ from typing import Any
 
 from arena.botspec import BotSpec
 from arena.errors import ArenaError
-from arena.limits import SandboxMode
+from arena.limits import KeepBots, SandboxMode
 from arena.referee import MatchSettings
 from arena.tournament.executors.base import (
     Event,
@@ -131,7 +131,7 @@ class ClusterExecutor:
         # Not yet on a cluster: a Dask worker may run several matches at once in threads, and
         # outlives the run; kept bots would need a keeper per thread and a release on every
         # worker at the end of a run. Each match starts its bots, as before.
-        settings = dataclasses.replace(settings, keep_bots=False)
+        settings = dataclasses.replace(settings, keep_bots=KeepBots.OFF)
         if not trusted:
             if settings.sandbox is SandboxMode.NONE:
                 raise ArenaError(f"--cluster {address}: {UNTRUSTED_NONE}")

@@ -25,6 +25,7 @@ from types import FrameType
 from typing import Protocol
 
 from arena.launch import procfs, reaper
+from arena.limits import KeepBots
 from arena.referee.keeper import MAX_KEPT
 from arena.referee.match import MatchSettings
 from arena.rules import Reason
@@ -289,6 +290,8 @@ class LocalPoolExecutor:
 
         self._ctx = multiprocess.get_context("fork")
         self.settings = settings
+        self.keeps = settings.keep_bots is not KeepBots.OFF
+        """Whether workers may keep bots between matches (``keep_bots``: ``auto`` or ``true``)."""
         self.sink_factory = sink_factory
         self.stall_seconds = (
             slowest_game_seconds(settings) if stall_seconds is None else stall_seconds
@@ -334,7 +337,7 @@ class LocalPoolExecutor:
         so that none outlives the call. (A caller that stops iterating, a run being stopped,
         leaves them to ``close``, which stops the workers at once.)"""
         yield from self._execute(jobs)
-        if self.settings.keep_bots:
+        if self.keeps:
             self._release()
 
     def _release(self) -> None:
@@ -356,7 +359,7 @@ class LocalPoolExecutor:
                     worker.conn.recv_bytes()
 
     def _execute(self, jobs: Sequence[MatchJob]) -> Iterator[list[Event]]:
-        queue = deque(in_blocks(jobs) if self.settings.keep_bots else jobs)
+        queue = deque(in_blocks(jobs) if self.keeps else jobs)
         while True:
             for worker in list(self._workers):
                 if worker.job is None and queue:
@@ -396,7 +399,7 @@ class LocalPoolExecutor:
         """The queued job to give ``worker``: with ``keep_bots``, among the first
         ``LOOKAHEAD`` the one whose bots it played most recently (so that it reuses the
         processes it keeps), else the first."""
-        if not self.settings.keep_bots:
+        if not self.keeps:
             return queue.popleft()
         best, score = 0, -1
         for i, job in enumerate(itertools.islice(queue, LOOKAHEAD)):
