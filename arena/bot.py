@@ -47,9 +47,11 @@ class BotState:
     """``time.monotonic()`` value when the allowance runs out, counted from when ``run`` read the
     ``turn`` line (slightly later than the harness's clock: keep a margin)."""
     rng: random.Random
-    """One generator for the whole process, seeded from ``ARENA_SEED`` when it is set."""
+    """One generator for the whole process, seeded from ``ARENA_SEED`` when it is set, and
+    reseeded from each ``match <seed>`` line (as in a process started afresh for that match)."""
     game: int
-    """How many ``game`` lines this process has received (1 in the first game)."""
+    """How many ``game`` lines this process has received since its start or its last ``match``
+    line (1 in the first game)."""
 
     def remaining(self) -> float:
         """Seconds left before ``deadline`` (negative once it has passed)."""
@@ -106,6 +108,8 @@ def run(
     *,
     on_game: Callable[[Role], None] | None = None,
     on_end: Callable[[bool, str], None] | None = None,
+    on_match: Callable[[int], None] | None = None,
+    reuse: bool = True,
     rng: random.Random | None = None,
     stdin: BinaryIO | None = None,
     stdout: BinaryIO | None = None,
@@ -118,6 +122,14 @@ def run(
         on_game: called with the role at each ``game`` line (reset per-game state here).
         on_end: called at each ``end`` line with ``won`` and the reason (``five``, ``full``,
             ``timeout``, ``illegal``, ``malformed``, ``crash``, ``startup``).
+        on_match: called with the seed at each ``match <seed>`` line, after ``run`` has reset
+            its own state (generator, ``ARENA_SEED``, game count): reset there whatever else a
+            fresh start would not have (caches kept across games, another generator).
+        reuse: ask for the ``match`` extension (``want match``), so that a tournament may keep
+            this process between its matches (``keep_bots: auto``): ``run`` promises the harness
+            that the bot then plays as if started afresh for each match. It is asked for unless
+            ``reuse`` is False, or ``rng`` is given without ``on_match`` (``run`` cannot know
+            how that generator was seeded: reseed it in ``on_match``).
         rng: the generator handed to ``choose``; default ``make_rng()`` (``ARENA_SEED``).
         stdin, stdout: binary streams to use instead of the process's (for tests).
 
@@ -127,9 +139,12 @@ def run(
     """
     source = sys.stdin.buffer if stdin is None else stdin
     sink = sys.stdout.buffer if stdout is None else stdout
+    own_rng = rng is None
     rng = make_rng() if rng is None else rng
     shown = " ".join((name or "").split()).encode("ascii", "replace")
     hello = b"ready " + shown + b"\n" if shown else b"ready\n"
+    if reuse and (own_rng or on_match is not None):
+        hello = b"want match\n" + hello
     role: Role | None = None
     games = 0
     readline = source.readline
@@ -187,6 +202,19 @@ def run(
                         won = len(parts) > 1 and parts[1] == b"win"
                         reason = parts[2].decode("ascii", "replace") if len(parts) > 2 else ""
                         on_end(won, reason)
+                elif command == b"match":
+                    try:
+                        seed = int(parts[1])
+                    except (IndexError, ValueError):
+                        _log(f"cannot read match line {raw!r}")
+                        continue
+                    # As a process started afresh for this match: its seed, its first game next.
+                    os.environ["ARENA_SEED"] = str(seed)
+                    if own_rng:
+                        rng.seed(seed)
+                    games, role = 0, None
+                    if on_match is not None:
+                        on_match(seed)
                 elif command == b"arena":
                     if parts[1:] != [b"1"]:
                         _log(f"this helper speaks arena 1; harness said {raw!r}")

@@ -89,6 +89,12 @@ class PerfectOrder:
         _ = self.table
         threat_table(), four_table()
 
+    def forget(self) -> None:
+        """Drop what the solvers learnt in earlier games (their memos), as a fresh process has
+        not: a process kept for another match then plays as if started for it (``match``)."""
+        self._solver = None
+        self._general = None
+
     def strategy_move(self, board: Board, rng: random.Random) -> Move | None:
         """The strategy's move (steps 1-4), or None when the position is off its table."""
         bits = board.bits

@@ -37,4 +37,4 @@ def choose(state: BotState) -> Move:
 
 if __name__ == "__main__":
     PLAYER.warm()  # the table and lookup tables, before `ready` (about a tenth of a second)
-    run(choose, name="perfect")
+    run(choose, name="perfect", on_match=lambda _seed: PLAYER.forget())

@@ -27,6 +27,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
+from unittest.mock import ANY
 
 import pytest
 from conftest import FIXTURE_BOTS, REPO_ROOT, TEST_BOTS_DIR
@@ -133,6 +134,8 @@ def start(argv: list[str], seed: int = 1) -> Bot:
     bot = Bot(argv, seed)
     bot.send("arena 1")
     first = bot.read_line()
+    while first.startswith("want "):  # an extension asked for before `ready`
+        first = bot.read_line()
     assert first == "ready" or first.startswith("ready "), f"{argv} said {first!r} first"
     return bot
 
@@ -309,6 +312,45 @@ def test_run_handshake_turns_hooks_and_quit() -> None:
     assert (second.role, second.last, second.ms, second.game) == (Role.ORDER, None, 100, 2)
     assert 0 < first.remaining() <= 0.25
     assert first.board.board_string() == "X" + EMPTY[1:]
+
+
+def test_after_match_run_plays_as_a_process_started_with_its_seed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A process kept for another match is told ``match <seed>``: ``run`` asks for the line,
+    then reseeds its generator, restarts its game count and calls ``on_match``, so that the bot
+    plays on exactly as a process started afresh with ``ARENA_SEED=<seed>``."""
+    game = ["game order", f"turn {EMPTY} - 100", "end win full"]
+
+    def play(env_seed: int, lines: list[str]) -> tuple[list[str], list[tuple[int, int]]]:
+        monkeypatch.setenv("ARENA_SEED", str(env_seed))
+        drawn: list[tuple[int, int]] = []  # (game, draw) of each turn
+
+        def choose(state: BotState) -> Move:
+            drawn.append((state.game, state.rng.getrandbits(64)))
+            return state.rng.choice(state.board.legal_moves())
+
+        def told(seed: int) -> None:
+            drawn.append((-1, seed))
+
+        out = io.BytesIO()
+        data = "".join(line + "\n" for line in lines).encode()
+        run(choose, stdin=io.BytesIO(data), stdout=out, on_match=told)
+        return out.getvalue().decode().splitlines(), drawn
+
+    fresh, fresh_drawn = play(42, ["arena 1", "match 42", *game, *game])
+    kept, kept_drawn = play(7, ["arena 1", "match 7", *game, "match 42", *game, *game])
+    assert fresh[0] == kept[0] == "want match" and fresh[1] == "ready"
+    assert kept[-2:] == fresh[-2:]  # the moves after `match 42`
+    assert kept_drawn[-3:] == fresh_drawn == [(-1, 42), (1, fresh_drawn[1][1]), (2, ANY)]
+    assert os.environ["ARENA_SEED"] == "42"  # as a fresh process's, for code that reads it
+
+
+def test_run_asks_for_match_only_when_it_can_keep_the_promise() -> None:
+    assert drive(["arena 1"], lambda s: "a1X") == ["ready"]  # a generator of the caller's own
+    asked = drive(["arena 1"], lambda s: "a1X", on_match=lambda seed: None)
+    assert asked == ["want match", "ready"]  # ... which on_match reseeds
+    assert drive(["arena 1"], lambda s: "a1X", on_match=print, reuse=False) == ["ready"]
 
 
 def test_run_without_a_name_says_plain_ready_and_stops_at_end_of_input() -> None:

@@ -521,7 +521,7 @@ def test_the_bot_loads_its_table_answers_ready_and_quits() -> None:
     done = subprocess.run(
         [sys.executable, str(BOT)], input=b"arena 1\nquit\n", capture_output=True, timeout=20
     )
-    assert done.stdout == b"ready perfect\n", done.stderr
+    assert done.stdout == b"want match\nready perfect\n", done.stderr
     assert done.returncode == 0
 
 

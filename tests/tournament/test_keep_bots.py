@@ -9,15 +9,18 @@ the records keep as its display name: how many processes served a bot is read fr
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import signal
+import sqlite3
 from collections import defaultdict
 from pathlib import Path
 
 import pytest
 from conftest import (
     TEST_BOTS_DIR,
+    bundled_program,
     process_states,
     wait_for_no_leftovers,
     wait_until,
@@ -25,14 +28,17 @@ from conftest import (
 from factories import copy_bot
 
 from arena.botspec import BotSpec
+from arena.config import TournamentConfig, config_from_dict
 from arena.launch.sandbox import bwrap_path
 from arena.limits import KeepBots, SandboxMode, TimeControl
 from arena.referee.keeper import MAX_KEPT
 from arena.referee.match import MatchSettings
 from arena.rules import Reason
+from arena.store.database import Store
 from arena.tournament.executors import GameDone, InlineExecutor, LocalPoolExecutor, MatchExecutor
 from arena.tournament.executors.base import kept_processes
 from arena.tournament.executors.local import in_blocks
+from arena.tournament.run import run_tournament
 from arena.tournament.schedule import MatchJob, plan_matches
 
 SETTINGS = MatchSettings(
@@ -40,6 +46,7 @@ SETTINGS = MatchSettings(
 )
 OFF = dataclasses.replace(SETTINGS, keep_bots=KeepBots.OFF)
 AUTO = dataclasses.replace(SETTINGS, keep_bots=KeepBots.AUTO)
+FAULTS = {reason.value for reason in Reason if reason.is_fault}
 
 PID_BOT = """import os, sys
 for line in iter(sys.stdin.buffer.readline, b""):
@@ -239,4 +246,81 @@ def test_a_bot_that_does_not_ask_is_not_told_of_matches_nor_kept_under_auto(
     for bot in bots:
         log = log_of(tmp_path, bot.name)
         assert [kind for kind, _pid, _seed in log] == ["start", "start"], log  # 2 matches each
+    assert wait_for_no_leftovers([str(tmp_path)]) == []
+
+
+# --- the same games, kept or not -----------------------------------------------------------------
+def bundled_tournament(folder: Path, keep: object) -> TournamentConfig:
+    """A round robin of bundled randomised bots (two ``random``, two ``greedy``: both break ties
+    with ``ARENA_SEED``), 4 games a pairing on 2 workers, each bot started through
+    ``counted.py`` (its starts logged to ``folder/starts.log``)."""
+    counted = copy_bot(folder / "bots", "counted.py")
+    log = folder / "starts.log"
+    bots = []
+    for name in ("random", "greedy"):
+        program = copy_bot(folder / "bots", bundled_program(name), name=f"{name}_bot.py")
+        for i in (1, 2):
+            command = ["python3", str(counted), str(log), str(program)]
+            bots.append({"name": f"{name}{i}", "command": command})
+    data = {
+        "name": "t",
+        "bots": bots,
+        "games_per_pairing": 4,
+        "time_control": {"move_ms": 1000, "startup_ms": 5000},
+        "workers": 2,
+        "db": str(folder / "t.sqlite"),
+        "sandbox": "none",
+        "affinity": "off",
+        "seed": 7,
+        "keep_bots": keep,
+    }
+    return config_from_dict(data, base_dir=folder)
+
+
+def games_of(db: Path) -> dict[tuple[str, str, int], tuple[str, str, str, str]]:
+    """Every stored game by its slot: its moves, winner, reason and detail."""
+    with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as conn:
+        rows = conn.execute(
+            "SELECT order_name, chaos_name, slot, moves, winner, reason, detail FROM games"
+        ).fetchall()
+    return {(o, c, int(slot)): (moves, w, r, d) for o, c, slot, moves, w, r, d in rows}
+
+
+def starts_logged(folder: Path) -> int:
+    return len((folder / "starts.log").read_text().splitlines())
+
+
+def test_bundled_bots_play_the_same_games_and_resume_alike_kept_or_not(tmp_path: Path) -> None:
+    played: dict[str, dict[tuple[str, str, int], tuple[str, str, str, str]]] = {}
+    starts: dict[str, int] = {}
+    for keep in ("auto", True, False):
+        folder = tmp_path / str(keep)
+        config = bundled_tournament(folder, keep)
+        with Store.open(config.db) as store:
+            result = run_tournament(config.plan(), store)
+        assert result.complete and result.played == 48
+        played[str(keep)] = games_of(config.db)
+        starts[str(keep)] = starts_logged(folder)
+    assert played["auto"] == played["False"] == played["True"]
+    assert not any(reason in FAULTS for _m, _w, reason, _d in played["auto"].values())
+    # Without reuse each of the 6 pairings' matches starts both bots; with it, each worker starts
+    # each bot at most once.
+    assert starts["False"] >= 12 and starts["auto"] <= 8 and starts["True"] <= 8, starts
+
+    # Resume: the same games lost from both stores (a whole pairing, and the last game of
+    # another) are played again alike, kept or not.
+    for keep in ("auto", False):
+        folder = tmp_path / str(keep)
+        with contextlib.closing(sqlite3.connect(folder / "t.sqlite")) as conn, conn:
+            conn.execute(
+                "DELETE FROM games WHERE order_name = 'random1' AND chaos_name = 'greedy2'"
+            )
+            conn.execute("DELETE FROM games WHERE order_name = 'greedy1' AND slot = 3")
+        (folder / "starts.log").unlink()  # a file its command names: part of the bots' version
+        config = bundled_tournament(folder, keep)
+        with Store.open(config.db) as store:
+            result = run_tournament(config.plan(), store)
+        assert result.complete and result.played == 7, result
+        played[str(keep)] = games_of(config.db)
+    assert played["auto"] == played["False"]
     assert wait_for_no_leftovers([str(tmp_path)]) == []
