@@ -2,15 +2,17 @@
 
 Run it from the repository with the venv's Python::
 
-    python benchmarks/pools.py                  # 40 bots, then 100 bots, reuse on and off
+    python benchmarks/pools.py                  # 40 bots, then 100 bots, with reuse
     python benchmarks/pools.py --bots 40 --off  # also time reuse off (about 800 s for 40)
 
 Each bot is its own copy of a Python bot that sleeps ``--start-s`` (1 s) before ``ready`` and
-then answers at once (X in the first empty cell). The tournament is a round robin, one game per
-ordered pairing (N x (N - 1) games in N x (N - 1) / 2 matches), on ``--workers`` (2) workers;
-each figure is the whole ``arena tournament CONFIG --quiet --fresh`` command, timed from spawn
-to exit. With ``keep_bots: false`` every match starts its two bots (about 1 s per match per
-worker); with it on, each worker starts each bot about once.
+then answers at once (X in the first empty cell); it asks for the ``match`` extension (it has
+nothing to reset at ``match``), as a user's bot that supports reuse does. The tournament is a
+round robin, one game per ordered pairing (N x (N - 1) games in N x (N - 1) / 2 matches), on
+``--workers`` (2) workers; each figure is the whole ``arena tournament CONFIG --quiet --fresh``
+command, timed from spawn to exit. With ``keep_bots: false`` every match starts its two bots
+(about 1 s per match per worker); with ``keep_bots: auto`` (the default), each worker starts each
+bot about once.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ time.sleep({start_s})
 for line in iter(sys.stdin.buffer.readline, b""):
     words = line.split() or [b""]
     if words[0] == b"arena":
-        sys.stdout.buffer.write(b"ready p%s\\n" % os.urandom(6).hex().encode())
+        sys.stdout.buffer.write(b"want match\\nready p%s\\n" % os.urandom(6).hex().encode())
     elif words[0] == b"turn":
         cell = words[1].index(b".")
         sys.stdout.buffer.write(f"{{'abcdef'[cell % 6]}}{{cell // 6 + 1}}X\\n".encode())
@@ -57,7 +59,7 @@ def config(folder: Path, bots: int, start_s: float, keep: bool) -> Path:
         "bots:\n" + "".join(lines) + "games_per_pairing: 1\n"
         "time_control: {move_ms: 1000, startup_ms: 10000}\n"
         "seed: 1\n"
-        f"keep_bots: {'true' if keep else 'false'}\n"
+        f"keep_bots: {'auto' if keep else 'false'}\n"
         f"db: {folder / 'results.sqlite'}\n"
     )
     return path
@@ -99,11 +101,11 @@ def main(argv: Sequence[str] | None = None) -> None:
             keep = None
             if not args.only_off:
                 keep = timed(arena, config(folder, bots, args.start_s, True), args.workers)
-                say(f"  keep_bots on:  {keep:.1f} s")
+                say(f"  keep_bots auto:  {keep:.1f} s")
             fresh = None
             if args.off or args.only_off:
                 fresh = timed(arena, config(folder, bots, args.start_s, False), args.workers)
-                say(f"  keep_bots off: {fresh:.1f} s")
+                say(f"  keep_bots false: {fresh:.1f} s")
             rows.append(
                 (
                     bots,
@@ -113,7 +115,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                     f"{fresh / keep:.1f}x" if fresh is not None and keep is not None else "-",
                 )
             )
-    say(table(rows, ("bots", "games", "keep on (s)", "keep off (s)", "speed-up")))
+    say(table(rows, ("bots", "games", "auto (s)", "false (s)", "speed-up")))
 
 
 if __name__ == "__main__":
