@@ -55,6 +55,9 @@ def stop_bots() -> None:
             os.killpg(pid, signal.SIGKILL)  # a bot leads its own process group
         with contextlib.suppress(OSError):
             os.kill(pid, signal.SIGKILL)  # in case it had not got there yet
+    for process in processes:  # a frozen bot (kept, or idle) dies only once thawed
+        with contextlib.suppress(Exception):
+            process.thaw()
     reaper.close_harness()  # every process below this one, the bots' cgroups and folders
     for process in processes:
         with contextlib.suppress(Exception):
