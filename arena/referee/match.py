@@ -135,6 +135,11 @@ class MatchSettings:
     ``match`` extension; ``true``, all; ``false``, none. A ``Match`` keeps them only when it is
     given a ``BotKeeper``."""
 
+    def __post_init__(self) -> None:
+        keep: object = self.keep_bots
+        if isinstance(keep, bool):  # the key's type before ``auto``: it means what it meant
+            object.__setattr__(self, "keep_bots", KeepBots.ALL if keep else KeepBots.OFF)
+
 
 @dataclass
 class _Seat:

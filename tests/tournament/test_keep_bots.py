@@ -61,6 +61,12 @@ for line in iter(sys.stdin.buffer.readline, b""):
 """
 
 
+def test_keep_bots_is_auto_by_default_and_a_bool_means_what_it_meant() -> None:
+    assert MatchSettings().keep_bots is KeepBots.AUTO
+    assert MatchSettings(keep_bots=True).keep_bots is KeepBots.ALL  # before `auto`: a bool
+    assert MatchSettings(keep_bots=False).keep_bots is KeepBots.OFF
+
+
 def pid_bots(folder: Path, count: int, asks: bool = False) -> list[BotSpec]:
     """``count`` bots, each its own file, that say their process id in their ``ready`` (and,
     with ``asks``, ask for the ``match`` extension first: they have nothing to reset)."""
