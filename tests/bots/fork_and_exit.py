@@ -35,11 +35,16 @@ def main() -> None:
         elif words[0] == b"turn":
             moves += 1
             if moves == 3:  # the fault
+                said, say = os.pipe()
                 if os.fork() == 0:
                     sys.stderr.write(f"fork_and_exit: child {os.getpid()} keeps the pipes\n")
                     sys.stderr.flush()
+                    os.write(say, b"!")
                     time.sleep(60)
                     os._exit(0)
+                # Exit only once the child has spoken: under bubblewrap the parent's exit ends
+                # the sandbox's PID namespace, and with it a child that had not written yet.
+                os.read(said, 1)
                 os._exit(1)
             send(first_empty(words[1]))
         elif words[0] == b"quit":
