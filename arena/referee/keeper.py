@@ -94,7 +94,6 @@ class BotKeeper:
                 process.running
                 and not process.outbuf
                 and not process.read_waiting()
-                and not process.outbuf
                 and not process.input_closed()
             ):
                 process.take_stderr()  # written while no match held it: nobody's record

@@ -101,6 +101,29 @@ def test_fault_bots_fail_the_right_check_with_its_hint(
     assert failed.detail and hint in failed.hint, (failed.detail, failed.hint)
 
 
+def test_a_bot_that_asks_for_match_but_does_not_reset_fails_reuse(
+    no_leftover_processes: Path,
+) -> None:
+    """``no_reset`` promises (``want match``) to reset at ``match <seed>`` and does not: its
+    game in a kept process differs from a fresh start's, and only the reuse check fails."""
+    report = validate_bot(
+        _copy("no_reset", no_leftover_processes), games=1, sandbox=SandboxMode.NONE
+    )
+    check = report.checks["reuse"]
+    assert [c.key for c in report.failures()] == ["reuse"], check.detail
+    assert check.detail.startswith("after `match 1` its game went ")
+    assert "a fresh start seeded 1 went" in check.detail and "reseed" in check.hint
+
+
+def test_reuse_is_judged_only_for_a_bot_that_asks_for_match(no_leftover_processes: Path) -> None:
+    plain = validate_bot(_copy("instant", no_leftover_processes), games=1, sandbox=SandboxMode.NONE)
+    assert plain.ok and plain.checks["reuse"].status == "skip"
+    assert "not asked for (`want match`)" in plain.checks["reuse"].summary
+    bundled = validate_bot(BotSpec.resolve("greedy"), games=1)
+    assert bundled.ok, [(c.key, c.detail) for c in bundled.failures()]
+    assert bundled.checks["reuse"].status == "pass", bundled.checks["reuse"].summary
+
+
 def test_fork_and_exit_is_a_crash_or_a_timeout(no_leftover_processes: Path) -> None:
     """Its child keeps the pipe open: the referee sees a crash at the deadline (or a timeout)."""
     report = validate_bot(
@@ -113,6 +136,7 @@ def test_every_fault_fixture_is_covered() -> None:
     """A new fault fixture in tests/bots must be added to FAULTS (or said why not, here)."""
     not_for_validate = {
         "fork_and_exit",  # its own test above
+        "no_reset",  # its own test above
         "kill_parent",  # harness faults, not the bot's: the referee replays those games
         "stops_referee",
         "never_ready",  # test_startup_faults
@@ -226,7 +250,7 @@ def test_cli_json_transcript_and_exit_status(no_leftover_processes: Path) -> Non
     assert max(map(len, failed.stdout.splitlines()[1:])) <= 80
     wide = run_arena("validate", good.program, "--games", "1", env={**narrow, "COLUMNS": "250"})
     assert wide.returncode == 0, wide.stderr
-    checks = [line for line in wide.stdout.splitlines() if line.startswith("  PASS  ")]
+    checks = [line for line in wide.stdout.splitlines() if line[:8] in ("  PASS  ", "  skip  ")]
     assert len(checks) == len(CHECKS)  # one line a check where they fit
     missing = run_arena("validate", str(no_leftover_processes / "nope.py"))
     assert missing.returncode == 2 and missing.stderr.count("\n") == 1

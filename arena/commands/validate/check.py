@@ -1,4 +1,4 @@
-"""The whole check of ``arena validate`` (probe, games, sandbox) and the command itself."""
+"""The whole check of ``arena validate`` (probe, games, reuse, sandbox) and the command itself."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from arena.botspec import BotSpec
 from arena.commands.validate.games import judge_games, play_games
 from arena.commands.validate.probe import Probe
 from arena.commands.validate.report import Report, print_report
+from arena.commands.validate.reuse import check_reuse
 from arena.commands.validate.transcript import Transcript
 from arena.errors import ArenaError, SandboxError
 from arena.launch.sandbox import resolve_mode
@@ -99,6 +100,7 @@ def _run(
         return report
     records = play_games(spec, report, mode, seed, transcript, 2 * games, limits)
     judge_games(report, records, limits)
+    check_reuse(spec, report, mode, seed, limits, probe.wants)
     return report
 
 

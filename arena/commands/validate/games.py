@@ -20,7 +20,7 @@ from arena.referee import verdicts as faults
 from arena.referee.match import Match, MatchSettings
 from arena.rules import Role
 
-__all__ = ["play_games", "judge_games"]
+__all__ = ["play_games", "judge_games", "random_opponent"]
 
 _DROPPED = re.compile(r"\[(\d+) earlier bytes dropped\]\n")
 
@@ -41,9 +41,7 @@ def play_games(
         limits=limits,
         sandbox=mode,
     )
-    opponent = BotSpec.resolve("random")
-    if opponent.name == spec.name:
-        opponent = opponent.renamed("random-opponent")
+    opponent = random_opponent(spec)
     records = []
     with Match(spec, opponent, settings, seed, expected_games=count) as match:
         if transcript is not None:
@@ -67,6 +65,12 @@ def play_games(
     if transcript is not None:
         transcript.flush()
     return records
+
+
+def random_opponent(spec: BotSpec) -> BotSpec:
+    """The bundled ``random``, named apart from the bot under test."""
+    opponent = BotSpec.resolve("random")
+    return opponent.renamed("random-opponent") if opponent.name == spec.name else opponent
 
 
 def _stderr_volume(stderr: str) -> int:

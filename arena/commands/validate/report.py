@@ -22,6 +22,7 @@ CHECKS: dict[str, str] = {
     "crash": "stays up: no exit or closed stdout mid-game",
     "quit": "exits cleanly on `quit`",
     "stderr": "stderr volume within what is kept",
+    "reuse": "after `match S`, plays as a fresh start seeded S",
     "sandbox": "works under the sandbox",
 }
 """Every check, by key, with its title (in the order printed)."""
