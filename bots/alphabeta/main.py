@@ -27,10 +27,10 @@ lines). ``tests/test_ladder.py`` breaks depth3's ties at random at every node: 8
 100 of 100 now. Against a depth-3 Chaos weighting its windows ``2 ** marks`` (it plays in the
 centre, where the pairing does not help) Order won 46 of 60 with the centre lines, 23 without.
 
-Where the pairing gives no answer and at most ``CENTRE_FROM`` centre cells are empty, Order first
-asks the general centre game's solver (``arena.botlib.repair``: a four in a centre line whose
-border pair serves its mark wins) for a move that keeps that game won, within its own work budget
-(``CENTRE_NODES_PER_MS``), and searches only when the solver finds none or runs out. From random
+Where the pairing gives no answer, Order first asks the centre game's solvers
+(``arena.botlib.centre_win``: a four in a centre line whose border pair serves its mark wins) for
+a move that keeps that game won, within their own work budget, and searches only when they find
+none or run out. From random
 2-ply openings the search alone left such won centre games (one move off, found by the solver,
 lost the line) in 7 of 180 games against the tuned references ``ref_ab3w4``, ``ref_mc1k`` and
 ``ref_patchaos`` (seeds 1-3, 20 games each, 100 ms); with the solver, 2 of 180, both decided
@@ -56,13 +56,10 @@ try:
 except ImportError:  # running from a clone without installing: the package is two folders up
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent))
     from arena.bot import BotState, run
-from arena.botlib.alphabeta import Searcher, pairing_reply
-from arena.botlib.centre import CENTRE_FULL, centre_masks
+from arena.botlib.alphabeta import Searcher
+from arena.botlib.centre_win import CentreWin
 from arena.botlib.clock import guard_deadline
-from arena.botlib.engine import threats
-from arena.botlib.repair import GeneralCentre
-from arena.botlib.solver import SearchLimitError
-from arena.rules import Board, Mark, Move, Role
+from arena.rules import Mark, Move, Role
 
 NODES_PER_MS = {Role.ORDER: 10, Role.CHAOS: 25}
 """The work budget: nodes per millisecond of ``<ms>`` (Order's leaves cost about twice as much;
@@ -76,16 +73,8 @@ LEAF_VCF = {Role.ORDER: 3, Role.CHAOS: 0}
 """Successive fours read by the leaf evaluation for a win (0: none)."""
 ROOT_VCF = 8
 """As Order, first look for a win by up to this many successive fours."""
-CENTRE_NODES_PER_MS = 20
-"""As Order, the work budget of the centre game's solver (``arena.botlib.repair``), tried before
-the search whenever the pairing gives no answer: nodes per millisecond of ``<ms>`` (it searches
-about 130 nodes a millisecond)."""
-CENTRE_FROM = 14
-"""The solver is tried once at most this many centre cells are empty: with more, it almost never
-decides within its budget (measured: 23 of 24 tries with 15 or 16 empty cells ran out of 20,000
-nodes)."""
 _searcher: Searcher | None = None
-_centre: GeneralCentre | None = None
+_centre: CentreWin | None = None
 
 
 def on_game(role: Role) -> None:
@@ -95,30 +84,9 @@ def on_game(role: Role) -> None:
     _centre = None
 
 
-def centre_move(board: Board, ms: int, stop: float) -> Move | None:
-    """As Order, a move proven to keep the centre game won (a four in a centre line whose
-    border pair serves its mark), when the solver decides it within its work budget; None when
-    a four stands on the board (the search plays it), when the pairing answers, when the centre
-    game is not won or the solver runs out. Its memo lives across the game's moves."""
-    global _centre
-    x, o = board.bits
-    tx, to = threats(x, o)
-    if tx | to or pairing_reply(x, o) >= 0:
-        return None
-    cx, co = centre_masks(board.bits)
-    if (CENTRE_FULL & ~(cx | co)).bit_count() > CENTRE_FROM:
-        return None
-    if _centre is None:
-        _centre = GeneralCentre()
-    try:
-        return _centre.winning_move(board, stop, CENTRE_NODES_PER_MS * ms)
-    except SearchLimitError:
-        return None
-
-
 def choose(state: BotState) -> Move:
     """The search's move within this turn's budget."""
-    global _searcher
+    global _searcher, _centre
     if _searcher is None:
         _searcher = Searcher(state.rng)
         _searcher.tiers = True
@@ -129,7 +97,9 @@ def choose(state: BotState) -> Move:
     _searcher.leaf_vcf = LEAF_VCF[state.role]
     stop = guard_deadline(state.deadline, state.ms)
     if state.role is Role.ORDER:
-        move = centre_move(state.board, state.ms, stop)
+        if _centre is None:
+            _centre = CentreWin()
+        move = _centre.move(state.board, state.ms, stop)
         if move is not None:
             return move
     x, o = state.board.bits
