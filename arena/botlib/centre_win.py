@@ -13,7 +13,7 @@ from arena.botlib.alphabeta import pairing_reply
 from arena.botlib.centre import CENTRE_FULL, centre_masks
 from arena.botlib.engine import threats
 from arena.botlib.perfect import PerfectOrder
-from arena.rules import Board, Move
+from arena.rules import Board, Mark, Move
 
 __all__ = ["NODES_PER_MS", "MOST_EMPTY", "CentreWin"]
 
@@ -29,18 +29,24 @@ almost never decides within its budget (23 of 24 tries with 15 or 16 empty cells
 class CentreWin:
     """The solvers of one game, with their memos (kept across the game's moves)."""
 
-    def __init__(self) -> None:
+    def __init__(self, pairing: bool = False) -> None:
         self.player = PerfectOrder()  # its solvers only: its table is never read here
+        self.pairing = pairing
+        """Answer a border mark by the pairing (for a search that does not do it itself)."""
 
     def move(self, board: Board, ms: int, stop: float) -> Move | None:
         """Order's move that keeps the centre game won, if the solvers find one within the
-        budget for ``ms`` and by ``stop``; None when a four stands on the board (the search plays
-        it), when the pairing answers a border mark, when the centre is too empty, when the
-        centre game is not won or the budget runs out."""
+        budget for ``ms`` and by ``stop``. When a border mark awaits the pairing's answer: that
+        answer with ``pairing``, else None (the caller's search gives it). None when a four stands
+        on the board (the search plays it), when the centre is too empty, when the centre game
+        is not won or the budget runs out."""
         x, o = board.bits
         tx, to = threats(x, o)
-        if tx | to or pairing_reply(x, o) >= 0:
+        if tx | to:
             return None
+        reply = pairing_reply(x, o)
+        if reply >= 0:
+            return Move(reply >> 1, Mark(reply & 1)) if self.pairing else None
         cx, co = centre_masks(board.bits)
         if (CENTRE_FULL & ~(cx | co)).bit_count() > MOST_EMPTY:
             return None
