@@ -151,16 +151,18 @@ class PerfectOrder:
                 answer = Move(a, Mark(1 - mb))
         return answer if answer is not None else True
 
-    def solve_move(self, board: Board, stop: float) -> Move | None:
-        """A winning centre move found by solving the centre game by ``stop``, else None."""
+    def solve_move(self, board: Board, stop: float, nodes: int | None = None) -> Move | None:
+        """A winning centre move found by solving the centre game by ``stop`` (and within
+        ``nodes`` more nodes: a work budget), else None."""
         if self._border_shape(board) is not True:
-            return self.repair_move(board, stop)
+            return self.repair_move(board, stop, nodes)
         x, o = centre_masks(board.bits)
         if (x | o).bit_count() & 1:
             return None
         if self._solver is None:
             self._solver = Solver(MAX_ORDER_MOVES, canonical=canonical_small)
         self._solver.deadline = stop
+        self._solver.node_limit = None if nodes is None else self._solver.nodes + nodes
         try:
             move = self._solver.winning_move(x, o)
         except SearchLimitError:
@@ -169,13 +171,14 @@ class PerfectOrder:
             return None
         return Move(CENTRE_CELLS[move[0]], Mark(move[1]))
 
-    def repair_move(self, board: Board, stop: float) -> Move | None:
-        """A move that wins the general centre game (``arena.botlib.repair``) by ``stop``, else
-        None: for a border out of the pairing's shape (half-filled pairs, equal marks)."""
+    def repair_move(self, board: Board, stop: float, nodes: int | None = None) -> Move | None:
+        """A move that wins the general centre game (``arena.botlib.repair``) by ``stop`` (and
+        within ``nodes``), else None: for a border out of the pairing's shape (half-filled
+        pairs, equal marks)."""
         if self._general is None:
             self._general = GeneralCentre()
         try:
-            return self._general.winning_move(board, stop)
+            return self._general.winning_move(board, stop, nodes)
         except SearchLimitError:
             return None
 

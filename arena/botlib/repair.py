@@ -54,6 +54,7 @@ class GeneralCentre:
         self.memo: dict[tuple[int, ...], bool] = {}
         self.deadline: float | None = None
         self.nodes = 0
+        self.max_nodes: int | None = None
 
     @staticmethod
     def _completions(marks: int, empty: int, serving: int) -> int:
@@ -155,6 +156,8 @@ class GeneralCentre:
         return known
 
     def _check(self) -> None:
+        if self.max_nodes is not None and self.nodes > self.max_nodes:
+            raise SearchLimitError("out of nodes")
         if self.deadline is not None and time.monotonic() > self.deadline:
             raise SearchLimitError("out of time")
 
@@ -163,13 +166,18 @@ class GeneralCentre:
             self.memo.clear()
         self.memo[key] = value
 
-    def winning_move(self, board: Board, deadline: float | None = None) -> Move | None:
+    def winning_move(
+        self, board: Board, deadline: float | None = None, nodes: int | None = None
+    ) -> Move | None:
         """A move of Order's that keeps the general centre game won, or None.
 
-        Raises ``SearchLimitError`` when the search cannot decide by ``deadline``. The board
-        must have Order to move and no five to complete (the caller plays fives first).
+        Raises ``SearchLimitError`` when the search cannot decide by ``deadline`` or within
+        ``nodes`` more nodes (a work budget: the answer then depends only on the positions
+        searched so far, not on the machine). The board must have Order to move and no five to
+        complete (the caller plays fives first).
         """
         self.deadline = deadline
+        self.max_nodes = None if nodes is None else self.nodes + nodes
         x, o = centre_masks(board.bits)
         shape = shape_of(board)
         sx, so, half, half_o = shape

@@ -566,6 +566,18 @@ def test_the_general_game_agrees_with_the_solver_on_an_intact_border() -> None:
             assert plain.chaos_node(x, o) == general.chaos_node(x, o, full)
 
 
+def test_the_general_game_stops_on_its_node_budget_and_resumes_from_its_memo() -> None:
+    """A work budget (alphabeta's Order spends one) ends an undecided search whatever the clock
+    says; the positions it decided stay in the memo, so the same budget later goes further."""
+    board = Board.from_moves(["a2O", "c1X"])  # ~11 million nodes to decide from scratch
+    general = GeneralCentre()
+    with pytest.raises(solver.SearchLimitError):
+        general.winning_move(board, nodes=500)
+    assert 500 <= general.nodes <= 600 and general.memo
+    decided = Board.from_moves(["d2X", "c5X"])  # decided in under 200 nodes
+    assert general.winning_move(decided, nodes=10_000) is not None
+
+
 @pytest.mark.parametrize(
     "opening", ["..................X...X.............", "X........X...O...X.X...X...X......O."]
 )
