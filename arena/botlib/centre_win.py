@@ -10,12 +10,12 @@ move it cannot see the end of. The centre game's solvers (``PerfectOrder.solve_m
 from __future__ import annotations
 
 from arena.botlib.alphabeta import pairing_reply
-from arena.botlib.centre import CENTRE_FULL, centre_masks
+from arena.botlib.centre import CENTRE_FULL, centre_masks, four_table, threat_table
 from arena.botlib.engine import threats
 from arena.botlib.perfect import PerfectOrder
 from arena.rules import Board, Mark, Move
 
-__all__ = ["NODES_PER_MS", "MOST_EMPTY", "CentreWin"]
+__all__ = ["NODES_PER_MS", "MOST_EMPTY", "CentreWin", "prepare"]
 
 NODES_PER_MS = 20
 """The solvers' work budget per millisecond of ``<ms>`` (they search about 130 to 200 nodes a
@@ -24,6 +24,13 @@ MOST_EMPTY = 14
 """Tried once at most this many centre cells are empty: with more, the general game's solver
 almost never decides within its budget (23 of 24 tries with 15 or 16 empty cells ran out of
 20,000 nodes)."""
+
+
+def prepare() -> None:
+    """Build the solvers' lookup tables (about 40 ms, once per process): call it before `ready`,
+    since the first move to need them would otherwise pay for it, past a short move time (the
+    solvers' symmetries use byte tables, ``canonical_small``: nothing more to build)."""
+    threat_table(), four_table()
 
 
 class CentreWin:

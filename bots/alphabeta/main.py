@@ -57,7 +57,7 @@ except ImportError:  # running from a clone without installing: the package is t
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent))
     from arena.bot import BotState, run
 from arena.botlib.alphabeta import Searcher
-from arena.botlib.centre_win import CentreWin
+from arena.botlib.centre_win import CentreWin, prepare
 from arena.botlib.clock import guard_deadline
 from arena.rules import Mark, Move, Role
 
@@ -110,4 +110,5 @@ def choose(state: BotState) -> Move:
 
 if __name__ == "__main__":
     gc.disable()  # no reference cycles here; a collection of the big table would cost a move
+    prepare()  # the centre solvers' tables, before `ready`
     run(choose, name="alphabeta", on_game=on_game)

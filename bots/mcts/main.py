@@ -49,7 +49,7 @@ try:
 except ImportError:  # running from a clone without installing: the package is two folders up
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent))
     from arena.bot import BotState, run
-from arena.botlib.centre_win import CentreWin
+from arena.botlib.centre_win import CentreWin, prepare
 from arena.botlib.clock import guard_deadline
 from arena.botlib.mcts import budgeted_move
 from arena.rules import Mark, Move, Role
@@ -80,4 +80,5 @@ def choose(state: BotState) -> Move:
 
 if __name__ == "__main__":
     gc.disable()  # the tree has no reference cycles: reference counting frees it
+    prepare()  # the centre solvers' tables, before `ready`
     run(choose, name="mcts", on_game=on_game)
