@@ -83,8 +83,10 @@ class BotKeeper:
         return len(self._kept)
 
     def processes(self) -> list[BotProcess]:
-        """Every kept process (to kill them all at once when the worker is stopped)."""
-        return [kept.process for _key, kept in self._kept.values()]
+        """Every kept process (to kill them all at once when the worker is stopped). Takes no
+        lock (a signal handler calls it): a snapshot, taken at once, of what another thread may
+        be changing."""
+        return [kept.process for _key, kept in list(self._kept.values())]
 
     def take(self, key: Hashable) -> Kept | None:
         """A kept, live process started as ``key`` says, thawed and no longer kept; or None.
