@@ -4,6 +4,7 @@ Run it from the repository with the venv's Python::
 
     python benchmarks/pools.py                  # 40 bots, then 100 bots, with reuse
     python benchmarks/pools.py --bots 40 --off  # also time reuse off (about 800 s for 40)
+    python benchmarks/pools.py --cluster local:2  # on a Dask cluster (here: 2 workers)
 
 Each bot is its own copy of a Python bot that sleeps ``--start-s`` (1 s) before ``ready`` and
 then answers at once (X in the first empty cell); it asks for the ``match`` extension (it has
@@ -12,7 +13,8 @@ round robin, one game per ordered pairing (N x (N - 1) games in N x (N - 1) / 2 
 ``--workers`` (2) workers; each figure is the whole ``arena tournament CONFIG --quiet --fresh``
 command, timed from spawn to exit. With ``keep_bots: false`` every match starts its two bots
 (about 1 s per match per worker); with ``keep_bots: auto`` (the default), each worker starts each
-bot about once.
+bot about once. With ``--cluster`` the matches run on that Dask cluster instead (its workers
+keep the bots alike), the bots under bubblewrap as a cluster requires.
 """
 
 from __future__ import annotations
@@ -65,9 +67,12 @@ def config(folder: Path, bots: int, start_s: float, keep: bool) -> Path:
     return path
 
 
-def timed(arena: str, path: Path, workers: int) -> float:
-    argv = [arena, "tournament", str(path), "--quiet", "--fresh", "--workers", str(workers)]
-    argv.append("--force-workers")
+def timed(arena: str, path: Path, workers: int, cluster: str | None) -> float:
+    argv = [arena, "tournament", str(path), "--quiet", "--fresh"]
+    if cluster is not None:
+        argv += ["--cluster", cluster]
+    else:
+        argv += ["--workers", str(workers), "--force-workers"]
     wall = run(argv).wall
     say(f"    bot processes started: {started(path.parent / 'results.sqlite')}")
     return wall
@@ -89,6 +94,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--start-s", type=float, default=1.0)
     parser.add_argument("--off", action="store_true", help="also time keep_bots: false")
     parser.add_argument("--only-off", action="store_true", help="time keep_bots: false only")
+    parser.add_argument("--cluster", help="a Dask cluster (tcp://HOST:PORT or local:N)")
     args = parser.parse_args(argv)
     arena = arena_command()
     rows = []
@@ -97,14 +103,19 @@ def main(argv: Sequence[str] | None = None) -> None:
             folder = Path(tmp) / str(bots)
             folder.mkdir()
             matches = bots * (bots - 1) // 2
-            section(f"{bots} bots, {matches} matches, {2 * matches} games, {args.workers} workers")
+            where = args.cluster or f"{args.workers} workers"
+            section(f"{bots} bots, {matches} matches, {2 * matches} games, {where}")
             keep = None
             if not args.only_off:
-                keep = timed(arena, config(folder, bots, args.start_s, True), args.workers)
+                keep = timed(
+                    arena, config(folder, bots, args.start_s, True), args.workers, args.cluster
+                )
                 say(f"  keep_bots auto:  {keep:.1f} s")
             fresh = None
             if args.off or args.only_off:
-                fresh = timed(arena, config(folder, bots, args.start_s, False), args.workers)
+                fresh = timed(
+                    arena, config(folder, bots, args.start_s, False), args.workers, args.cluster
+                )
                 say(f"  keep_bots false: {fresh:.1f} s")
             rows.append(
                 (

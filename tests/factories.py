@@ -4,6 +4,7 @@
 ``conftest`` finds every process of the test in ``/proc`` (and what bwrap exposes of the bot).
 ``bot_entries`` and ``write_config`` write a tournament file (JSON, which is YAML) with short time
 controls and its store beside it. ``make_record`` is a finished, legal game with every field set.
+``logged_bots`` are bots that log their starts and the matches they were told of (``keep_bots``).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pathlib import Path
 
 from conftest import TEST_BOTS_DIR, bundled_program
 
+from arena.botspec import BotSpec
 from arena.records import GameRecord, Reason
 from arena.rules import Role
 
@@ -91,3 +93,22 @@ def make_record(order: str = "alpha", chaos: str = "beta", **changes: object) ->
     }
     fields.update(changes)
     return GameRecord(**fields)  # type: ignore[arg-type]
+
+
+def logged_bots(folder: Path, count: int, *args: str) -> list[BotSpec]:
+    """``count`` bots ``s0``... running ``seed_log.py`` (with ``args``), each logging to
+    ``folder/<name>.log``: its starts and the ``match`` lines it was told. Their folder is
+    ``folder/bot``, which holds the program alone (a cluster ships it; the logs stay here)."""
+    program = copy_bot(folder / "bot", "seed_log.py")
+    return [
+        BotSpec.from_command(
+            ["python3", str(program), str(folder / f"s{i}.log"), *args], f"s{i}", dir=program.parent
+        )
+        for i in range(count)
+    ]
+
+
+def log_of(folder: Path, name: str) -> list[tuple[str, int, int]]:
+    """A ``seed_log.py`` log: (``start`` or ``match``, process id, seed), in order."""
+    lines = (folder / f"{name}.log").read_text().split("\n")
+    return [(kind, int(pid), int(seed)) for kind, pid, seed in (x.split() for x in lines if x)]

@@ -121,24 +121,25 @@ class BotProcess:
             fifo_out = os.open(os.path.join(io_dir, "out"), os.O_RDONLY | flags)
         piped = subprocess.PIPE if io_dir is None else subprocess.DEVNULL
         try:
-            self.proc = subprocess.Popen(
-                self.plan.argv,
-                stdin=piped,
-                stdout=piped,
-                stderr=subprocess.PIPE,
-                bufsize=0,
-                cwd=self.plan.cwd,
-                env=self.plan.env,
-                preexec_fn=self.plan.preexec,
-                start_new_session=True,
-                close_fds=True,
-            )
+            with reaper.starting():  # tracked before another thread's stop looks for strays
+                self.proc = subprocess.Popen(
+                    self.plan.argv,
+                    stdin=piped,
+                    stdout=piped,
+                    stderr=subprocess.PIPE,
+                    bufsize=0,
+                    cwd=self.plan.cwd,
+                    env=self.plan.env,
+                    preexec_fn=self.plan.preexec,
+                    start_new_session=True,
+                    close_fds=True,
+                )
+                reaper.track(self.proc.pid)
         except BaseException:
             for fd in (fifo_in, fifo_out):
                 if fd >= 0:
                     os.close(fd)
             raise
-        reaper.track(self.proc.pid)
         assert self.proc.stderr is not None
         if io_dir is None:
             assert self.proc.stdin and self.proc.stdout

@@ -33,7 +33,9 @@ import re
 import shutil
 import signal
 import tempfile
+import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from arena.launch import cgroups, procfs
@@ -146,6 +148,18 @@ def sweep_dead(tmp: str | None = None) -> list[str]:
     return swept
 
 
+_starting = threading.Lock()
+"""Held from a bot's fork until it is tracked, and while ``kill_adopted`` picks its strays: a
+bot that another thread (a Dask worker's) has just forked is no stray."""
+
+
+@contextlib.contextmanager
+def starting() -> Iterator[None]:
+    """Hold it around starting a bot and ``track``-ing it (see ``_starting``)."""
+    with _starting:
+        yield
+
+
 def track(pid: int) -> None:
     """A bot leader started by this process (so that it is not mistaken for a stray)."""
     _bots.add(pid)
@@ -190,7 +204,11 @@ def kill_adopted() -> None:
     if not installed():
         return
     deadline = time.monotonic() + _REAP_S
-    while (strays := _strays()) and time.monotonic() < deadline:
+    while time.monotonic() < deadline:
+        with _starting:
+            strays = _strays()
+        if not strays:
+            return
         _kill_and_reap(strays, deadline)
 
 

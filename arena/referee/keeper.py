@@ -9,7 +9,9 @@ a match: sandboxed, limited and reaped the same; it is frozen (``BotProcess.free
 waits, stopped after any fault (``Match`` never gives a faulted process back), and every kept
 process is stopped when the worker stops (``close``; a worker's SIGTERM kills them through
 ``processes``). The bound: ``max_bots`` processes, and none kept while the machine has less than
-``MIN_AVAILABLE_SHARE`` of its memory available; the longest unused goes first.
+``MIN_AVAILABLE_SHARE`` of its memory available; the longest unused goes first. Matches in
+several threads (a Dask worker's) may share a keeper: ``take`` removes what it returns, under a
+lock, so that no two matches ever hold one process; a closed keeper keeps nothing more.
 
 What a kept bot carries from one match to the next is what it carries between the games of one
 match: its memory, its random state (seeded once, at its start), its files in its scratch /tmp.
@@ -21,6 +23,7 @@ if started afresh; under ``keep_bots: auto`` only such bots are given to a keepe
 from __future__ import annotations
 
 import contextlib
+import threading
 import time
 from collections import OrderedDict
 from collections.abc import Hashable
@@ -69,25 +72,28 @@ class BotKeeper:
         self.max_bots = max_bots
         self._kept: OrderedDict[int, tuple[Hashable, Kept]] = OrderedDict()
         self._serial = 0
+        self._lock = threading.Lock()
+        self._closed = False
         self.reused = 0
         """How many processes were taken instead of started (for benchmarks and tests)."""
+        self.used_at = time.monotonic()
+        """When a process was last taken or given (how long the keeper has been idle)."""
 
     def __len__(self) -> int:
         return len(self._kept)
 
     def processes(self) -> list[BotProcess]:
-        """Every kept process (to kill them all at once when the worker is stopped)."""
-        return [kept.process for _key, kept in self._kept.values()]
+        """Every kept process (to kill them all at once when the worker is stopped). Takes no
+        lock (a signal handler calls it): a snapshot, taken at once, of what another thread may
+        be changing."""
+        return [kept.process for _key, kept in list(self._kept.values())]
 
     def take(self, key: Hashable) -> Kept | None:
         """A kept, live process started as ``key`` says, thawed and no longer kept; or None.
 
         One that died, or wrote anything, while it waited is stopped instead (it would be a
         fault of a match it has no part in)."""
-        for serial, (kept_key, kept) in list(self._kept.items()):
-            if kept_key != key:
-                continue
-            del self._kept[serial]
+        while (kept := self._pop(key)) is not None:
             process = kept.process
             process.thaw()
             if (
@@ -97,32 +103,57 @@ class BotKeeper:
                 and not process.input_closed()
             ):
                 process.take_stderr()  # written while no match held it: nobody's record
-                self.reused += 1
+                with self._lock:
+                    self.reused += 1
                 return kept
             self._discard(process, graceful=False)
         return None
 
+    def _pop(self, key: Hashable) -> Kept | None:
+        """The longest kept process started as ``key`` says, no longer kept (under the lock)."""
+        with self._lock:
+            self.used_at = time.monotonic()
+            for serial, (kept_key, kept) in self._kept.items():
+                if kept_key == key:
+                    del self._kept[serial]
+                    return kept
+        return None
+
     def give(self, key: Hashable, kept: Kept) -> None:
-        """Keep a ready process, frozen; stop the longest unused ones beyond the bound."""
+        """Keep a ready process, frozen; stop the longest unused ones beyond the bound (and
+        this one if the keeper was closed: its run is over)."""
         kept.process.take_stderr()
         kept.process.freeze()
-        self._serial += 1
-        self._kept[self._serial] = (key, kept)
-        while self._kept and (len(self._kept) > self.max_bots or _memory_tight()):
-            _serial, (_key, oldest) = self._kept.popitem(last=False)
-            self._discard(oldest.process, graceful=True)
+        stopped = []
+        with self._lock:
+            self.used_at = time.monotonic()
+            if self._closed:
+                stopped.append(kept.process)
+            else:
+                self._serial += 1
+                self._kept[self._serial] = (key, kept)
+            while self._kept and (len(self._kept) > self.max_bots or _memory_tight()):
+                _serial, (_key, oldest) = self._kept.popitem(last=False)
+                stopped.append(oldest.process)
+        for process in stopped:
+            self._discard(process, graceful=True)
 
-    def close(self) -> None:
-        """Stop every kept process (``quit``, all at once, then reaped as after a match)."""
-        processes = self.processes()
-        self._kept.clear()
+    def close(self, graceful: bool = True) -> None:
+        """Stop every kept process, and keep none given later: ``graceful``, ``quit`` to all
+        at once, then reaped as after a match; else killed at once (a run stopped)."""
+        with self._lock:
+            self._closed = True
+            processes = self.processes()
+            self._kept.clear()
         for process in processes:
             process.thaw()
-            process.send_quit()
+            if graceful:
+                process.send_quit()
         deadline = time.monotonic() + QUIT_GRACE_S  # one grace for all, not one each
         for process in processes:
             with contextlib.suppress(Exception):
-                process.exited_within(max(0.0, deadline - time.monotonic()))
+                if graceful:
+                    process.exited_within(max(0.0, deadline - time.monotonic()))
                 process.stop(graceful=False)  # reaped; killed if it ignored `quit`
 
     @staticmethod

@@ -9,9 +9,11 @@ is left.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import signal
+import subprocess
 import sys
 import threading
 import time
@@ -29,13 +31,14 @@ from conftest import (
     wait_for_no_leftovers,
     wait_until,
 )
+from factories import log_of, logged_bots
 
 pytest.importorskip("distributed")
 
 from arena.botspec import BotSpec  # noqa: E402
 from arena.errors import ArenaError  # noqa: E402
 from arena.launch.sandbox import bwrap_path  # noqa: E402
-from arena.limits import SandboxMode, TimeControl  # noqa: E402
+from arena.limits import KeepBots, SandboxMode, TimeControl  # noqa: E402
 from arena.records import GameRecord  # noqa: E402
 from arena.referee import MatchSettings  # noqa: E402
 from arena.store import Store  # noqa: E402
@@ -49,6 +52,7 @@ from arena.tournament.executors import (  # noqa: E402
 )
 from arena.tournament.executors.botpack import UnsafePackError  # noqa: E402
 from arena.tournament.executors.cluster import ClusterExecutor  # noqa: E402
+from arena.tournament.executors.cluster_worker import kept_bots  # noqa: E402
 from arena.tournament.schedule import plan_matches  # noqa: E402
 
 SETTINGS = MatchSettings(TimeControl(move_ms=500, startup_ms=5000), sandbox=SandboxMode.NONE)
@@ -558,6 +562,142 @@ def wait_for_idle(executor: ClusterExecutor, timeout: float = 10) -> bool:
     return wait_until(
         lambda: not any(executor.client.processing().values()), timeout, interval=0.05
     )
+
+
+# --- bots kept between matches (keep_bots) --------------------------------------------------
+
+
+@contextlib.contextmanager
+def outside_cluster(workers: int = 1, threads: int = 1) -> Iterator[tuple[str, Any]]:
+    """A Dask ``LocalCluster`` of this process's own (its address, and a client of it), which
+    outlives the executors and drivers connected to it, as a shared cluster does."""
+    import distributed
+
+    cluster = distributed.LocalCluster(
+        n_workers=workers, threads_per_worker=threads, processes=True, host="127.0.0.1",
+        dashboard_address=None,
+    )  # fmt: skip
+    try:
+        with distributed.Client(cluster) as client:
+            yield cluster.scheduler_address, client
+    finally:
+        cluster.close()
+
+
+@pytest.mark.parametrize(
+    ("workers", "threads"), [(1, 1), (2, 1), (1, 2)], ids=["1-worker", "2-workers", "2-threads"]
+)
+def test_kept_bots_on_a_cluster_start_fewer_times_and_play_the_same_games(
+    clean: Path, workers: int, threads: int
+) -> None:
+    """Bots that ask for ``match``, kept by the workers between matches of the run: fewer starts
+    than two a match, each match told the seed a fresh start would have had, the same games (and
+    so the same stored records) as with ``keep_bots: false``; none kept once the run ended. Two
+    threads of a worker share its keeper: a process is never in two matches at once (their
+    games would break)."""
+    games: dict[KeepBots, list[tuple[str, str, str, str, str]]] = {}
+    told: dict[KeepBots, dict[str, list[int]]] = {}
+    for keep in (KeepBots.OFF, KeepBots.AUTO):
+        folder = clean / keep.name
+        bots = logged_bots(folder, 4)  # 6 matches (12 starts without reuse), 2 games each
+        with outside_cluster(workers, threads) as (address, client):
+            executor = ClusterExecutor(
+                address,
+                dataclasses.replace(SETTINGS, keep_bots=keep),
+                cache_root=str(clean / "cache"),
+                trusted=True,
+            )
+            try:
+                events = [e for b in executor.execute(plan_matches(bots, 1, seed=1)) for e in b]
+                kept: dict[str, int] = client.run(kept_bots)
+                assert list(kept.values()) == [0] * workers  # released at the end of the run
+            finally:
+                executor.close()
+        records = [e.record for e in events if isinstance(e, GameDone)]
+        assert not any(isinstance(e, JobFailed) for e in events), events
+        assert not any(r.reason.is_fault for r in records), [r.detail for r in records]
+        games[keep] = sorted(
+            (r.order, r.chaos, r.moves, r.winner.value, r.reason.value) for r in records
+        )
+        starts = sum(
+            kind == "start" for bot in bots for kind, _pid, _seed in log_of(folder, bot.name)
+        )
+        if keep is KeepBots.OFF:
+            assert starts == 12
+        else:
+            assert starts <= 4 * workers * threads < 12, starts  # at most once a worker thread
+        told[keep] = {
+            bot.name: sorted(seed for kind, _p, seed in log_of(folder, bot.name) if kind == "match")
+            for bot in bots
+        }
+    assert len(games[KeepBots.AUTO]) == 12
+    assert games[KeepBots.AUTO] == games[KeepBots.OFF]
+    assert told[KeepBots.AUTO] == told[KeepBots.OFF]
+
+
+DRIVER = """
+import sys
+from pathlib import Path
+
+from arena.botspec import BotSpec
+from arena.commands.stopping import stopped_like_ctrl_c
+from arena.limits import KeepBots, SandboxMode, TimeControl
+from arena.referee import MatchSettings
+from arena.tournament.executors.cluster import ClusterExecutor
+from arena.tournament.schedule import plan_matches
+
+address, cache, idle, *folders = sys.argv[1:]
+settings = MatchSettings(
+    TimeControl(move_ms=500, startup_ms=5000), sandbox=SandboxMode.NONE, keep_bots=KeepBots.ALL
+)
+bots = [BotSpec.from_path(Path(folder)) for folder in folders]
+with stopped_like_ctrl_c():
+    executor = ClusterExecutor(
+        address, settings, cache_root=cache, trusted=True, kept_idle_s=float(idle)
+    )
+    try:
+        for batch in executor.execute(plan_matches(bots, 4, seed=1)):
+            print(len(batch), flush=True)
+    finally:
+        executor.close()
+"""
+
+
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGKILL], ids=["sigterm", "sigkill"])
+def test_bots_kept_on_a_cluster_do_not_outlive_a_stopped_or_killed_driver(
+    clean: Path, stop: signal.Signals
+) -> None:
+    """A driver (a process of its own, the cluster outliving it as a shared one does) stopped
+    while its bots are kept on a worker: SIGTERM kills them at once (``stop_run``); SIGKILL
+    leaves nobody to release them, and they quit once the run was idle there for its limit."""
+    bots = [folder_bot(clean / "bots" / name, pause_ms=10) for name in ("alpha", "beta", "gamma")]
+    driver = None
+    with outside_cluster() as (address, client):
+        try:
+            (worker,) = client.run(os.getpid).values()
+            # The idle limit: far beyond the test's waits under SIGTERM (only ``stop_run`` can
+            # stop the kept bots in time), 2 s under SIGKILL.
+            idle = "2" if stop is signal.SIGKILL else "600"
+            argv = [address, str(clean / "cache"), idle, *(str(b.dir) for b in bots)]
+            driver = subprocess.Popen(
+                [sys.executable, "-c", DRIVER, *argv], stdout=subprocess.DEVNULL
+            )
+
+            def kept() -> int:
+                return sum(client.run(kept_bots).values())
+
+            # 3 matches on 1 worker: after the first, one of its bots waits, kept, for the third.
+            assert wait_until(kept, 60, interval=0.1), "no bot was ever kept on the worker"
+            driver.send_signal(stop)
+            driver.wait(timeout=30)
+            left = wait_for_no_leftovers([str(clean / "cache")], timeout=30)
+            assert not left, f"bots outlived the driver: {left}"
+            assert kept() == 0
+            assert list(client.run(os.getpid).values()) == [worker]  # the worker lives on
+        finally:
+            if driver is not None and driver.poll() is None:
+                driver.kill()
+                driver.wait(timeout=10)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -25,7 +25,7 @@ from conftest import (
     wait_for_no_leftovers,
     wait_until,
 )
-from factories import copy_bot
+from factories import copy_bot, log_of, logged_bots
 
 from arena.botspec import BotSpec
 from arena.config import TournamentConfig, config_from_dict
@@ -211,22 +211,6 @@ def test_matches_in_blocks_start_each_bot_about_once_per_block() -> None:
     plain, fewer = starts_in_order(jobs), starts_in_order(blocked)
     assert plain > 40_000  # the plan's order: a start for nearly every match (44,850)
     assert fewer < plain / 10, (plain, fewer)  # 2,644: a few per bot and block of 32
-
-
-def logged_bots(folder: Path, count: int, *args: str) -> list[BotSpec]:
-    """``count`` bots ``s0``... running ``seed_log.py`` (with ``args``), each logging to
-    ``folder/<name>.log``: its starts and the ``match`` lines it was told."""
-    program = copy_bot(folder, "seed_log.py")
-    return [
-        BotSpec.from_command(["python3", str(program), str(folder / f"s{i}.log"), *args], f"s{i}")
-        for i in range(count)
-    ]
-
-
-def log_of(folder: Path, name: str) -> list[tuple[str, int, int]]:
-    """A ``seed_log.py`` log: (``start`` or ``match``, process id, seed), in order."""
-    lines = (folder / f"{name}.log").read_text().split("\n")
-    return [(kind, int(pid), int(seed)) for kind, pid, seed in (x.split() for x in lines if x)]
 
 
 def test_a_kept_bot_that_asks_is_told_each_match_the_seed_of_a_fresh_start(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ paths, the sandbox mode) is resolved on the machine that plays it.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -35,6 +36,7 @@ __all__ = [
     "close_keeper",
     "forget_keeper",
     "kept_processes",
+    "keepers",
 ]
 
 
@@ -124,35 +126,56 @@ def active_matches() -> list[Match]:
     return list(_ACTIVE)
 
 
-_KEEPER: list[BotKeeper] = []
-"""This process's keeper of bots between matches (made by the first job that keeps bots)."""
+_KEEPERS: dict[str, BotKeeper] = {}
+"""This process's keepers of bots between matches, by scope (made by the first job of the scope
+that keeps bots). A local worker serves one run: one scope, ``""``. A Dask worker outlives runs
+and may serve several drivers at once: a scope per run, released when its run ends."""
+_KEEPERS_LOCK = threading.Lock()
 
 
-def worker_keeper(settings: MatchSettings) -> BotKeeper | None:
-    """The keeper of this process's bots between its matches, or None when ``keep_bots`` is
-    ``false``. Whoever runs ``play_job`` in a process calls ``close_keeper`` when it is done
-    there."""
+def worker_keeper(settings: MatchSettings, scope: str = "") -> BotKeeper | None:
+    """The keeper of this process's bots between the matches of ``scope``, or None when
+    ``keep_bots`` is ``false``. Whoever runs ``play_job`` in a process calls ``close_keeper``
+    when it is done there."""
     if settings.keep_bots is KeepBots.OFF:
         return None
-    if not _KEEPER:
-        _KEEPER.append(BotKeeper())
-    return _KEEPER[0]
+    with _KEEPERS_LOCK:
+        keeper = _KEEPERS.get(scope)
+        if keeper is None:
+            keeper = _KEEPERS[scope] = BotKeeper()
+        return keeper
 
 
-def kept_processes() -> list[BotProcess]:
-    """The bot processes this process keeps between matches (to kill them on a stop)."""
-    return [process for keeper in _KEEPER for process in keeper.processes()]
+def keepers() -> dict[str, BotKeeper]:
+    """This process's keepers by scope (a copy)."""
+    return dict(_KEEPERS)
+
+
+def kept_processes(scope: str | None = None) -> list[BotProcess]:
+    """The bot processes this process keeps between matches, of ``scope`` (None: all), to kill
+    them on a stop. Takes no lock: a signal handler calls it."""
+    return [
+        process
+        for name, keeper in list(_KEEPERS.items())
+        if scope is None or name == scope
+        for process in keeper.processes()
+    ]
 
 
 def forget_keeper() -> None:
-    """Drop the keeper inherited through ``fork`` without touching its bots (the parent's)."""
-    _KEEPER.clear()
+    """Drop the keepers inherited through ``fork`` without touching their bots (the parent's)."""
+    _KEEPERS.clear()
 
 
-def close_keeper() -> None:
-    """Stop every bot kept in this process (``quit``, then reaped); the next job starts anew."""
-    while _KEEPER:
-        _KEEPER.pop().close()
+def close_keeper(scope: str | None = None, graceful: bool = True) -> None:
+    """Stop every bot kept in this process for ``scope`` (None: all); its next job starts anew.
+
+    ``graceful``: ``quit``, then reaped; else killed at once. A match of the scope that ends
+    later does not give its bots to the closed keeper: they quit."""
+    with _KEEPERS_LOCK:
+        closing = [_KEEPERS.pop(name) for name in list(_KEEPERS) if scope in (None, name)]
+    for keeper in closing:
+        keeper.close(graceful)
 
 
 def play_job(
@@ -160,6 +183,7 @@ def play_job(
     settings: MatchSettings,
     emit: Callable[[Event], None],
     started: Callable[[Match], None] | None = None,
+    scope: str = "",
 ) -> None:
     """Play one match job, emitting a ``GameDone`` after each game and a ``JobDone`` at the end.
 
@@ -167,10 +191,15 @@ def play_job(
     driver can stop it from outside: ``emit`` or ``started`` may raise to end the match).
 
     Unless ``settings.keep_bots`` is ``false``, the bots come from this process's keeper when it
-    holds them, and go back to it at the end of a match that ended normally (``worker_keeper``;
-    under ``auto``, only those that asked for the ``match`` extension)."""
+    holds them, and go back to it at the end of a match that ended normally (``worker_keeper``
+    of ``scope``; under ``auto``, only those that asked for the ``match`` extension)."""
     match = Match(
-        job.bot_a, job.bot_b, settings, job.seed, len(job.slots), keeper=worker_keeper(settings)
+        job.bot_a,
+        job.bot_b,
+        settings,
+        job.seed,
+        len(job.slots),
+        keeper=worker_keeper(settings, scope),
     )
     if started is not None:
         started(match)

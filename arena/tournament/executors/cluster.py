@@ -37,7 +37,7 @@ from arena.tournament.executors.base import (
     JobFailed,
 )
 from arena.tournament.executors.botpack import BotPack, pack_bot
-from arena.tournament.executors.local import slowest_game_seconds
+from arena.tournament.executors.local import in_blocks, slowest_game_seconds
 from arena.tournament.schedule import MatchJob
 
 __all__ = [
@@ -53,6 +53,9 @@ CLUSTER_FORMS = "tcp://HOST:PORT (a Dask scheduler) or local:N (N worker process
 """What a cluster address may be, as told in errors."""
 MAX_LOCAL_WORKERS = 256
 """The most workers ``local:N`` starts."""
+KEPT_IDLE_S = 120.0
+"""How long, by default, a worker keeps a run's bots after its last match of the run there when
+the driver never releases them (it was killed outright)."""
 _LOCAL_RE = re.compile(r"local:([0-9]{1,4})")
 _TCP_RE = re.compile(r"(tcp|tls)://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):([0-9]{1,5})")
 
@@ -110,7 +113,8 @@ class ClusterExecutor:
     ``cache_root``: where workers unpack the bots (None: ``botpack.default_cache_root`` on each
     worker). ``status``: told, about once a second, how many workers there are and which are
     busy with this run's matches. ``connect_s``: how long to wait for the scheduler, and for a
-    first worker."""
+    first worker. ``kept_idle_s``: how long a worker keeps this run's bots (``keep_bots``) after
+    its last match of the run there, should this driver never release them (killed outright)."""
 
     POLL_S = 0.5
     """How often the driver looks at the cluster while waiting for results."""
@@ -126,12 +130,9 @@ class ClusterExecutor:
         status: Callable[[ExecutorStatus], None] | None = None,
         connect_s: float = 30.0,
         trusted: bool = False,
+        kept_idle_s: float = KEPT_IDLE_S,
     ) -> None:
         address = parse_cluster(address)
-        # Not yet on a cluster: a Dask worker may run several matches at once in threads, and
-        # outlives the run; kept bots would need a keeper per thread and a release on every
-        # worker at the end of a run. Each match starts its bots, as before.
-        settings = dataclasses.replace(settings, keep_bots=KeepBots.OFF)
         if not trusted:
             if settings.sandbox is SandboxMode.NONE:
                 raise ArenaError(f"--cluster {address}: {UNTRUSTED_NONE}")
@@ -147,6 +148,9 @@ class ClusterExecutor:
         self.settings = settings
         self.trusted = trusted
         """Whether the bots may run without bubblewrap (and so reach the scheduler)."""
+        self.keeps = settings.keep_bots is not KeepBots.OFF
+        """Whether workers may keep this run's bots between its matches (``keep_bots``)."""
+        self.kept_idle_s = kept_idle_s
         self.cache_root = cache_root
         self.status = status
         self._cluster: Any = None
@@ -291,7 +295,7 @@ class ClusterExecutor:
 
         future = self.client.submit(
             play_remote, job, self.settings, folders, self.cache_root, self._run,
-            self._stream_name, key, key=key, pure=False,
+            self._stream_name, key, kept_idle_s=self.kept_idle_s, key=key, pure=False,
         )  # fmt: skip
         running = _Running(job, future)
         self._running[key] = running
@@ -313,7 +317,7 @@ class ClusterExecutor:
         # wait() raises this when a task was cancelled (by stop_matches, or a lost scheduler):
         # the task is then done, and ``_outcome`` says what became of it.
         cancelled = getattr(dask.client, "FuturesCancelledError", TimeoutError)
-        queue = list(reversed(jobs))
+        queue = list(reversed(in_blocks(jobs) if self.keeps else jobs))
         pending: dict[str, _Running] = {}
         limit = 2 * self._threads()
         try:
@@ -335,8 +339,18 @@ class ClusterExecutor:
                     limit = 2 * self._threads()
                 if batch:
                     yield batch
+            if self.keeps:  # done: the bots the workers keep for this run quit now
+                self._release_kept()
         finally:
             self._release_stream()
+
+    def _release_kept(self) -> None:
+        """Ask every worker to stop the bots it keeps for this run (and wait until it has)."""
+        from arena.tournament.executors.cluster_worker import release_run
+
+        with contextlib.suppress(Exception):
+            if self.client.status == "running":
+                self.client.run(release_run, self._run, on_error="ignore")
 
     def _release_stream(self) -> None:
         """Let the scheduler drop this call's queue: it keeps one until every holder released
@@ -452,9 +466,10 @@ class ClusterExecutor:
             self.client.run(stop_task, running.future.key, workers=workers, on_error="ignore")
 
     def stop_matches(self) -> None:
-        """Stop this run's matches on every worker now (their bots killed, no game of the run
-        started there after this) and cancel its tasks. A task that runs cannot be interrupted
-        by Dask; without this its match would play on, for nobody, until its last game."""
+        """Stop this run's matches on every worker now (their bots killed, and those kept for
+        the run; no game of the run started there after this) and cancel its tasks. A task that
+        runs cannot be interrupted by Dask; without this its match would play on, for nobody,
+        until its last game."""
         client = self.client
         if client is None or client.status != "running":
             return

@@ -1,5 +1,10 @@
 """What runs on a Dask worker: the bots' packs unpacked on arrival, and one match per task.
 
+A worker keeps the bots of a run between that run's matches (``keep_bots``; a keeper per run, as
+the worker outlives runs and may serve several drivers): they quit when the driver releases the
+run (``release_run``, at its end), are killed when it stops it (``stop_run``), and quit by
+themselves once the run has had no match here for its idle limit (a driver killed outright).
+
 Imported by the workers (and by the driver when it registers the plugin); it needs ``distributed``
 at import, which is why ``arena.tournament.executors.cluster`` imports it only when a cluster
 executor is made.
@@ -23,12 +28,29 @@ from distributed import Queue, WorkerPlugin, get_worker
 
 from arena.limits import SandboxMode
 from arena.referee import Match, MatchSettings
-from arena.tournament.executors.base import Event, GameDone, JobFailed, play_job
+from arena.tournament.executors.base import (
+    Event,
+    GameDone,
+    JobFailed,
+    close_keeper,
+    kept_processes,
+    play_job,
+)
 from arena.tournament.executors.botpack import unpack
+from arena.tournament.executors.cluster import KEPT_IDLE_S
 from arena.tournament.executors.worker import prepare_worker
 from arena.tournament.schedule import MatchJob
 
-__all__ = ["BotPackPlugin", "play_remote", "sandbox_problem", "stop_run", "stop_task"]
+__all__ = [
+    "BotPackPlugin",
+    "play_remote",
+    "sandbox_problem",
+    "stop_run",
+    "stop_task",
+    "release_run",
+    "release_idle",
+    "kept_bots",
+]
 
 _PREPARED: dict[SandboxMode, SandboxMode] = {}
 """The sandbox mode asked for -> the mode this worker process runs its bots in, once prepared."""
@@ -89,6 +111,11 @@ _STOPPED_TASKS: set[str] = set()
 _PLAYING: dict[str, list[Match]] = {}
 """Run, or task key -> its matches being played in this worker process now."""
 _LOCK = threading.Lock()
+_SEEN: dict[str, tuple[float, float]] = {}
+"""Run -> (when a match of it last started or ended here, its idle limit): the runs whose kept
+bots quit once they have had no match here for that long."""
+_WATCHER: list[threading.Thread] = []
+"""The thread that releases idle runs (started by the first run that keeps bots here)."""
 
 
 class _RunStopped(Exception):
@@ -105,7 +132,62 @@ def stop_run(run: str) -> int:
     with _LOCK:
         _STOPPED_RUNS.add(run)
         matches = list(_PLAYING.get(run, ()))
-    return _kill_bots(matches)
+        _SEEN.pop(run, None)
+    killed = len(kept_processes(run))
+    close_keeper(run, graceful=False)  # its kept bots too: no match of the run comes any more
+    return killed + _kill_bots(matches)
+
+
+def release_run(run: str) -> int:
+    """Stop the bots this worker process keeps for run ``run`` (``quit``, then reaped): called
+    by the driver through ``Client.run`` when the run's matches are all done. Returns how many
+    bot processes it stopped."""
+    with _LOCK:
+        _SEEN.pop(run, None)
+    released = len(kept_processes(run))
+    close_keeper(run)
+    return released
+
+
+def release_idle() -> list[str]:
+    """Release the runs that had no match here for longer than their idle limit (their driver
+    was killed, or forgot them); the runs released."""
+    now = time.monotonic()
+    with _LOCK:
+        idle = [
+            run
+            for run, (seen, limit) in _SEEN.items()
+            if run not in _PLAYING and now - seen > limit
+        ]
+        for run in idle:
+            del _SEEN[run]
+    for run in idle:
+        close_keeper(run)
+    return idle
+
+
+def kept_bots(run: str | None = None) -> int:
+    """How many bot processes this worker process keeps for ``run`` (None: for every run)."""
+    return len(kept_processes(run))
+
+
+def _seen(run: str, idle_s: float) -> None:
+    """Note that run ``run`` plays here now (under ``_LOCK``); start the idle watcher once."""
+    _SEEN[run] = (time.monotonic(), idle_s)
+    if not _WATCHER:
+        watcher = threading.Thread(target=_watch_idle, name="arena-kept-idle", daemon=True)
+        _WATCHER.append(watcher)
+        watcher.start()
+
+
+def _watch_idle() -> None:
+    """Release idle runs, for as long as this worker process lives (a daemon thread)."""
+    while True:
+        with _LOCK:
+            shortest = min((limit for _seen, limit in _SEEN.values()), default=KEPT_IDLE_S)
+        time.sleep(min(5.0, max(0.1, shortest / 4)))
+        with contextlib.suppress(Exception):
+            release_idle()
 
 
 def stop_task(task: str) -> int:
@@ -182,13 +264,16 @@ def play_remote(
     run: str = "",
     stream: str | None = None,
     task: str = "",
+    kept_idle_s: float = KEPT_IDLE_S,
 ) -> list[Event]:
     """Play ``job`` on this worker; its events (a ``JobFailed`` last when the harness failed).
 
     ``folders``: bot name -> the digest of its pack, whose folder in the cache becomes the bot's
     folder here. ``run``: the driver's run, which ``stop_run`` may stop. ``stream``: the Dask
     queue that receives the games as they finish (None: only the result carries them).
-    ``task``: this task's key, which ``stop_task`` may stop."""
+    ``task``: this task's key, which ``stop_task`` may stop. ``kept_idle_s``: how long the bots
+    kept for ``run`` here outlive its last match (``keep_bots``) when the driver never releases
+    them."""
     streamer = _Streamer(stream) if stream is not None else None
 
     mine: list[Match] = []
@@ -205,6 +290,8 @@ def play_remote(
             for holder in holders:
                 _PLAYING.setdefault(holder, []).append(match)
             mine.append(match)
+            if match.keeper is not None:
+                _seen(run, kept_idle_s)
 
     def emit(event: Event) -> None:
         if stopped():  # its bots were killed: what it ends with is not a game to record
@@ -240,7 +327,7 @@ def play_remote(
                     )
             bots.append(bot)
         job = MatchJob(job.key, bots[0], bots[1], job.slots, job.seed)
-        play_job(job, settings, emit, started)
+        play_job(job, settings, emit, started, scope=run)
     except _RunStopped:
         events.append(JobFailed(job.key, "its run or match was stopped by the driver"))
     except Exception:
@@ -256,4 +343,8 @@ def play_remote(
                 if not playing:
                     _PLAYING.pop(holder, None)
             _STOPPED_TASKS.discard(task)
+            if run in _SEEN:
+                _seen(run, kept_idle_s)
+        if run in _STOPPED_RUNS:  # a keeper made, or a bot given back, after the stop
+            close_keeper(run, graceful=False)
     return events
