@@ -17,12 +17,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import yaml
+
 # The commands measured run as a user's would: with Python's bytecode cache. Without it
 # (PYTHONDONTWRITEBYTECODE set in the environment, as on some CI and agent machines) every start
 # compiles arena's sources again, about 0.1 s, and start-up figures measure the compiler.
 BYTECODE_CACHE_WAS_OFF = os.environ.pop("PYTHONDONTWRITEBYTECODE", None) is not None
 
 HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
 BOTS = HERE / "bots"
 BUILD = HERE / "_build"
 PYTHON = sys.executable
@@ -61,6 +64,23 @@ def compile_bots() -> dict[str, Path]:
             subprocess.run([compiler, "-O2", "-o", str(target), str(source)], check=True)
         built[name] = target
     return built
+
+
+def copy_config(source: Path, folder: Path, **overrides: object) -> Path:
+    """``source`` (a tournament YAML) written into ``folder`` with its store there and the bots'
+    relative paths made absolute, so that it runs from anywhere and leaves nothing behind."""
+    data = yaml.safe_load(source.read_text())
+    for bot in data.get("bots", []):
+        if isinstance(bot, dict) and "path" in bot:
+            bot["path"] = str((source.parent / bot["path"]).resolve())
+    data.update(overrides, db=str(folder / f"{source.stem}.sqlite"))
+    path = folder / source.name
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    return path
+
+
+def store_of(config: Path) -> Path:
+    return Path(yaml.safe_load(config.read_text())["db"])
 
 
 @dataclass
@@ -121,6 +141,23 @@ def run(argv: Sequence[str], watch: Callable[[int], None] | None = None) -> Run:
         tail = (result.err or result.out).strip()[-800:]
         raise RuntimeError(f"{' '.join(argv)} exited with {result.code}:\n{tail}")
     return result
+
+
+def children(pid: int) -> list[int]:
+    """The direct children of a running process (none once it has exited)."""
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            return [int(p) for p in f.read().split()]
+    except OSError:
+        return []
+
+
+def command_name(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/comm") as f:
+            return f.read().strip()
+    except OSError:
+        return "?"
 
 
 def vm_hwm_kb(pid: int) -> int:
