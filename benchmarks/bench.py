@@ -325,7 +325,14 @@ def scaling_section(
     and the machine's ceiling, interleaved ``rounds`` times."""
     small = {w: arena_tournament(arena, bot, 1, w, tmp) for w in (1, 2)}
     probe = arena_tournament(arena, bot, 50, 1, tmp)
-    rate = (probe.games - small[1].games) / max(probe.run.wall - small[1].run.wall, 1e-3)
+    gap = probe.run.wall - small[1].run.wall
+    # Under load the 12-game run can take nearly as long as the probe, and the difference of the
+    # two then says nothing (once it gave 294,000 games a pairing): fall back on the probe's
+    # whole-command rate, a lower bound of the marginal one.
+    if gap > probe.run.wall / 4:
+        rate = (probe.games - small[1].games) / gap
+    else:
+        rate = probe.games / probe.run.wall
     gpp = max(10, round(seconds * rate / 12))
     runs: dict[int, list[TournamentRun]] = {1: [], 2: []}
     alone: list[float] = []
