@@ -63,8 +63,13 @@ def markdown(targets: Sequence[Target], others: Sequence[Target]) -> str:
         if t.ok is False:
             value += " (**missed**)"
         lines.append(f"| {t.what} | {value} | {t.target} |")
-    return TYPOGRAPHY.sub(lambda m: SIGNS[m.group()], "\n".join(lines))
+    return typography("\n".join(lines))
 
 
-SIGNS = {"us": "µs", ">=": "≥", "<=": "≤"}
-TYPOGRAPHY = re.compile(r"\bus\b|>=|<=")
+SIGNS = {"us": "µs", ">=": "≥", "<=": "≤", "x": "×"}
+TYPOGRAPHY = re.compile(r"\bus\b|>=|<=|(?<=\d)x\b|(?<= )x(?= )")
+
+
+def typography(text: str) -> str:
+    """µs, ≥, ≤ and × (after a number, or between spaces) as the README writes them."""
+    return TYPOGRAPHY.sub(lambda m: SIGNS[m.group()], text)
