@@ -2,8 +2,8 @@
 
 Run it from the repository with the Python that has ``arena`` installed::
 
-    python benchmarks/bench.py              # full run, about six minutes on 2 cores
-    python benchmarks/bench.py --quick      # smaller counts (says so in the table), ~1-2 min
+    python benchmarks/bench.py              # full run, about five minutes on 2 cores
+    python benchmarks/bench.py --quick      # smaller counts (says so in the table), ~1 min
     python benchmarks/bench.py --pools      # also the 100-bot pool (about 2 more minutes)
     python benchmarks/bench.py --markdown   # end with the README's performance table
 
@@ -822,7 +822,7 @@ def main() -> None:
     # Its bots are trusted, and as root an unprivileged bot user may not reach this Python.
     os.environ.setdefault("ARENA_BOTS_AS_ROOT", "1")
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="smaller counts (about 2 min)")
+    parser.add_argument("--quick", action="store_true", help="smaller counts (about a minute)")
     parser.add_argument(
         "--pools", action="store_true", help="also the 100-bot pool (about 2 more minutes)"
     )
