@@ -811,7 +811,7 @@ def pools_report(b: Bench) -> None:
             continue
         folder = b.tmp / f"pool{bots}"
         folder.mkdir()
-        wall = pools.timed(b.arena, pools.config(folder, bots, 1.0, True), 2)
+        wall = pools.timed(b.arena, pools.config(folder, bots, 1.0, True), 2, None)
         starts = pools.started(folder / "results.sqlite")
         say(f"   {bots} bots, {bots * (bots - 1):,} games: {wall:.1f} s")
         value = f"{wall:.1f} s ({bots * (bots - 1):,} games, {starts} bot starts)"
