@@ -656,7 +656,7 @@ def startup_report(b: Bench) -> None:
         if n < 2:
             best_s = min(times)
             b.target(
-                f"`{' '.join(['arena', *argv[1:]])}` (best of 5)",
+                f"start-up of `{' '.join(['arena', *argv[1:]])}` (best of 5)",
                 "<= 0.150 s",
                 f"{best_s:.3f} s (median {statistics.median(times):.3f} s)",
                 best_s <= 0.15,
@@ -766,7 +766,7 @@ def first_game_report(b: Bench) -> None:
         f"{min(ends):.3f} s; the whole command ({len(games)} games) {min(walls):.2f} s"
     )
     b.target(
-        "`arena tournament tournaments/example.yaml` to its first game",
+        "time to the first game of `arena tournament tournaments/example.yaml`",
         "measured and printed",
         f"{min(firsts):.2f} s to its start, {min(ends):.2f} s to its end "
         f"(the whole command {min(walls):.1f} s)",
