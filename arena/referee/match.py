@@ -30,7 +30,7 @@ import termios
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 from arena.botspec import BotSpec
 from arena.errors import HarnessError
@@ -141,6 +141,18 @@ class MatchSettings:
             object.__setattr__(self, "keep_bots", KeepBots.ALL if keep else KeepBots.OFF)
 
 
+class _LoadReading(NamedTuple):
+    """A bot's run-queue delay and CPU time (``schedstat``, its CPU clock) at one moment."""
+
+    delay_ns: int
+    cpu_ns: int
+    at_ns: int  # ``perf_counter_ns``
+
+
+def _read_load(process: BotProcess) -> _LoadReading:
+    return _LoadReading(process.run_delay_ns(), process.cpu_ns(), time.perf_counter_ns())
+
+
 @dataclass
 class _Seat:
     """One of the two bots of a match and the state of its current process."""
@@ -158,9 +170,7 @@ class _Seat:
     seed: int | None = None  # the seed of this match for its process, until `match` told it
     person: bool = False  # a person's seat: no process, its moves come from ``ask``
     move_ns: int = -1  # wall time of its process's last move (-1: none yet)
-    delay_mark: int | None = None  # its threads' run-queue delay when its `turn` was sent
-    cpu_mark: int = 0  # and its CPU time then (with ``delay_mark``)
-    turn_sent_ns: int = 0  # and when (``perf_counter_ns``)
+    load_mark: _LoadReading | None = None  # read as its `turn` was sent (``PACED_SHARE``)
 
 
 def alternating_order_seats(games: int) -> list[int]:
@@ -632,10 +642,8 @@ class Match:
                     # The run-queue baseline of a bot that uses a good part of its time (or whose
                     # pace is unknown): a late reply is then judged on the CPU it waited for in
                     # this move. A bot that answered at once last time costs nothing here.
-                    if seat.move_ns < 0 or seat.move_ns * PACED_SHARE >= budget_ns:
-                        _mark_load(seat, process)
-                    else:
-                        seat.delay_mark = None
+                    paced = seat.move_ns < 0 or seat.move_ns * PACED_SHARE >= budget_ns
+                    seat.load_mark = _read_load(process) if paced else None
                 message = prefix + board + b" " + last + suffix
                 in_fd, out_fd = process.stdin_fd, process.stdout_fd
                 # Anything in its stdout before its `turn` is sent is no answer to it, even if the
@@ -792,7 +800,7 @@ class Match:
         for the reply, and reads the run-queue delay of the bot's threads (``schedstat``) at
         both ends. The bot was held back by the machine's load, and the game is replayed, not
         charged, when its threads spent at least ``STARVED_SHARE`` of that time runnable but
-        waiting for a CPU, or (where the move has a baseline, ``_Seat.delay_mark``) when they
+        waiting for a CPU, or (where the move has a baseline, ``_Seat.load_mark``) when they
         waited during the whole move at least as long as it is now late. A bot that sleeps,
         blocks or computes past its time on an idle machine waits for no CPU: it lost on time.
         The reply, late whatever happens, is never taken.
@@ -800,19 +808,17 @@ class Match:
         process = seat.process
         assert process is not None
         probe_ns = max(min(budget_ns, LOAD_PROBE_MS * 1_000_000), 10_000_000)
-        before, cpu_before = process.run_delay_ns(), process.cpu_ns()
-        began = time.perf_counter_ns()
-        self.channels.wait_line(process, began + probe_ns)
-        span = time.perf_counter_ns() - began
-        waited = _waited_for_others(
-            process, process.run_delay_ns() - before, process.cpu_ns() - cpu_before, span
-        )
+        before = _read_load(process)
+        self.channels.wait_line(process, before.at_ns + probe_ns)
+        after = _read_load(process)
+        waited = _waited_for_others(process, before, after)
+        span = after.at_ns - before.at_ns
         if waited >= _MIN_STARVED_NS and waited >= STARVED_SHARE * span:
             raise _Starved(
                 f"the bot waited {waited / 1e6:.0f} ms for a CPU in the {span / 1e6:.0f} ms"
                 " after its deadline"
             )
-        _check_waited(seat, began + span - deadline_ns)
+        _check_waited(seat, after.at_ns - deadline_ns, after)
 
     def _drop_owed_reply(self, seat: _Seat, deadline_ns: int) -> None:
         """Wait (until the turn's deadline) for a reply that the other bot's fault made moot, and
@@ -858,39 +864,28 @@ def _limit_fault(*seats: _Seat, late: bool = False) -> _GameOver | None:
     return None
 
 
-def _mark_load(seat: _Seat, process: BotProcess) -> None:
-    """Take the run-queue and CPU baselines of the move ``seat``'s bot is about to be asked."""
-    seat.delay_mark = process.run_delay_ns()
-    seat.cpu_mark = process.cpu_ns()
-    seat.turn_sent_ns = time.perf_counter_ns()
-
-
-def _waited_for_others(process: BotProcess, waited_ns: int, cpu_ns: int, span_ns: int) -> int:
-    """Of the ``waited_ns`` the bot's threads waited for a CPU over ``span_ns`` (in which they
-    used ``cpu_ns``), the part that other processes caused: at most the capacity of the cores
-    the bot may run on that it did not use itself. A bot whose own threads outnumber its cores
-    waits for itself, and that is its own doing, never the machine's load."""
+def _waited_for_others(process: BotProcess, before: _LoadReading, after: _LoadReading) -> int:
+    """Of the time the bot's threads waited for a CPU between two readings, the part that other
+    processes caused: at most the capacity of the cores the bot may run on that it did not use
+    itself. A bot whose own threads outnumber its cores waits for itself, and that is its own
+    doing, never the machine's load."""
     try:
         cores = len(os.sched_getaffinity(process.pid))
     except OSError:
         cores = os.cpu_count() or 1
-    return max(min(waited_ns, cores * span_ns - cpu_ns), 0)
+    spare = cores * (after.at_ns - before.at_ns) - (after.cpu_ns - before.cpu_ns)
+    return max(min(after.delay_ns - before.delay_ns, spare), 0)
 
 
-def _check_waited(seat: _Seat, late_ns: int) -> None:
+def _check_waited(seat: _Seat, late_ns: int, now: _LoadReading | None = None) -> None:
     """Raise ``_Starved`` if ``seat``'s bot, whose reply came ``late_ns`` after its deadline,
     waited for a CPU during the move at least that long: on a machine that ran it when it was
     ready to run, it would have been on time. Judged only where the move has a run-queue
-    baseline (``_Seat.delay_mark``); otherwise the reply is late."""
-    process, mark = seat.process, seat.delay_mark
+    baseline (``_Seat.load_mark``); otherwise the reply is late. ``now``: a reading just taken."""
+    process, mark = seat.process, seat.load_mark
     if process is None or mark is None:
         return
-    waited = _waited_for_others(
-        process,
-        process.run_delay_ns() - mark,
-        process.cpu_ns() - seat.cpu_mark,
-        time.perf_counter_ns() - seat.turn_sent_ns,
-    )
+    waited = _waited_for_others(process, mark, now or _read_load(process))
     if waited >= late_ns:
         raise _Starved(
             f"the bot waited {waited / 1e6:.1f} ms for a CPU during a move it answered"
@@ -1047,8 +1042,7 @@ class _PersonMatch(Match):
         last = board.history[-1].token.encode() if board.history else NO_LAST_MOVE
         message = turn_line(board.board_string().encode(), last, budget_ns // 1_000_000)
         cpu0 = process.cpu_ns() if on_cpu else 0
-        if not on_cpu:
-            _mark_load(seat, process)
+        seat.load_mark = None if on_cpu else _read_load(process)
         started = time.perf_counter_ns()
         if not process.send(message):
             raise _GameOver(seat, *faults.send_failure(process))
