@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -44,7 +44,6 @@ __all__ = [
     "TournamentResult",
     "run_tournament",
     "oversubscribed",
-    "distinct_games",
 ]
 
 MAX_ATTEMPTS = 3
@@ -208,7 +207,7 @@ def run_tournament(
     if observer is not None:
         observer.started(total, result.already, len(jobs))
     if not jobs:
-        result.distinct = distinct_games(store.games())
+        result.distinct = store.count_distinct_games()
         return result
     result.workers = _workers(plan, len(jobs), observer)
     setup = ExecutorSetup(
@@ -239,7 +238,7 @@ def run_tournament(
         executor.close()
     owed_slots = {job.slot_key(slot) for job in owed for slot in job.slots}
     result.missing = len(owed_slots - store.completed_slots())
-    result.distinct = distinct_games(store.games())
+    result.distinct = store.count_distinct_games()
     return result
 
 
@@ -255,16 +254,6 @@ def _workers(plan: TournamentPlan, jobs: int, observer: TournamentObserver | Non
     if notify is not None:
         notify(workers, fair.workers, fair.reason)
     return fair.workers
-
-
-def distinct_games(records: Iterable[GameRecord]) -> int:
-    """How many of ``records`` differ (in players, opening or moves)."""
-    return len(
-        {
-            hash((r.order, r.chaos, tuple(getattr(r, "opening", ())), tuple(r.moves)))
-            for r in records  # hashes: a million games' moves need not be held at once
-        }
-    )
 
 
 class StartupBurst:

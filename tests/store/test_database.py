@@ -936,8 +936,10 @@ def test_all_versions_names_each_version_apart(tmp_path: Path) -> None:
         store.add_game(make_record(order_version="99ffeedd0011", chaos_version="b1"), 0)
         store.add_game(make_record(order_version="", chaos_version="b1"), 0)  # version unknown
         assert store.count_games() == 1
+        assert store.count_distinct_games() == 1
     with Store.open(path, readonly=True, all_versions=True) as store:
         assert store.count_games() == 4
+        assert store.count_distinct_games() == 3  # slots 0 and 1 of one version play alike
         assert [(g.order, g.chaos) for g in store.games()] == [
             ("alpha@1a2b3c4d", "beta@b1"),
             ("alpha@1a2b3c4d", "beta@b1"),  # beyond games_per_pairing: there too
@@ -945,3 +947,21 @@ def test_all_versions_names_each_version_apart(tmp_path: Path) -> None:
             ("alpha", "beta@b1"),
         ]
     assert versioned_name("greedy", "") == "greedy"
+
+
+def test_distinct_games_differ_in_players_opening_or_moves(store: Store) -> None:
+    """The store's count (in SQL) agrees with hashing the records it gives back."""
+    store.claim(DEFINITION, 9)
+    variants = [
+        {},
+        {},  # the same game again
+        {"moves": ["c4X", "a1O", "f6O"]},
+        {"opening": ["b2O"]},
+        {"opening": []},
+        {"ms": [9.0, 9.0, 9.0], "seed": 3, "winner": Role.CHAOS},  # same moves: not distinct
+    ]
+    for slot, changes in enumerate(variants):
+        store.add_game(make_record("alpha", "beta", **changes), slot)
+    store.add_game(make_record("beta", "alpha"), 0)  # other players
+    hashed = {(g.order, g.chaos, tuple(g.opening), tuple(g.moves)) for g in store.games()}
+    assert store.count_distinct_games() == len(hashed) == 5
