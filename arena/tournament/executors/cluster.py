@@ -20,6 +20,7 @@ import re
 import time
 import traceback
 import uuid
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +39,7 @@ from arena.tournament.executors.base import (
 )
 from arena.tournament.executors.botpack import BotPack, pack_bot
 from arena.tournament.executors.local import in_blocks, slowest_game_seconds
+from arena.tournament.executors.placement import HeldBots, next_job
 from arena.tournament.schedule import MatchJob
 
 __all__ = [
@@ -166,6 +168,8 @@ class ClusterExecutor:
         self._stream_at = 0.0
         self._seen: set[tuple[str, int, int]] = set()
         """(job, seat, index) of the games this ``execute`` call yielded (streamed or not)."""
+        self._held: dict[str, HeldBots] = {}
+        """Per worker address, the bots of this run it may keep (``keep_bots``)."""
         self._run = uuid.uuid4().hex
         """This executor's run on the cluster (its matches there can be stopped by it)."""
         self._closed = False
@@ -284,7 +288,10 @@ class ClusterExecutor:
         except Exception:
             return 1
 
-    def _submit(self, job: MatchJob) -> _Running:
+    def _submit(self, job: MatchJob, worker: str | None = None) -> _Running:
+        """Submit ``job``; to ``worker`` first when given (it keeps the job's bots), though the
+        scheduler may still run it elsewhere (a loose restriction: a worker that left, or is
+        busy while others idle, does not hold it up)."""
         key = f"arena-{job.key}-{uuid.uuid4().hex[:8]}"
         folders = {
             bot.name: self._shipped[bot.name]
@@ -293,9 +300,12 @@ class ClusterExecutor:
         }
         from arena.tournament.executors.cluster_worker import play_remote
 
+        placed: dict[str, object] = {}
+        if worker is not None:
+            placed = {"workers": [worker], "allow_other_workers": True}
         future = self.client.submit(
             play_remote, job, self.settings, folders, self.cache_root, self._run,
-            self._stream_name, key, kept_idle_s=self.kept_idle_s, key=key, pure=False,
+            self._stream_name, key, kept_idle_s=self.kept_idle_s, key=key, pure=False, **placed,
         )  # fmt: skip
         running = _Running(job, future)
         self._running[key] = running
@@ -317,13 +327,16 @@ class ClusterExecutor:
         # wait() raises this when a task was cancelled (by stop_matches, or a lost scheduler):
         # the task is then done, and ``_outcome`` says what became of it.
         cancelled = getattr(dask.client, "FuturesCancelledError", TimeoutError)
-        queue = list(reversed(in_blocks(jobs) if self.keeps else jobs))
+        queue = deque(in_blocks(jobs) if self.keeps else jobs)
         pending: dict[str, _Running] = {}
+        freed: list[str] = []  # workers that finished a match since the last submissions
         limit = 2 * self._threads()
         try:
             while queue or pending:
                 while queue and len(pending) < limit:
-                    running = self._submit(queue.pop())
+                    worker = freed.pop(0) if freed else None
+                    held = self._held.setdefault(worker, HeldBots()) if worker else None
+                    running = self._submit(next_job(queue, held), worker)
                     pending[running.future.key] = running
                 with contextlib.suppress(TimeoutError, cancelled):
                     futures = [r.future for r in pending.values()]
@@ -334,6 +347,9 @@ class ClusterExecutor:
                         del pending[key]
                         self._running.pop(key, None)
                         batch.extend(self._outcome(running))
+                        if self.keeps and (worker := self._ran_on(running)) is not None:
+                            self._held.setdefault(worker, HeldBots()).played(running.job)
+                            freed.append(worker)
                 batch.extend(self._watch(pending))
                 if time.monotonic() - self._status_at >= 1.0:
                     limit = 2 * self._threads()
@@ -341,8 +357,20 @@ class ClusterExecutor:
                     yield batch
             if self.keeps:  # done: the bots the workers keep for this run quit now
                 self._release_kept()
+                self._held.clear()
         finally:
             self._release_stream()
+
+    def _ran_on(self, running: _Running) -> str | None:
+        """The worker that played a finished match (None if unknown, e.g. it failed there)."""
+        if running.future.status != "finished":
+            return None
+        try:
+            where: dict[str, Any] = self.client.who_has(running.future)
+        except Exception:
+            return running.worker
+        workers = where.get(running.future.key) or ()
+        return next(iter(workers), running.worker)
 
     def _release_kept(self) -> None:
         """Ask every worker to stop the bots it keeps for this run (and wait until it has)."""

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import itertools
 import os
 import pickle
 import select
@@ -41,6 +40,7 @@ from arena.tournament.executors.base import (
     forget_keeper,
     play_job,
 )
+from arena.tournament.executors.placement import HeldBots, next_job
 from arena.tournament.executors.worker import prepare_worker, stop_bots
 from arena.tournament.schedule import MatchJob
 
@@ -50,8 +50,6 @@ RELEASE_S = 10.0
 """How long the end of a run waits for the workers to stop the bots they keep."""
 _RELEASE = "release"
 """What the pool sends a worker, instead of a job, for it to stop the bots it keeps."""
-LOOKAHEAD = 256
-"""How far down the queue a free worker looks for a match with the bots it keeps."""
 STALL_MARGIN_S = 15.0
 """Beyond the slowest possible game: stopping bots, a busy store, a loaded machine."""
 
@@ -238,8 +236,8 @@ class _Worker:
     scratch: str
     """A folder of the worker's own, holding its bots' scratch folders; removed with it."""
     job: MatchJob | None = None
-    held: dict[str, None] = dataclasses.field(default_factory=dict)
-    """The bots of its recent matches, oldest first: those it may keep (``keep_bots``)."""
+    held: HeldBots = dataclasses.field(default_factory=HeldBots)
+    """The bots of its recent matches: those it may keep (``keep_bots``)."""
     progress_at: float = 0.0
     """When the worker was last heard of (given its job, or sent events)."""
 
@@ -396,26 +394,9 @@ class LocalPoolExecutor:
                 yield batch
 
     def _next_job(self, worker: _Worker, queue: deque[MatchJob]) -> MatchJob:
-        """The queued job to give ``worker``: with ``keep_bots``, among the first
-        ``LOOKAHEAD`` the one whose bots it played most recently (so that it reuses the
-        processes it keeps), else the first."""
-        if not self.keeps:
-            return queue.popleft()
-        best, score = 0, -1
-        for i, job in enumerate(itertools.islice(queue, LOOKAHEAD)):
-            held = (job.bot_a.name in worker.held) + (job.bot_b.name in worker.held)
-            if held > score:
-                best, score = i, held
-                if held == 2:
-                    break
-        job = queue[best]
-        del queue[best]
-        for name in (job.bot_a.name, job.bot_b.name):
-            worker.held.pop(name, None)
-            worker.held[name] = None
-        while len(worker.held) > MAX_KEPT:
-            del worker.held[next(iter(worker.held))]
-        return job
+        """The queued job to give ``worker``: with ``keep_bots``, one with the bots it keeps
+        (``placement.next_job``), else the first."""
+        return next_job(queue, worker.held if self.keeps else None)
 
     def _collect(self, worker: _Worker, batch: list[Event]) -> None:
         """Add everything a worker has sent to ``batch``; a failure if it died."""

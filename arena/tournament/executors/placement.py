@@ -1,0 +1,72 @@
+"""Which queued match a worker should play next: one with the bots it already keeps.
+
+A worker keeps the processes of the bots it played (``keep_bots``), up to ``MAX_KEPT`` of them,
+the longest unused going first. Handing it a match between bots it holds saves two starts; so
+when a worker frees up, the executor looks a little way down the queue (``LOOKAHEAD`` matches)
+for the one whose bots it played most recently, and otherwise takes the queue's head. The queue
+is in blocks of the pairing matrix (``in_blocks``), so the match it wants is usually near.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import deque
+
+from arena.referee.keeper import MAX_KEPT
+from arena.tournament.schedule import MatchJob
+
+__all__ = ["HeldBots", "LOOKAHEAD", "next_job"]
+
+LOOKAHEAD = 256
+"""How far down the queue a free worker looks for a match with the bots it keeps."""
+
+
+class HeldBots:
+    """The bots of a worker's recent matches, oldest first: those it may still keep."""
+
+    def __init__(self, bound: int = MAX_KEPT) -> None:
+        self.bound = bound
+        """The most it keeps (the keeper's own bound)."""
+        self._names: dict[str, None] = {}
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._names
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def played(self, job: MatchJob) -> None:
+        """``job``'s bots are now the most recently used; the oldest beyond the bound go."""
+        for name in (job.bot_a.name, job.bot_b.name):
+            self._names.pop(name, None)
+            self._names[name] = None
+        while len(self._names) > self.bound:
+            del self._names[next(iter(self._names))]
+
+    def clear(self) -> None:
+        """It keeps nothing now (it was replaced, or told to stop its bots)."""
+        self._names.clear()
+
+    def count(self, job: MatchJob) -> int:
+        """How many of ``job``'s two bots it holds (0, 1 or 2)."""
+        return (job.bot_a.name in self._names) + (job.bot_b.name in self._names)
+
+
+def next_job(queue: deque[MatchJob], held: HeldBots | None) -> MatchJob:
+    """Take from ``queue`` the match for a worker holding ``held``: among the first
+    ``LOOKAHEAD``, the first with both its bots held, else the first with one, else the head.
+    ``held`` None (nothing known, or no bot is kept): the head. ``held`` is updated."""
+    best = 0
+    if held is not None and len(held):
+        score = -1
+        for i, job in enumerate(itertools.islice(queue, LOOKAHEAD)):
+            count = held.count(job)
+            if count > score:
+                best, score = i, count
+                if count == 2:
+                    break
+    job = queue[best]
+    del queue[best]
+    if held is not None:
+        held.played(job)
+    return job
