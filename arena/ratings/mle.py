@@ -30,7 +30,11 @@ NEWTON = "newton"
 NEWTON_STEPS = 100
 NEWTON_TOLERANCE = 1e-10
 """Newton stops when a step moves no parameter by more than this (logits: 2e-8 Elo)."""
-_RESOLUTION = 8 * float(np.finfo(np.float64).eps)
+_RESOLUTION = 1e-13
+"""A predicted decrease this small (relative to the objective) is the mode, to rounding."""
+_CLOSE = 1e-8
+"""Newton that can make no more progress has converged if its predicted decrease is below this
+(relative): within about 1e-4 Elo of the mode."""
 
 
 def expit(x: np.ndarray) -> np.ndarray:
@@ -159,29 +163,33 @@ class LogisticPosterior:
         """Damped Newton: the full step, halved until the objective falls enough (Armijo).
 
         The objective is strictly convex (a Gaussian prior on every parameter), so this
-        converges from anywhere, quadratically near the mode: a handful of steps. It stops
-        when a step would move no parameter by more than ``NEWTON_TOLERANCE`` (logits), when
-        the gradient is that small, or when the decrease it predicts is below what the
-        objective's floating point resolves (a flat direction: a bot all prior)."""
+        converges from anywhere, quadratically near the mode: a handful of steps. It stops when
+        a step would move no parameter by more than ``NEWTON_TOLERANCE`` (logits), when the
+        gradient is that small, or when the objective no longer falls in floating point (the
+        decrease the step predicts, ``g'H^-1 g``, about twice the distance to the minimum in
+        objective, then says whether it is there: within ``_CLOSE``)."""
         f, g = self.fun_grad(u)
         for _ in range(NEWTON_STEPS):
             step = np.linalg.solve(self.hess(u), g)
             decrease = float(g @ step)  # > 0: the Hessian is positive definite
+            scale = max(1.0, abs(f))
             if (
                 float(np.max(np.abs(step))) < NEWTON_TOLERANCE
                 or float(np.max(np.abs(g))) < NEWTON_TOLERANCE
-                or decrease < _RESOLUTION * max(1.0, abs(f))  # f cannot tell the mode closer
+                or decrease < _RESOLUTION * scale
             ):
                 return u, True
             t = 1.0
             while True:
                 candidate = u - t * step
                 f_new, g_new = self.fun_grad(candidate)
-                if f_new <= f - 0.25 * t * decrease:
+                if f_new < f - 0.25 * t * decrease or (f_new <= f and t < 1.0):
                     break
                 t *= 0.5
-                if t < 1e-12:  # rounding: no lower value is representable along the step
-                    return u, float(np.max(np.abs(step))) < 1e-6
+                if t < 1e-12:
+                    return u, decrease < _CLOSE * scale
+            if f_new >= f:  # no fall that floating point can show: as close as it gets
+                return candidate, decrease < _CLOSE * scale
             u, f, g = candidate, f_new, g_new
         return u, False
 

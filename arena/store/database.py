@@ -16,7 +16,7 @@ import sqlite3
 import stat
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -110,6 +110,9 @@ _COUNTED = f"({_BOTH_ACTIVE} AND {_OWED_SLOT})"
 """SQL: the games that count: between active versions, in owed slots."""
 
 _INSERT = gamerows.insert_statement()
+
+_REQUIRED_FIELDS = ("order", "chaos", "winner", "reason")
+"""The fields a ``GameRecord`` cannot do without: read whatever fields are asked for."""
 
 
 def store_files(path: str | os.PathLike[str]) -> tuple[Path, ...]:
@@ -287,6 +290,7 @@ class Store:
         self._pid = os.getpid()
         self._conn: sqlite3.Connection | None = None
         self._select = gamerows.select_list()
+        self._present: set[str] | None = None  # the games table's columns, if an older schema's
         self._run_lock = RunLock(self.path)
         conn = self._connect(busy_timeout)
         try:
@@ -390,7 +394,8 @@ class Store:
             if version == 0:
                 raise self._fail("not an arena store (an empty database)")
             # An older file cannot be migrated here: its missing columns read as their defaults.
-            self._select = gamerows.select_list(_game_columns(conn))
+            self._present = _game_columns(conn)
+            self._select = gamerows.select_list(self._present)
             return
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")
@@ -548,29 +553,41 @@ class Store:
             conn.execute("RELEASE batch")
             return [conn.execute(insert, row).rowcount == 1 for row in rows]
 
-    def games(self, include_inactive: bool = False) -> Iterator[GameRecord]:
+    def games(
+        self, include_inactive: bool = False, fields: Collection[str] | None = None
+    ) -> Iterator[GameRecord]:
         """The games that count, in play order; with ``include_inactive``, every stored game.
 
         The games that count are those between active versions, in the slots the last claim
         owes (a store whose ``games_per_pairing`` was lowered keeps the games beyond it, but
         they are not rated). Rows are read in batches, each by a short query, so iterating
         slowly holds no lock and no snapshot; games committed meanwhile may appear at the end.
+        ``fields``: read only these fields of each record (the others keep their defaults):
+        standings of many games need five of its twenty, and parsing the move times costs most.
         """
-        for _game_id, record in self.numbered_games(include_inactive):
+        for _game_id, record in self.numbered_games(include_inactive, fields):
             yield record
 
-    def numbered_games(self, include_inactive: bool = False) -> Iterator[tuple[int, GameRecord]]:
+    def numbered_games(
+        self, include_inactive: bool = False, fields: Collection[str] | None = None
+    ) -> Iterator[tuple[int, GameRecord]]:
         """``games``, each with its number in the store (the id ``arena replay DB GAME`` takes)."""
         where = "" if include_inactive or self.all_versions else f" AND {_COUNTED}"
+        select = self._select
+        if fields is not None:
+            fields = {*fields, *_REQUIRED_FIELDS}
+            if self.all_versions:  # the names carry the versions
+                fields |= {"order_version", "chaos_version"}
+            select = gamerows.select_list(self._present, fields)
         last_id = -1
         while True:
             with self._reading("cannot read the games") as conn:
                 rows = conn.execute(
-                    f"SELECT id, {self._select} FROM games WHERE id > ?{where} ORDER BY id LIMIT ?",
+                    f"SELECT id, {select} FROM games WHERE id > ?{where} ORDER BY id LIMIT ?",
                     (last_id, _BATCH),
                 ).fetchall()
             for row in rows:
-                record = self._record(row)
+                record = self._record(row, fields)
                 yield row[0], _versions_apart(record) if self.all_versions else record
             if len(rows) < _BATCH:
                 return
@@ -616,9 +633,9 @@ class Store:
             ).fetchone()
         return 0 if top is None else int(top) + 1
 
-    def _record(self, row: Sequence[Any]) -> GameRecord:
+    def _record(self, row: Sequence[Any], fields: Collection[str] | None = None) -> GameRecord:
         try:
-            return gamerows.record_from_row(row[1:])
+            return gamerows.record_from_row(row[1:], fields)
         except (ValueError, TypeError) as exc:
             raise self._fail(f"game {row[0]} cannot be read: {exc}") from None
 

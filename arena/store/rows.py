@@ -223,15 +223,28 @@ def insert_statement() -> str:
     )
 
 
-def select_list(present: Collection[str] | None = None) -> str:
+def _read(wanted: Collection[str] | None) -> tuple[Column, ...]:
+    """The stored columns of the record fields ``wanted`` (None: all), in ``COLUMNS`` order."""
+    if wanted is None:
+        return _STORED
+    unknown = set(wanted) - _RECORD_FIELDS
+    if unknown:
+        raise ValueError(f"not fields of a game record: {', '.join(sorted(unknown))}")
+    return tuple(c for c in _STORED if c.field in wanted)
+
+
+def select_list(
+    present: Collection[str] | None = None, wanted: Collection[str] | None = None
+) -> str:
     """The select list of a record's columns, in ``record_from_row`` order.
 
     ``present``: the columns the table has, when it may be older than ``COLUMNS`` (a read-only
-    reader cannot migrate it); a missing column reads as its default.
+    reader cannot migrate it); a missing column reads as its default. ``wanted``: only the
+    columns of these record fields (``record_from_row`` with the same ``wanted``).
     """
     return ", ".join(
         c.name if present is None or c.name in present else f"{c.default} AS {c.name}"
-        for c in _STORED
+        for c in _read(wanted)
     )
 
 
@@ -249,6 +262,8 @@ def row_from_record(record: GameRecord, slot: int) -> tuple[SqlValue, ...]:
     return tuple(values)
 
 
-def record_from_row(row: Sequence[Any]) -> GameRecord:
-    """The record of a row selected with ``select_list``; ValueError/TypeError if unreadable."""
-    return GameRecord(**{c.field: c.load(value) for c, value in zip(_STORED, row, strict=True)})
+def record_from_row(row: Sequence[Any], wanted: Collection[str] | None = None) -> GameRecord:
+    """The record of a row selected with ``select_list`` (the same ``wanted``: the fields not
+    wanted keep their defaults); ValueError/TypeError if unreadable."""
+    columns = _read(wanted)
+    return GameRecord(**{c.field: c.load(value) for c, value in zip(columns, row, strict=True)})

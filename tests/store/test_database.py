@@ -965,3 +965,27 @@ def test_distinct_games_differ_in_players_opening_or_moves(store: Store) -> None
     store.add_game(make_record("beta", "alpha"), 0)  # other players
     hashed = {(g.order, g.chaos, tuple(g.opening), tuple(g.moves)) for g in store.games()}
     assert store.count_distinct_games() == len(hashed) == 5
+
+
+def test_reading_some_fields_of_the_games_leaves_the_others_at_their_defaults(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "t.sqlite"
+    with Store.open(path) as store:
+        store.claim(DEFINITION, 2)
+        store.register_bots(bots("alpha:alpha-v1", "beta:beta-v1"))
+        stored = make_record()
+        store.add_game(stored, 0)
+        (whole,) = store.games()
+        (some,) = store.games(fields=["moves", "opening"])
+        assert whole == stored
+        assert (some.order, some.chaos, some.winner, some.reason) == (
+            stored.order, stored.chaos, stored.winner, stored.reason,
+        )  # fmt: skip
+        assert (some.moves, some.opening) == (stored.moves, stored.opening)
+        assert (some.ms, some.stderr_chaos, some.seed) == ([], "", 0)  # not read
+        with pytest.raises(ValueError, match="not fields of a game record: colour"):
+            list(store.games(fields=["colour"]))
+    with Store.open(path, readonly=True, all_versions=True) as store:
+        (some,) = store.games(fields=["moves"])
+        assert (some.order, some.chaos) == ("alpha@alpha-v1", "beta@beta-v1")

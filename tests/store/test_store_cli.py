@@ -116,7 +116,9 @@ def test_lowering_games_per_pairing_rates_only_the_owed_games(tmp_path: Path) ->
 
 
 def test_a_second_run_on_the_same_store_is_refused(tmp_path: Path) -> None:
-    config = three_bot_config(tmp_path, pace_ms=50, games_per_pairing=4)
+    # The first run must outlast three refused commands, each a Python start: on a loaded
+    # machine a second or more each (at 50 ms a paced move it once finished first).
+    config = three_bot_config(tmp_path, pace_ms=100, games_per_pairing=4)
     db = tmp_path / "t.sqlite"
     first = subprocess.Popen(
         [sys.executable, "-m", "arena", "tournament", str(config), "--quiet"],
@@ -130,7 +132,7 @@ def test_a_second_run_on_the_same_store_is_refused(tmp_path: Path) -> None:
         assert first.poll() is None, first.communicate()
         assert run_lock_taken(db), "the first run never took its lock"
         os.link(db, tmp_path / "hard.sqlite")  # the same file under another name
-        linked = three_bot_config(tmp_path, "linked.yaml", pace_ms=50, games_per_pairing=4)
+        linked = three_bot_config(tmp_path, "linked.yaml", pace_ms=100, games_per_pairing=4)
         linked.write_text(linked.read_text().replace("t.sqlite", "hard.sqlite"))
         for attempt in (["--quiet"], ["--fresh"], ["--fresh", "linked"]):
             chosen = linked if "linked" in attempt else config

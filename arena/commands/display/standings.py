@@ -78,6 +78,11 @@ class Line:
     """Shown bold on a terminal that allows it."""
 
 
+STANDINGS_FIELDS = ("opening", "moves", "order_display", "chaos_display")
+"""What the standings read of each game besides its players and result (``GameResult.from_record``
+and the display names): not the move times, whose parsing costs most."""
+
+
 def load_standings(store: Store, *, for_terminal: bool = False) -> Standings:
     """The standings of the games ``store`` counts (every version's, each rated apart, when it
     was opened with ``all_versions``). ``for_terminal``: every name as ``protocol.shown`` makes
@@ -88,7 +93,7 @@ def load_standings(store: Store, *, for_terminal: bool = False) -> Standings:
 
     shown: dict[str, str] = {}  # each bot's display name in its latest game that gave one
     results = []
-    for record in store.games():
+    for record in store.games(fields=STANDINGS_FIELDS):
         if for_terminal:
             record = replace(
                 record,
