@@ -198,7 +198,6 @@ def run_tournament(
         plan.games_per_pairing,
         format=plan.format,
         seed=plan.seed,
-        workers=plan.workers,
         opening_plies=plan.opening_plies,
     )
     total = sum(len(job.slots) for job in owed)
