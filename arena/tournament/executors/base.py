@@ -239,10 +239,11 @@ def play_job(
 def _hand_back(job: MatchJob, slots: list[GameSlot], played: int, match: Match) -> MatchJob | None:
     """Cut from ``slots`` (after ``played`` games) the chunks from the boundary nearest the middle
     of what is left, as a job of their own; None, and ``slots`` untouched, if the bots do not
-    reset at ``match`` or no boundary is left."""
+    reset at ``match`` or no boundary is left before the last game (at the next game, it would
+    only move the rest to another worker, which may have to start the bots)."""
     if not match.resets_at_match():
         return None
-    bounds = [i for i in range(max(1, played), len(slots)) if slots[i].seed != slots[i - 1].seed]
+    bounds = [i for i in range(played + 1, len(slots)) if slots[i].seed != slots[i - 1].seed]
     middle = (played + len(slots)) / 2
     cut = min(bounds, key=lambda i: abs(i - middle), default=None)
     if cut is None:
