@@ -438,6 +438,16 @@ def _faults(results: Sequence[GameResult], names: Iterable[str]) -> dict[str, di
     return counts
 
 
+def preload() -> None:
+    """Import what ``compute_all`` needs (numpy, scipy's optimiser, the Elo modules), which takes
+    seconds: a caller with a core to spare before its standings (a tournament's last matches)
+    runs this in a thread, so that its end does not wait for it."""
+    import scipy.optimize  # noqa: F401
+    import scipy.special  # noqa: F401
+
+    from arena.ratings import elo, mle  # noqa: F401
+
+
 def compute_all(
     games: Iterable[GameLike],
     *,

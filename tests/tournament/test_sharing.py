@@ -79,7 +79,9 @@ def test_an_idle_worker_takes_the_later_chunks_of_a_match_whose_bots_reset(tmp_p
 def test_a_match_whose_bots_do_not_reset_is_not_shared(tmp_path: Path) -> None:
     bots = logged_bots(tmp_path, 2, "--no-match")
     job = one_match(bots)
-    games = played(LocalPoolExecutor(2, AUTO), job)
+    told: list[str] = []  # the idle worker has nothing to take: the run winds down, said once
+    games = played(LocalPoolExecutor(2, AUTO, winding_down=lambda: told.append("now")), job)
+    assert told == ["now"]
     assert {key: record.seed for key, record in games.items()} == {
         job.slot_key(slot): slot.seed for slot in job.slots
     }

@@ -129,6 +129,9 @@ class ExecutorSetup:
     trusted_bots: bool = False
     """Whether the bots are trusted: a cluster then lets them run without bubblewrap, where
     they could reach its scheduler (``arena.tournament.executors.cluster``); others ignore it."""
+    winding_down: Callable[[], None] | None = None
+    """Told once when a worker is left with nothing to play nor to take a share of (the local
+    pool): the run's last matches play, and a core waits; a time to prepare what follows."""
 
 
 _ACTIVE: list[Match] = []

@@ -307,11 +307,13 @@ class LocalPoolExecutor:
         cores: Sequence[int | None] | None = None,
         sink_factory: Callable[[], GameSink] | None = None,
         stall_seconds: float | None = None,
+        winding_down: Callable[[], None] | None = None,
     ) -> None:
         """``sink_factory``: when given, each worker records its games itself (in parallel)
         through the sink it makes, and the events say so; otherwise the caller records them.
         ``stall_seconds``: silence after which a busy worker is killed (default: the slowest
-        possible game, :func:`slowest_game_seconds`)."""
+        possible game, :func:`slowest_game_seconds`). ``winding_down``: told once, when a worker
+        has nothing left to play nor to take a share of (``ExecutorSetup.winding_down``)."""
         import multiprocess
 
         self._ctx = multiprocess.get_context("fork")
@@ -324,6 +326,7 @@ class LocalPoolExecutor:
         )
         self.cores = list(cores) if cores is not None else [None] * workers
         self._workers: list[_Worker] = []
+        self.winding_down = winding_down
         self._handed: list[MatchJob] = []
         """Chunks a worker gave back since the queue was last filled (``_handed_back``)."""
         try:
@@ -441,6 +444,9 @@ class LocalPoolExecutor:
             (w for w in self._workers if id(w) in left), key=lambda w: left[id(w)], default=None
         )
         if worker is None or left[id(worker)] < 2:
+            if self.winding_down is not None:
+                self.winding_down()
+                self.winding_down = None
             return
         try:
             worker.conn.send_bytes(pickle.dumps(_SHARE, pickle.HIGHEST_PROTOCOL))
@@ -548,4 +554,6 @@ class LocalPoolExecutor:
 def make_local(setup: ExecutorSetup) -> LocalPoolExecutor:
     """The registry's factory: ``workers`` processes, pinned to cores as ``affinity`` says."""
     cores = plan_cores(setup.workers, setup.affinity)
-    return LocalPoolExecutor(setup.workers, setup.settings, cores, setup.sink_factory)
+    return LocalPoolExecutor(
+        setup.workers, setup.settings, cores, setup.sink_factory, winding_down=setup.winding_down
+    )
