@@ -5,12 +5,15 @@
 ``bot_entries`` and ``write_config`` write a tournament file (JSON, which is YAML) with short time
 controls and its store beside it. ``make_record`` is a finished, legal game with every field set.
 ``logged_bots`` are bots that log their starts and the matches they were told of (``keep_bots``).
+``games_of`` reads a store's games back by slot (to compare two runs' games).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
+import sqlite3
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -112,3 +115,12 @@ def log_of(folder: Path, name: str) -> list[tuple[str, int, int]]:
     """A ``seed_log.py`` log: (``start`` or ``match``, process id, seed), in order."""
     lines = (folder / f"{name}.log").read_text().split("\n")
     return [(kind, int(pid), int(seed)) for kind, pid, seed in (x.split() for x in lines if x)]
+
+
+def games_of(db: Path) -> dict[tuple[str, str, int], tuple[str, str, str, str]]:
+    """Every stored game by its slot: its moves, winner, reason and detail."""
+    with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as conn:
+        rows = conn.execute(
+            "SELECT order_name, chaos_name, slot, moves, winner, reason, detail FROM games"
+        ).fetchall()
+    return {(o, c, int(slot)): (moves, w, r, d) for o, c, slot, moves, w, r, d in rows}

@@ -438,6 +438,13 @@ def _faults(results: Sequence[GameResult], names: Iterable[str]) -> dict[str, di
     return counts
 
 
+def preload() -> None:
+    """Import what ``compute_all`` needs (numpy, the fit, the Elo modules), a tenth of a second
+    or, on a loaded machine, more: a caller with a core to spare before its standings (a
+    tournament's last matches) runs this in a thread, so that its end does not wait for it."""
+    from arena.ratings import elo, mle  # noqa: F401
+
+
 def compute_all(
     games: Iterable[GameLike],
     *,

@@ -305,9 +305,30 @@ class Match:
             seat.ready = False
             seat.wants = frozenset()
 
+    def _process_seed(self, seat: _Seat) -> int:
+        """The seed of a seat's next process (``ARENA_SEED``): from the match's, and how many
+        processes the seat has started in it (a restart after a fault plays on differently)."""
+        return (self.seed * 1_000_003 + seat.index * 7_919 + seat.starts) % 2**31
+
+    def reseed(self, seed: int) -> None:
+        """From the next game on, play as a match of seed ``seed`` would in new processes: each
+        bot that asked for ``match`` is told the seed of its first process in such a match (and
+        resets there), the records carry ``seed``. A bot that did not ask plays on as it is.
+        Lets one match play a tournament's consecutive chunks (``GameSlot.seed``)."""
+        self.seed = seed
+        for seat in self.seats:
+            seat.starts = 0
+            seat.seed = self._process_seed(seat)
+            seat.starts = int(seat.process is not None)
+
+    def resets_at_match(self) -> bool:
+        """Whether both bots' processes asked for ``match``: they then play the games after a
+        ``reseed`` exactly as new processes would, so the rest may be played elsewhere."""
+        return all("match" in seat.wants for seat in self.seats)
+
     def _start(self, seat: _Seat) -> str | None:
         """Start a seat's process; the reason it could not start, or None."""
-        seed = (self.seed * 1_000_003 + seat.index * 7_919 + seat.starts) % 2**31
+        seed = self._process_seed(seat)
         seat.version = seat.spec.version()  # the code this process runs, even if edited later
         seat.starts += 1
         seat.seed = seed  # a kept process is told it (`match`): it resets as if started with it

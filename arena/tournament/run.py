@@ -121,6 +121,10 @@ class TournamentObserver(Protocol):
     def executor_status(self, status: ExecutorStatus) -> None:
         """Now and then, from executors that tell: their workers, and which are busy."""
 
+    def winding_down(self) -> None:
+        """Once, from executors that tell: the last matches play and a core waits (prepare the
+        standings there)."""
+
 
 @dataclass
 class TournamentResult:
@@ -197,7 +201,6 @@ def run_tournament(
         plan.games_per_pairing,
         format=plan.format,
         seed=plan.seed,
-        workers=plan.workers,
         opening_plies=plan.opening_plies,
     )
     total = sum(len(job.slots) for job in owed)
@@ -218,6 +221,7 @@ def run_tournament(
         cluster=plan.cluster,
         trusted_bots=plan.trusted_bots,
         status=getattr(observer, "executor_status", None),
+        winding_down=getattr(observer, "winding_down", None),
     )
     if executor_factory is None:
         executor = make_executor(plan.executor, setup)

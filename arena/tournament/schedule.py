@@ -3,8 +3,10 @@
 Every pairing is played in both role assignments, ``games_per_pairing`` times each. A game is
 identified by its *slot*: (Order bot, Chaos bot, index), which is also its key in the store, so
 that a resumed tournament plays exactly the slots that are missing. The games of a pairing are
-grouped into matches (the unit of parallel work: a worker starts the two bots once and reuses them)
-in which roles alternate, so that a tournament stopped at any point is balanced.
+cut into chunks of ``CHUNK`` games, each with its own seed, and grouped into matches (the unit of
+parallel work: a worker starts the two bots once and reuses them) in which roles alternate, so
+that a tournament stopped at any point is balanced. The plan depends on the config alone, never
+on the workers, so that the same games are played however many run them.
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ __all__ = [
     "random_opening",
     "FORMATS",
     "MAX_OPENING_PLIES",
+    "CHUNK",
+    "MIN_JOBS",
 ]
 
 FORMATS = ("round-robin", "gauntlet")
@@ -34,6 +38,15 @@ FORMATS = ("round-robin", "gauntlet")
 
 MAX_OPENING_PLIES = 24
 """The longest random opening: two thirds of the board, leaving the bots a game to play."""
+
+CHUNK = 10
+"""Games per chunk: where a match may be cut (a worker gives the rest of its match to an idle one
+when both bots reset at ``match <seed>``: ``arena.tournament.executors.local``)."""
+
+MIN_JOBS = 4
+"""A tournament of fewer pairings is cut into this many matches, at chunk boundaries, whatever
+its bots: enough for a few workers even when its bots cannot be handed on (each match starts
+its bots; a tournament of more pairings starts them no more often than one match a pairing)."""
 
 MAX_GAMES = 10_000_000
 """The most games a tournament may owe: its plan lists them all (about 100 bytes each)."""
@@ -50,6 +63,10 @@ class GameSlot:
     opening: tuple[str, ...] = ()
     """Moves (``c4X``) played onto the board before the bots' first ``turn``: the same for both
     role assignments of an index, so that each side of a pairing plays each position once."""
+    seed: int = 0
+    """The seed of the game's chunk: the bots' processes get it at the chunk's first game
+    (started with it, or told ``match <seed>``: ``Match.reseed``), so that a chunk plays the
+    same games whether its match began there or played the chunks before it."""
 
 
 @dataclass(frozen=True)
@@ -62,7 +79,11 @@ class MatchJob:
     bot_b: BotSpec
     slots: tuple[GameSlot, ...]
     seed: int
-    """Seed of the match's bot processes, derived from the tournament seed and the pairing."""
+    """Seed of the match's bot processes: its first slot's (that of the chunk it begins in)."""
+    games: int = 0
+    """Its games as planned (0: as many as its slots): what its bots' CPU limit is made for, kept
+    when games are taken off it (played already, or handed to another worker), so that its bots
+    are those kept from matches of its like (``arena.referee.keeper``)."""
 
     def slot_key(self, slot: GameSlot) -> tuple[str, str, int]:
         """(Order name, Chaos name, index): the store's key of a slot."""
@@ -74,7 +95,7 @@ class MatchJob:
     def without(self, done: Collection[tuple[str, str, int]]) -> MatchJob:
         """The same job minus the slots already played."""
         left = tuple(s for s in self.slots if self.slot_key(s) not in done)
-        return dataclasses.replace(self, slots=left)
+        return dataclasses.replace(self, slots=left, seed=left[0].seed if left else self.seed)
 
 
 def pairings(bots: Sequence[BotSpec], format: str = "round-robin") -> list[tuple[BotSpec, BotSpec]]:
@@ -135,39 +156,37 @@ def plan_matches(
     *,
     format: str = "round-robin",
     seed: int = 1,
-    workers: int = 1,
     done: Collection[tuple[str, str, int]] = (),
-    min_chunk: int = 10,
+    chunk: int = CHUNK,
     opening_plies: int = 0,
 ) -> list[MatchJob]:
-    """The matches that play every missing game.
+    """The matches that play every missing game: a function of its arguments alone.
 
     Each pairing's 2 x ``games_per_pairing`` games alternate roles (A as Order, then B as Order,
-    index by index). A pairing is split into chunks when that gives idle workers something to
-    do, but never into chunks of fewer than ``min_chunk`` games: each chunk starts its bots anew.
-    With ``opening_plies``, the games of index i start from ``opening_for(seed, i, plies)``.
+    index by index), in chunks of ``chunk`` games (rounded up to even: both roles equally), each
+    seeded from the tournament's seed and its name (``a~b#3``). A pairing is one match, or, when
+    there are fewer than ``MIN_JOBS`` pairings, as many near-equal matches of whole chunks as make
+    ``MIN_JOBS`` (a match is named after its first chunk). With ``opening_plies``, the games of
+    index i start from ``opening_for(seed, i, plies)``.
     """
     pairs = pairings(bots, format)
-    total = 2 * games_per_pairing * len(pairs)
-    wanted_jobs = max(1, 2 * workers)
-    chunk = max(min_chunk, -(-total // wanted_jobs)) if len(pairs) < wanted_jobs else total
-    chunk += chunk & 1  # even: each chunk plays both role assignments equally
-    # As many chunks as fit whole, of near-equal sizes (a short remainder would restart the bots
-    # for a handful of games); each a whole number of index pairs, so both roles equally.
-    count = max(1, games_per_pairing // max(1, chunk // 2))
-    bounds = [2 * (games_per_pairing * i // count) for i in range(count + 1)]
+    per_chunk = max(1, (chunk + 1) // 2)  # index pairs
+    chunks = max(1, -(-games_per_pairing // per_chunk))
+    parts = min(chunks, max(1, -(-MIN_JOBS // max(1, len(pairs)))))
+    starts = [chunks * i // parts for i in range(parts)]
     jobs = []
     openings = [opening_for(seed, index, opening_plies) for index in range(games_per_pairing)]
     for a, b in pairs:
+        name = f"{a.name}~{b.name}"
+        seeds = [_derived_seed(seed, f"{name}#{number}") for number in range(chunks)]
         slots = [
-            GameSlot(seat, index, openings[index])
+            GameSlot(seat, index, openings[index], seeds[index // per_chunk])
             for index in range(games_per_pairing)
             for seat in (0, 1)
         ]
-        for number in range(count):
-            key = f"{a.name}~{b.name}#{number}"
-            job = MatchJob(key, a, b, tuple(slots[bounds[number] : bounds[number + 1]]), 0)
-            job = MatchJob(key, a, b, job.without(done).slots, _derived_seed(seed, key))
+        for first, end in zip(starts, [*starts[1:], chunks], strict=True):
+            part = tuple(slots[2 * per_chunk * first : 2 * per_chunk * end])
+            job = MatchJob(f"{name}#{first}", a, b, part, seeds[first], len(part)).without(done)
             if job.slots:
                 jobs.append(job)
     return jobs

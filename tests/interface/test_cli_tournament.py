@@ -229,12 +229,12 @@ def test_quiet_hides_the_progress_but_prints_the_standings(tmp_path: Path) -> No
 
 
 def test_too_many_workers_are_capped_unless_forced(tmp_path: Path) -> None:
-    # A pairing of that many games is split into more jobs than the machine has cores.
-    games = 10 * (CORES + 1)
-    config = write_config(
-        tmp_path, bot_entries(tmp_path, ["instant", "paced"]), games_per_pairing=games
-    )
+    # More pairings (a match each) than the workers asked, which are more than the cores.
     asked = 2 * CORES + 2
+    names = ["instant", "paced"]
+    while len(names) * (len(names) - 1) // 2 < asked:
+        names.append(f"paced{len(names)}")
+    config = write_config(tmp_path, bot_entries(tmp_path, names), games_per_pairing=1)
     result = run_arena("tournament", config, "--workers", asked, "--fresh")
     assert result.returncode == 0, result.stderr
     assert f"workers asked are used: the machine has {CORES} core" in result.stdout

@@ -249,7 +249,7 @@ def test_games_stream_back_while_their_match_goes_on(clean: Path) -> None:
     bots = [folder_bot(clean / "bots" / name, pause_ms=30) for name in ("alpha", "beta")]
     executor = ClusterExecutor("local:1", SETTINGS, cache_root=str(clean / "cache"), trusted=True)
     try:
-        jobs = plan_matches(bots, 8, seed=1)
+        jobs = plan_matches(bots, 8, seed=1, chunk=16)  # one chunk: one match
         assert len(jobs) == 1 and len(jobs[0].slots) == 16
         batches = list(executor.execute(jobs))
         # The scheduler keeps no queue of the run once it ended (the workers' release messages
@@ -343,7 +343,7 @@ def test_a_stopped_driver_stops_the_matches_on_the_workers_at_once(clean: Path) 
     executor = ClusterExecutor("local:2", SETTINGS, cache_root=str(clean / "cache"), trusted=True)
     events: list[object] = []
     try:
-        jobs = plan_matches(bots, 20, seed=1, workers=2)  # 2 matches of 20 games: a minute
+        jobs = plan_matches(bots, 20, seed=1)  # 4 matches of 10 games, 2 at a time: a minute
         # The driver's loop in a thread of its own, as it would wait for results.
         driver = threading.Thread(
             target=lambda: events.extend(e for b in executor.execute(jobs) for e in b)

@@ -127,7 +127,7 @@ def test_inline_reports_a_harness_failure_and_goes_on(tmp_path: Path) -> None:
 
 def test_the_pool_reports_the_same_events(tmp_path: Path, pools: list[LocalPoolExecutor]) -> None:
     bots = [bot(tmp_path, "instant.py"), bot(tmp_path, "paced.py", "1"), bot(tmp_path, "paced.py")]
-    jobs = plan_matches(bots, 2, workers=2)
+    jobs = plan_matches(bots, 2)
     pools.append(LocalPoolExecutor(2, SETTINGS))
     check_job_events(events_of(pools[0], jobs), jobs)
 
@@ -177,7 +177,7 @@ def test_close_leaves_nothing_running(tmp_path: Path) -> None:
     pool = LocalPoolExecutor(2, SETTINGS)
     workers = pool.worker_pids
     try:
-        batches = pool.execute(plan_matches([a, b], 20, workers=2))
+        batches = pool.execute(plan_matches([a, b], 20))
         assert isinstance(next(batches)[0], GameDone)
         assert len(leftover_processes([str(tmp_path)])) >= 2
     finally:

@@ -25,7 +25,7 @@ from conftest import (
     wait_for_no_leftovers,
     wait_until,
 )
-from factories import copy_bot, log_of, logged_bots
+from factories import copy_bot, games_of, log_of, logged_bots
 
 from arena.botspec import BotSpec
 from arena.config import TournamentConfig, config_from_dict
@@ -270,15 +270,6 @@ def bundled_tournament(folder: Path, keep: object) -> TournamentConfig:
         "keep_bots": keep,
     }
     return config_from_dict(data, base_dir=folder)
-
-
-def games_of(db: Path) -> dict[tuple[str, str, int], tuple[str, str, str, str]]:
-    """Every stored game by its slot: its moves, winner, reason and detail."""
-    with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as conn:
-        rows = conn.execute(
-            "SELECT order_name, chaos_name, slot, moves, winner, reason, detail FROM games"
-        ).fetchall()
-    return {(o, c, int(slot)): (moves, w, r, d) for o, c, slot, moves, w, r, d in rows}
 
 
 def starts_logged(folder: Path) -> int:

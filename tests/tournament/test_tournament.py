@@ -47,7 +47,9 @@ from arena.tournament.executors import (
 )
 from arena.tournament.run import MAX_ATTEMPTS, TournamentPlan, TournamentResult, run_tournament
 from arena.tournament.schedule import (
+    CHUNK,
     MAX_OPENING_PLIES,
+    MIN_JOBS,
     MatchJob,
     pairings,
     plan_matches,
@@ -95,11 +97,11 @@ def spec(name: str) -> BotSpec:
 # --- the schedule --------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("workers", [1, 2, 8])
+@pytest.mark.parametrize("chunk", [2, 10])
 @pytest.mark.parametrize("games", [1, 5, 12])
-def test_plan_covers_every_slot_once_with_alternating_roles(workers: int, games: int) -> None:
+def test_plan_covers_every_slot_once_with_alternating_roles(chunk: int, games: int) -> None:
     bots = [spec(n) for n in "abcd"]
-    jobs = plan_matches(bots, games, workers=workers, seed=3)
+    jobs = plan_matches(bots, games, seed=3, chunk=chunk)
     keys = [job.slot_key(slot) for job in jobs for slot in job.slots]
     assert Counter(keys) == Counter(owed_slots("abcd", games))
     assert len({job.key for job in jobs}) == len(jobs)
@@ -111,16 +113,23 @@ def test_plan_covers_every_slot_once_with_alternating_roles(workers: int, games:
             assert abs(seats[:end].count(0) - seats[:end].count(1)) <= 1
 
 
-def test_plan_chunks_pairings_for_idle_workers_and_skips_done_slots() -> None:
+def test_plan_cuts_pairings_into_seeded_chunks_and_skips_done_slots() -> None:
     bots = [spec("a"), spec("b")]
-    jobs = plan_matches(bots, 50, workers=4)
-    assert len(jobs) > 1 and all(len(job.slots) % 2 == 0 for job in jobs)
-    assert all(len(job.slots) >= 10 for job in jobs)
+    jobs = plan_matches(bots, 50)  # one pairing: MIN_JOBS matches of whole chunks
+    assert len(jobs) == MIN_JOBS and all(len(job.slots) % CHUNK == 0 for job in jobs)
+    chunks = [job.slots[i : i + CHUNK] for job in jobs for i in range(0, len(job.slots), CHUNK)]
+    assert len(chunks) == 10 and all(len({s.seed for s in c}) == 1 for c in chunks)
+    assert len({c[0].seed for c in chunks}) == 10  # each chunk its own seed
+    assert all(job.seed == job.slots[0].seed for job in jobs)
+    # Many pairings: one match each, still in seeded chunks.
+    many = plan_matches([spec(n) for n in "abcdef"], 50)
+    assert len(many) == 15 and all(len({s.seed for s in job.slots}) == 10 for job in many)
     done = {("a", "b", i) for i in range(50)} | {("b", "a", 0)}
-    left = plan_matches(bots, 50, workers=4, done=done)
+    left = plan_matches(bots, 50, done=done)
     assert {job.slot_key(s) for job in left for s in job.slots} == {
         ("b", "a", i) for i in range(1, 50)
     }
+    assert all(job.seed == job.slots[0].seed for job in left)
     assert plan_matches(bots, 50, done=owed_slots("ab", 50)) == []
 
 
@@ -319,7 +328,7 @@ def test_closing_a_busy_pool_kills_the_bots_at_once(tmp_path: Path) -> None:
     paced = copy_bot(tmp_path / "bots", "paced.py", executable=True)
     a = BotSpec.from_command([str(paced), "50"], "a")
     b = BotSpec.from_command([str(paced), "50"], "b")
-    jobs = plan_matches([a, b], 20, workers=2)
+    jobs = plan_matches([a, b], 20)
     pool = LocalPoolExecutor(2, MatchSettings(sandbox=SandboxMode.NONE))
     try:
         batches = pool.execute(jobs)

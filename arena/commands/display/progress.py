@@ -4,6 +4,7 @@ output is a terminal, a plain line per finished match elsewhere."""
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from collections import deque
 from collections.abc import Callable
@@ -143,6 +144,13 @@ class ProgressDisplay:
                 flush=True,
             )
             self.last_print = now
+
+    def winding_down(self) -> None:
+        """The run's last matches play and a core waits: load what the standings need there,
+        in a thread (``arena.ratings.standings.preload``), rather than after the last game."""
+        from arena.ratings.standings import preload
+
+        threading.Thread(target=preload, name="preload-ratings", daemon=True).start()
 
     def executor_status(self, status: ExecutorStatus) -> None:
         """A cluster's workers: how many are busy with this run (which, once a minute when

@@ -2,13 +2,15 @@
 
 An executor takes ``MatchJob``s and yields events in batches (those that arrived together, so that
 the caller commits their games in one transaction): ``GameDone`` per game, ``JobDone`` per match,
-and ``JobFailed`` when the harness itself failed, never charged to a bot (its games are replayed).
+and ``JobFailed`` when the harness itself failed, never charged to a bot (its games are replayed);
+``Handed`` stays between a local pool and its workers (a match's later chunks given back).
 ``play_job`` is the unit any executor runs, wherever it runs; everything a job carries (the bots'
 paths, the sandbox mode) is resolved on the machine that plays it.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -25,6 +27,7 @@ __all__ = [
     "GameDone",
     "JobDone",
     "JobFailed",
+    "Handed",
     "Event",
     "GameSink",
     "MatchExecutor",
@@ -67,7 +70,18 @@ class JobFailed:
     error: str
 
 
-Event = GameDone | JobDone | JobFailed
+@dataclass(frozen=True)
+class Handed:
+    """A match's answer to ``asked`` (``play_job``): the chunks it gives back, or None."""
+
+    key: str
+    rest: MatchJob | None
+    """Its last chunks, about half of what it had left, as a job of the same key for another
+    worker; None when it keeps them all (a bot that does not reset at ``match``, no chunk
+    boundary left). A failure of either part replays what the key's job has not played."""
+
+
+Event = GameDone | JobDone | JobFailed | Handed
 GameSink = Callable[[list[GameDone]], list[bool]]
 """Records finished games where they were played (e.g. commits them to a store) and says, for
 each, whether it was new. A factory of sinks is called once in each worker process."""
@@ -115,6 +129,9 @@ class ExecutorSetup:
     trusted_bots: bool = False
     """Whether the bots are trusted: a cluster then lets them run without bubblewrap, where
     they could reach its scheduler (``arena.tournament.executors.cluster``); others ignore it."""
+    winding_down: Callable[[], None] | None = None
+    """Told once when a worker is left with nothing to play nor to take a share of (the local
+    pool): the run's last matches play, and a core waits; a time to prepare what follows."""
 
 
 _ACTIVE: list[Match] = []
@@ -184,11 +201,15 @@ def play_job(
     emit: Callable[[Event], None],
     started: Callable[[Match], None] | None = None,
     scope: str = "",
+    asked: Callable[[], bool] | None = None,
 ) -> None:
     """Play one match job, emitting a ``GameDone`` after each game and a ``JobDone`` at the end.
 
     ``started``: told the match before its bots start (a cluster worker keeps it, so that its
     driver can stop it from outside: ``emit`` or ``started`` may raise to end the match).
+    ``asked``: called after each game; when it says another worker waits idle, the match gives
+    back its later chunks (``Handed``) if both bots reset at ``match`` (their games are then the
+    same wherever a chunk is played); it answers either way. A new chunk reseeds the match.
 
     Unless ``settings.keep_bots`` is ``false``, the bots come from this process's keeper when it
     holds them, and go back to it at the end of a match that ended normally (``worker_keeper``
@@ -198,16 +219,38 @@ def play_job(
         job.bot_b,
         settings,
         job.seed,
-        len(job.slots),
+        job.games or len(job.slots),
         keeper=worker_keeper(settings, scope),
     )
     if started is not None:
         started(match)
     _ACTIVE.append(match)
+    slots = list(job.slots)
     try:
         with match:
-            for slot in job.slots:
+            for i, slot in enumerate(slots):  # ``slots`` may shrink meanwhile
+                if i and slot.seed != slots[i - 1].seed:
+                    match.reseed(slot.seed)
                 emit(GameDone(job.key, slot, match.play(slot.order_seat, slot.opening)))
+                if asked is not None and asked():
+                    emit(Handed(job.key, _hand_back(job, slots, i + 1, match)))
     finally:
         _ACTIVE.remove(match)
     emit(JobDone(job.key))
+
+
+def _hand_back(job: MatchJob, slots: list[GameSlot], played: int, match: Match) -> MatchJob | None:
+    """Cut from ``slots`` (after ``played`` games) the chunks from the boundary nearest the middle
+    of what is left, as a job of their own; None, and ``slots`` untouched, if the bots do not
+    reset at ``match`` or no boundary is left before the last game (at the next game, it would
+    only move the rest to another worker, which may have to start the bots)."""
+    if not match.resets_at_match():
+        return None
+    bounds = [i for i in range(played + 1, len(slots)) if slots[i].seed != slots[i - 1].seed]
+    middle = (played + len(slots)) / 2
+    cut = min(bounds, key=lambda i: abs(i - middle), default=None)
+    if cut is None:
+        return None
+    rest = tuple(slots[cut:])
+    del slots[cut:]
+    return dataclasses.replace(job, slots=rest, seed=rest[0].seed)

@@ -326,7 +326,7 @@ def play_remote(
                         " worker)"
                     )
             bots.append(bot)
-        job = MatchJob(job.key, bots[0], bots[1], job.slots, job.seed)
+        job = dataclasses.replace(job, bot_a=bots[0], bot_b=bots[1])
         play_job(job, settings, emit, started, scope=run)
     except _RunStopped:
         events.append(JobFailed(job.key, "its run or match was stopped by the driver"))

@@ -34,6 +34,7 @@ from arena.tournament.executors.base import (
     ExecutorSetup,
     GameDone,
     GameSink,
+    Handed,
     JobDone,
     JobFailed,
     close_keeper,
@@ -50,6 +51,9 @@ RELEASE_S = 10.0
 """How long the end of a run waits for the workers to stop the bots they keep."""
 _RELEASE = "release"
 """What the pool sends a worker, instead of a job, for it to stop the bots it keeps."""
+_SHARE = "share"
+"""Sent to a busy worker while another is idle with nothing queued: give back the later chunks
+of your match (``play_job``'s ``asked``), or say that you keep them all."""
 STALL_MARGIN_S = 15.0
 """Beyond the slowest possible game: stopping bots, a busy store, a loaded machine."""
 
@@ -70,6 +74,7 @@ class Connection(Protocol):
     def send_bytes(self, data: bytes) -> None: ...
     def recv_bytes(self) -> bytes: ...
     def fileno(self) -> int: ...
+    def poll(self, timeout: float | None = 0.0) -> bool: ...
     def close(self) -> None: ...
 
 
@@ -214,17 +219,27 @@ def _worker_main(
                 return
             if job is None:
                 return
+            if job == _SHARE:  # its match ended before the request came: nothing to share
+                continue
             if job == _RELEASE:  # the run's jobs are done: its kept bots quit now
                 close_keeper()
                 conn.send_bytes(pickle.dumps([], pickle.HIGHEST_PROTOCOL))
                 continue
             try:
-                play_job(job, settings, send)
+                play_job(job, settings, send, asked=lambda: _asked(conn))
             except Exception:
                 send(JobFailed(job.key, traceback.format_exc(limit=8)))
             send.flush()
     finally:
         close_keeper()  # the bots it kept between its matches quit with it
+
+
+def _asked(conn: Connection) -> bool:
+    """Whether the parent asked this worker to share its match (nothing else comes mid-match)."""
+    if not conn.poll():
+        return False
+    conn.recv_bytes()
+    return True
 
 
 # --- in the parent ------------------------------------------------------------------------------
@@ -240,6 +255,17 @@ class _Worker:
     """The bots of its recent matches: those it may keep (``keep_bots``)."""
     progress_at: float = 0.0
     """When the worker was last heard of (given its job, or sent events)."""
+    played: int = 0
+    """Games of its job it has reported."""
+    asked: bool = False
+    """Whether it was asked to share its job and has not answered yet."""
+    keeps_all: bool = False
+    """Whether it answered that it keeps all its job (not to be asked again)."""
+
+    def give(self, job: MatchJob) -> None:
+        """Record that it was given ``job``."""
+        self.job, self.played, self.asked, self.keeps_all = job, 0, False, False
+        self.progress_at = time.monotonic()
 
     def remove_scratch(self) -> None:
         reaper.remove_scratch(self.scratch)  # with the bots' tmpfs mounted in it
@@ -279,11 +305,13 @@ class LocalPoolExecutor:
         cores: Sequence[int | None] | None = None,
         sink_factory: Callable[[], GameSink] | None = None,
         stall_seconds: float | None = None,
+        winding_down: Callable[[], None] | None = None,
     ) -> None:
         """``sink_factory``: when given, each worker records its games itself (in parallel)
         through the sink it makes, and the events say so; otherwise the caller records them.
         ``stall_seconds``: silence after which a busy worker is killed (default: the slowest
-        possible game, :func:`slowest_game_seconds`)."""
+        possible game, :func:`slowest_game_seconds`). ``winding_down``: told once, when a worker
+        has nothing left to play nor to take a share of (``ExecutorSetup.winding_down``)."""
         import multiprocess
 
         self._ctx = multiprocess.get_context("fork")
@@ -296,6 +324,9 @@ class LocalPoolExecutor:
         )
         self.cores = list(cores) if cores is not None else [None] * workers
         self._workers: list[_Worker] = []
+        self.winding_down = winding_down
+        self._handed: list[MatchJob] = []
+        """Chunks a worker gave back since the queue was last filled (``_handed_back``)."""
         try:
             with _stops_held():
                 for i in range(workers):
@@ -369,8 +400,9 @@ class LocalPoolExecutor:
                         code = worker.process.exitcode
                         yield [JobFailed(job.key, f"worker process died (exit code {code})")]
                         continue
-                    worker.job = job
-                    worker.progress_at = time.monotonic()
+                    worker.give(job)
+            if not queue:
+                self._share()
             busy = [w for w in self._workers if w.job is not None]
             if not busy:
                 return
@@ -390,8 +422,35 @@ class LocalPoolExecutor:
             for worker in busy:
                 if worker.job is not None and now - worker.progress_at > self.stall_seconds:
                     self._kill_stalled(worker, batch, now - worker.progress_at)
+            queue.extendleft(reversed(self._handed))  # first, for the idle workers
+            self._handed.clear()
             if batch:
                 yield batch
+
+    def _share(self) -> None:
+        """With a worker idle and nothing queued, ask the busy worker with the most games left
+        to give back the later chunks of its match (one request at a time): without it, the
+        last matches of a run play while the other workers wait."""
+        if all(w.job is not None for w in self._workers) or any(w.asked for w in self._workers):
+            return
+        left = {
+            id(w): len(w.job.slots) - w.played
+            for w in self._workers
+            if w.job is not None and not w.keeps_all
+        }
+        worker = max(
+            (w for w in self._workers if id(w) in left), key=lambda w: left[id(w)], default=None
+        )
+        if worker is None or left[id(worker)] < 2:
+            if self.winding_down is not None:
+                self.winding_down()
+                self.winding_down = None
+            return
+        try:
+            worker.conn.send_bytes(pickle.dumps(_SHARE, pickle.HIGHEST_PROTOCOL))
+        except OSError:  # it died: ``_collect`` finds out
+            return
+        worker.asked = True
 
     def _next_job(self, worker: _Worker, queue: deque[MatchJob]) -> MatchJob:
         """The queued job to give ``worker``: with ``keep_bots``, one with the bots it keeps
@@ -408,15 +467,30 @@ class LocalPoolExecutor:
             except (EOFError, OSError):
                 break
             for event in events:
+                if isinstance(event, Handed):
+                    self._handed_back(worker, event)
+                    continue
                 if isinstance(event, JobDone | JobFailed):
-                    worker.job = None
+                    worker.job, worker.asked = None, False  # a request after its end: unanswered
+                elif isinstance(event, GameDone):
+                    worker.played += 1
+                batch.append(event)
             worker.progress_at = time.monotonic()
-            batch.extend(events)
         if worker.job is not None and not worker.process.is_alive():
             job, worker.job = worker.job, None
             code = worker.process.exitcode
             self._replace(worker)
             batch.append(JobFailed(job.key, f"worker process died (exit code {code})"))
+
+    def _handed_back(self, worker: _Worker, answer: Handed) -> None:
+        """A worker's answer to ``_SHARE``: the chunks it gave back go to the front of the queue."""
+        worker.asked = False
+        if answer.rest is None or worker.job is None:
+            worker.keeps_all = True
+            return
+        kept = len(worker.job.slots) - len(answer.rest.slots)
+        worker.job = dataclasses.replace(worker.job, slots=worker.job.slots[:kept])
+        self._handed.append(answer.rest)
 
     def _kill_stalled(self, worker: _Worker, batch: list[Event], silent_s: float) -> None:
         """Kill a worker that made no progress (its bots first: they may be stopped with it)."""
@@ -461,4 +535,6 @@ class LocalPoolExecutor:
 def make_local(setup: ExecutorSetup) -> LocalPoolExecutor:
     """The registry's factory: ``workers`` processes, pinned to cores as ``affinity`` says."""
     cores = plan_cores(setup.workers, setup.affinity)
-    return LocalPoolExecutor(setup.workers, setup.settings, cores, setup.sink_factory)
+    return LocalPoolExecutor(
+        setup.workers, setup.settings, cores, setup.sink_factory, winding_down=setup.winding_down
+    )
