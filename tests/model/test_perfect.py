@@ -25,11 +25,13 @@ from arena.bot import run
 from arena.botlib import centre, solver
 from arena.botlib.centre import (
     CENTRE_CELLS,
+    CENTRE_FULL,
     LINE_ENDS,
     PARTNER,
     CentreTable,
     canonical,
     canonical_with,
+    centre_masks,
     map_cell,
     to_centre,
 )
@@ -38,7 +40,7 @@ from arena.botlib.repair import GeneralCentre, shape_of
 from arena.botspec import BotSpec
 from arena.limits import SandboxMode, TimeControl
 from arena.referee.match import MatchSettings, play_match
-from arena.rules import CELLS, SIZE, WINDOWS, Board, Mark, Move, Reason, Role, parse_cell
+from arena.rules import CELLS, SIZE, WINDOWS, Board, Mark, Move, Reason, Role, cells_of, parse_cell
 
 ROOT = REPO_ROOT
 BOT = ROOT / "bots" / "perfect" / "main.py"
@@ -203,46 +205,41 @@ def test_a_damaged_table_file_is_refused() -> None:
         CentreTable.from_bytes(centre.MAGIC + b"\xfd7zXZ garbage")
 
 
-def test_every_table_move_is_legal_and_keeps_the_win(table: CentreTable) -> None:
-    """The whole strategy played out against every Chaos reply, in raw (unreduced) positions.
+def walk_table(table: CentreTable, x: int, o: int, seen: dict[tuple[int, int], int]) -> int:
+    """The table's strategy from ``(x, o)`` (Order to move) played out against every Chaos reply,
+    in raw (unreduced) positions: the most Order moves it needs to make four (``seen`` memoises).
 
     Chaos may write either mark in any empty centre cell (those that make four or ignore a threat
     included); Order answers by the table, as the bot looks it up, or makes four when it can.
-    Order must make four within 7 of its moves, every time.
+    Fails the test where the table has no move or the centre fills without four.
     """
+    if (x, o) in seen:
+        return seen[(x, o)]
+    free = [c for c in range(16) if not (x | o) >> c & 1]
+    if any(has_four(x | 1 << c) or has_four(o | 1 << c) for c in free):
+        result = 1
+    else:
+        move = table_move(table, x, o)
+        assert move is not None, f"no table move for {x:#06x} {o:#06x}"
+        cell, mark = move
+        assert cell in free
+        nx, no = (x | 1 << cell, o) if mark == 0 else (x, o | 1 << cell)
+        replies = [c for c in free if c != cell]
+        assert replies, "the centre filled without four"
+        result = 1
+        for c in replies:
+            for cx, co in ((nx | 1 << c, no), (nx, no | 1 << c)):
+                if not (has_four(cx) or has_four(co)):  # else Chaos made four: Order wins
+                    result = max(result, 1 + walk_table(table, cx, co, seen))
+    seen[(x, o)] = result
+    return result
+
+
+def test_every_table_move_is_legal_and_keeps_the_win(table: CentreTable) -> None:
+    """From the empty centre, Order makes four within 7 of its moves, every time."""
     seen: dict[tuple[int, int], int] = {}
-
-    def order_turn(x: int, o: int, moves: int) -> int:
-        """Most Order moves needed from here; fails the test if the strategy breaks."""
-        if (x, o) in seen:
-            return seen[(x, o)]
-        free = [c for c in range(16) if not (x | o) >> c & 1]
-        four = [(c, 0) for c in free if has_four(x | 1 << c)]
-        four += [(c, 1) for c in free if has_four(o | 1 << c)]
-        if four:
-            result = moves + 1
-        else:
-            move = table_move(table, x, o)
-            assert move is not None, f"no table move for {x:#06x} {o:#06x}"
-            cell, mark = move
-            assert cell in free
-            nx, no = (x | 1 << cell, o) if mark == 0 else (x, o | 1 << cell)
-            assert moves + 1 <= BOUND
-            replies = [c for c in free if c != cell]
-            assert replies, "the centre filled without four"
-            result = 0
-            for c in replies:
-                for cx, co in ((nx | 1 << c, no), (nx, no | 1 << c)):
-                    if has_four(cx) or has_four(co):
-                        result = max(result, moves + 1)  # Chaos made four: Order wins
-                    else:
-                        result = max(result, order_turn(cx, co, moves + 1))
-        assert result <= BOUND
-        seen[(x, o)] = result
-        return result
-
-    assert order_turn(0, 0, 0) == BOUND
-    assert len(seen) > len(table)
+    assert walk_table(table, 0, 0, seen) == BOUND
+    assert len(seen) > 1000
 
 
 def test_table_positions_agree_with_an_independent_search(table: CentreTable) -> None:
@@ -253,7 +250,7 @@ def test_table_positions_agree_with_an_independent_search(table: CentreTable) ->
     sample += rng.sample([k for k in table.keys if (k & 0xFFFF).bit_count() == 3], 2)
     for key in sample:
         x, o = centre_of(key)
-        budget = BOUND - (x | o).bit_count() // 2
+        budget = solver.MAX_ORDER_MOVES - (x | o).bit_count() // 2  # 8: the openings' entries
         assert order_wins(x, o, budget)
         cell, mark = table.get(key) or (-1, -1)
         nx, no = (x | 1 << cell, o) if mark == 0 else (x, o | 1 << cell)
@@ -617,3 +614,113 @@ def test_chaos_games_replay_given_the_seed_and_vary_with_it() -> None:
 
     assert game(1) == game(1)
     assert len({game(seed) for seed in (1, 2, 3)}) > 1
+
+
+# --- the 2-ply openings -----------------------------------------------------------------------
+def _board_symmetries() -> list[list[int]]:
+    """The 8 symmetries of the 6x6 board as cell permutations (written here from the geometry)."""
+    perms = []
+    for transpose in (False, True):
+        for flip_r in (False, True):
+            for flip_c in (False, True):
+                perm = []
+                for cell in range(CELLS):
+                    r, c = divmod(cell, SIZE)
+                    r, c = (c, r) if transpose else (r, c)
+                    perm.append(
+                        SIZE * (SIZE - 1 - r if flip_r else r) + (SIZE - 1 - c if flip_c else c)
+                    )
+                perms.append(perm)
+    return perms
+
+
+def two_ply_classes() -> dict[tuple[int, int], tuple[Board, int]]:
+    """Every 2-ply opening (36 x 2 first moves, 35 x 2 replies) by its position up to the board's
+    8 symmetries and the X/O swap: one board of each class and how many openings lead to it."""
+    perms = _board_symmetries()
+    classes: dict[tuple[int, int], tuple[Board, int]] = {}
+    for first in range(CELLS * 2):
+        for reply in range(CELLS * 2):
+            if first >> 1 == reply >> 1:
+                continue
+            board = Board()
+            board.push(Move(first >> 1, Mark(first & 1)))
+            board.push(Move(reply >> 1, Mark(reply & 1)))
+            images = []
+            for perm in perms:
+                x, o = (
+                    sum(1 << perm[c] for c in range(CELLS) if bits >> c & 1) for bits in board.bits
+                )
+                images += [(x, o), (o, x)]
+            key = min(images)
+            known = classes.get(key)
+            classes[key] = (board, 1) if known is None else (known[0], known[1] + 1)
+    return classes
+
+
+def table_starts(player: PerfectOrder, board: Board) -> list[tuple[int, int]] | None:
+    """The centre positions (Order to move) from which ``perfect``'s table must win for it to win
+    from ``board`` (a 2-ply opening); None when the bot's strategy gives no move there.
+
+    The bot's own steps decide its first move: the table's move (the start is the centre as it
+    stands) or the pairing's answer (the starts are the centre after each Chaos reply in the
+    centre: a border reply is answered by the pairing again and changes nothing; a reply making
+    four loses). None when the border is out of the pairing's shape: the bot then solves and
+    searches in its time.
+    """
+    rng = random.Random(0)
+    move = player.strategy_move(board, rng)
+    if move is None:
+        return None
+    x, o = centre_masks(board.bits)
+    if player.last_reason != "pair":
+        assert player.last_reason == "table", board
+        return [(x, o)]
+    board = board.copy()
+    board.push(move)
+    starts = []
+    for cell in cells_of(CENTRE_FULL & ~(x | o)):
+        for mark, cx, co in ((Mark.X, x | 1 << cell, o), (Mark.O, x, o | 1 << cell)):
+            if not (has_four(cx) or has_four(co)):
+                reply = board.copy()
+                reply.push(Move(CENTRE_CELLS[cell], mark))
+                assert player.strategy_move(reply, rng) is not None, reply
+                assert player.last_reason == "table", reply
+                starts.append((cx, co))
+    return starts
+
+
+def test_perfect_stays_on_its_table_from_129_of_the_186_2_ply_openings(
+    player: PerfectOrder, table: CentreTable
+) -> None:
+    """The 5,040 openings fall in 186 classes; the bot's table covers 129 (3,560 openings). The
+    57 others (1,480) are the openings whose two marks are both in the border, bar a mark and the
+    opposite mark in partner cells: a line then serves one mark only, or two pairs are half
+    filled, and the bot solves in its time."""
+    classes = two_ply_classes()
+    assert len(classes) == 186 and sum(n for _, n in classes.values()) == 5040
+    covered = {key: table_starts(player, board) for key, (board, _) in classes.items()}
+    assert sum(starts is not None for starts in covered.values()) == 129
+    assert sum(classes[key][1] for key, starts in covered.items() if starts is not None) == 3560
+    for key, starts in covered.items():
+        board = classes[key][0]
+        border = [m for m in board.history if to_centre(m.cell) is None]
+        broken = len(border) == 2 and not (
+            PARTNER[border[0].cell] == border[1].cell and border[0].mark != border[1].mark
+        )
+        assert (starts is None) == broken, board
+        for x, o in starts or ():
+            assert table_move(table, x, o) is not None
+
+
+@pytest.mark.slow
+def test_perfect_wins_from_the_2_ply_openings_its_table_covers(
+    player: PerfectOrder, table: CentreTable
+) -> None:
+    """The table's strategy from each start of ``table_starts``, against every Chaos reply
+    (about 30 s: 400,000 raw centre positions)."""
+    seen: dict[tuple[int, int], int] = {}
+    for board, _ in two_ply_classes().values():
+        for x, o in table_starts(player, board) or ():
+            walk_table(table, x, o, seen)
+    assert len(seen) > 100_000
