@@ -27,6 +27,7 @@ from arena.botlib.centre import (
     four_table,
     threat_table,
 )
+from arena.botlib.equal_pair import lookup
 from arena.botlib.mcts import CENTRE_OPENING, budgeted_move
 from arena.botlib.perfect_search import search
 from arena.botlib.repair import GeneralCentre
@@ -60,11 +61,22 @@ def _fives(bits: list[int]) -> list[Move]:
 
 
 class PerfectOrder:
-    """Order's forced win, with the table read from ``table_path`` on first use."""
+    """Order's forced win, with the tables read from ``table_path`` and ``equal_path`` on first
+    use."""
 
-    def __init__(self, table_path: Path | None = None, table: CentreTable | None = None) -> None:
+    def __init__(
+        self,
+        table_path: Path | None = None,
+        table: CentreTable | None = None,
+        equal_path: Path | None = None,
+        equal: CentreTable | None = None,
+    ) -> None:
         self.table_path = table_path
         self._table = table
+        self.equal_path = equal_path
+        """The table for a border with one pair of equal marks (``equal_pair``): read on first
+        use; without it (nor ``equal``) such a border is off the strategy."""
+        self._equal = equal
         self._solver: Solver | None = None
         self._general: GeneralCentre | None = None
         self.node_limit = 1 << 62
@@ -80,13 +92,19 @@ class PerfectOrder:
             self._table = CentreTable.read(self.table_path)
         return self._table
 
+    @property
+    def equal(self) -> CentreTable | None:
+        if self._equal is None and self.equal_path is not None:
+            self._equal = CentreTable.read(self.equal_path)
+        return self._equal
+
     def warm(self) -> None:
         """Load the table and build the solver's small lookup tables now (before the first move).
 
         The solver here canonicalises with byte tables (``canonical_small``): slower per call than
         the 65,536-entry tables of the table build, but built in a few milliseconds.
         """
-        _ = self.table
+        _ = self.table, self.equal
         threat_table(), four_table()
 
     def forget(self) -> None:
@@ -96,7 +114,7 @@ class PerfectOrder:
         self._general = None
 
     def strategy_move(self, board: Board, rng: random.Random) -> Move | None:
-        """The strategy's move (steps 1-4), or None when the position is off its table."""
+        """The strategy's move (steps 1-4), or None when the position is off its tables."""
         bits = board.bits
         fives = _fives(bits)
         if fives:
@@ -108,19 +126,25 @@ class PerfectOrder:
         if isinstance(shape, Move):
             self.last_reason = "pair"
             return shape
+        equal, equal_mark = shape
         x, o = centre_masks(bits)
         empty = CENTRE_FULL & ~(x | o)
         fours = [
             Move(CENTRE_CELLS[c], mark)
-            for line in CENTRE_LINES
+            for i, line in enumerate(CENTRE_LINES)
             for mark, mine in ((Mark.X, x), (Mark.O, o))
-            if (line & ~mine).bit_count() == 1
+            if (line & ~mine).bit_count() == 1 and (i != equal or mark == equal_mark)
             for c in range(16)
             if (line & ~mine & empty) >> c & 1
         ]
         if fours:
             self.last_reason = "four"
             return rng.choice(fours)
+        if equal >= 0:
+            if self.equal is None or (move := lookup(self.equal, equal, equal_mark, x, o)) is None:
+                return None
+            self.last_reason = "table"
+            return Move(CENTRE_CELLS[move[0]], Mark(move[1]))
         key, images = canonical_images(x, o)
         found = self.table.get(key)
         if found is None:
@@ -130,31 +154,31 @@ class PerfectOrder:
         self.last_reason = "table"
         return Move(CENTRE_CELLS[SYMMETRIES[sym].index(cell)], Mark(mark ^ swapped))
 
-    def _border_shape(self, board: Board) -> Move | None | bool:
-        """True when every border pair is empty or holds X and O; the pairing answer when exactly
-        one pair is half filled and the others are in shape; None otherwise (off the strategy)."""
-        answer: Move | None = None
-        for a, b in LINE_ENDS:
+    def _border_shape(self, board: Board) -> Move | tuple[int, int] | None:
+        """The pairing's answer to the first half-filled border pair (``LINE_ENDS`` order) if
+        any; else ``(line, mark)`` for the one centre line whose pair holds two of ``mark``, or
+        ``(-1, -1)`` when every pair is empty or holds X and O; None when several hold equal marks
+        (off the strategy)."""
+        equal = (-1, -1)
+        for line, (a, b) in enumerate(LINE_ENDS):
             ma, mb = board.mark_at(a), board.mark_at(b)
             if ma is None and mb is None:
                 continue
-            if ma is not None and mb is not None:
-                if ma == mb:
-                    return None
-                continue
-            if answer is not None:
-                return None
-            if ma is not None:
-                answer = Move(b, Mark(1 - ma))
-            else:
+            if ma is None:
                 assert mb is not None
-                answer = Move(a, Mark(1 - mb))
-        return answer if answer is not None else True
+                return Move(a, Mark(1 - mb))
+            if mb is None:
+                return Move(b, Mark(1 - ma))
+            if ma == mb:
+                if equal[0] >= 0:
+                    return None
+                equal = (line, int(ma))
+        return equal
 
     def solve_move(self, board: Board, stop: float, nodes: int | None = None) -> Move | None:
         """A winning centre move found by solving the centre game by ``stop`` (and within
         ``nodes`` more nodes: a work budget), else None."""
-        if self._border_shape(board) is not True:
+        if self._border_shape(board) != (-1, -1):
             return self.repair_move(board, stop, nodes)
         x, o = centre_masks(board.bits)
         if (x | o).bit_count() & 1:

@@ -14,7 +14,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
-from functools import cache
+from functools import cache, partial
 from pathlib import Path
 from types import ModuleType
 
@@ -22,10 +22,9 @@ import pytest
 from conftest import REPO_ROOT
 
 from arena.bot import run
-from arena.botlib import centre, solver
+from arena.botlib import centre, equal_pair, solver
 from arena.botlib.centre import (
     CENTRE_CELLS,
-    CENTRE_FULL,
     LINE_ENDS,
     PARTNER,
     CentreTable,
@@ -35,12 +34,13 @@ from arena.botlib.centre import (
     map_cell,
     to_centre,
 )
+from arena.botlib.equal_pair import lookup
 from arena.botlib.perfect import PerfectOrder, choose_move
 from arena.botlib.repair import GeneralCentre, shape_of
 from arena.botspec import BotSpec
 from arena.limits import SandboxMode, TimeControl
 from arena.referee.match import MatchSettings, play_match
-from arena.rules import CELLS, SIZE, WINDOWS, Board, Mark, Move, Reason, Role, cells_of, parse_cell
+from arena.rules import CELLS, SIZE, WINDOWS, Board, Mark, Move, Reason, Role, parse_cell
 
 ROOT = REPO_ROOT
 BOT = ROOT / "bots" / "perfect" / "main.py"
@@ -205,21 +205,37 @@ def test_a_damaged_table_file_is_refused() -> None:
         CentreTable.from_bytes(centre.MAGIC + b"\xfd7zXZ garbage")
 
 
-def walk_table(table: CentreTable, x: int, o: int, seen: dict[tuple[int, int], int]) -> int:
-    """The table's strategy from ``(x, o)`` (Order to move) played out against every Chaos reply,
-    in raw (unreduced) positions: the most Order moves it needs to make four (``seen`` memoises).
+def walk_table(
+    move_of: Callable[[int, int], tuple[int, int] | None],
+    x: int,
+    o: int,
+    seen: dict[tuple[int, int], int],
+    dead: tuple[int, int] = (0, 0),
+) -> int:
+    """The strategy ``move_of`` (a table's move, as the bot finds it) from ``(x, o)`` (Order to
+    move) played out against every Chaos reply, in raw (unreduced) positions: the most Order moves
+    it needs to make a winning four (``seen`` memoises). ``dead``: a line and the mark whose four
+    there does not win (its border pair holds two of the other mark), or none.
 
     Chaos may write either mark in any empty centre cell (those that make four or ignore a threat
-    included); Order answers by the table, as the bot looks it up, or makes four when it can.
-    Fails the test where the table has no move or the centre fills without four.
+    included); Order answers by the table or makes a winning four when it can.
+    Fails the test where the table has no move or the centre fills without a winning four.
     """
+
+    def wins(x: int, o: int) -> bool:
+        return any(
+            marks & line == line and not (line == dead[0] and mark == dead[1])
+            for line in LINES4
+            for mark, marks in ((0, x), (1, o))
+        )
+
     if (x, o) in seen:
         return seen[(x, o)]
     free = [c for c in range(16) if not (x | o) >> c & 1]
-    if any(has_four(x | 1 << c) or has_four(o | 1 << c) for c in free):
+    if any(wins(x | 1 << c, o) or wins(x, o | 1 << c) for c in free):
         result = 1
     else:
-        move = table_move(table, x, o)
+        move = move_of(x, o)
         assert move is not None, f"no table move for {x:#06x} {o:#06x}"
         cell, mark = move
         assert cell in free
@@ -229,8 +245,8 @@ def walk_table(table: CentreTable, x: int, o: int, seen: dict[tuple[int, int], i
         result = 1
         for c in replies:
             for cx, co in ((nx | 1 << c, no), (nx, no | 1 << c)):
-                if not (has_four(cx) or has_four(co)):  # else Chaos made four: Order wins
-                    result = max(result, 1 + walk_table(table, cx, co, seen))
+                if not wins(cx, co):  # else Chaos made a winning four
+                    result = max(result, 1 + walk_table(move_of, cx, co, seen, dead))
     seen[(x, o)] = result
     return result
 
@@ -238,7 +254,7 @@ def walk_table(table: CentreTable, x: int, o: int, seen: dict[tuple[int, int], i
 def test_every_table_move_is_legal_and_keeps_the_win(table: CentreTable) -> None:
     """From the empty centre, Order makes four within 7 of its moves, every time."""
     seen: dict[tuple[int, int], int] = {}
-    assert walk_table(table, 0, 0, seen) == BOUND
+    assert walk_table(partial(table_move, table), 0, 0, seen) == BOUND
     assert len(seen) > 1000
 
 
@@ -314,6 +330,14 @@ def test_the_committed_table_is_what_the_solver_builds(table: CentreTable, tmp_p
     assert rebuilt.keys == table.keys and rebuilt.moves == table.moves
 
 
+@pytest.mark.slow
+def test_the_committed_equal_pair_table_is_what_its_build_makes(tmp_path: Path) -> None:
+    out = tmp_path / "equal.bin"
+    assert equal_pair.main(["--out", str(out)]) == 0
+    rebuilt, committed = CentreTable.read(out), CentreTable.read(TABLE.with_name("equal.bin"))
+    assert rebuilt.keys == committed.keys and rebuilt.moves == committed.moves
+
+
 def test_search_limits_stop_the_search() -> None:
     with pytest.raises(solver.SearchLimitError):
         solver.Solver(BOUND, node_limit=100).order_node(0, 0)
@@ -324,7 +348,7 @@ def test_search_limits_stop_the_search() -> None:
 # --- the strategy on the whole board, in-process ------------------------------------------------
 @pytest.fixture(scope="module")
 def player(table: CentreTable) -> PerfectOrder:
-    return PerfectOrder(table=table)
+    return PerfectOrder(table=table, equal=CentreTable.read(TABLE.with_name("equal.bin")))
 
 
 def random_chaos(board: Board, rng: random.Random) -> Move:
@@ -658,69 +682,120 @@ def two_ply_classes() -> dict[tuple[int, int], tuple[Board, int]]:
     return classes
 
 
-def table_starts(player: PerfectOrder, board: Board) -> list[tuple[int, int]] | None:
-    """The centre positions (Order to move) from which ``perfect``'s table must win for it to win
-    from ``board`` (a 2-ply opening); None when the bot's strategy gives no move there.
+Start = tuple[int, int, int, int]
+"""A centre position (Order to move) and the line whose pair holds two equal marks with that
+mark, ``(-1, -1)`` for none: where ``perfect`` starts playing one of its tables."""
 
-    The bot's own steps decide its first move: the table's move (the start is the centre as it
-    stands) or the pairing's answer (the starts are the centre after each Chaos reply in the
-    centre: a border reply is answered by the pairing again and changes nothing; a reply making
-    four loses). None when the border is out of the pairing's shape: the bot then solves and
-    searches in its time.
+
+def border_of(board: Board) -> tuple[tuple[int, int], ...]:
+    """``(line, mark)`` for each half-filled or equal border pair (``LINE_ENDS`` order), the mark
+    negated for a half-filled one: what a position's border holds, up to the filled pairs."""
+    shape = []
+    for line, (a, b) in enumerate(LINE_ENDS):
+        marks = [m for m in (board.mark_at(a), board.mark_at(b)) if m is not None]
+        if len(marks) == 1:
+            shape.append((line, -1 - marks[0]))
+        elif len(marks) == 2 and marks[0] == marks[1]:
+            shape.append((line, int(marks[0])))
+    return tuple(shape)
+
+
+def table_starts(player: PerfectOrder, board: Board) -> set[Start] | None:
+    """Where ``perfect``'s tables take over from ``board`` (a 2-ply opening) against every Chaos,
+    or None when its strategy gives no move somewhere before (the bot then solves and searches).
+
+    The bot's own steps play Order until a table move (or a five, or a winning four): in between
+    it answers the half-filled pairs. Chaos writes in the centre, in an empty border pair or in
+    a half-filled pair's empty end, either mark (Chaos nodes memoised by centre and border).
     """
     rng = random.Random(0)
-    move = player.strategy_move(board, rng)
-    if move is None:
-        return None
-    x, o = centre_masks(board.bits)
-    if player.last_reason != "pair":
-        assert player.last_reason == "table", board
-        return [(x, o)]
-    board = board.copy()
-    board.push(move)
-    starts = []
-    for cell in cells_of(CENTRE_FULL & ~(x | o)):
-        for mark, cx, co in ((Mark.X, x | 1 << cell, o), (Mark.O, x, o | 1 << cell)):
-            if not (has_four(cx) or has_four(co)):
+    starts: set[Start] = set()
+    visited: set[tuple[int, int, tuple[tuple[int, int], ...]]] = set()
+
+    def order_node(board: Board) -> bool:
+        move = player.strategy_move(board, rng)
+        if move is None:
+            return False
+        if player.last_reason == "table":
+            equal = [(line, mark) for line, mark in border_of(board) if mark >= 0]
+            starts.add((*centre_masks(board.bits), *(equal[0] if equal else (-1, -1))))
+        if player.last_reason != "pair":
+            return True
+        board = board.copy()
+        board.push(move)
+        key = (*centre_masks(board.bits), border_of(board))
+        if key in visited:
+            return True
+        visited.add(key)
+        cells = [c for c in CENTRE_CELLS if board.mark_at(c) is None]
+        for a, b in LINE_ENDS:
+            if board.mark_at(a) is None:
+                cells.append(a)
+            if board.mark_at(b) is None:
+                cells.append(b)
+        for cell in cells:
+            for mark in Mark:
                 reply = board.copy()
-                reply.push(Move(CENTRE_CELLS[cell], mark))
-                assert player.strategy_move(reply, rng) is not None, reply
-                assert player.last_reason == "table", reply
-                starts.append((cx, co))
-    return starts
+                if not reply.push(Move(cell, mark)) and not order_node(reply):
+                    return False  # (a reply that makes five loses: no more to check)
+        return True
+
+    return starts if order_node(board) else None
 
 
-def test_perfect_stays_on_its_table_from_129_of_the_186_2_ply_openings(
-    player: PerfectOrder, table: CentreTable
+@pytest.mark.parametrize(
+    ("opening", "equal"),
+    [("a1X f6X", True), ("b1X c1O", True), ("c1X c6X", True)]
+    + [("b1X b6O", False), ("c3X c1O", False), ("a2O d4X", False)],
+)
+def test_perfect_reaches_its_tables_from_a_2_ply_opening(
+    player: PerfectOrder, opening: str, equal: bool
 ) -> None:
-    """The 5,040 openings fall in 186 classes; the bot's table covers 129 (3,560 openings). The
-    57 others (1,480) are the openings whose two marks are both in the border, bar a mark and the
-    opposite mark in partner cells: a line then serves one mark only, or two pairs are half
-    filled, and the bot solves in its time."""
-    classes = two_ply_classes()
-    assert len(classes) == 186 and sum(n for _, n in classes.values()) == 5040
-    covered = {key: table_starts(player, board) for key, (board, _) in classes.items()}
-    assert sum(starts is not None for starts in covered.values()) == 129
-    assert sum(classes[key][1] for key, starts in covered.items() if starts is not None) == 3560
-    for key, starts in covered.items():
-        board = classes[key][0]
-        border = [m for m in board.history if to_centre(m.cell) is None]
-        broken = len(border) == 2 and not (
-            PARTNER[border[0].cell] == border[1].cell and border[0].mark != border[1].mark
-        )
-        assert (starts is None) == broken, board
-        for x, o in starts or ():
-            assert table_move(table, x, o) is not None
+    """Two equal marks in a pair, two half-filled pairs (Chaos may then make an equal pair): the
+    equal pair's table is needed; a pair of X and O, one mark in the border: the centre's."""
+    starts = table_starts(player, Board.from_moves(opening.split()))
+    assert starts and all(move_of(player, start)(*start[:2]) for start in starts)
+    assert any(line >= 0 for _, _, line, _ in starts) == equal
+
+
+def move_of(player: PerfectOrder, start: Start) -> Callable[[int, int], tuple[int, int] | None]:
+    """The move the bot's table for ``start``'s border gives in a centre position."""
+    _, _, line, mark = start
+    if line < 0:
+        return partial(table_move, player.table)
+    assert player.equal is not None
+    return partial(lookup, player.equal, line, mark)
 
 
 @pytest.mark.slow
-def test_perfect_wins_from_the_2_ply_openings_its_table_covers(
-    player: PerfectOrder, table: CentreTable
-) -> None:
-    """The table's strategy from each start of ``table_starts``, against every Chaos reply
-    (about 30 s: 400,000 raw centre positions)."""
-    seen: dict[tuple[int, int], int] = {}
-    for board, _ in two_ply_classes().values():
-        for x, o in table_starts(player, board) or ():
-            walk_table(table, x, o, seen)
-    assert len(seen) > 100_000
+def test_perfect_wins_from_every_2_ply_opening(player: PerfectOrder) -> None:
+    """The 5,040 openings fall in 186 classes; from each, the bot's steps reach its tables
+    against every Chaos (``table_starts``): the centre table, or the equal pair's when both
+    marks are in the border, bar a mark and the other in partners (57 classes, 1,480 openings:
+    Chaos may leave two equal marks in a pair). Then the tables' strategies win against every
+    Chaos reply (``walk_table``). About two minutes."""
+    classes = two_ply_classes()
+    assert len(classes) == 186 and sum(n for _, n in classes.values()) == 5040
+    seen: dict[tuple[int, int], dict[tuple[int, int], int]] = {}
+    equal = openings = 0
+    for board, count in classes.values():
+        starts = table_starts(player, board)
+        assert starts is not None, board
+        if any(line >= 0 for _, _, line, _ in starts):
+            equal, openings = equal + 1, openings + count
+        for start in starts:
+            x, o, line, mark = start
+            a, b = LINE_ENDS[line]
+            dead = (0, 0) if line < 0 else (line_between(a, b), 1 - mark)
+            walk_table(move_of(player, start), x, o, seen.setdefault((line, mark), {}), dead)
+    assert (equal, openings) == (57, 1480)
+    assert len(seen[(-1, -1)]) > 100_000
+
+
+def line_between(a: int, b: int) -> int:
+    """The centre line (16-bit mask) between border cells ``a`` and ``b``, from their rows and
+    columns."""
+    (ra, ca), (rb, cb) = divmod(a, SIZE), divmod(b, SIZE)
+    dr, dc = (rb > ra) - (rb < ra), (cb > ca) - (cb < ca)
+    cells = [SIZE * (ra + dr * k) + ca + dc * k for k in range(1, SIZE - 1)]
+    return sum(1 << CENTRE_CELLS.index(cell) for cell in cells)
