@@ -658,27 +658,29 @@ def _board_symmetries() -> list[list[int]]:
     return perms
 
 
+def two_ply_openings() -> list[Board]:
+    """Every 2-ply opening: 36 x 2 first moves, 35 x 2 replies."""
+    return [
+        Board.from_moves([Move(first >> 1, Mark(first & 1)), Move(reply >> 1, Mark(reply & 1))])
+        for first in range(CELLS * 2)
+        for reply in range(CELLS * 2)
+        if first >> 1 != reply >> 1
+    ]
+
+
 def two_ply_classes() -> dict[tuple[int, int], tuple[Board, int]]:
-    """Every 2-ply opening (36 x 2 first moves, 35 x 2 replies) by its position up to the board's
-    8 symmetries and the X/O swap: one board of each class and how many openings lead to it."""
+    """The 2-ply openings by their position up to the board's 8 symmetries and the X/O swap: one
+    board of each class and how many openings lead to it."""
     perms = _board_symmetries()
     classes: dict[tuple[int, int], tuple[Board, int]] = {}
-    for first in range(CELLS * 2):
-        for reply in range(CELLS * 2):
-            if first >> 1 == reply >> 1:
-                continue
-            board = Board()
-            board.push(Move(first >> 1, Mark(first & 1)))
-            board.push(Move(reply >> 1, Mark(reply & 1)))
-            images = []
-            for perm in perms:
-                x, o = (
-                    sum(1 << perm[c] for c in range(CELLS) if bits >> c & 1) for bits in board.bits
-                )
-                images += [(x, o), (o, x)]
-            key = min(images)
-            known = classes.get(key)
-            classes[key] = (board, 1) if known is None else (known[0], known[1] + 1)
+    for board in two_ply_openings():
+        images = []
+        for perm in perms:
+            x, o = (sum(1 << perm[c] for c in range(CELLS) if bits >> c & 1) for bits in board.bits)
+            images += [(x, o), (o, x)]
+        key = min(images)
+        known = classes.get(key)
+        classes[key] = (board, 1) if known is None else (known[0], known[1] + 1)
     return classes
 
 
@@ -700,47 +702,56 @@ def border_of(board: Board) -> tuple[tuple[int, int], ...]:
     return tuple(shape)
 
 
-def table_starts(player: PerfectOrder, board: Board) -> set[Start] | None:
-    """Where ``perfect``'s tables take over from ``board`` (a 2-ply opening) against every Chaos,
-    or None when its strategy gives no move somewhere before (the bot then solves and searches).
+def representative(x: int, o: int, border: tuple[tuple[int, int], ...]) -> Board:
+    """A board with centre ``(x, o)``, the half-filled and equal pairs of ``border`` (a half
+    one's mark at its first end) and every other border pair empty."""
+    cells = ["."] * CELLS
+    for i, cell in enumerate(CENTRE_CELLS):
+        cells[cell] = "X" if x >> i & 1 else "O" if o >> i & 1 else "."
+    for line, mark in border:
+        a, b = LINE_ENDS[line]
+        cells[a] = "XO"[mark if mark >= 0 else -1 - mark]
+        if mark >= 0:
+            cells[b] = cells[a]
+    return Board.from_string("".join(cells))
+
+
+def table_starts(player: PerfectOrder, openings: list[Board]) -> set[Start]:
+    """Where ``perfect``'s tables take over from ``openings`` against every Chaos; fails the test
+    where its strategy gives no move before.
 
     The bot's own steps play Order until a table move (or a five, or a winning four): in between
-    it answers the half-filled pairs. Chaos writes in the centre, in an empty border pair or in
-    a half-filled pair's empty end, either mark (Chaos nodes memoised by centre and border).
+    it answers the half-filled pairs. Chaos writes either mark in the centre, in an empty border
+    pair or in a half-filled pair's empty end. Chaos nodes are searched once, by centre and
+    border up to the filled pairs, on a ``representative`` board: one where those pairs are empty
+    gives Chaos more moves and the bot the same ones, a five aside (which only ends it sooner).
     """
     rng = random.Random(0)
     starts: set[Start] = set()
     visited: set[tuple[int, int, tuple[tuple[int, int], ...]]] = set()
-
-    def order_node(board: Board) -> bool:
+    stack = list(openings)
+    while stack:
+        board = stack.pop()
         move = player.strategy_move(board, rng)
-        if move is None:
-            return False
+        assert move is not None, board
         if player.last_reason == "table":
             equal = [(line, mark) for line, mark in border_of(board) if mark >= 0]
             starts.add((*centre_masks(board.bits), *(equal[0] if equal else (-1, -1))))
         if player.last_reason != "pair":
-            return True
+            continue
         board = board.copy()
         board.push(move)
         key = (*centre_masks(board.bits), border_of(board))
         if key in visited:
-            return True
+            continue
         visited.add(key)
-        cells = [c for c in CENTRE_CELLS if board.mark_at(c) is None]
-        for a, b in LINE_ENDS:
-            if board.mark_at(a) is None:
-                cells.append(a)
-            if board.mark_at(b) is None:
-                cells.append(b)
-        for cell in cells:
+        board = representative(*key)
+        for cell in range(CELLS):
             for mark in Mark:
                 reply = board.copy()
-                if not reply.push(Move(cell, mark)) and not order_node(reply):
-                    return False  # (a reply that makes five loses: no more to check)
-        return True
-
-    return starts if order_node(board) else None
+                if board.mark_at(cell) is None and not reply.push(Move(cell, mark)):
+                    stack.append(reply)  # (a reply that makes five loses: no more to check)
+    return starts
 
 
 @pytest.mark.parametrize(
@@ -753,7 +764,7 @@ def test_perfect_reaches_its_tables_from_a_2_ply_opening(
 ) -> None:
     """Two equal marks in a pair, two half-filled pairs (Chaos may then make an equal pair): the
     equal pair's table is needed; a pair of X and O, one mark in the border: the centre's."""
-    starts = table_starts(player, Board.from_moves(opening.split()))
+    starts = table_starts(player, [Board.from_moves(opening.split())])
     assert starts and all(move_of(player, start)(*start[:2]) for start in starts)
     assert any(line >= 0 for _, _, line, _ in starts) == equal
 
@@ -769,26 +780,22 @@ def move_of(player: PerfectOrder, start: Start) -> Callable[[int, int], tuple[in
 
 @pytest.mark.slow
 def test_perfect_wins_from_every_2_ply_opening(player: PerfectOrder) -> None:
-    """The 5,040 openings fall in 186 classes; from each, the bot's steps reach its tables
-    against every Chaos (``table_starts``): the centre table, or the equal pair's when both
-    marks are in the border, bar a mark and the other in partners (57 classes, 1,480 openings:
-    Chaos may leave two equal marks in a pair). Then the tables' strategies win against every
-    Chaos reply (``walk_table``). About two minutes."""
+    """The 5,040 openings fall in 186 classes; from every opening (not one per class: the bot
+    answers the first half-filled pair in ``LINE_ENDS`` order, which no symmetry keeps), the
+    bot's steps reach its tables against every Chaos (``table_starts``): the centre table, or the
+    equal pair's once Chaos leaves two equal marks in a pair (after both marks in the border, bar
+    a mark and the other in partners). Then the tables' strategies win against every Chaos reply
+    (``walk_table``). About a minute."""
     classes = two_ply_classes()
     assert len(classes) == 186 and sum(n for _, n in classes.values()) == 5040
     seen: dict[tuple[int, int], dict[tuple[int, int], int]] = {}
-    equal = openings = 0
-    for board, count in classes.values():
-        starts = table_starts(player, board)
-        assert starts is not None, board
-        if any(line >= 0 for _, _, line, _ in starts):
-            equal, openings = equal + 1, openings + count
-        for start in starts:
-            x, o, line, mark = start
-            a, b = LINE_ENDS[line]
-            dead = (0, 0) if line < 0 else (line_between(a, b), 1 - mark)
-            walk_table(move_of(player, start), x, o, seen.setdefault((line, mark), {}), dead)
-    assert (equal, openings) == (57, 1480)
+    starts = table_starts(player, two_ply_openings())
+    for start in starts:
+        x, o, line, mark = start
+        a, b = LINE_ENDS[line]
+        dead = (0, 0) if line < 0 else (line_between(a, b), 1 - mark)
+        walk_table(move_of(player, start), x, o, seen.setdefault((line, mark), {}), dead)
+    assert len(seen) == 1 + 10 * 2  # the centre's table, and each line's pair holding X or O
     assert len(seen[(-1, -1)]) > 100_000
 
 
