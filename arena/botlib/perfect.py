@@ -19,6 +19,7 @@ from arena.botlib.centre import (
     CENTRE_FULL,
     CENTRE_LINES,
     LINE_ENDS,
+    PARTNER,
     SYMMETRIES,
     CentreTable,
     canonical_images,
@@ -113,14 +114,17 @@ class PerfectOrder:
         self._solver = None
         self._general = None
 
-    def strategy_move(self, board: Board, rng: random.Random) -> Move | None:
-        """The strategy's move (steps 1-4), or None when the position is off its tables."""
+    def strategy_move(
+        self, board: Board, rng: random.Random, last: Move | None = None
+    ) -> Move | None:
+        """The strategy's move (steps 1-4), or None when the position is off its tables.
+        ``last``: Chaos's last move (an opening's last ply on the first turn after it), if known."""
         bits = board.bits
         fives = _fives(bits)
         if fives:
             self.last_reason = "five"
             return rng.choice(fives)
-        shape = self._border_shape(board)
+        shape = self._border_shape(board, last)
         if shape is None:
             return None
         if isinstance(shape, Move):
@@ -154,26 +158,35 @@ class PerfectOrder:
         self.last_reason = "table"
         return Move(CENTRE_CELLS[SYMMETRIES[sym].index(cell)], Mark(mark ^ swapped))
 
-    def _border_shape(self, board: Board) -> Move | tuple[int, int] | None:
-        """The pairing's answer to the first half-filled border pair (``LINE_ENDS`` order) if
-        any; else ``(line, mark)`` for the one centre line whose pair holds two of ``mark``, or
-        ``(-1, -1)`` when every pair is empty or holds X and O; None when several hold equal marks
-        (off the strategy)."""
-        equal = (-1, -1)
+    def _border_shape(
+        self, board: Board, last: Move | None = None
+    ) -> Move | tuple[int, int] | None:
+        """The pairing's answer to a half-filled border pair when it is the only one, or when
+        ``last`` made it (Chaos's move into an empty pair: answering it changes no line); else,
+        with no half-filled pair, ``(line, mark)`` for the one centre line whose pair holds two
+        of ``mark``, or ``(-1, -1)`` when every pair is empty or holds X and O; else None (off
+        the strategy: several half-filled pairs, or several pairs of equal marks)."""
+        halves: list[Move] = []
+        equal = [(-1, -1)]
         for line, (a, b) in enumerate(LINE_ENDS):
             ma, mb = board.mark_at(a), board.mark_at(b)
-            if ma is None and mb is None:
-                continue
-            if ma is None:
-                assert mb is not None
-                return Move(a, Mark(1 - mb))
-            if mb is None:
-                return Move(b, Mark(1 - ma))
-            if ma == mb:
-                if equal[0] >= 0:
-                    return None
-                equal = (line, int(ma))
-        return equal
+            if ma is None and mb is not None:
+                halves.append(Move(a, Mark(1 - mb)))
+            elif mb is None and ma is not None:
+                halves.append(Move(b, Mark(1 - ma)))
+            elif ma is not None and ma == mb:
+                equal.append((line, int(ma)))
+        if len(halves) == 1:
+            return halves[0]
+        if (
+            last is not None
+            and last.cell in PARTNER
+            and Move(PARTNER[last.cell], Mark(1 - last.mark)) in halves
+        ):
+            return Move(PARTNER[last.cell], Mark(1 - last.mark))
+        if halves or len(equal) > 2:
+            return None
+        return equal[-1]
 
     def solve_move(self, board: Board, stop: float, nodes: int | None = None) -> Move | None:
         """A winning centre move found by solving the centre game by ``stop`` (and within
@@ -206,9 +219,12 @@ class PerfectOrder:
         except SearchLimitError:
             return None
 
-    def choose(self, board: Board, rng: random.Random, stop: float) -> Move:
-        """Order's move in ``board`` (Order to move, game not over), decided by ``stop``."""
-        move = self.strategy_move(board, rng)
+    def choose(
+        self, board: Board, rng: random.Random, stop: float, last: Move | None = None
+    ) -> Move:
+        """Order's move in ``board`` (Order to move, game not over), decided by ``stop``, after
+        Chaos's move ``last`` (if known)."""
+        move = self.strategy_move(board, rng, last)
         if move is not None:
             return move
         now = time.monotonic()
@@ -241,14 +257,16 @@ def choose_move(
     rng: random.Random,
     ms: int,
     deadline: float | None = None,
+    last: Move | None = None,
 ) -> Move:
     """One move for ``role`` with ``ms`` milliseconds allowed (the bot's whole ``choose``).
 
     ``deadline`` is the ``time.monotonic()`` value when the allowance runs out, counted from when
     the turn arrived (the kit's ``state.deadline``); the move is decided well before it.
+    ``last`` is the opponent's last move (the kit's ``state.last``).
     """
     start = time.monotonic() if deadline is None else deadline - ms / 1000
     if role is Role.CHAOS:
         return chaos_move(board, rng, ms, start + ms / 1000)
     player.node_limit = max(1, NODES_PER_MS * ms)
-    return player.choose(board, rng, start + time_budget(ms))
+    return player.choose(board, rng, start + time_budget(ms), last)

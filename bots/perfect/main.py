@@ -35,7 +35,8 @@ PLAYER = PerfectOrder(HERE / "table.bin", equal_path=HERE / "equal.bin")
 
 def choose(state: BotState) -> Move:
     """The protocol entry point: the move for this bot's role within ``state.ms``."""
-    return choose_move(PLAYER, state.board, state.role, state.rng, state.ms, state.deadline)
+    board, role, rng = state.board, state.role, state.rng
+    return choose_move(PLAYER, board, role, rng, state.ms, state.deadline, state.last)
 
 
 if __name__ == "__main__":

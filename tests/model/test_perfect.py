@@ -721,18 +721,19 @@ def table_starts(player: PerfectOrder, openings: list[Board]) -> set[Start]:
     where its strategy gives no move before.
 
     The bot's own steps play Order until a table move (or a five, or a winning four): in between
-    it answers the half-filled pairs. Chaos writes either mark in the centre, in an empty border
-    pair or in a half-filled pair's empty end. Chaos nodes are searched once, by centre and
+    it answers the half-filled pairs (the only one, or the one Chaos's last move made). Chaos
+    writes either mark in the centre, in an empty border pair or in a half-filled pair's empty
+    end. Chaos nodes are searched once, by centre and
     border up to the filled pairs, on a ``representative`` board: one where those pairs are empty
     gives Chaos more moves and the bot the same ones, a five aside (which only ends it sooner).
     """
     rng = random.Random(0)
     starts: set[Start] = set()
     visited: set[tuple[int, int, tuple[tuple[int, int], ...]]] = set()
-    stack = list(openings)
+    stack = [(board, board.history[-1]) for board in openings]  # with Chaos's last move
     while stack:
-        board = stack.pop()
-        move = player.strategy_move(board, rng)
+        board, last = stack.pop()
+        move = player.strategy_move(board, rng, last)
         assert move is not None, board
         if player.last_reason == "table":
             equal = [(line, mark) for line, mark in border_of(board) if mark >= 0]
@@ -750,7 +751,7 @@ def table_starts(player: PerfectOrder, openings: list[Board]) -> set[Start]:
             for mark in Mark:
                 reply = board.copy()
                 if board.mark_at(cell) is None and not reply.push(Move(cell, mark)):
-                    stack.append(reply)  # (a reply that makes five loses: no more to check)
+                    stack.append((reply, Move(cell, mark)))  # (one making five loses: no more)
     return starts
 
 
@@ -780,12 +781,12 @@ def move_of(player: PerfectOrder, start: Start) -> Callable[[int, int], tuple[in
 
 @pytest.mark.slow
 def test_perfect_wins_from_every_2_ply_opening(player: PerfectOrder) -> None:
-    """The 5,040 openings fall in 186 classes; from every opening (not one per class: the bot
-    answers the first half-filled pair in ``LINE_ENDS`` order, which no symmetry keeps), the
-    bot's steps reach its tables against every Chaos (``table_starts``): the centre table, or the
-    equal pair's once Chaos leaves two equal marks in a pair (after both marks in the border, bar
-    a mark and the other in partners). Then the tables' strategies win against every Chaos reply
-    (``walk_table``). About a minute."""
+    """The 5,040 openings fall in 186 classes; from every opening (all of them, not one per
+    class: the Chaos nodes are shared, so it costs little more), the bot's steps reach its tables
+    against every Chaos (``table_starts``): the centre table, or the equal pair's once Chaos
+    leaves two equal marks in a pair (after both marks in the border, bar a mark and the other
+    in partners). Then the tables' strategies win against every Chaos reply (``walk_table``).
+    About a minute."""
     classes = two_ply_classes()
     assert len(classes) == 186 and sum(n for _, n in classes.values()) == 5040
     seen: dict[tuple[int, int], dict[tuple[int, int], int]] = {}
