@@ -1,11 +1,11 @@
 """The perfect Order player's strategy: five when it can, the border pairing, the solved centre.
 
 Why: with six in a line counting, Order wins by force, and this is that win as a move function
-(``bots/perfect/main.py`` wraps it). Off its strategy (a random opening) it solves the centre game
-from there within half the time left (``solver``, or ``repair`` when the pairing's shape is broken),
-else searches (``perfect_search``). As Chaos it plays ``mcts``'s search with its first reply in the
-central 4x4. Ties go to the seeded generator, so games vary with ``ARENA_SEED``. Its steps in order
-of priority: ``docs/bots.md``.
+(``bots/perfect/main.py`` wraps it); its tables cover every 2-ply opening too (``equal_pair`` when
+a border pair holds equal marks). Off them it solves the centre game within half the time left
+(``solver``, or ``repair`` when the pairing's shape is broken), else searches (``perfect_search``).
+As Chaos it plays ``mcts``'s search with its first reply in the central 4x4. Ties go to the seeded
+generator, so games vary with ``ARENA_SEED``. Its steps in order of priority: ``docs/bots.md``.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from arena.botlib.centre import (
     CENTRE_FULL,
     CENTRE_LINES,
     LINE_ENDS,
+    PARTNER,
     SYMMETRIES,
     CentreTable,
     canonical_images,
@@ -27,6 +28,7 @@ from arena.botlib.centre import (
     four_table,
     threat_table,
 )
+from arena.botlib.equal_pair import lookup
 from arena.botlib.mcts import CENTRE_OPENING, budgeted_move
 from arena.botlib.perfect_search import search
 from arena.botlib.repair import GeneralCentre
@@ -60,11 +62,22 @@ def _fives(bits: list[int]) -> list[Move]:
 
 
 class PerfectOrder:
-    """Order's forced win, with the table read from ``table_path`` on first use."""
+    """Order's forced win, with the tables read from ``table_path`` and ``equal_path`` on first
+    use."""
 
-    def __init__(self, table_path: Path | None = None, table: CentreTable | None = None) -> None:
+    def __init__(
+        self,
+        table_path: Path | None = None,
+        table: CentreTable | None = None,
+        equal_path: Path | None = None,
+        equal: CentreTable | None = None,
+    ) -> None:
         self.table_path = table_path
         self._table = table
+        self.equal_path = equal_path
+        """The table for a border with one pair of equal marks (``equal_pair``): read on first
+        use; without it (nor ``equal``) such a border is off the strategy."""
+        self._equal = equal
         self._solver: Solver | None = None
         self._general: GeneralCentre | None = None
         self.node_limit = 1 << 62
@@ -80,13 +93,19 @@ class PerfectOrder:
             self._table = CentreTable.read(self.table_path)
         return self._table
 
+    @property
+    def equal(self) -> CentreTable | None:
+        if self._equal is None and self.equal_path is not None:
+            self._equal = CentreTable.read(self.equal_path)
+        return self._equal
+
     def warm(self) -> None:
         """Load the table and build the solver's small lookup tables now (before the first move).
 
         The solver here canonicalises with byte tables (``canonical_small``): slower per call than
         the 65,536-entry tables of the table build, but built in a few milliseconds.
         """
-        _ = self.table
+        _ = self.table, self.equal
         threat_table(), four_table()
 
     def forget(self) -> None:
@@ -95,32 +114,41 @@ class PerfectOrder:
         self._solver = None
         self._general = None
 
-    def strategy_move(self, board: Board, rng: random.Random) -> Move | None:
-        """The strategy's move (steps 1-4), or None when the position is off its table."""
+    def strategy_move(
+        self, board: Board, rng: random.Random, last: Move | None = None
+    ) -> Move | None:
+        """The strategy's move (steps 1-4), or None when the position is off its tables.
+        ``last``: Chaos's last move (an opening's last ply on the first turn after it), if known."""
         bits = board.bits
         fives = _fives(bits)
         if fives:
             self.last_reason = "five"
             return rng.choice(fives)
-        shape = self._border_shape(board)
+        shape = self._border_shape(board, last)
         if shape is None:
             return None
         if isinstance(shape, Move):
             self.last_reason = "pair"
             return shape
+        equal, equal_mark = shape
         x, o = centre_masks(bits)
         empty = CENTRE_FULL & ~(x | o)
         fours = [
             Move(CENTRE_CELLS[c], mark)
-            for line in CENTRE_LINES
+            for i, line in enumerate(CENTRE_LINES)
             for mark, mine in ((Mark.X, x), (Mark.O, o))
-            if (line & ~mine).bit_count() == 1
+            if (line & ~mine).bit_count() == 1 and (i != equal or mark == equal_mark)
             for c in range(16)
             if (line & ~mine & empty) >> c & 1
         ]
         if fours:
             self.last_reason = "four"
             return rng.choice(fours)
+        if equal >= 0:
+            if self.equal is None or (move := lookup(self.equal, equal, equal_mark, x, o)) is None:
+                return None
+            self.last_reason = "table"
+            return Move(CENTRE_CELLS[move[0]], Mark(move[1]))
         key, images = canonical_images(x, o)
         found = self.table.get(key)
         if found is None:
@@ -130,31 +158,40 @@ class PerfectOrder:
         self.last_reason = "table"
         return Move(CENTRE_CELLS[SYMMETRIES[sym].index(cell)], Mark(mark ^ swapped))
 
-    def _border_shape(self, board: Board) -> Move | None | bool:
-        """True when every border pair is empty or holds X and O; the pairing answer when exactly
-        one pair is half filled and the others are in shape; None otherwise (off the strategy)."""
-        answer: Move | None = None
-        for a, b in LINE_ENDS:
+    def _border_shape(
+        self, board: Board, last: Move | None = None
+    ) -> Move | tuple[int, int] | None:
+        """The pairing's answer to a half-filled border pair when it is the only one, or when
+        ``last`` made it (Chaos's move into an empty pair: answering it changes no line); else,
+        with no half-filled pair, ``(line, mark)`` for the one centre line whose pair holds two
+        of ``mark``, or ``(-1, -1)`` when every pair is empty or holds X and O; else None (off
+        the strategy: several half-filled pairs, or several pairs of equal marks)."""
+        halves: list[Move] = []
+        equal = [(-1, -1)]
+        for line, (a, b) in enumerate(LINE_ENDS):
             ma, mb = board.mark_at(a), board.mark_at(b)
-            if ma is None and mb is None:
-                continue
-            if ma is not None and mb is not None:
-                if ma == mb:
-                    return None
-                continue
-            if answer is not None:
-                return None
-            if ma is not None:
-                answer = Move(b, Mark(1 - ma))
-            else:
-                assert mb is not None
-                answer = Move(a, Mark(1 - mb))
-        return answer if answer is not None else True
+            if ma is None and mb is not None:
+                halves.append(Move(a, Mark(1 - mb)))
+            elif mb is None and ma is not None:
+                halves.append(Move(b, Mark(1 - ma)))
+            elif ma is not None and ma == mb:
+                equal.append((line, int(ma)))
+        if len(halves) == 1:
+            return halves[0]
+        if (
+            last is not None
+            and last.cell in PARTNER
+            and Move(PARTNER[last.cell], Mark(1 - last.mark)) in halves
+        ):
+            return Move(PARTNER[last.cell], Mark(1 - last.mark))
+        if halves or len(equal) > 2:
+            return None
+        return equal[-1]
 
     def solve_move(self, board: Board, stop: float, nodes: int | None = None) -> Move | None:
         """A winning centre move found by solving the centre game by ``stop`` (and within
         ``nodes`` more nodes: a work budget), else None."""
-        if self._border_shape(board) is not True:
+        if self._border_shape(board) != (-1, -1):
             return self.repair_move(board, stop, nodes)
         x, o = centre_masks(board.bits)
         if (x | o).bit_count() & 1:
@@ -182,9 +219,12 @@ class PerfectOrder:
         except SearchLimitError:
             return None
 
-    def choose(self, board: Board, rng: random.Random, stop: float) -> Move:
-        """Order's move in ``board`` (Order to move, game not over), decided by ``stop``."""
-        move = self.strategy_move(board, rng)
+    def choose(
+        self, board: Board, rng: random.Random, stop: float, last: Move | None = None
+    ) -> Move:
+        """Order's move in ``board`` (Order to move, game not over), decided by ``stop``, after
+        Chaos's move ``last`` (if known)."""
+        move = self.strategy_move(board, rng, last)
         if move is not None:
             return move
         now = time.monotonic()
@@ -217,14 +257,16 @@ def choose_move(
     rng: random.Random,
     ms: int,
     deadline: float | None = None,
+    last: Move | None = None,
 ) -> Move:
     """One move for ``role`` with ``ms`` milliseconds allowed (the bot's whole ``choose``).
 
     ``deadline`` is the ``time.monotonic()`` value when the allowance runs out, counted from when
     the turn arrived (the kit's ``state.deadline``); the move is decided well before it.
+    ``last`` is the opponent's last move (the kit's ``state.last``).
     """
     start = time.monotonic() if deadline is None else deadline - ms / 1000
     if role is Role.CHAOS:
         return chaos_move(board, rng, ms, start + ms / 1000)
     player.node_limit = max(1, NODES_PER_MS * ms)
-    return player.choose(board, rng, start + time_budget(ms))
+    return player.choose(board, rng, start + time_budget(ms), last)

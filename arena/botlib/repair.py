@@ -166,6 +166,43 @@ class GeneralCentre:
             self.memo.clear()
         self.memo[key] = value
 
+    def strategy(
+        self, shape: Shape, x: int = 0, o: int = 0
+    ) -> dict[tuple[int, int], tuple[int, int]]:
+        """Order's winning centre move ``(cell, mark)`` for every position ``(x, o)`` (raw, Order
+        to move) its strategy meets from the won ``(x, o)`` against every Chaos centre reply, for
+        a ``shape`` with no half-filled pair (so no repairs); none where Order makes four at once.
+        """
+        sx, so, half, _ = shape
+        if half:
+            raise ValueError("a shape with half-filled pairs")
+        table: dict[tuple[int, int], tuple[int, int]] = {}
+        stack = [(x, o)]
+        while stack:
+            x, o = stack.pop()
+            empty = CENTRE_FULL & ~(x | o)
+            if (x, o) in table or self._completions(x, empty, sx) | self._completions(o, empty, so):
+                continue
+            move = self._winning_reply(x, o, shape) if self.order_node(x, o, shape) else None
+            if move is None:
+                raise AssertionError(f"the strategy reached a lost position {x:#06x} {o:#06x}")
+            table[(x, o)] = move
+            c, mark = move
+            x, o = (x | 1 << c, o) if mark == 0 else (x, o | 1 << c)
+            empty &= ~(1 << c)
+            tx = self._completions(x, empty, sx)
+            to = self._completions(o, empty, so)
+            if tx | to:  # one forced block (two threats, or one either mark completes, win)
+                if not tx & to and (tx | to).bit_count() == 1:
+                    stack.append((x, o | tx) if tx else (x | to, o))
+                continue
+            for c in cells_of(empty):
+                if not self._four(x | 1 << c, sx):
+                    stack.append((x | 1 << c, o))
+                if not self._four(o | 1 << c, so):
+                    stack.append((x, o | 1 << c))
+        return table
+
     def winning_move(
         self, board: Board, deadline: float | None = None, nodes: int | None = None
     ) -> Move | None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -125,6 +125,8 @@ class SolveResult:
     """Canonical key -> (centre cell, mark) for every Order node of the strategy (if asked)."""
     max_order_moves: int = 0
     """The most centre moves Order makes under the table's strategy, the four included."""
+    opening_entries: int = 0
+    """Entries added for the two-mark positions of ``two_mark_positions`` (if asked)."""
 
 
 class Solver:
@@ -242,15 +244,18 @@ class Solver:
             raise AssertionError("a won Order node has a winning move")
         return reply
 
-    def strategy(self, x: int = 0, o: int = 0) -> tuple[dict[int, tuple[int, int]], int]:
+    def strategy(
+        self, x: int = 0, o: int = 0, known: Iterable[int] = ()
+    ) -> tuple[dict[int, tuple[int, int]], int]:
         """The table for the won Order node ``(x, o)``, and the most Order moves it needs.
 
         Walks the strategy: at each Order node (in canonical orientation) the ``winning_move``,
         at each Chaos node every reply that does not lose at once (a forced block only, when Chaos
-        faces one threat). Positions where Order makes four at once get no entry.
+        faces one threat). Positions where Order makes four at once get no entry, nor those in
+        ``known`` (keys of a table closed under its own strategy: the walk stops there).
         """
         table: dict[int, tuple[int, int]] = {}
-        seen: set[int] = set()
+        seen: set[int] = set(known)
         deepest = 0
         threats = threat_table()
         fours = four_table()
@@ -301,6 +306,34 @@ class Solver:
         return table, deepest
 
 
+def two_mark_positions() -> list[int]:
+    """The canonical keys of every centre position with two marks (Order to move).
+
+    A 2-ply opening whose border keeps the pairing's shape once the pairing has answered leaves
+    one of these (or the empty centre, or one mark with Chaos to move, whose replies give one):
+    the table covers them all, so that ``perfect`` stays on its table from such an opening.
+    """
+    keys = set()
+    for a in range(16):
+        for b in range(a + 1, 16):
+            for x, o in ((1 << a | 1 << b, 0), (1 << a, 1 << b), (1 << b, 1 << a)):
+                keys.add(canonical(x, o))
+    return sorted(keys)
+
+
+def opening_strategy(known: dict[int, tuple[int, int]]) -> dict[int, tuple[int, int]]:
+    """The entries to add to the table ``known`` (closed under its strategy) so that it covers
+    every ``two_mark_positions`` position, by a search with no bound on Order's moves."""
+    solver = Solver(MAX_ORDER_MOVES)
+    added: dict[int, tuple[int, int]] = {}
+    for key in two_mark_positions():
+        if key in known or key in added:
+            continue
+        more, _ = solver.strategy(key & CENTRE_FULL, key >> 16, known.keys() | added.keys())
+        added.update(more)
+    return added
+
+
 def solve(
     max_order_moves: int = MAX_ORDER_MOVES,
     *,
@@ -310,7 +343,8 @@ def solve(
 ) -> SolveResult:
     """Search the centre game from the empty centre (or after Order's ``first`` move).
 
-    With ``table``, also extract the strategy's table (only when Order wins).
+    With ``table``, also extract the strategy's table (only when Order wins), extended to the
+    positions 2-ply openings leave (``opening_strategy``).
     """
     perm_tables(), threat_table(), four_table()  # build the lookup tables outside the timing
     solver = Solver(max_order_moves)
@@ -328,6 +362,9 @@ def solve(
         )
     if table and won and first is None:
         result.table, result.max_order_moves = solver.strategy()
+        added = opening_strategy(result.table)
+        result.table.update(added)
+        result.opening_entries = len(added)
     return result
 
 
@@ -369,7 +406,8 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     say(
         f"table: {len(result.table):,} Order positions; "
-        f"at most {result.max_order_moves} Order moves in the centre"
+        f"at most {result.max_order_moves} Order moves in the centre from the empty centre; "
+        f"{result.opening_entries:,} of them for the two-mark positions 2-ply openings leave"
     )
     if args.out is not None:
         data = CentreTable.from_dict(result.table).to_bytes()

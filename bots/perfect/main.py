@@ -4,7 +4,9 @@ Why: with six in a line counting, Order wins by force; this bot plays that win, 
 Chaos bot can be measured against the strongest possible Order. As Order it completes five when
 it can, answers a Chaos move in the border with the opposite mark in the partner cell (the
 pairing of the 20 border cells), and otherwise plays the solved centre game from ``table.bin``
-(rebuilt by ``python -m arena.botlib.solver --out bots/perfect/table.bin``). A position its
+(rebuilt by ``python -m arena.botlib.solver --out bots/perfect/table.bin``), or from
+``equal.bin`` when one border pair holds two equal marks (after some random openings; rebuilt by
+``python -m arena.botlib.equal_pair --out bots/perfect/equal.bin``). A position its
 strategy does not cover (a random opening) falls back to solving the centre game within the
 time, then to a small alpha-beta search (``arena.botlib.perfect_search``: 4 nodes per ms of
 ``<ms>``, and at most a third of it). As Chaos, where no perfect play is known, it plays the
@@ -27,14 +29,16 @@ except ImportError:  # running from a clone without installing: the package is t
 from arena.botlib.perfect import PerfectOrder, choose_move
 from arena.rules import Move
 
-PLAYER = PerfectOrder(Path(__file__).resolve().with_name("table.bin"))
+HERE = Path(__file__).resolve().parent
+PLAYER = PerfectOrder(HERE / "table.bin", equal_path=HERE / "equal.bin")
 
 
 def choose(state: BotState) -> Move:
     """The protocol entry point: the move for this bot's role within ``state.ms``."""
-    return choose_move(PLAYER, state.board, state.role, state.rng, state.ms, state.deadline)
+    board, role, rng = state.board, state.role, state.rng
+    return choose_move(PLAYER, board, role, rng, state.ms, state.deadline, state.last)
 
 
 if __name__ == "__main__":
-    PLAYER.warm()  # the table and lookup tables, before `ready` (about a tenth of a second)
+    PLAYER.warm()  # the tables and lookup tables, before `ready` (about a tenth of a second)
     run(choose, name="perfect", on_match=lambda _seed: PLAYER.forget())

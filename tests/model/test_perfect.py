@@ -14,7 +14,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
-from functools import cache
+from functools import cache, partial
 from pathlib import Path
 from types import ModuleType
 
@@ -22,7 +22,7 @@ import pytest
 from conftest import REPO_ROOT
 
 from arena.bot import run
-from arena.botlib import centre, solver
+from arena.botlib import centre, equal_pair, solver
 from arena.botlib.centre import (
     CENTRE_CELLS,
     LINE_ENDS,
@@ -30,9 +30,11 @@ from arena.botlib.centre import (
     CentreTable,
     canonical,
     canonical_with,
+    centre_masks,
     map_cell,
     to_centre,
 )
+from arena.botlib.equal_pair import lookup
 from arena.botlib.perfect import PerfectOrder, choose_move
 from arena.botlib.repair import GeneralCentre, shape_of
 from arena.botspec import BotSpec
@@ -203,46 +205,57 @@ def test_a_damaged_table_file_is_refused() -> None:
         CentreTable.from_bytes(centre.MAGIC + b"\xfd7zXZ garbage")
 
 
-def test_every_table_move_is_legal_and_keeps_the_win(table: CentreTable) -> None:
-    """The whole strategy played out against every Chaos reply, in raw (unreduced) positions.
+def walk_table(
+    move_of: Callable[[int, int], tuple[int, int] | None],
+    x: int,
+    o: int,
+    seen: dict[tuple[int, int], int],
+    dead: tuple[int, int] = (0, 0),
+) -> int:
+    """The strategy ``move_of`` (a table's move, as the bot finds it) from ``(x, o)`` (Order to
+    move) played out against every Chaos reply, in raw (unreduced) positions: the most Order moves
+    it needs to make a winning four (``seen`` memoises). ``dead``: a line and the mark whose four
+    there does not win (its border pair holds two of the other mark), or none.
 
     Chaos may write either mark in any empty centre cell (those that make four or ignore a threat
-    included); Order answers by the table, as the bot looks it up, or makes four when it can.
-    Order must make four within 7 of its moves, every time.
+    included); Order answers by the table or makes a winning four when it can.
+    Fails the test where the table has no move or the centre fills without a winning four.
     """
+
+    def wins(x: int, o: int) -> bool:
+        return any(
+            marks & line == line and not (line == dead[0] and mark == dead[1])
+            for line in LINES4
+            for mark, marks in ((0, x), (1, o))
+        )
+
+    if (x, o) in seen:
+        return seen[(x, o)]
+    free = [c for c in range(16) if not (x | o) >> c & 1]
+    if any(wins(x | 1 << c, o) or wins(x, o | 1 << c) for c in free):
+        result = 1
+    else:
+        move = move_of(x, o)
+        assert move is not None, f"no table move for {x:#06x} {o:#06x}"
+        cell, mark = move
+        assert cell in free
+        nx, no = (x | 1 << cell, o) if mark == 0 else (x, o | 1 << cell)
+        replies = [c for c in free if c != cell]
+        assert replies, "the centre filled without four"
+        result = 1
+        for c in replies:
+            for cx, co in ((nx | 1 << c, no), (nx, no | 1 << c)):
+                if not wins(cx, co):  # else Chaos made a winning four
+                    result = max(result, 1 + walk_table(move_of, cx, co, seen, dead))
+    seen[(x, o)] = result
+    return result
+
+
+def test_every_table_move_is_legal_and_keeps_the_win(table: CentreTable) -> None:
+    """From the empty centre, Order makes four within 7 of its moves, every time."""
     seen: dict[tuple[int, int], int] = {}
-
-    def order_turn(x: int, o: int, moves: int) -> int:
-        """Most Order moves needed from here; fails the test if the strategy breaks."""
-        if (x, o) in seen:
-            return seen[(x, o)]
-        free = [c for c in range(16) if not (x | o) >> c & 1]
-        four = [(c, 0) for c in free if has_four(x | 1 << c)]
-        four += [(c, 1) for c in free if has_four(o | 1 << c)]
-        if four:
-            result = moves + 1
-        else:
-            move = table_move(table, x, o)
-            assert move is not None, f"no table move for {x:#06x} {o:#06x}"
-            cell, mark = move
-            assert cell in free
-            nx, no = (x | 1 << cell, o) if mark == 0 else (x, o | 1 << cell)
-            assert moves + 1 <= BOUND
-            replies = [c for c in free if c != cell]
-            assert replies, "the centre filled without four"
-            result = 0
-            for c in replies:
-                for cx, co in ((nx | 1 << c, no), (nx, no | 1 << c)):
-                    if has_four(cx) or has_four(co):
-                        result = max(result, moves + 1)  # Chaos made four: Order wins
-                    else:
-                        result = max(result, order_turn(cx, co, moves + 1))
-        assert result <= BOUND
-        seen[(x, o)] = result
-        return result
-
-    assert order_turn(0, 0, 0) == BOUND
-    assert len(seen) > len(table)
+    assert walk_table(partial(table_move, table), 0, 0, seen) == BOUND
+    assert len(seen) > 1000
 
 
 def test_table_positions_agree_with_an_independent_search(table: CentreTable) -> None:
@@ -253,7 +266,7 @@ def test_table_positions_agree_with_an_independent_search(table: CentreTable) ->
     sample += rng.sample([k for k in table.keys if (k & 0xFFFF).bit_count() == 3], 2)
     for key in sample:
         x, o = centre_of(key)
-        budget = BOUND - (x | o).bit_count() // 2
+        budget = solver.MAX_ORDER_MOVES - (x | o).bit_count() // 2  # 8: the openings' entries
         assert order_wins(x, o, budget)
         cell, mark = table.get(key) or (-1, -1)
         nx, no = (x | 1 << cell, o) if mark == 0 else (x, o | 1 << cell)
@@ -317,6 +330,14 @@ def test_the_committed_table_is_what_the_solver_builds(table: CentreTable, tmp_p
     assert rebuilt.keys == table.keys and rebuilt.moves == table.moves
 
 
+@pytest.mark.slow
+def test_the_committed_equal_pair_table_is_what_its_build_makes(tmp_path: Path) -> None:
+    out = tmp_path / "equal.bin"
+    assert equal_pair.main(["--out", str(out)]) == 0
+    rebuilt, committed = CentreTable.read(out), CentreTable.read(TABLE.with_name("equal.bin"))
+    assert rebuilt.keys == committed.keys and rebuilt.moves == committed.moves
+
+
 def test_search_limits_stop_the_search() -> None:
     with pytest.raises(solver.SearchLimitError):
         solver.Solver(BOUND, node_limit=100).order_node(0, 0)
@@ -327,7 +348,7 @@ def test_search_limits_stop_the_search() -> None:
 # --- the strategy on the whole board, in-process ------------------------------------------------
 @pytest.fixture(scope="module")
 def player(table: CentreTable) -> PerfectOrder:
-    return PerfectOrder(table=table)
+    return PerfectOrder(table=table, equal=CentreTable.read(TABLE.with_name("equal.bin")))
 
 
 def random_chaos(board: Board, rng: random.Random) -> Move:
@@ -617,3 +638,172 @@ def test_chaos_games_replay_given_the_seed_and_vary_with_it() -> None:
 
     assert game(1) == game(1)
     assert len({game(seed) for seed in (1, 2, 3)}) > 1
+
+
+# --- the 2-ply openings -----------------------------------------------------------------------
+def _board_symmetries() -> list[list[int]]:
+    """The 8 symmetries of the 6x6 board as cell permutations (written here from the geometry)."""
+    perms = []
+    for transpose in (False, True):
+        for flip_r in (False, True):
+            for flip_c in (False, True):
+                perm = []
+                for cell in range(CELLS):
+                    r, c = divmod(cell, SIZE)
+                    r, c = (c, r) if transpose else (r, c)
+                    perm.append(
+                        SIZE * (SIZE - 1 - r if flip_r else r) + (SIZE - 1 - c if flip_c else c)
+                    )
+                perms.append(perm)
+    return perms
+
+
+def two_ply_openings() -> list[Board]:
+    """Every 2-ply opening: 36 x 2 first moves, 35 x 2 replies."""
+    return [
+        Board.from_moves([Move(first >> 1, Mark(first & 1)), Move(reply >> 1, Mark(reply & 1))])
+        for first in range(CELLS * 2)
+        for reply in range(CELLS * 2)
+        if first >> 1 != reply >> 1
+    ]
+
+
+def two_ply_classes() -> dict[tuple[int, int], tuple[Board, int]]:
+    """The 2-ply openings by their position up to the board's 8 symmetries and the X/O swap: one
+    board of each class and how many openings lead to it."""
+    perms = _board_symmetries()
+    classes: dict[tuple[int, int], tuple[Board, int]] = {}
+    for board in two_ply_openings():
+        images = []
+        for perm in perms:
+            x, o = (sum(1 << perm[c] for c in range(CELLS) if bits >> c & 1) for bits in board.bits)
+            images += [(x, o), (o, x)]
+        key = min(images)
+        known = classes.get(key)
+        classes[key] = (board, 1) if known is None else (known[0], known[1] + 1)
+    return classes
+
+
+Start = tuple[int, int, int, int]
+"""A centre position (Order to move) and the line whose pair holds two equal marks with that
+mark, ``(-1, -1)`` for none: where ``perfect`` starts playing one of its tables."""
+
+
+def border_of(board: Board) -> tuple[tuple[int, int], ...]:
+    """``(line, mark)`` for each half-filled or equal border pair (``LINE_ENDS`` order), the mark
+    negated for a half-filled one: what a position's border holds, up to the filled pairs."""
+    shape = []
+    for line, (a, b) in enumerate(LINE_ENDS):
+        marks = [m for m in (board.mark_at(a), board.mark_at(b)) if m is not None]
+        if len(marks) == 1:
+            shape.append((line, -1 - marks[0]))
+        elif len(marks) == 2 and marks[0] == marks[1]:
+            shape.append((line, int(marks[0])))
+    return tuple(shape)
+
+
+def representative(x: int, o: int, border: tuple[tuple[int, int], ...]) -> Board:
+    """A board with centre ``(x, o)``, the half-filled and equal pairs of ``border`` (a half
+    one's mark at its first end) and every other border pair empty."""
+    cells = ["."] * CELLS
+    for i, cell in enumerate(CENTRE_CELLS):
+        cells[cell] = "X" if x >> i & 1 else "O" if o >> i & 1 else "."
+    for line, mark in border:
+        a, b = LINE_ENDS[line]
+        cells[a] = "XO"[mark if mark >= 0 else -1 - mark]
+        if mark >= 0:
+            cells[b] = cells[a]
+    return Board.from_string("".join(cells))
+
+
+def table_starts(player: PerfectOrder, openings: list[Board]) -> set[Start]:
+    """Where ``perfect``'s tables take over from ``openings`` against every Chaos; fails the test
+    where its strategy gives no move before.
+
+    The bot's own steps play Order until a table move (or a five, or a winning four): in between
+    it answers the half-filled pairs (the only one, or the one Chaos's last move made). Chaos
+    writes either mark in the centre, in an empty border pair or in a half-filled pair's empty
+    end. Chaos nodes are searched once, by centre and
+    border up to the filled pairs, on a ``representative`` board: one where those pairs are empty
+    gives Chaos more moves and the bot the same ones, a five aside (which only ends it sooner).
+    """
+    rng = random.Random(0)
+    starts: set[Start] = set()
+    visited: set[tuple[int, int, tuple[tuple[int, int], ...]]] = set()
+    stack = [(board, board.history[-1]) for board in openings]  # with Chaos's last move
+    while stack:
+        board, last = stack.pop()
+        move = player.strategy_move(board, rng, last)
+        assert move is not None, board
+        if player.last_reason == "table":
+            equal = [(line, mark) for line, mark in border_of(board) if mark >= 0]
+            starts.add((*centre_masks(board.bits), *(equal[0] if equal else (-1, -1))))
+        if player.last_reason != "pair":
+            continue
+        board = board.copy()
+        board.push(move)
+        key = (*centre_masks(board.bits), border_of(board))
+        if key in visited:
+            continue
+        visited.add(key)
+        board = representative(*key)
+        for cell in range(CELLS):
+            for mark in Mark:
+                reply = board.copy()
+                if board.mark_at(cell) is None and not reply.push(Move(cell, mark)):
+                    stack.append((reply, Move(cell, mark)))  # (one making five loses: no more)
+    return starts
+
+
+@pytest.mark.parametrize(
+    ("opening", "equal"),
+    [("a1X f6X", True), ("b1X c1O", True), ("c1X c6X", True)]
+    + [("b1X b6O", False), ("c3X c1O", False), ("a2O d4X", False)],
+)
+def test_perfect_reaches_its_tables_from_a_2_ply_opening(
+    player: PerfectOrder, opening: str, equal: bool
+) -> None:
+    """Two equal marks in a pair, two half-filled pairs (Chaos may then make an equal pair): the
+    equal pair's table is needed; a pair of X and O, one mark in the border: the centre's."""
+    starts = table_starts(player, [Board.from_moves(opening.split())])
+    assert starts and all(move_of(player, start)(*start[:2]) for start in starts)
+    assert any(line >= 0 for _, _, line, _ in starts) == equal
+
+
+def move_of(player: PerfectOrder, start: Start) -> Callable[[int, int], tuple[int, int] | None]:
+    """The move the bot's table for ``start``'s border gives in a centre position."""
+    _, _, line, mark = start
+    if line < 0:
+        return partial(table_move, player.table)
+    assert player.equal is not None
+    return partial(lookup, player.equal, line, mark)
+
+
+@pytest.mark.slow
+def test_perfect_wins_from_every_2_ply_opening(player: PerfectOrder) -> None:
+    """The 5,040 openings fall in 186 classes; from every opening (all of them, not one per
+    class: the Chaos nodes are shared, so it costs little more), the bot's steps reach its tables
+    against every Chaos (``table_starts``): the centre table, or the equal pair's once Chaos
+    leaves two equal marks in a pair (after both marks in the border, bar a mark and the other
+    in partners). Then the tables' strategies win against every Chaos reply (``walk_table``).
+    About a minute."""
+    classes = two_ply_classes()
+    assert len(classes) == 186 and sum(n for _, n in classes.values()) == 5040
+    seen: dict[tuple[int, int], dict[tuple[int, int], int]] = {}
+    starts = table_starts(player, two_ply_openings())
+    for start in starts:
+        x, o, line, mark = start
+        a, b = LINE_ENDS[line]
+        dead = (0, 0) if line < 0 else (line_between(a, b), 1 - mark)
+        walk_table(move_of(player, start), x, o, seen.setdefault((line, mark), {}), dead)
+    assert len(seen) == 1 + 10 * 2  # the centre's table, and each line's pair holding X or O
+    assert len(seen[(-1, -1)]) > 100_000
+
+
+def line_between(a: int, b: int) -> int:
+    """The centre line (16-bit mask) between border cells ``a`` and ``b``, from their rows and
+    columns."""
+    (ra, ca), (rb, cb) = divmod(a, SIZE), divmod(b, SIZE)
+    dr, dc = (rb > ra) - (rb < ra), (cb > ca) - (cb < ca)
+    cells = [SIZE * (ra + dr * k) + ca + dc * k for k in range(1, SIZE - 1)]
+    return sum(1 << CENTRE_CELLS.index(cell) for cell in cells)
