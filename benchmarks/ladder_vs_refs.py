@@ -2,7 +2,8 @@
 
 Run it from the repository with the Python that has ``arena`` installed::
 
-    python benchmarks/ladder_vs_refs.py                       # the README's table
+    python benchmarks/ladder_vs_refs.py                       # the README's tables
+    python benchmarks/ladder_vs_refs.py --markdown --games 20 --deep-games 10 --ms 100 --jobs 2
     python benchmarks/ladder_vs_refs.py --bots alphabeta --refs ref_ab3w4 --games 10
 
 Why: the ladder's order holds inside the ladder, but an Order tuned against one program can lose
@@ -22,8 +23,12 @@ opening ``arena.tournament.schedule.opening_for(seed, i, 2)`` (the tournaments' 
 bundled bot seeded ``seed * 1000 + i`` and the reference ``seed * 1000 + 500 + i``. It prints, per
 pairing, the bundled bot's wins and, as Chaos, the mean plies of the games it lost (survival); then
 each reference's own Chaos against the depth-3 references' Orders, for comparison (how long "that
-program's own Chaos" survives). ``--jobs N`` spreads the pairings over N processes (the results do
-not change).
+program's own Chaos" survives); last, the ladder table's columns against the references, one row a
+bundled bot: its wins as Order against the references' Chaos together, as Chaos against their
+Orders together, and its Chaos's plies survived against each depth-3 Order (the mean length of all
+its games there: a Chaos that wins fills the board, 36) next to that Order's own Chaos.
+``--markdown`` prints the tables as the README's Markdown. ``--jobs N`` spreads the pairings over N
+processes (the results do not change).
 """
 
 from __future__ import annotations
@@ -53,7 +58,9 @@ TUNED = ("ref_ab3w4", "ref_mc1k", "ref_patchaos")
 """References the bundled bots were tuned against (with ``depth3.py``)."""
 HELD_OUT = ("ref_ab3w2", "ref_ab4w4", "ref_ab4w2", "ref_mc10k", "ref_patorder")
 """References kept out of the tuning: they measure whether the tuning carries over."""
-BUNDLED = ("greedy", "heuristic", "alphabeta", "mcts", "perfect")
+BUNDLED = ("random", "greedy", "heuristic", "alphabeta", "mcts", "perfect")
+DEPTH3 = ("ref_ab3w4", "ref_ab3w2")
+"""The depth-3 Orders whose own Chaos a bundled Chaos's survival is compared with."""
 
 
 def load_file(path: Path, name: str) -> ModuleType:
@@ -164,6 +171,46 @@ def survival(results: list[Result]) -> str:
     return f"{sum(lost) / len(lost):.1f}" if lost else "-"
 
 
+def plies_survived(results: list[Result]) -> float:
+    """The mean length of the games, the Chaos's wins included (they fill the board)."""
+    return sum(r.plies for r in results) / len(results)
+
+
+def share(wins: int, games: int) -> str:
+    return f"{wins}/{games} ({100 * wins / games:.0f}%)"
+
+
+def ladder_columns(
+    found: dict[tuple[str, str], list[Result]], bots: list[str], refs: list[str], markdown: bool
+) -> None:
+    """The ladder table's columns against the references, one row a bundled bot."""
+    depth3 = [r for r in DEPTH3 if r in refs]
+    heads = ["bot", "as Order vs the refs' Chaos", "as Chaos vs the refs' Orders"]
+    heads += [f"Chaos plies vs {r}'s Order (its own Chaos)" for r in depth3]
+    rows = []
+    for bot in bots:
+        as_order = [found[bot, r] for r in refs]
+        as_chaos = [found[r, bot] for r in refs]
+        row = [f"`{bot}`" if markdown else bot]
+        row.append(share(sum(x.order_won for g in as_order for x in g), sum(map(len, as_order))))
+        row.append(
+            share(sum(not x.order_won for g in as_chaos for x in g), sum(map(len, as_chaos)))
+        )
+        for r in depth3:
+            own = f" ({plies_survived(found[r, r]):.1f})" if (r, r) in found else ""
+            row.append(f"{plies_survived(found[r, bot]):.1f}{own}")
+        rows.append(row)
+    if markdown:
+        print("| " + " | ".join(heads) + " |")
+        print("|" + "---|" * len(heads))
+        for row in rows:
+            print("| " + " | ".join(row) + " |")
+        return
+    widths = [max(len(line[i]) for line in [heads, *rows]) for i in range(len(heads))]
+    for line in [heads, *rows]:
+        print("  ".join(cell.ljust(w) for cell, w in zip(line, widths, strict=True)).rstrip())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--bots", nargs="*", default=list(BUNDLED))
@@ -176,6 +223,7 @@ def main() -> None:
     parser.add_argument("--ms", type=int, default=200, help="the bundled bots' move time")
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--no-refs-vs-refs", action="store_true")
+    parser.add_argument("--markdown", action="store_true", help="the tables as Markdown")
     args = parser.parse_args()
     deep = args.games if args.deep_games is None else args.deep_games
 
@@ -209,18 +257,16 @@ def main() -> None:
                 flush=True,
             )
     print(f"({time.monotonic() - started:.0f} s)\n")
+    print("Each cell: the bundled bot's wins as Order, then as Chaos, of the games per role:")
     mark = {r: ("tuned" if r in TUNED else "held out") for r in args.refs}
-    print("| bot | " + " | ".join(f"{r} ({mark[r]})" for r in args.refs) + " |")
+    print("| bot | " + " | ".join(f"`{r}` ({mark[r]})" for r in args.refs) + " |")
+    print("|" + "---|" * (len(args.refs) + 1))
     for bot in args.bots:
         as_order = [sum(x.order_won for x in found[bot, r]) for r in args.refs]
         as_chaos = [sum(not x.order_won for x in found[r, bot]) for r in args.refs]
         played = [len(found[bot, r]) for r in args.refs]
-        cells = [f"{a}/{n} · {c}/{n}" for a, c, n in zip(as_order, as_chaos, played, strict=True)]
-        print(
-            f"| `{bot}` Order · Chaos | "
-            + " | ".join(cells)
-            + f" | Chaos overall {sum(as_chaos)}/{sum(played)} |"
-        )
+        cells = [f"{a} · {c} /{n}" for a, c, n in zip(as_order, as_chaos, played, strict=True)]
+        print(f"| `{bot}` | " + " | ".join(cells) + " |")
     if not args.no_refs_vs_refs:
         print("\nReferences' own Chaos against the depth-3 Orders (Chaos wins, survival):")
         for a in [r for r in args.refs if r.startswith("ref_ab3")]:
@@ -234,6 +280,11 @@ def main() -> None:
     for bot in args.bots:
         row = [f"{r}: {survival(found[r, bot])}" for r in args.refs if r.startswith("ref_ab3")]
         print(f"  {bot}: " + ", ".join(row))
+    print(
+        f"\nThe ladder table's columns against the references ({' '.join(sys.argv[1:])}; "
+        f"seed {args.seed}, {args.games} games per ordered pairing, {deep} against depth 4):"
+    )
+    ladder_columns(found, args.bots, args.refs, args.markdown)
 
 
 if __name__ == "__main__":

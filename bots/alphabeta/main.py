@@ -8,7 +8,7 @@ then tiers: Order extends its fullest live windows first, Chaos kills them first
 for both marks has lost, Chaos facing one has a single move that costs no depth, so lines of fours
 are read to the end), dead-cell collapsing (all empty cells in no live window are one tempo move)
 and an exact win/loss solver once few live cells remain. Below the root it looks only at the
-``BEAM`` first moves of each position in that order (5 when it plays Chaos, 8 as Order), which lets
+``BEAM`` first moves of each position in that order (8 in either role), which lets
 it read four to six plies within 40 ms.
 
 As Order it plays the classic strategy's answer in the border: when Chaos writes in one of the
@@ -64,9 +64,12 @@ from arena.rules import Mark, Move, Role
 NODES_PER_MS = {Role.ORDER: 10, Role.CHAOS: 25}
 """The work budget: nodes per millisecond of ``<ms>`` (Order's leaves cost about twice as much;
 Order's 10 measured best against an outside depth-3 Chaos, see the module docstring)."""
-BEAM = {Role.ORDER: 8, Role.CHAOS: 5}
-"""Moves searched per position below the root: Chaos trades width for depth (it must see Order's
-double threats coming), Order needs the width to find them."""
+BEAM = {Role.ORDER: 8, Role.CHAOS: 8}
+"""Moves searched per position below the root. Chaos had 5 (depth for width); with 8, measured
+in-process on its work budget, its wins against ``greedy``'s / ``heuristic``'s Order rose from 17 /
+15 to 29 / 26 of 40 from the empty board (seed 1), 22 / 19 to 22 / 24 of 60 from 2-ply openings
+(seed 2), and against ``ref_ab3w4``'s Order from 10 to 12 of 40 (seeds 1, 2): wide enough to keep
+above ``heuristic``'s two-ply Chaos."""
 LEAF_THREATS = {Role.ORDER: True, Role.CHAOS: False}
 """Evaluate the leaves with ``threat_eval`` (as Order; as Chaos it measured weaker)."""
 LEAF_VCF = {Role.ORDER: 3, Role.CHAOS: 0}

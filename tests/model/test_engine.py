@@ -262,8 +262,12 @@ def test_searches_return_legal_moves_that_take_a_five_and_block_a_four(
         return
     x, o = board.bits
     tx, to = engine.threats(x, o)
+    one = one_ply(x, o, random.Random(seed))
+    # heuristic's two-ply Chaos past its stop (a loaded machine) falls back to one ply, exactly
+    assert one_ply(x, o, random.Random(seed), 3, stop=time.monotonic() - 1) == one
     for cell, mark in (
-        one_ply(x, o, random.Random(seed)),
+        one,
+        one_ply(x, o, random.Random(seed), 3),
         _best(Searcher(random.Random(seed)), x, o),
     ):
         assert board.is_legal(Move(cell, Mark(mark)))

@@ -124,13 +124,14 @@ def test_a_depth_4_reference_plays_legal_games_as_a_real_bot(name: str) -> None:
 
 def test_the_benchmark_plays_a_bundled_bot_against_references_and_prints_the_table() -> None:
     """``benchmarks/ladder_vs_refs.py`` end to end on a small selection: every pairing's line,
-    the table with the tuned/held-out marks, and the same figures on a second run (the games are
+    the table with the tuned/held-out marks, the ladder table's columns (with the depth-3 Order's
+    own Chaos next to the bot's survival), and the same figures on a second run (the games are
     functions of the seed)."""
     command = [
         sys.executable,
         str(ROOT / "benchmarks" / "ladder_vs_refs.py"),
-        *("--bots", "greedy", "--refs", "ref_patchaos", "ref_patorder", "ref_mc1k"),
-        *("--games", "2", "--no-refs-vs-refs"),
+        *("--bots", "greedy", "--refs", "ref_patchaos", "ref_patorder", "ref_ab3w4"),
+        *("--games", "2", "--markdown"),
     ]
 
     def run() -> list[str]:
@@ -138,11 +139,15 @@ def test_the_benchmark_plays_a_bundled_bot_against_references_and_prints_the_tab
         return [line for line in done.stdout.splitlines() if not line.startswith("(")]
 
     first = run()
-    assert first[0].startswith("6 pairings x 2 games") and "seed 1" in first[0]
+    assert first[0].startswith("8 pairings x 2 games") and "seed 1" in first[0]
     assert any(
-        "ref_patchaos (tuned)" in line and "ref_patorder (held out)" in line for line in first
+        "`ref_patchaos` (tuned)" in line and "`ref_patorder` (held out)" in line for line in first
     )
-    assert any(line.startswith("| `greedy` Order · Chaos |") for line in first)
+    assert any(line.startswith("| `greedy` | ") and " /2 |" in line for line in first)
+    header = "| bot | as Order vs the refs' Chaos | as Chaos vs the refs' Orders | Chaos plies vs"
+    at = next(i for i, line in enumerate(first) if line.startswith(header))
+    assert "ref_ab3w4's Order (its own Chaos)" in first[at]
+    assert first[at + 2].startswith("| `greedy` | ") and "/6 (" in first[at + 2]
     assert run() == first
 
 
