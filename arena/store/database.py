@@ -563,7 +563,7 @@ class Store:
         they are not rated). Rows are read in batches, each by a short query, so iterating
         slowly holds no lock and no snapshot; games committed meanwhile may appear at the end.
         ``fields``: read only these fields of each record (the others keep their defaults):
-        standings of many games need five of its twenty, and parsing the move times costs most.
+        standings of many games need eight of its twenty, and parsing the move times costs most.
         """
         for _game_id, record in self.numbered_games(include_inactive, fields):
             yield record
