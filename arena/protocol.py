@@ -26,8 +26,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from arena.rules import MOVE_BY_TOKEN, Move, Reason, Role
+
+if TYPE_CHECKING:
+    from collections.abc import Collection
+
+    from arena.limits import TimeControl
 
 __all__ = [
     "VERSION_LINE",
@@ -42,6 +48,7 @@ __all__ = [
     "parse_want",
     "time_line",
     "match_line",
+    "game_lines",
     "FEATURES",
     "strip_eol",
     "line_end",
@@ -107,6 +114,20 @@ def match_line(seed: int) -> bytes:
     each match a process serves; ``<seed>`` is the ``ARENA_SEED`` a process started afresh for
     that match would have had (so a bot that reseeds and resets there plays the same games)."""
     return b"match %d\n" % seed
+
+
+def game_lines(
+    role: Role, wants: Collection[str], tc: TimeControl, match_seed: int | None = None
+) -> bytes:
+    """``game <role>`` with the lines of the extensions a bot asked for (``wants``): ``match
+    <match_seed>`` before it when a seed is given (the first game of a match for its process),
+    ``time ...`` (of ``tc``) after it."""
+    lines = game_line(role)
+    if "match" in wants and match_seed is not None:
+        lines = match_line(match_seed) + lines
+    if "time" in wants:
+        lines += time_line(tc.clock_ms, tc.increment_ms, tc.move_ms, tc.measure.value)
+    return lines
 
 
 def end_line(won: bool, reason: Reason) -> bytes:

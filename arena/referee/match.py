@@ -52,12 +52,10 @@ from arena.protocol import (
     TURN_PREFIX,
     VERSION_LINE,
     end_line,
-    game_line,
-    match_line,
+    game_lines,
     parse_ready,
     parse_reply,
     parse_want,
-    time_line,
     turn_line,
     turn_suffix,
 )
@@ -564,13 +562,8 @@ class Match:
     def _game_lines(self, seat: _Seat, role: Role) -> bytes:
         """``game <role>`` and the lines of the extensions the bot asked for: ``match <seed>``
         before the first ``game`` of its process in this match, ``time ...`` after each."""
-        lines = game_line(role)
-        if "match" in seat.wants and seat.seed is not None:
-            lines = match_line(seat.seed) + lines
+        lines = game_lines(role, seat.wants, self.settings.time_control, seat.seed)
         seat.seed = None
-        if "time" in seat.wants:
-            tc = self.settings.time_control
-            lines += time_line(tc.clock_ms, tc.increment_ms, tc.move_ms, tc.measure.value)
         return lines
 
     def _finish(self, order: _Seat, chaos: _Seat, record: GameRecord) -> None:

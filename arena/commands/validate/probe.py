@@ -178,12 +178,8 @@ class Probe:
         move_ms = self.report.move_ms
         if not self._silent("`ready`"):
             return
-        lines = protocol.game_line(Role.CHAOS)
-        if "match" in self.wants:  # its match begins, as in a tournament
-            lines = protocol.match_line(self.seed) + lines
-        if "time" in self.wants:
-            tc = self.report.time_control
-            lines += protocol.time_line(tc.clock_ms, tc.increment_ms, tc.move_ms, tc.measure.value)
+        # Its match begins, as in a tournament (``match`` first, if it asked).
+        lines = protocol.game_lines(Role.CHAOS, self.wants, self.report.time_control, self.seed)
         if not process.send(lines):
             self._crash("after `ready`")
             return
