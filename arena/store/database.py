@@ -572,20 +572,19 @@ class Store:
         self, include_inactive: bool = False, fields: Collection[str] | None = None
     ) -> Iterator[tuple[int, GameRecord]]:
         """``games``, each with its number in the store (the id ``arena replay DB GAME`` takes)."""
-        where = "" if include_inactive or self.all_versions else f" AND {_COUNTED}"
         select = self._select
-        if fields is not None:
-            fields = {*fields, *_REQUIRED_FIELDS}
-            if self.all_versions:  # the names carry the versions
-                fields |= {"order_version", "chaos_version"}
+        if fields is not None:  # a frozenset: its columns are worked out once (``gamerows``)
+            versions = ("order_version", "chaos_version") if self.all_versions else ()
+            fields = frozenset((*fields, *_REQUIRED_FIELDS, *versions))  # names carry versions
             select = gamerows.select_list(self._present, fields)
+        query = (
+            f"SELECT id, {select} FROM games WHERE id > ? AND {self._counted(include_inactive)}"
+            " ORDER BY id LIMIT ?"
+        )
         last_id = -1
         while True:
             with self._reading("cannot read the games") as conn:
-                rows = conn.execute(
-                    f"SELECT id, {select} FROM games WHERE id > ?{where} ORDER BY id LIMIT ?",
-                    (last_id, _BATCH),
-                ).fetchall()
+                rows = conn.execute(query, (last_id, _BATCH)).fetchall()
             for row in rows:
                 record = self._record(row, fields)
                 yield row[0], _versions_apart(record) if self.all_versions else record
@@ -649,11 +648,16 @@ class Store:
                 )
             }
 
+    def _counted(self, include_inactive: bool = False) -> str:
+        """SQL: which games the reads take: those that count (``games``), or, with
+        ``include_inactive`` or ``all_versions``, every one."""
+        return "1" if include_inactive or self.all_versions else _COUNTED
+
     def count_games(self, include_inactive: bool = False) -> int:
         """The number of games that count (see ``games``), or of every stored game."""
-        where = "" if include_inactive or self.all_versions else f" WHERE {_COUNTED}"
         with self._reading("cannot count games") as conn:
-            (count,) = conn.execute(f"SELECT COUNT(*) FROM games{where}").fetchone()
+            counted = self._counted(include_inactive)
+            (count,) = conn.execute(f"SELECT COUNT(*) FROM games WHERE {counted}").fetchone()
         return int(count)
 
     def count_distinct_games(self) -> int:
@@ -664,9 +668,10 @@ class Store:
         players = "order_name, chaos_name"
         if self.all_versions:
             players += ", order_version, chaos_version"
-        where = "" if self.all_versions else f" WHERE {_COUNTED}"
         with self._reading("cannot count games") as conn:
-            distinct = f"SELECT DISTINCT {players}, opening, moves FROM games{where}"
+            distinct = (
+                f"SELECT DISTINCT {players}, opening, moves FROM games WHERE {self._counted()}"
+            )
             (count,) = conn.execute(f"SELECT COUNT(*) FROM ({distinct})").fetchone()
         return int(count)
 

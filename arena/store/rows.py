@@ -9,6 +9,7 @@ the default instead). Adding a field to the store is adding one ``Column`` here.
 
 from __future__ import annotations
 
+import functools
 import json
 import operator
 import re
@@ -224,10 +225,16 @@ def insert_statement() -> str:
 
 
 def _read(wanted: Collection[str] | None) -> tuple[Column, ...]:
-    """The stored columns of the record fields ``wanted`` (None: all), in ``COLUMNS`` order."""
+    """The stored columns of the record fields ``wanted`` (None: all), in ``COLUMNS`` order;
+    worked out once per set of fields (``record_from_row`` asks for every row)."""
     if wanted is None:
         return _STORED
-    unknown = set(wanted) - _RECORD_FIELDS
+    return _columns_of(wanted if isinstance(wanted, frozenset) else frozenset(wanted))
+
+
+@functools.cache
+def _columns_of(wanted: frozenset[str]) -> tuple[Column, ...]:
+    unknown = wanted - _RECORD_FIELDS
     if unknown:
         raise ValueError(f"not fields of a game record: {', '.join(sorted(unknown))}")
     return tuple(c for c in _STORED if c.field in wanted)
