@@ -262,6 +262,10 @@ class _Worker:
     keeps_all: bool = False
     """Whether it answered that it keeps all its job (not to be asked again)."""
 
+    def games_left(self) -> int:
+        """Games of its job it has yet to report (0 without a job)."""
+        return 0 if self.job is None else len(self.job.slots) - self.played
+
     def give(self, job: MatchJob) -> None:
         """Record that it was given ``job``."""
         self.job, self.played, self.asked, self.keeps_all = job, 0, False, False
@@ -433,15 +437,9 @@ class LocalPoolExecutor:
         last matches of a run play while the other workers wait."""
         if all(w.job is not None for w in self._workers) or any(w.asked for w in self._workers):
             return
-        left = {
-            id(w): len(w.job.slots) - w.played
-            for w in self._workers
-            if w.job is not None and not w.keeps_all
-        }
-        worker = max(
-            (w for w in self._workers if id(w) in left), key=lambda w: left[id(w)], default=None
-        )
-        if worker is None or left[id(worker)] < 2:
+        sharing = [w for w in self._workers if w.job is not None and not w.keeps_all]
+        worker = max(sharing, key=_Worker.games_left, default=None)
+        if worker is None or worker.games_left() < 2:
             if self.winding_down is not None:
                 self.winding_down()
                 self.winding_down = None
