@@ -37,7 +37,7 @@ from arena.rules import Reason
 from arena.store.database import Store
 from arena.tournament.executors import GameDone, InlineExecutor, LocalPoolExecutor, MatchExecutor
 from arena.tournament.executors.base import kept_processes
-from arena.tournament.executors.local import in_blocks
+from arena.tournament.executors.placement import in_blocks
 from arena.tournament.run import run_tournament
 from arena.tournament.schedule import MatchJob, plan_matches
 

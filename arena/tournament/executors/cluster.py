@@ -20,7 +20,6 @@ import re
 import time
 import traceback
 import uuid
-from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,8 +37,8 @@ from arena.tournament.executors.base import (
     JobFailed,
 )
 from arena.tournament.executors.botpack import BotPack, pack_bot
-from arena.tournament.executors.local import in_blocks, slowest_game_seconds
-from arena.tournament.executors.placement import HeldBots, next_job
+from arena.tournament.executors.local import slowest_game_seconds
+from arena.tournament.executors.placement import HeldBots, job_queue, next_job
 from arena.tournament.schedule import MatchJob
 
 __all__ = [
@@ -327,7 +326,7 @@ class ClusterExecutor:
         # wait() raises this when a task was cancelled (by stop_matches, or a lost scheduler):
         # the task is then done, and ``_outcome`` says what became of it.
         cancelled = getattr(dask.client, "FuturesCancelledError", TimeoutError)
-        queue = deque(in_blocks(jobs) if self.keeps else jobs)
+        queue = job_queue(jobs, self.keeps)
         pending: dict[str, _Running] = {}
         freed: list[str] = []  # workers that finished a match since the last submissions
         limit = 2 * self._threads()

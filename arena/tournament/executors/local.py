@@ -25,7 +25,6 @@ from typing import Protocol
 
 from arena.launch import procfs, reaper
 from arena.limits import KeepBots
-from arena.referee.keeper import MAX_KEPT
 from arena.referee.match import MatchSettings
 from arena.rules import Reason
 from arena.tournament.affinity import plan_cores
@@ -41,11 +40,11 @@ from arena.tournament.executors.base import (
     forget_keeper,
     play_job,
 )
-from arena.tournament.executors.placement import HeldBots, next_job
+from arena.tournament.executors.placement import HeldBots, job_queue, next_job
 from arena.tournament.executors.worker import prepare_worker, stop_bots
 from arena.tournament.schedule import MatchJob
 
-__all__ = ["LocalPoolExecutor", "make_local", "slowest_game_seconds", "in_blocks"]
+__all__ = ["LocalPoolExecutor", "make_local", "slowest_game_seconds"]
 
 RELEASE_S = 10.0
 """How long the end of a run waits for the workers to stop the bots they keep."""
@@ -275,23 +274,6 @@ class _Worker:
         reaper.remove_scratch(self.scratch)  # with the bots' tmpfs mounted in it
 
 
-def in_blocks(jobs: Sequence[MatchJob], size: int = MAX_KEPT // 2) -> list[MatchJob]:
-    """The jobs in blocks of the pairing matrix: the bots cut into groups of ``size`` (in order
-    of first appearance), the matches between two groups together. A worker that keeps at most
-    ``2 x size`` bots then starts each bot a few times per row of blocks, not once per match
-    (300 bots, one worker keeping 64: 2,644 starts instead of 43,133)."""
-    group: dict[str, int] = {}
-    for job in jobs:
-        for name in (job.bot_a.name, job.bot_b.name):
-            group.setdefault(name, len(group) // size)
-
-    def block(job: MatchJob) -> tuple[int, int]:
-        a, b = group[job.bot_a.name], group[job.bot_b.name]
-        return min(a, b), max(a, b)
-
-    return sorted(jobs, key=block)  # stable: within a block, the plan's order
-
-
 class LocalPoolExecutor:
     """Matches in ``workers`` local processes (``multiprocess``), one match per worker at a time.
 
@@ -392,7 +374,7 @@ class LocalPoolExecutor:
                     worker.conn.recv_bytes()
 
     def _execute(self, jobs: Sequence[MatchJob]) -> Iterator[list[Event]]:
-        queue = deque(in_blocks(jobs) if self.keeps else jobs)
+        queue = job_queue(jobs, self.keeps)
         while True:
             for worker in list(self._workers):
                 if worker.job is None and queue:

@@ -4,21 +4,45 @@ A worker keeps the processes of the bots it played (``keep_bots``), up to ``MAX_
 the longest unused going first. Handing it a match between bots it holds saves two starts; so
 when a worker frees up, the executor looks a little way down the queue (``LOOKAHEAD`` matches)
 for the one whose bots it played most recently, and otherwise takes the queue's head. The queue
-is in blocks of the pairing matrix (``in_blocks``), so the match it wants is usually near.
+is in blocks of the pairing matrix (``in_blocks``), so the match it wants is usually near. The
+local pool and the cluster both hand out their matches this way.
 """
 
 from __future__ import annotations
 
 import itertools
 from collections import deque
+from collections.abc import Sequence
 
 from arena.referee.keeper import MAX_KEPT
 from arena.tournament.schedule import MatchJob
 
-__all__ = ["HeldBots", "LOOKAHEAD", "next_job"]
+__all__ = ["HeldBots", "LOOKAHEAD", "in_blocks", "job_queue", "next_job"]
 
 LOOKAHEAD = 256
 """How far down the queue a free worker looks for a match with the bots it keeps."""
+
+
+def in_blocks(jobs: Sequence[MatchJob], size: int = MAX_KEPT // 2) -> list[MatchJob]:
+    """The jobs in blocks of the pairing matrix: the bots cut into groups of ``size`` (in order
+    of first appearance), the matches between two groups together. A worker that keeps at most
+    ``2 x size`` bots then starts each bot a few times per row of blocks, not once per match
+    (300 bots, one worker keeping 64: 2,644 starts instead of 43,133)."""
+    group: dict[str, int] = {}
+    for job in jobs:
+        for name in (job.bot_a.name, job.bot_b.name):
+            group.setdefault(name, len(group) // size)
+
+    def block(job: MatchJob) -> tuple[int, int]:
+        a, b = group[job.bot_a.name], group[job.bot_b.name]
+        return min(a, b), max(a, b)
+
+    return sorted(jobs, key=block)  # stable: within a block, the plan's order
+
+
+def job_queue(jobs: Sequence[MatchJob], keeps: bool) -> deque[MatchJob]:
+    """The jobs as a pool hands them out: in blocks (``in_blocks``) when workers keep bots."""
+    return deque(in_blocks(jobs) if keeps else jobs)
 
 
 class HeldBots:
