@@ -39,6 +39,7 @@ __all__ = [
     "canonical_images",
     "byte_tables",
     "map_cell",
+    "map_mask",
     "CentreTable",
     "TableFormatError",
 ]
@@ -210,6 +211,12 @@ def byte_tables() -> tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]:
 
 
 _BYTES = byte_tables()
+
+
+def map_mask(mask: int, symmetry: int) -> int:
+    """Where ``symmetry`` takes the centre cells of ``mask``: a mask (``map_cell`` of each cell)."""
+    low, high = _BYTES[symmetry]
+    return low[mask & 255] | high[mask >> 8]
 
 
 def canonical_small(x: int, o: int) -> int:

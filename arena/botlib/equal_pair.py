@@ -14,7 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-from arena.botlib.centre import CENTRE_LINES, SYMMETRIES, CentreTable, byte_tables
+from arena.botlib.centre import CENTRE_LINES, SYMMETRIES, CentreTable, map_cell, map_mask
 from arena.botlib.repair import GeneralCentre
 
 __all__ = ["LINE_CLASSES", "equal_key", "build", "lookup", "main"]
@@ -23,12 +23,6 @@ LINE_CLASSES = (0, 1, 8)
 """The line standing for each class: centre row 0 (and its images: the outer rows and columns),
 row 1 (the inner ones) and the first diagonal (both diagonals)."""
 _ALL = (1 << len(CENTRE_LINES)) - 1
-_BYTES = byte_tables()
-
-
-def _image(mask: int, symmetry: int) -> int:
-    low, high = _BYTES[symmetry]
-    return low[mask & 255] | high[mask >> 8]
 
 
 def _to_class() -> tuple[tuple[int, int], ...]:
@@ -37,7 +31,7 @@ def _to_class() -> tuple[tuple[int, int], ...]:
     found = []
     for line in CENTRE_LINES:
         for symmetry in range(len(SYMMETRIES)):
-            image = _image(line, symmetry)
+            image = map_mask(line, symmetry)
             if image in (CENTRE_LINES[rep] for rep in LINE_CLASSES):
                 cls = [CENTRE_LINES[rep] for rep in LINE_CLASSES].index(image)
                 found.append((cls, symmetry))
@@ -82,11 +76,11 @@ def lookup(table: CentreTable, line: int, mark: int, x: int, o: int) -> tuple[in
     cls, symmetry = _TO_CLASS[line]
     if mark:
         x, o = o, x
-    found = table.get(equal_key(cls, _image(x, symmetry), _image(o, symmetry)))
+    found = table.get(equal_key(cls, map_mask(x, symmetry), map_mask(o, symmetry)))
     if found is None:
         return None
     cell, found_mark = found
-    return SYMMETRIES[symmetry].index(cell), found_mark ^ mark
+    return map_cell(cell, symmetry, inverse=True), found_mark ^ mark
 
 
 def main(argv: list[str] | None = None) -> int:
