@@ -226,6 +226,8 @@ def _sweep_root(root: Path) -> list[Path]:
 
 
 _serial = itertools.count()
+_THREAD_LIST = 65536
+"""Bytes read of a bot's thread list: 8,000 thread ids, far past any bot's process bound."""
 
 
 class BotCgroup:
@@ -304,22 +306,31 @@ class BotCgroup:
     def members(self) -> list[int]:
         return _members(self.path)
 
-    def _counter(self, controller: str, name: str, key: bytes) -> int:
-        """The value of ``key`` in the flat-keyed file ``name`` of ``controller``'s folder (one
-        ``pread`` of a file kept open); 0 when it cannot be read."""
+    def _kept_read(self, controller: str, name: str, size: int = 4096) -> bytes | None:
+        """The file ``name`` of ``controller``'s folder, by one ``pread`` of a file kept open
+        (the referee reads some on every move: opening a cgroup file by its path costs several
+        times the read); None when it cannot be read."""
         found = self.folders.get(controller)
         if found is None:
-            return 0
+            return None
         try:
             fd = self._fds.get(name, -1)
             if fd < 0:
                 fd = self._fds[name] = os.open(found[0] / name, os.O_RDONLY | os.O_CLOEXEC)
-            for line in os.pread(fd, 4096, 0).splitlines():
-                field, _, value = line.partition(b" ")
-                if field == key:
+            return os.pread(fd, size, 0)
+        except OSError:
+            return None
+
+    def _counter(self, controller: str, name: str, key: bytes) -> int:
+        """The value of ``key`` in the flat-keyed file ``name`` of ``controller``'s folder (one
+        ``pread`` of a file kept open); 0 when it cannot be read."""
+        data = self._kept_read(controller, name)
+        for line in data.splitlines() if data else ():
+            field, _, value = line.partition(b" ")
+            if field == key:
+                with contextlib.suppress(ValueError):
                     return int(value)
-        except (OSError, ValueError):
-            pass
+                break
         return 0
 
     def exceeded(self) -> bool:
@@ -375,9 +386,35 @@ class BotCgroup:
         return True
 
     def cpu_ns(self) -> int | None:
-        """CPU time of every process the bot ever had, in nanoseconds (None: not measured)."""
+        """CPU time of every process the bot ever had, in nanoseconds (None: not measured): what
+        ``cpu_time_ns`` reads, from a file kept open (the referee reads it on every move)."""
         found = self.folders.get("cpuacct")
-        return None if found is None else cpu_time_ns(*found)
+        if found is None:
+            return None
+        if found[1]:
+            usec = self._counter("cpuacct", "cpu.stat", b"usage_usec")
+            return usec * 1000 if usec else cpu_time_ns(*found)
+        data = self._kept_read("cpuacct", "cpuacct.usage")
+        try:
+            return int(data) if data else None
+        except ValueError:
+            return None
+
+    def thread_ids(self) -> list[int] | None:
+        """Every thread now in the bot's cgroup, whatever process it belongs to (v1 ``tasks``,
+        v2 ``cgroup.threads``): one read where walking the process tree reads a file per
+        process and thread. None when they cannot be read."""
+        found = self.folders.get("pids") or self.folders.get("cpuacct")
+        if found is None:
+            return None
+        controller = "pids" if "pids" in self.folders else "cpuacct"
+        data = self._kept_read(controller, "cgroup.threads" if found[1] else "tasks", _THREAD_LIST)
+        if data is None:
+            return None
+        try:
+            return [int(tid) for tid in data.split()]
+        except ValueError:
+            return None
 
     def kill(self) -> None:
         """SIGKILL every member until none is left, then remove the cgroups."""

@@ -98,7 +98,11 @@ class BotProcess:
         return self.proc.pid if self.proc is not None else -1
 
     def run_delay_ns(self) -> int:
-        """How long the bot's threads have waited for a CPU so far (``schedstat``), in ns."""
+        """How long the bot's threads have waited for a CPU so far (``schedstat``), in ns: those
+        its cgroup lists (every process it has, wherever it went), else its process tree's."""
+        cgroup = self.plan.cgroup
+        if cgroup is not None and (tids := cgroup.thread_ids()) is not None:
+            return procfs.threads_run_delay_ns(tids)
         return procfs.tree_run_delay_ns(self.pid)
 
     @property

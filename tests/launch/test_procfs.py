@@ -13,11 +13,12 @@ import subprocess
 import sys
 import time
 
+import pytest
 from conftest import wait_until
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.launch import procfs
+from arena.launch import cgroups, procfs
 
 BURN = "import time\nend = time.process_time() + {s}\nwhile time.process_time() < end: pass\n"
 
@@ -102,3 +103,37 @@ def test_with_environ_finds_the_processes_given_an_entry() -> None:
         child.stdin.close()
         child.wait(timeout=10)
     assert child.pid not in procfs.with_environ(token.encode())
+
+
+SPAWNER = (
+    "import subprocess, sys, threading, time\n"
+    "threading.Thread(target=time.sleep, args=(60,), daemon=True).start()\n"
+    "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'])\n"
+    "print('up', flush=True)\n"
+    "time.sleep(60)\n"
+)
+
+
+@pytest.mark.skipif(cgroups.pids_root() is None, reason="no usable pids cgroup")
+def test_a_bots_cgroup_lists_the_threads_its_tree_has() -> None:
+    """What the referee reads on every move of a paced bot (its threads' run-queue wait, its CPU
+    time) from the bot's cgroup, through files kept open, is what walking its tree reads."""
+    cgroup = cgroups.BotCgroup.create(16)
+    assert cgroup is not None
+    bot = subprocess.Popen(
+        [sys.executable, "-c", SPAWNER], stdout=subprocess.PIPE, preexec_fn=cgroup.join
+    )
+    try:
+        assert bot.stdout is not None and bot.stdout.readline() == b"up\n"
+        tree = [bot.pid, *procfs.descendants(bot.pid)]
+        tids = {int(t) for pid in tree for t in os.listdir(f"/proc/{pid}/task")}
+        assert len(tree) == 2 and len(tids) == 3  # the bot, its thread, its child
+        for _ in range(2):  # the second read goes through the kept file
+            assert set(cgroup.thread_ids() or ()) == tids
+        assert procfs.threads_run_delay_ns(tids) == procfs.tree_run_delay_ns(bot.pid)
+        if "cpuacct" in cgroup.folders:
+            path, v2 = cgroup.folders["cpuacct"]
+            assert 0 < (cgroup.cpu_ns() or 0) <= (cgroups.cpu_time_ns(path, v2) or 0)
+    finally:
+        cgroup.kill()
+        bot.wait()
