@@ -227,7 +227,8 @@ def _sweep_root(root: Path) -> list[Path]:
 
 _serial = itertools.count()
 _THREAD_LIST = 65536
-"""Bytes read of a bot's thread list: 8,000 thread ids, far past any bot's process bound."""
+"""Bytes read of a bot's thread list: 8,000 thread ids, far past any bot's process bound (a
+list that fills it may be cut short: it is not used)."""
 
 
 class BotCgroup:
@@ -409,7 +410,7 @@ class BotCgroup:
             return None
         controller = "pids" if "pids" in self.folders else "cpuacct"
         data = self._kept_read(controller, "cgroup.threads" if found[1] else "tasks", _THREAD_LIST)
-        if data is None:
+        if data is None or len(data) >= _THREAD_LIST:  # a longer list: the caller walks the tree
             return None
         try:
             return [int(tid) for tid in data.split()]
