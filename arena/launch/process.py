@@ -89,6 +89,7 @@ class BotProcess:
         """Under bubblewrap, until the bot's first line: its FIFOs may not be open yet."""
         self._tmp_fd = -1  # the bot's /tmp, open for fstatvfs (bwrap's is visible only through it)
         self._stopped: set[int] = set()  # what ``freeze`` stopped outside the process group
+        self._schedstats = procfs.KeptSchedstats()  # its threads' files, while it runs
         self.tap: Tap | None = None
         """Optional transcript hook (see ``Tap``)."""
 
@@ -102,7 +103,7 @@ class BotProcess:
         its cgroup lists (every process it has, wherever it went), else its process tree's."""
         cgroup = self.plan.cgroup
         if cgroup is not None and (tids := cgroup.thread_ids()) is not None:
-            return procfs.threads_run_delay_ns(tids)
+            return self._schedstats.run_delay_ns(tids)
         return procfs.tree_run_delay_ns(self.pid)
 
     @property
@@ -324,6 +325,7 @@ class BotProcess:
             with contextlib.suppress(OSError):
                 os.close(self._tmp_fd)
             self._tmp_fd = -1
+        self._schedstats.close()
         self.plan.cleanup()
         return code
 

@@ -131,6 +131,10 @@ def test_a_bots_cgroup_lists_the_threads_its_tree_has() -> None:
         for _ in range(2):  # the second read goes through the kept file
             assert set(cgroup.thread_ids() or ()) == tids
         assert procfs.threads_run_delay_ns(tids) == procfs.tree_run_delay_ns(bot.pid)
+        kept = procfs.KeptSchedstats()
+        for _ in range(2):  # opened, then read again through the kept files
+            assert kept.run_delay_ns(sorted(tids)) == procfs.tree_run_delay_ns(bot.pid)
+        kept.close()
         if "cpuacct" in cgroup.folders:
             path, v2 = cgroup.folders["cpuacct"]
             assert 0 < (cgroup.cpu_ns() or 0) <= (cgroups.cpu_time_ns(path, v2) or 0)
