@@ -279,6 +279,11 @@ class BotProcess:
                 return False
             time.sleep(0.002)
 
+    def set_aside(self) -> None:
+        """It is about to wait, unwatched, between matches (a worker keeps it): close the files
+        kept open for reading it while it plays (they are opened again at its next move)."""
+        self._schedstats.close()
+
     def stop(self, graceful: bool) -> int | None:
         """End the process and everything in its group; return its exit code.
 

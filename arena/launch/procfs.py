@@ -256,8 +256,11 @@ class KeptSchedstats:
     its time; opening ``/proc/<tid>/schedstat`` by its path costs about five times the ``pread``
     of a file kept open. A file whose thread is gone stops reading: it is closed and opened again
     once (its tid may name a new thread since), and files of threads no longer listed are closed.
-    ``close`` when the bot stops.
+    At most ``MAX_FILES`` stay open (a bot's further threads are read by their path), so that the
+    bots of a pool hold few descriptors; ``close`` when the bot stops or waits in a keeper.
     """
+
+    MAX_FILES = 16
 
     def __init__(self) -> None:
         self._fds: dict[int, int] = {}
@@ -276,6 +279,8 @@ class KeptSchedstats:
         for _attempt in range(2):
             fd = self._fds.get(tid)
             if fd is None:
+                if len(self._fds) >= self.MAX_FILES:
+                    return _read(f"/proc/{tid}/schedstat")
                 try:
                     fd = os.open(f"/proc/{tid}/schedstat", os.O_RDONLY | os.O_CLOEXEC)
                 except OSError:

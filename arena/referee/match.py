@@ -287,6 +287,7 @@ class Match:
         ):
             return
         self.channels.discard(process)
+        process.set_aside()
         seat.process = None
         seat.ready = False
         self.keeper.give(self._key(seat), Kept(process, seat.display_name, seat.wants))
