@@ -402,3 +402,26 @@ def test_a_run_sweeps_what_dead_harnesses_left_and_keeps_what_live_ones_hold(
     # The live one's guardian cleans up after it, as ever.
     assert wait_until(lambda: arena_folders(tmpdir) == [], 10), arena_folders(tmpdir)
     assert not live_cgroup or wait_until(lambda: not Path(live_cgroup).exists(), 10)
+
+
+def test_a_harness_raises_its_soft_bound_on_open_files() -> None:
+    """A worker keeps the pipes and cgroup files of up to ``MAX_KEPT`` bots: a harness started
+    under the usual soft bound of 1,024 (here 256) raises it to its hard bound (at most 65,536)."""
+    import resource
+
+    from arena.commands.start import OPEN_FILES
+
+    _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard <= 256:
+        pytest.skip("the hard bound on open files leaves nothing to raise")
+    code = (
+        "import resource\nfrom arena.commands.start import start_harness\nstart_harness()\n"
+        "print(resource.getrlimit(resource.RLIMIT_NOFILE)[0])\n"
+    )
+    shown = subprocess.run(
+        [sys.executable, "-c", code],
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (256, hard)),
+        capture_output=True, text=True, timeout=60, check=True,
+    )  # fmt: skip
+    expected = OPEN_FILES if hard == resource.RLIM_INFINITY else min(hard, OPEN_FILES)
+    assert int(shown.stdout) == expected
