@@ -9,7 +9,6 @@ distinct names one way: by their versions where those differ, else ``-A`` and ``
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
 from pathlib import Path
@@ -70,25 +69,10 @@ def match_settings(
 
 
 def start_harness() -> None:
-    """Make this process a harness: no bot process, folder or mount outlives it, even killed.
-    Its soft bound on open files goes up to its hard one (at most ``OPEN_FILES``): a worker
-    holds each bot's pipes and cgroup files, for up to ``arena.referee.keeper.MAX_KEPT`` kept
-    bots, and the usual soft bound (1,024) leaves little room for that. The bots' own bound is
-    set apart (``limits.open_files``)."""
-    import resource
-
+    """Make this process a harness: no bot process, folder or mount outlives it, even killed."""
     from arena.launch import reaper
 
     reaper.install_harness()
-    with contextlib.suppress(ValueError, OSError):
-        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-        wanted = OPEN_FILES if hard == resource.RLIM_INFINITY else min(hard, OPEN_FILES)
-        if soft != resource.RLIM_INFINITY and soft < wanted:
-            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
-
-
-OPEN_FILES = 65536
-"""The soft bound on open files a harness raises itself to, where its hard bound allows."""
 
 
 _MAIN = ("main.py", "main")

@@ -30,6 +30,7 @@ import contextlib
 import ctypes
 import os
 import re
+import resource
 import shutil
 import signal
 import tempfile
@@ -115,12 +116,30 @@ def install_harness(scratch: str | None = None) -> None:
     _bots.clear()
     sweep_dead()
     become_subreaper()
+    _more_open_files()
     root = scratch or tempfile.mkdtemp(prefix=f"arena-run-{os.getpid()}-")
     os.chmod(root, 0o711)  # bots that run as another user reach their own folders only
     previous, tempfile.tempdir = tempfile.tempdir, root
     guardian, pipe = _spawn_guardian(root, cgroups.harness_cgroups())
     _harness = _Harness(os.getpid(), root, guardian, pipe, previous)
     atexit.register(close_harness)
+
+
+OPEN_FILES = 65536
+"""The soft bound on open files a harness raises itself to, where its hard bound allows."""
+
+
+def _more_open_files() -> None:
+    """Raise this process's soft bound on open files to its hard one (at most ``OPEN_FILES``).
+
+    A worker holds each bot's pipes and cgroup files, for up to ``MAX_KEPT`` kept bots (the
+    keeper, ``arena.referee.keeper``), and the usual soft bound (1,024) leaves little room for
+    that. The bots' own bound is set apart (``limits.open_files``)."""
+    with contextlib.suppress(ValueError, OSError):
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        wanted = OPEN_FILES if hard == resource.RLIM_INFINITY else min(hard, OPEN_FILES)
+        if soft != resource.RLIM_INFINITY and soft < wanted:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
 
 
 _SCRATCH_RE = re.compile(r"arena-(?:run-([0-9]+)-.+|scratch-([0-9]+))")

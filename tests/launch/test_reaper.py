@@ -25,7 +25,7 @@ from conftest import (
     wait_until,
 )
 
-from arena.launch import cgroups
+from arena.launch import cgroups, reaper
 
 CGROUPS = [
     pytest.param(
@@ -327,7 +327,7 @@ def test_a_stop_signal_during_a_worker_fork_is_not_lost(no_leftover_processes: P
 
 
 HARNESS_SCRIPT = """import os, sys, tempfile, time
-from arena.launch import cgroups
+from arena.launch import cgroups, reaper
 from arena.launch import reaper
 scratch = None
 if sys.argv[1:] == ["worker"]:  # as a Dask worker outside a task: arena-scratch-<pid>
@@ -405,17 +405,16 @@ def test_a_run_sweeps_what_dead_harnesses_left_and_keeps_what_live_ones_hold(
 
 
 def test_a_harness_raises_its_soft_bound_on_open_files() -> None:
-    """A worker keeps the pipes and cgroup files of up to ``MAX_KEPT`` bots: a harness started
-    under the usual soft bound of 1,024 (here 256) raises it to its hard bound (at most 65,536)."""
+    """A worker keeps the pipes and cgroup files of up to ``MAX_KEPT`` bots: a harness (a local
+    or a cluster worker alike) started under the usual soft bound of 1,024 (here 256) raises it
+    to its hard bound (at most 65,536)."""
     import resource
-
-    from arena.commands.start import OPEN_FILES
 
     _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if hard != resource.RLIM_INFINITY and hard <= 256:
         pytest.skip("the hard bound on open files leaves nothing to raise")
     code = (
-        "import resource\nfrom arena.commands.start import start_harness\nstart_harness()\n"
+        "import resource\nfrom arena.launch import reaper\nreaper.install_harness()\n"
         "print(resource.getrlimit(resource.RLIMIT_NOFILE)[0])\n"
     )
     shown = subprocess.run(
@@ -423,5 +422,6 @@ def test_a_harness_raises_its_soft_bound_on_open_files() -> None:
         preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (256, hard)),
         capture_output=True, text=True, timeout=60, check=True,
     )  # fmt: skip
-    expected = OPEN_FILES if hard == resource.RLIM_INFINITY else min(hard, OPEN_FILES)
+    wanted = reaper.OPEN_FILES
+    expected = wanted if hard == resource.RLIM_INFINITY else min(hard, wanted)
     assert int(shown.stdout) == expected
