@@ -702,3 +702,37 @@ def test_bots_kept_on_a_cluster_do_not_outlive_a_stopped_or_killed_driver(
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(pytest.main([__file__, "-q"]))
+
+
+def test_an_idle_worker_of_the_cluster_takes_the_later_chunks_of_a_match(clean: Path) -> None:
+    """One match of 5 chunks on two workers, as on the local pool (``test_sharing.py``): the
+    idle worker is given the later chunks of the match, and starts the pair for them; each game
+    is played under its chunk's seed, and the bots are told the same seeds, as when one worker
+    plays the match whole."""
+    settings = dataclasses.replace(SETTINGS, keep_bots=KeepBots.AUTO)
+    runs = {}
+    for workers in (1, 2):
+        folder = clean / f"w{workers}"
+        bots = logged_bots(folder, 2, "--pause-ms", "40")  # 10 games of 5 plies: 2 s
+        job = plan_matches(bots, 20, seed=5, chunk=2)[0]
+        assert len(job.slots) == 10 and len({slot.seed for slot in job.slots}) == 5
+        with outside_cluster(workers) as (address, _client):
+            executor = ClusterExecutor(
+                address, settings, cache_root=str(clean / "cache"), trusted=True
+            )
+            try:
+                events = [e for batch in executor.execute([job]) for e in batch]
+            finally:
+                executor.close()
+        assert not any(isinstance(e, JobFailed) for e in events), events
+        games = {job.slot_key(e.slot): e.record for e in events if isinstance(e, GameDone)}
+        assert len(games) == 10 and not any(r.reason.is_fault for r in games.values())
+        logs = [entry for bot in bots for entry in log_of(folder, bot.name)]
+        runs[workers] = (
+            {key: (record.seed, record.moves) for key, record in games.items()},
+            sorted(seed for kind, _pid, seed in logs if kind == "match"),
+            sum(kind == "start" for kind, _pid, _seed in logs),
+        )
+    assert runs[2][0] == runs[1][0]  # the same games, each under its chunk's seed
+    assert runs[2][1] == runs[1][1]  # the bots were told the same seeds
+    assert runs[1][2] == 2 and runs[2][2] == 4  # the idle worker started the pair for its chunks

@@ -20,6 +20,7 @@ import re
 import time
 import traceback
 import uuid
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +35,7 @@ from arena.tournament.executors.base import (
     ExecutorSetup,
     ExecutorStatus,
     GameDone,
+    Handed,
     JobFailed,
 )
 from arena.tournament.executors.botpack import BotPack, pack_bot
@@ -106,6 +108,10 @@ class _Running:
     """When it was first seen running (its deadline counts from there)."""
     cancelled: str = ""
     """Why the driver cancelled it (empty: it did not)."""
+    asked: bool = False
+    """Whether it was asked to give back its later chunks and has not answered yet."""
+    keeps_all: bool = False
+    """Whether it answered that it keeps them all (its bots do not reset at ``match``)."""
 
 
 class ClusterExecutor:
@@ -167,6 +173,8 @@ class ClusterExecutor:
         self._stream_at = 0.0
         self._seen: set[tuple[str, int, int]] = set()
         """(job, seat, index) of the games this ``execute`` call yielded (streamed or not)."""
+        self._handed: set[tuple[str, int, int]] = set()
+        """(job, seat, index) of the first game of each chunk given back in this call."""
         self._held: dict[str, HeldBots] = {}
         """Per worker address, the bots of this run it may keep (``keep_bots``)."""
         self._run = uuid.uuid4().hex
@@ -318,6 +326,7 @@ class ClusterExecutor:
         self._streams += 1
         self._stream_name = f"arena-games-{self._run}-{self._streams}"
         self._seen = set()
+        self._handed = set()
         try:
             self._stream = dask.Queue(self._stream_name, client=self.client)
         except (OSError, TimeoutError) as exc:
@@ -350,8 +359,11 @@ class ClusterExecutor:
                             self._held.setdefault(worker, HeldBots()).played(running.job)
                             freed.append(worker)
                 batch.extend(self._watch(pending))
+                batch = self._take_handed(batch, pending, queue)
                 if time.monotonic() - self._status_at >= 1.0:
                     limit = 2 * self._threads()
+                if not queue and len(pending) < limit // 2:  # a worker thread idles
+                    self._share(pending)
                 if batch:
                     yield batch
             if self.keeps:  # done: the bots the workers keep for this run quit now
@@ -359,6 +371,66 @@ class ClusterExecutor:
                 self._held.clear()
         finally:
             self._release_stream()
+
+    def _share(self, pending: dict[str, _Running]) -> None:
+        """With a worker idle and nothing queued, ask the running match with the most games left
+        to give back its later chunks (one request at a time), as the local pool does: without
+        it, the last matches of a run play while the other workers wait. The match answers at
+        the end of its current game (``cluster_worker.share_task``)."""
+        if any(r.asked for r in pending.values()):
+            return
+        sharing = [r for r in pending.values() if not r.keeps_all]
+        running = max(sharing, key=self._games_left, default=None)
+        if running is None or self._games_left(running) < 2:
+            return
+        from arena.tournament.executors.cluster_worker import share_task
+
+        workers = [running.worker] if running.worker is not None else None
+        try:
+            answers: dict[str, bool] = self.client.run(
+                share_task, running.future.key, workers=workers, on_error="ignore"
+            )
+        except Exception:  # a busy or lost scheduler: asked again at the next look
+            return
+        running.asked = any(answer is True for answer in answers.values())
+
+    def _games_left(self, running: _Running) -> int:
+        job = running.job
+        return sum((job.key, s.order_seat, s.index) not in self._seen for s in job.slots)
+
+    def _take_handed(
+        self, batch: list[Event], pending: dict[str, _Running], queue: deque[MatchJob]
+    ) -> list[Event]:
+        """``batch`` without the matches' answers to ``_share``, which are acted on: the chunks
+        given back go to the front of the queue (each once: an answer also comes back in its
+        task's result), and the match keeps the rest."""
+        events: list[Event] = []
+        for event in batch:
+            if isinstance(event, Handed):
+                self._handed_back(event, pending, queue)
+            else:
+                events.append(event)
+        return events
+
+    def _handed_back(
+        self, answer: Handed, pending: dict[str, _Running], queue: deque[MatchJob]
+    ) -> None:
+        rest = answer.rest
+        for running in pending.values():
+            if running.job.key != answer.key:
+                continue
+            if rest is None and running.asked:
+                running.asked, running.keeps_all = False, True
+            elif rest is not None and rest.slots[0] in running.job.slots:
+                given = set(rest.slots)
+                kept = tuple(s for s in running.job.slots if s not in given)
+                running.job = dataclasses.replace(running.job, slots=kept)
+                running.asked = False
+        if rest is not None:
+            first = (rest.key, rest.slots[0].order_seat, rest.slots[0].index)
+            if first not in self._handed:
+                self._handed.add(first)
+                queue.appendleft(rest)
 
     def _ran_on(self, running: _Running) -> str | None:
         """The worker that played a finished match (None if unknown, e.g. it failed there)."""
@@ -421,7 +493,8 @@ class ClusterExecutor:
         return True
 
     def _streamed(self) -> list[Event]:
-        """The games that the workers' running matches sent since the last look (new ones)."""
+        """The games that the workers' running matches sent since the last look (new ones), and
+        the chunks they gave back."""
         now = time.monotonic()
         if self._stream is None or self.client.status != "running" or now < self._stream_at:
             return []
@@ -432,8 +505,8 @@ class ClusterExecutor:
             return []
         games: list[Event] = []
         for item in items:
-            events: list[GameDone] = pickle.loads(item)
-            games.extend(e for e in events if self._new(e))
+            events: list[GameDone | Handed] = pickle.loads(item)
+            games.extend(e for e in events if isinstance(e, Handed) or self._new(e))
         return games
 
     def _watch(self, pending: dict[str, _Running]) -> list[Event]:

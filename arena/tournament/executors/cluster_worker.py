@@ -31,6 +31,7 @@ from arena.referee import Match, MatchSettings
 from arena.tournament.executors.base import (
     Event,
     GameDone,
+    Handed,
     JobFailed,
     close_keeper,
     kept_processes,
@@ -47,6 +48,7 @@ __all__ = [
     "sandbox_problem",
     "stop_run",
     "stop_task",
+    "share_task",
     "release_run",
     "release_idle",
     "kept_bots",
@@ -110,6 +112,8 @@ _STOPPED_TASKS: set[str] = set()
 """The tasks the driver gave up on (``stop_task``): their matches here end at once."""
 _PLAYING: dict[str, list[Match]] = {}
 """Run, or task key -> its matches being played in this worker process now."""
+_SHARE_ASKED: set[str] = set()
+"""The tasks asked to give back their later chunks (``share_task``), until they answer."""
 _LOCK = threading.Lock()
 _SEEN: dict[str, tuple[float, float]] = {}
 """Run -> (when a match of it last started or ended here, its idle limit): the runs whose kept
@@ -200,6 +204,17 @@ def stop_task(task: str) -> int:
     return _kill_bots(matches)
 
 
+def share_task(task: str) -> bool:
+    """Ask the match of Dask task ``task``, if it plays in this worker process, to give back its
+    later chunks when its current game ends (``play_job``'s ``asked``): a worker of the cluster
+    is idle with nothing queued. Whether the task plays here (the driver asks again otherwise)."""
+    with _LOCK:
+        if task not in _PLAYING:
+            return False
+        _SHARE_ASKED.add(task)
+        return True
+
+
 def _kill_bots(matches: list[Match]) -> int:
     """SIGKILL the bots of ``matches``; the match then ends with a fault it does not record."""
     killed = 0
@@ -215,9 +230,10 @@ def _kill_bots(matches: list[Match]) -> int:
 
 class _Streamer:
     """Sends a match's finished games to the driver while the match goes on, through a Dask
-    queue (held by the scheduler, emptied by the driver), at most every ``EVERY_S`` seconds.
+    queue (held by the scheduler, emptied by the driver), at most every ``EVERY_S`` seconds; and
+    the chunks it gives back (``Handed``) at once, for an idle worker to take.
 
-    Best effort: the task's result carries every game again, so a game the queue lost is still
+    Best effort: the task's result carries every event again, so a game the queue lost is still
     stored, and the driver ignores those it had (the store would refuse them anyway)."""
 
     EVERY_S = 0.5
@@ -225,12 +241,12 @@ class _Streamer:
     def __init__(self, name: str) -> None:
         self.name = name
         self.queue: Any = None
-        self.pending: list[GameDone] = []
+        self.pending: list[GameDone | Handed] = []
         self.last = time.monotonic()
 
-    def add(self, event: GameDone) -> None:
+    def add(self, event: GameDone | Handed) -> None:
         self.pending.append(event)
-        if time.monotonic() - self.last >= self.EVERY_S:
+        if isinstance(event, Handed) or time.monotonic() - self.last >= self.EVERY_S:
             self.flush()
 
     def flush(self) -> None:
@@ -297,8 +313,15 @@ def play_remote(
         if stopped():  # its bots were killed: what it ends with is not a game to record
             raise _RunStopped
         events.append(event)
-        if streamer is not None and isinstance(event, GameDone):
+        if streamer is not None and isinstance(event, GameDone | Handed):
             streamer.add(event)
+
+    def asked() -> bool:
+        with _LOCK:
+            if task not in _SHARE_ASKED:
+                return False
+            _SHARE_ASKED.discard(task)
+            return True
 
     mode = _ensure_prepared(settings.sandbox)
     settings = dataclasses.replace(settings, sandbox=mode)
@@ -327,7 +350,7 @@ def play_remote(
                     )
             bots.append(bot)
         job = dataclasses.replace(job, bot_a=bots[0], bot_b=bots[1])
-        play_job(job, settings, emit, started, scope=run)
+        play_job(job, settings, emit, started, scope=run, asked=asked if task else None)
     except _RunStopped:
         events.append(JobFailed(job.key, "its run or match was stopped by the driver"))
     except Exception:
@@ -343,6 +366,7 @@ def play_remote(
                 if not playing:
                     _PLAYING.pop(holder, None)
             _STOPPED_TASKS.discard(task)
+            _SHARE_ASKED.discard(task)
             if run in _SEEN:
                 _seen(run, kept_idle_s)
         if run in _STOPPED_RUNS:  # a keeper made, or a bot given back, after the stop
