@@ -405,11 +405,11 @@ class BotCgroup:
         """Every thread now in the bot's cgroup, whatever process it belongs to (v1 ``tasks``,
         v2 ``cgroup.threads``): one read where walking the process tree reads a file per
         process and thread. None when they cannot be read."""
-        found = self.folders.get("pids") or self.folders.get("cpuacct")
-        if found is None:
+        controller = next((c for c in ("pids", "cpuacct") if c in self.folders), None)
+        if controller is None:
             return None
-        controller = "pids" if "pids" in self.folders else "cpuacct"
-        data = self._kept_read(controller, "cgroup.threads" if found[1] else "tasks", _THREAD_LIST)
+        v2 = self.folders[controller][1]
+        data = self._kept_read(controller, "cgroup.threads" if v2 else "tasks", _THREAD_LIST)
         if data is None or len(data) >= _THREAD_LIST:  # a longer list: the caller walks the tree
             return None
         try:

@@ -106,9 +106,8 @@ def children(pid: int) -> list[int] | None:
 def all_children(pid: int | str = "self") -> set[int]:
     """The children of every thread of ``pid`` (those that can be read)."""
     pids: set[int] = set()
-    with contextlib.suppress(OSError):
-        for task in os.listdir(f"/proc/{pid}/task"):
-            pids.update(_pids(_read(f"/proc/{pid}/task/{task}/children")))
+    for task in _tasks(pid):
+        pids.update(_pids(_read(f"/proc/{pid}/task/{task}/children")))
     return pids
 
 
@@ -223,7 +222,7 @@ def tree_run_delay_ns(pid: int) -> int:
     )
 
 
-def _tasks(pid: int) -> list[str]:
+def _tasks(pid: int | str) -> list[str]:
     """The thread ids of ``pid`` (none when it is gone)."""
     try:
         return os.listdir(f"/proc/{pid}/task")
