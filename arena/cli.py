@@ -821,9 +821,11 @@ def report(
 
 
 def main() -> None:
-    """Entry point of the ``arena`` script: user errors become one line and exit code 2."""
-    from arena.errors import ArenaError
+    """Entry point of the ``arena`` script: user errors become one line and exit code 2.
 
+    ``arena.errors`` (which imports the rules) is imported only once an exception reaches here,
+    so that ``--help`` and the commands that never raise one do not pay for it.
+    """
     if os.environ.get("ARENA_DEBUG_STACKS"):  # a hung run: `kill -USR1 PID` prints its stacks
         import faulthandler
         import signal
@@ -831,9 +833,13 @@ def main() -> None:
         faulthandler.register(signal.SIGUSR1, all_threads=True)
     try:
         app(prog_name="arena")  # `python -m arena` too: its help and errors name `arena`
-    except ArenaError as exc:
-        typer.echo(f"arena: error: {exc}", err=True)
-        sys.exit(2)
     except KeyboardInterrupt:
         typer.echo("arena: interrupted", err=True)
         sys.exit(130)
+    except Exception as exc:
+        from arena.errors import ArenaError
+
+        if not isinstance(exc, ArenaError):
+            raise
+        typer.echo(f"arena: error: {exc}", err=True)
+        sys.exit(2)

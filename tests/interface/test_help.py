@@ -65,3 +65,27 @@ def test_help_is_the_same_in_a_pipe_and_on_an_80_column_terminal() -> None:
     for command in ["", *_commands()]:
         args = [command] if command else []
         assert _help(args, None) == _help(args, 80), command
+
+
+@pytest.mark.parametrize("command", ["", *_commands()])
+def test_help_imports_none_of_the_library_below_the_cli(command: str) -> None:
+    """``--help`` stays fast by importing only the CLI and the settings it shows (``arena.limits``):
+    not the rules, the error hierarchy, the protocol, the store or yaml, which the commands import
+    when they run."""
+    import subprocess
+    import sys
+
+    args = [command, "--help"] if command else ["--help"]
+    probe = (
+        "import sys\n"
+        f"sys.argv = ['arena', *{args!r}]\n"
+        "from arena.cli import main\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "print(' '.join(sorted(m for m in sys.modules if m == 'yaml' or m.startswith('arena'))),"
+        " file=sys.stderr)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True
+    )
+    loaded = set(done.stderr.split())
+    assert loaded <= {"arena", "arena.cli", "arena.limits"}, loaded
