@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import json
 import os
 import selectors
 import signal
@@ -989,3 +990,32 @@ def test_reading_some_fields_of_the_games_leaves_the_others_at_their_defaults(
     with Store.open(path, readonly=True, all_versions=True) as store:
         (some,) = store.games(fields=["moves"])
         assert (some.order, some.chaos) == ("alpha@alpha-v1", "beta@beta-v1")
+
+
+_TOKEN = st.builds(
+    "".join,
+    st.tuples(st.sampled_from("abcdef"), st.sampled_from("123456"), st.sampled_from("XOxo")),
+)
+
+
+@given(tokens=st.lists(_TOKEN, max_size=36), spaced=st.booleans())
+def test_stored_moves_read_back_as_written_however_they_are_spaced(
+    tokens: list[str], spaced: bool
+) -> None:
+    """The column's text as arena writes it (split directly) and as a hand-made store may hold it
+    (JSON with spaces) read back the same tokens."""
+    from arena.store.rows import _dump_tokens, _load_tokens
+
+    text = json.dumps(tokens) if spaced else _dump_tokens(tokens)
+    assert _load_tokens(text) == tokens
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['["a1X","g1X"]', '["a1X","a1"]', '["a1X",3]', '{"a1X":1}', '"a1X"', '["a1X","b2O",]', "["],
+)
+def test_a_damaged_moves_column_is_refused(text: str) -> None:
+    from arena.store.rows import _load_tokens
+
+    with pytest.raises(ValueError):
+        _load_tokens(text)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import textwrap
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
@@ -94,14 +94,6 @@ def load_standings(store: Store, *, for_terminal: bool = False) -> Standings:
     shown: dict[str, str] = {}  # each bot's display name in its latest game that gave one
     results = []
     for record in store.games(fields=STANDINGS_FIELDS):
-        if for_terminal:
-            record = replace(
-                record,
-                order=safe(record.order),
-                chaos=safe(record.chaos),
-                order_display=safe(record.order_display),
-                chaos_display=safe(record.chaos_display),
-            )
         for name, display in (
             (record.order, record.order_display),
             (record.chaos, record.chaos_display),
@@ -109,6 +101,14 @@ def load_standings(store: Store, *, for_terminal: bool = False) -> Standings:
             if display:
                 shown[name] = display
         results.append(GameResult.from_record(record))
+    if for_terminal:
+        # Once per name, not per game; the games' keys (digests of what was stored) are unchanged.
+        safe_name = {name: safe(name) for result in results for name in result[:2]}
+        if any(name != printed for name, printed in safe_name.items()):
+            results = [
+                r._replace(order=safe_name[r.order], chaos=safe_name[r.chaos]) for r in results
+            ]
+        shown = {safe_name.get(name, safe(name)): safe(text) for name, text in shown.items()}
     return compute_all(results, display_names=shown)
 
 
