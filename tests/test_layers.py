@@ -279,3 +279,19 @@ def test_the_clis_choices_mirror_the_librarys() -> None:
     assert values(cli.FaultReason) == [r.value for r in Reason if r in FAULT_REASONS]
     assert values(cli.Side) == values(Role)
     assert values(cli.Language) == values(Language)
+
+
+def test_what_arena_match_imports_of_the_tournament_leaves_the_store_unloaded() -> None:
+    """``arena match`` takes its affinity and schedule helpers from ``arena.tournament``; the
+    package's run (and with it the SQLite store) loads only when a tournament asks for it."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys, arena.tournament.affinity, arena.tournament.schedule, arena.commands.match\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('arena.store', 'sqlite3'))))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert done.stdout.strip() == "[]"
