@@ -51,7 +51,10 @@ What each number means:
    and a 600-game run) so that one worker takes about 6 s (2.5 s with ``--quick``). The 12-game runs
    (``games_per_pairing: 1``) also give each command's fixed cost, hence games/s excluding start-up:
    (games - 12) / (wall - 12-game wall). The peak RSS of the parent and of each worker of the
-   2-worker run is sampled from ``/proc/PID/status`` (VmHWM).
+   2-worker run is sampled from ``/proc/PID/status`` (VmHWM). Beside them too, two whole
+   ``arena match`` commands side by side, one pinned to each core, against one alone (the best
+   round): how far arena's own refereeing scales, so that what the tournament loses beyond it
+   (parent, store, scheduling, the end of the run) is told apart from what the machine takes.
 
 3. **Start-up.** Wall time of ``arena --help`` and ``arena match --help``, best, median and worst
    of 5; target <= 0.15 s (best). For comparison, a whole 2-game ``arena match`` of the C bot. Then
@@ -309,6 +312,9 @@ class Scaling:
     """The best 12-game run for each number of workers (start-up and shut-down)."""
     ceiling: float
     """The machine's own 2-core ceiling, measured in each round beside the tournaments."""
+    matches: float
+    """Two ``arena match`` side by side (one per core) against one alone, best of the rounds:
+    how far arena's refereeing itself scales, apart from the tournament around it."""
 
     def rate(self, workers: int) -> float:
         return self.runs[workers].games_per_s
@@ -337,10 +343,12 @@ def scaling_section(
     runs: dict[int, list[TournamentRun]] = {1: [], 2: []}
     alone: list[float] = []
     both: list[list[float]] = []
+    matches: list[float] = []
     for number in range(rounds):
         single, pair = machine_ceiling([str(bot)], floor_games)
         alone.append(single)
         both.append(pair)
+        matches.append(matches_side_by_side(arena, bot, floor_games))
         for workers in (1, 2):
             runs[workers].append(
                 arena_tournament(arena, bot, gpp, workers, tmp, watch_memory=number == 0)
@@ -353,7 +361,31 @@ def scaling_section(
     best_runs = {w: min(r, key=lambda t: t.run.wall) for w, r in runs.items()}
     best_runs[2].peaks = runs[2][0].peaks
     ceiling = sum(1 / min(pair[i] for pair in both) for i in (0, 1)) * min(alone)
-    return Scaling(gpp, best_runs, small, ceiling)
+    return Scaling(gpp, best_runs, small, ceiling, max(matches))
+
+
+def matches_side_by_side(arena: str, bot: Path, games: int) -> float:
+    """Two ``arena match`` of ``games`` games, pinned one to each core, against one alone on the
+    last core: the speed-up of the refereeing alone, as ``machine_ceiling`` measures the floor's.
+    Between it and the tournament's speed-up lies what the tournament adds (its parent, the
+    store, the scheduling of matches, the end of the run)."""
+
+    def start(core: int) -> subprocess.Popen[bytes]:
+        argv = [arena, "match", str(bot), str(bot), "--games", str(games), "--quiet"]
+        return subprocess.Popen(
+            argv,
+            stdout=subprocess.DEVNULL,
+            preexec_fn=lambda: os.sched_setaffinity(0, {core}),
+        )
+
+    cores = sorted(os.sched_getaffinity(0))[-2:]
+    started = time.perf_counter()
+    start(cores[-1]).wait()
+    one = time.perf_counter() - started
+    started = time.perf_counter()
+    for process in [start(core) for core in cores]:
+        process.wait()
+    return 2 * one / (time.perf_counter() - started)
 
 
 def machine_ceiling(argv: Sequence[str], games: int) -> tuple[float, list[float]]:
@@ -638,6 +670,16 @@ def scaling_report(b: Bench) -> None:
         "the ceiling: two floor referees side by side (one per core) against one, beside it",
         "",
         f"{ceiling:.2f}x",
+    )
+    say(
+        f"   two `arena match` side by side, one per core ({floor_games} games each), give "
+        f"{scaling.matches:.2f}x one alone: the tournament reaches "
+        f"{speedup / scaling.matches:.2f} of its own referee's scaling"
+    )
+    b.target(
+        "beside it: two `arena match` side by side (one per core) against one",
+        "",
+        f"{scaling.matches:.2f}x (the tournament at {speedup / scaling.matches:.2f} of it)",
     )
 
 
