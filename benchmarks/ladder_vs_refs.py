@@ -84,6 +84,8 @@ class Bundled:
         self.name = name
         self.module = load_file(ROOT / "bots" / name / "main.py", f"bundled_{name}")
         self.ms = ms
+        self.clocked = name in CLOCKED
+        """Whether it gets the real deadline (else one far away: its work budget alone)."""
 
     def start(self, role: Role, seed: int) -> None:
         self.rng = random.Random(seed)
@@ -97,7 +99,7 @@ class Bundled:
             role=role,
             last=last,
             ms=self.ms,
-            deadline=time.monotonic() + (self.ms / 1000 if self.name in CLOCKED else 1000.0),
+            deadline=time.monotonic() + (self.ms / 1000 if self.clocked else 1000.0),
             rng=self.rng,
             game=1,
         )

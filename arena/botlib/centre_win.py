@@ -9,13 +9,25 @@ move it cannot see the end of. The centre game's solvers (``PerfectOrder.solve_m
 
 from __future__ import annotations
 
+import functools
+import random
+
 from arena.botlib.alphabeta import pairing_reply
-from arena.botlib.centre import CENTRE_FULL, centre_masks, four_table, threat_table
+from arena.botlib.centre import (
+    CENTRE_CELLS,
+    CENTRE_FULL,
+    LINE_ENDS,
+    canonical_small,
+    centre_masks,
+    four_table,
+    threat_table,
+)
 from arena.botlib.engine import threats
 from arena.botlib.perfect import PerfectOrder
+from arena.botlib.solver import MAX_ORDER_MOVES, Solver, two_mark_positions
 from arena.rules import Board, Mark, Move
 
-__all__ = ["NODES_PER_MS", "MOST_EMPTY", "CentreWin", "prepare"]
+__all__ = ["NODES_PER_MS", "MOST_EMPTY", "CentreWin", "opening_memo", "prepare", "repair"]
 
 NODES_PER_MS = 20
 """The solvers' work budget per millisecond of ``<ms>`` (they search about 130 to 200 nodes a
@@ -26,27 +38,63 @@ almost never decides within its budget (23 of 24 tries with 15 or 16 empty cells
 20,000 nodes)."""
 
 
-def prepare() -> None:
+def prepare(opening: bool = False) -> None:
     """Build the solvers' lookup tables (about 40 ms, once per process): call it before `ready`,
     since the first move to need them would otherwise pay for it, past a short move time (the
-    solvers' symmetries use byte tables, ``canonical_small``: nothing more to build)."""
+    solvers' symmetries use byte tables, ``canonical_small``: nothing more to build). With
+    ``opening``, also prove the opening's centre games (``opening_memo``, about 0.7 s)."""
     threat_table(), four_table()
+    if opening:
+        opening_memo()
+
+
+@functools.cache
+def opening_memo() -> dict[int, bool]:
+    """The memo of the centre game's proof from the empty centre and from each of its 42
+    two-mark positions (up to symmetry), Order to move, border paired: the solver of
+    ``PerfectOrder.solve_move`` (``Solver(MAX_ORDER_MOVES, canonical=canonical_small)``) with
+    these proofs done, once per process (cached; callers copy it, ``PerfectOrder.seed_solver``).
+
+    Why: early in the game the solvers cannot decide within a move's work budget (hence
+    ``MOST_EMPTY``), and the search alone can leave the won centre game. Proved once, without
+    a bound on Order's moves, the game is small: 42,300 positions, 128,122 nodes, about 0.7 s
+    on one core (0.2 s for the empty centre alone). The memo then holds Order's whole winning
+    strategy from the empty board and from every 2-ply opening that keeps the pairing's shape
+    (two centre marks, or one after the pairing's answer), and ``Solver.known_moves`` reads
+    each move off it. Made by the bot's own search, not read from ``perfect``'s table files.
+    """
+    threat_table(), four_table()
+    solver = Solver(MAX_ORDER_MOVES, canonical=canonical_small)
+    if not solver.order_node(0, 0):
+        raise AssertionError("the centre game is won for Order from the empty centre")
+    for key in two_mark_positions(canonical_small):
+        solver.order_node(key & CENTRE_FULL, key >> 16)
+    return solver.memo
 
 
 class CentreWin:
     """The solvers of one game, with their memos (kept across the game's moves)."""
 
-    def __init__(self, pairing: bool = False) -> None:
+    def __init__(self, pairing: bool = False, opening: bool = False) -> None:
         self.player = PerfectOrder()  # its solvers only: its table is never read here
         self.pairing = pairing
         """Answer a border mark by the pairing (for a search that does not do it itself)."""
+        self.solver: Solver | None = None
+        """With ``opening``: the paired centre game's solver, seeded with ``opening_memo``
+        (a copy: what this game adds to it is forgotten with the game)."""
+        if opening:
+            self.solver = self.player.seed_solver(opening_memo())
 
-    def move(self, board: Board, ms: int, stop: float) -> Move | None:
+    def move(
+        self, board: Board, ms: int, stop: float, rng: random.Random | None = None
+    ) -> Move | None:
         """Order's move that keeps the centre game won, if the solvers find one within the
         budget for ``ms`` and by ``stop``. When a border mark awaits the pairing's answer: that
-        answer with ``pairing``, else None (the caller's search gives it). None when a four stands
-        on the board (the search plays it), when the centre is too empty, when the centre game
-        is not won or the budget runs out."""
+        answer with ``pairing``, else None (the caller's search gives it). With ``opening`` and
+        the border paired, first a move the memo already proves (``Solver.known_moves``, at
+        any number of empty cells; drawn from ``rng`` when given, else the first). None when a
+        four stands on the board (the search plays it), when the centre is too empty, when the
+        centre game is not won or the budget runs out."""
         x, o = board.bits
         tx, to = threats(x, o)
         if tx | to:
@@ -55,6 +103,39 @@ class CentreWin:
         if reply >= 0:
             return Move(reply >> 1, Mark(reply & 1)) if self.pairing else None
         cx, co = centre_masks(board.bits)
+        if self.solver is not None and reply == -1 and not (cx | co).bit_count() & 1:
+            known = self.solver.known_moves(cx, co)
+            if known:
+                cell, mark = known[0] if rng is None else rng.choice(known)
+                return Move(CENTRE_CELLS[cell], Mark(mark))
         if (CENTRE_FULL & ~(cx | co)).bit_count() > MOST_EMPTY:
-            return None
+            return repair(board, rng) if self.solver is not None else None
         return self.player.solve_move(board, stop, NODES_PER_MS * ms)
+
+
+def repair(board: Board, rng: random.Random | None = None) -> Move | None:
+    """The pairing's answer to one of several half-filled border pairs (drawn from ``rng`` when
+    given, else the first), when no pair holds two equal marks; else None.
+
+    Why: an opening with marks in two border pairs (such as ``e1O c1X``) breaks the pairing,
+    and with the centre empty neither the paired solver's memo nor the general solver
+    (``arena.botlib.repair``: over two million nodes without an answer) decides in a move's
+    budget, so the search played on and lost. Answering the pairs one by one, as ``perfect``
+    does, brings the game back to the paired centre game, with Chaos's extra marks in the
+    centre: from a 2-ply opening at most two, positions that ``opening_memo`` proves won (the
+    pair left half-filled gets the pairing's own answer at the next turn). Only where the
+    solvers cannot decide (``MOST_EMPTY``): with fewer empty cells they weigh a repair against
+    the centre moves themselves."""
+    halves: list[Move] = []
+    for a, b in LINE_ENDS:
+        ma, mb = board.mark_at(a), board.mark_at(b)
+        if ma is not None and mb is not None:
+            if ma == mb:
+                return None
+        elif ma is not None:
+            halves.append(Move(b, Mark(1 - ma)))
+        elif mb is not None:
+            halves.append(Move(a, Mark(1 - mb)))
+    if not halves:
+        return None
+    return rng.choice(halves) if rng is not None else halves[0]

@@ -114,6 +114,15 @@ class PerfectOrder:
         self._solver = None
         self._general = None
 
+    def seed_solver(self, memo: dict[int, bool]) -> Solver:
+        """Start the centre game's solver (``solve_move``'s) from a copy of ``memo``, the memo
+        of a ``Solver(MAX_ORDER_MOVES, canonical=canonical_small)`` (the same keys and bound):
+        what a proof made before the game knows, this game's solver knows at once, and what it
+        learns stays in this game's copy. Returns the solver."""
+        self._solver = Solver(MAX_ORDER_MOVES, canonical=canonical_small)
+        self._solver.memo = dict(memo)
+        return self._solver
+
     def strategy_move(
         self, board: Board, rng: random.Random, last: Move | None = None
     ) -> Move | None:

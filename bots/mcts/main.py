@@ -9,7 +9,7 @@ the move played is the most visited at the root. Positions settled by fours are 
 their results are proven up the tree (a proven win is played at once); all dead cells are one
 tempo move; at the root Order takes a win by fours and Chaos avoids lost positions.
 
-It is the plain search, with no opening knowledge: its first reply as Chaos is the search's own.
+As Chaos it is the plain search, with no opening knowledge: its first reply is the search's own.
 ``perfect``'s Chaos plays the same search with its first reply kept in the central 4x4
 (``arena.botlib.mcts.CENTRE_OPENING``). Measured in-process at 200 ms on the work budget against
 the depth-3 alpha-beta Order (``benchmarks/bots/depth3.py``): left free, the first reply
@@ -20,12 +20,28 @@ Order (100 ms). But ``alphabeta``'s Order, whose pairing answers a border move b
 cell, wins the centre lines: 20 of 20 in-process, where the search's own replies won 10.
 
 As Order it answers a Chaos mark in the border by the pairing (the opposite mark in the
-partner cell, as ``alphabeta``), and once at most 14 centre cells are empty it first asks the centre
-game's solvers for a move proven to keep a four in a line serving its mark
-(``arena.botlib.centre_win``, on their own work budget); it searches only when they find none or
-run out. From random 2-ply openings against the tuned references ``ref_ab3w4``, ``ref_mc1k`` and
-``ref_patchaos`` (seeds 1-3, 20 games each, 100 ms, in-process) it won 173 of 180 as Order (170 with
-the search alone); from the empty board against ``alphabeta``'s Chaos 99 of 100 (97 alone).
+partner cell, as ``alphabeta``) and plays the centre game from a proof it makes itself: before
+``ready`` it proves the paired centre game won from the empty centre and from each of the 42
+two-mark positions (``arena.botlib.centre_win.opening_memo``: the project's own ``Solver``, 42,300
+positions, about 0.7 s; ``perfect``'s table files are not read), and at each turn with the border
+paired it plays a move that proof shows winning (``Solver.known_moves``, drawn from the seeded
+generator), however many centre cells are empty. With several border pairs half filled and the
+centre (nearly) empty, as after an opening with two border marks, it answers one of them by the
+pairing (``centre_win.repair``). Elsewhere (a pair holding two equal marks, longer openings),
+once at most 14 centre cells are empty, it asks the centre game's solvers on their work budget;
+it searches only when none of these gives a move. Why: early in the game the solvers cannot
+decide within a move's budget, and the search alone left the won centre game there: that is
+where its Order lost and rated below ``alphabeta``'s (issue 25). The proof makes the start-up
+about 0.7 s of CPU instead of 0.1 s (under bubblewrap, ``arena match mcts random --games 2
+--startup-ms 800 --sandbox bwrap`` started in time at load average 2; the ladder allows 5 s).
+
+Measured in-process on the 100 ms work budgets against the ladder's Chaoses (``greedy``,
+``heuristic``, ``alphabeta``, ``mcts``, ``perfect``), 160 games each from the empty board and
+160 from the tournaments' random 2-ply openings, ``python benchmarks/order_vs_chaos.py --games
+160 --jobs 2`` (seed 1; ``--seed 2`` for the second figures): before, 770 of 800 from the empty
+board and 751 of 800 from 2-ply openings (``alphabeta``'s Order: 784 and 780); with the proof
+alone 800 and 771; with the repair too 800 and 800 (seed 2: 800 and 798, both losses one game
+where Chaos left two equal marks in a border pair, which no proof made at start-up covers).
 
 Why not playouts: at a few hundred simulations a move, the playout-based UCT this bot used to be
 lost to the one-ply ``heuristic``; the evaluation and the prior make the same budget count.
@@ -69,8 +85,10 @@ def choose(state: BotState) -> Move:
     global _centre
     if state.role is Role.ORDER:
         if _centre is None:
-            _centre = CentreWin(pairing=True)
-        move = _centre.move(state.board, state.ms, guard_deadline(state.deadline, state.ms))
+            _centre = CentreWin(pairing=True, opening=True)
+        move = _centre.move(
+            state.board, state.ms, guard_deadline(state.deadline, state.ms), state.rng
+        )
         if move is not None:
             return move
     x, o = state.board.bits
@@ -80,5 +98,5 @@ def choose(state: BotState) -> Move:
 
 if __name__ == "__main__":
     gc.disable()  # the tree has no reference cycles: reference counting frees it
-    prepare()  # the centre solvers' tables, before `ready`
+    prepare(opening=True)  # the centre solvers' tables and the opening's proof, before `ready`
     run(choose, name="mcts", on_game=on_game)
