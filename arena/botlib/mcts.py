@@ -80,7 +80,13 @@ def order_win_probability(x: int, o: int) -> float:
 WINDOW_VALUE_WEIGHTS = (0.0062, 0.0476, 0.406, 0.7572, 0.2549, 0.0555, 0.7181, -8.2689)
 """Logistic fit of Order's wins on ``window_features`` (``python benchmarks/window_curve.py
 --games 1000``: 9,029 positions of 1,000 ``heuristic`` games, Chaos looking two plies; log-loss on
-the 9,014 positions of the held-out games 0.503, the threat curve refitted on the same 0.556)."""
+the 9,014 positions of the held-out games 0.503, the threat curve refitted on the same 0.556).
+Tried and left out: a ninth feature, the double-four cells (empty cells in two live three-mark
+windows of one mark), fitted better (0.498) and lasted longer against ``ref_ab3w4``'s Order (28.8
+plies a game over seeds 1-20 instead of 27.3), but lost the ladder's games from the empty board:
+as Chaos against ``heuristic``'s Order (in-process, seeds 1-40) ``perfect`` won 18 of 40 with it
+instead of 40, ``mcts`` 26 instead of 39 (32 with the threat curve alone); without ``ln(1 + e)``
+``perfect`` still won only 25."""
 
 _WINDOW_MASKS = tuple(WINDOWS)
 CENTRE_MASK = sum(1 << (6 * r + c) for r in range(1, 5) for c in range(1, 5))
@@ -200,9 +206,8 @@ class Node:
             return window_win_probability(self.x, self.o, weights)
         return order_win_probability(self.x, self.o)
 
-    def expand(self, rng: random.Random, order_temperature: float = PRIOR_TEMPERATURE) -> None:
-        """Generate the moves and their priors, best first (ties in the generator's order);
-        ``order_temperature``: the priors' temperature where Order moves."""
+    def expand(self, rng: random.Random) -> None:
+        """Generate the moves and their priors, best first (ties in the generator's order)."""
         t = self.tx | self.to
         # a four: its block is Chaos's only move (with fours of both marks, the block of one, the
         # game being lost anyway; a cell completing both is left to the full move list below)
@@ -222,8 +227,7 @@ class Node:
         kids = kids[k:] + kids[:k]
         kids.sort(key=_gain, reverse=self.order)
         self.moves = [m[1:8] for m in kids]
-        gains = [m[0] for m in kids]
-        self.prior = priors(gains, True, order_temperature) if self.order else priors(gains, False)
+        self.prior = priors([m[0] for m in kids], self.order)
 
     def child(self, index: int) -> Node:
         """The node after ``moves[index]``, appended to ``children`` (visited in order)."""
@@ -253,8 +257,6 @@ stands in the border (``Mcts(window_weights=...)``)."""
 CHAOS_WINDOW_ANYWHERE = False
 """Whether that curve serves from the empty border on too: against ``ref_ab3w4``'s Order (seeds
 1-9, 180 games) 27.1 plies a game instead of 27.4 from the first border mark on."""
-CHAOS_ORDER_TEMPERATURE = PRIOR_TEMPERATURE
-"""The prior's temperature at Order's nodes of ``budgeted_move``'s Chaos search."""
 
 SIMULATIONS_PER_MS = 3.0
 """The bots' work budget: simulations (one new node, one evaluation each) per millisecond of
@@ -277,7 +279,6 @@ def budgeted_move(
             centre_opening=centre_opening,
             window_weights=WINDOW_VALUE_WEIGHTS if CHAOS_WINDOWS else None,
             window_anywhere=CHAOS_WINDOW_ANYWHERE,
-            order_temperature=CHAOS_ORDER_TEMPERATURE,
         )
     else:
         search = Mcts(rng, centre_opening=centre_opening)
@@ -307,7 +308,6 @@ class Mcts:
         centre_opening: int = 0,
         window_weights: tuple[float, ...] | None = None,
         window_anywhere: bool = False,
-        order_temperature: float = PRIOR_TEMPERATURE,
     ) -> None:
         self.rng = rng or random.Random()
         self.c = c
@@ -315,8 +315,6 @@ class Mcts:
         """Leaves valued by ``window_win_probability`` with these weights once a mark stands in
         the border (everywhere with ``window_anywhere``); None: ``order_win_probability``."""
         self.window_anywhere = window_anywhere
-        self.order_temperature = order_temperature
-        """The prior's temperature at the nodes where Order moves."""
 
         self.centre_opening = centre_opening
         """As Chaos, keep the reply in the centre while fewer marks than this stand on the board
@@ -337,8 +335,7 @@ class Mcts:
             c = t.bit_length() - 1
             return c, 0 if tx >> c & 1 else 1
         rng = self.rng
-        temperature = self.order_temperature
-        root.expand(rng, temperature)
+        root.expand(rng)
         moves = root.moves
         assert moves is not None
         if not moves:  # Chaos, every empty cell completes a five: lost anyway
@@ -372,7 +369,7 @@ class Mcts:
             # selection down to a node not yet visited (or a proven one)
             while True:
                 if node.moves is None:
-                    node.expand(rng, temperature)
+                    node.expand(rng)
                 nxt = self._select(node)
                 path.append(nxt)
                 if nxt.visits == 0 or nxt.proven is not None:
