@@ -11,18 +11,26 @@ from __future__ import annotations
 import random
 import time
 
+import pytest
+from test_refs import load as load_reference
+
+import arena.botlib.mcts as mcts_module
 from arena.botlib.alphabeta import threat_eval
 from arena.botlib.engine import FULL_MASK, has_five, live_windows, threats
 from arena.botlib.mcts import (
+    BORDER_MASK,
     CENTRE_MASK,
     CENTRE_OPENING,
+    WINDOW_VALUE_WEIGHTS,
     Mcts,
     Node,
     budgeted_move,
     order_win_probability,
     priors,
+    window_win_probability,
 )
-from arena.rules import Board, Mark, Move, parse_cell
+from arena.rules import Board, Mark, Move, Role, parse_cell
+from arena.tournament.schedule import opening_for
 
 FAR = 1000.0
 
@@ -44,7 +52,11 @@ def test_value_is_certain_where_the_threats_or_dead_windows_decide() -> None:
     # Order to move with four X in row 1 (a1-d1): a five next move
     x, o = position("a1X", "f6O", "b1X", "f5O", "c1X", "e6O", "d1X", "e5O")
     assert order_win_probability(x, o) == 1.0
-    # a random game stopped once every window is dead (the board not full): Chaos has won
+    assert order_win_probability(*dead_position()) == 0.0
+
+
+def dead_position() -> tuple[int, int]:
+    """A random game stopped once every window is dead (the board not full): Chaos has won."""
     for seed in range(100):
         rng = random.Random(seed)
         x = o = 0
@@ -56,10 +68,8 @@ def test_value_is_certain_where_the_threats_or_dead_windows_decide() -> None:
             else:
                 x |= 1 << cell
         if (x | o) != FULL_MASK and not has_five(x, o):
-            break
-    else:
-        raise AssertionError("no dead position found")
-    assert order_win_probability(x, o) == 0.0
+            return x, o
+    raise AssertionError("no dead position found")
 
 
 def test_value_rises_with_the_evaluation_between_zero_and_one() -> None:
@@ -180,3 +190,68 @@ def test_chaos_facing_a_four_of_each_mark_answers_without_writing_five() -> None
         assert board.is_legal(move)
         assert not board.push(move), f"{move.token} writes five"
         board.pop()
+
+
+def test_window_value_is_certain_where_decided_and_falls_as_chaos_kills_windows() -> None:
+    """The window curve (``window_win_probability``, Chaos's leaves): 1 and 0 where the threats
+    or dead windows decide, as the threat curve; otherwise strictly between, and lower after a
+    Chaos move that kills Order's windows than after one that builds them."""
+    x, o = position("a1X", "f6O", "b1X", "f5O", "c1X", "e6O", "d1X", "e5O")
+    assert window_win_probability(x, o) == 1.0
+    assert window_win_probability(*dead_position()) == 0.0
+    built = position("c3X", "a1O", "d4X", "e5X")  # three X on the long diagonal
+    killed = position("c3X", "a1O", "d4X", "e5O")
+    assert 0.0 < window_win_probability(*killed) < window_win_probability(*built) < 1.0
+
+
+def test_chaos_values_its_leaves_with_the_window_curve_once_a_border_mark_stands() -> None:
+    """``budgeted_move`` gives Chaos's search ``WINDOW_VALUE_WEIGHTS`` (Order's keeps the threat
+    curve), and ``Node.value`` uses them once a mark stands in the border cells only."""
+    seen: list[tuple[float, ...] | None] = []
+    original = mcts_module.Mcts.__init__
+
+    def spy(self: Mcts, *args: object, **kwargs: object) -> None:
+        original(self, *args, **kwargs)  # type: ignore[arg-type]
+        seen.append(self.window_weights)
+
+    mcts_module.Mcts.__init__ = spy  # type: ignore[method-assign]
+    try:
+        budgeted_move(*position("c3X"), random.Random(1), 10, time.monotonic() + FAR)
+        budgeted_move(*position("c3X", "a1O"), random.Random(1), 10, time.monotonic() + FAR)
+    finally:
+        mcts_module.Mcts.__init__ = original  # type: ignore[method-assign]
+    assert seen == [WINDOW_VALUE_WEIGHTS, None]
+    centre = node(*position("c3X", "d4O", "c4X"))
+    border = node(*position("c3X", "a1O", "c4X"))
+    assert not (centre.x | centre.o) & BORDER_MASK and (border.x | border.o) & BORDER_MASK
+    assert centre.value(WINDOW_VALUE_WEIGHTS) == order_win_probability(centre.x, centre.o)
+    assert border.value(WINDOW_VALUE_WEIGHTS) == window_win_probability(border.x, border.o)
+    assert border.value(WINDOW_VALUE_WEIGHTS) != order_win_probability(border.x, border.o)
+
+
+@pytest.mark.slow
+def test_chaos_outlasts_a_depth_3_order() -> None:
+    """Issue 25: the games of ``benchmarks/ladder_vs_refs.py`` (seed 1: the 2-ply openings, the
+    seeds, 100 ms of work) between ``ref_ab3w4``'s Order and ``mcts``'s Chaos, replayed with
+    ``budgeted_move`` (what the bot's ``choose`` does as Chaos). With the threat curve alone
+    Chaos won 5 of the 20 (25.6 plies a game); with the window curve 12 (29.8)."""
+    ref = load_reference("ref_ab3w4")
+    wins = plies = 0
+    for i in range(20):
+        board = Board()
+        for token in opening_for(1, i, 2):
+            board.push(Move.parse(token))
+        ref_rng, rng = random.Random(1500 + i), random.Random(1000 + i)
+        last = board.history[-1].cell
+        while not board.is_game_over():
+            x, o = board.bits
+            if board.turn is Role.ORDER:
+                move = Move.parse(ref.choose(x, o, last, ref_rng))  # type: ignore[attr-defined]
+            else:
+                cell, mark = budgeted_move(x, o, rng, 100, time.monotonic() + FAR)
+                move = Move(cell, Mark(mark))
+            board.push(move)
+            last = move.cell
+        wins += board.outcome is not None and board.outcome.winner is Role.CHAOS
+        plies += len(board.history)
+    assert wins >= 9, (wins, plies / 20)
