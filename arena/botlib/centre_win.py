@@ -9,8 +9,11 @@ move it cannot see the end of. The centre game's solvers (``PerfectOrder.solve_m
 
 from __future__ import annotations
 
-import functools
+import array
 import random
+import sys
+import zlib
+from pathlib import Path
 
 from arena.botlib.alphabeta import pairing_reply
 from arena.botlib.centre import (
@@ -27,7 +30,17 @@ from arena.botlib.perfect import PerfectOrder
 from arena.botlib.solver import MAX_ORDER_MOVES, Solver, two_mark_positions
 from arena.rules import Board, Mark, Move
 
-__all__ = ["NODES_PER_MS", "MOST_EMPTY", "CentreWin", "opening_memo", "prepare", "repair"]
+__all__ = [
+    "NODES_PER_MS",
+    "MOST_EMPTY",
+    "CentreWin",
+    "opening_memo",
+    "prepare",
+    "prove_opening",
+    "read_memo",
+    "repair",
+    "write_memo",
+]
 
 NODES_PER_MS = 20
 """The solvers' work budget per millisecond of ``<ms>`` (they search about 130 to 200 nodes a
@@ -38,22 +51,39 @@ almost never decides within its budget (23 of 24 tries with 15 or 16 empty cells
 20,000 nodes)."""
 
 
-def prepare(opening: bool = False) -> None:
+def prepare(opening: bool = False, memo_file: Path | None = None) -> None:
     """Build the solvers' lookup tables (about 40 ms, once per process): call it before `ready`,
     since the first move to need them would otherwise pay for it, past a short move time (the
     solvers' symmetries use byte tables, ``canonical_small``: nothing more to build). With
-    ``opening``, also prove the opening's centre games (``opening_memo``, about 0.7 s)."""
+    ``opening``, also have the opening's proof (``opening_memo``): read from ``memo_file`` when it
+    holds one (``write_memo``; a few milliseconds), else proved here (about 0.7 s)."""
+    global _opening
     threat_table(), four_table()
     if opening:
+        if _opening is None and memo_file is not None:
+            _opening = read_memo(memo_file)
         opening_memo()
 
 
-@functools.cache
+_opening: dict[int, bool] | None = None
+"""This process's opening proof, once made or read (``opening_memo``)."""
+
+
 def opening_memo() -> dict[int, bool]:
+    """The memo of the centre game's proof from the empty centre and its two-mark positions
+    (``prove_opening``): the one ``prepare`` read, else proved now, once per process (callers
+    copy it, ``PerfectOrder.seed_solver``)."""
+    global _opening
+    if _opening is None:
+        _opening = prove_opening()
+    return _opening
+
+
+def prove_opening() -> dict[int, bool]:
     """The memo of the centre game's proof from the empty centre and from each of its 42
     two-mark positions (up to symmetry), Order to move, border paired: the solver of
     ``PerfectOrder.solve_move`` (``Solver(MAX_ORDER_MOVES, canonical=canonical_small)``) with
-    these proofs done, once per process (cached; callers copy it, ``PerfectOrder.seed_solver``).
+    these proofs done.
 
     Why: early in the game the solvers cannot decide within a move's work budget (hence
     ``MOST_EMPTY``), and the search alone can leave the won centre game. Proved once, without
@@ -61,7 +91,8 @@ def opening_memo() -> dict[int, bool]:
     on one core (0.2 s for the empty centre alone). The memo then holds Order's whole winning
     strategy from the empty board and from every 2-ply opening that keeps the pairing's shape
     (two centre marks, or one after the pairing's answer), and ``Solver.known_moves`` reads
-    each move off it. Made by the bot's own search, not read from ``perfect``'s table files.
+    each move off it. Made by the project's own search, not read from ``perfect``'s table files;
+    ``write_memo`` keeps it in a bot's folder so that each start need not prove it again.
     """
     threat_table(), four_table()
     solver = Solver(MAX_ORDER_MOVES, canonical=canonical_small)
@@ -70,6 +101,43 @@ def opening_memo() -> dict[int, bool]:
     for key in two_mark_positions(canonical_small):
         solver.order_node(key & CENTRE_FULL, key >> 16)
     return solver.memo
+
+
+MEMO_MAGIC = b"arena centre memo 1\n"
+"""The first bytes of a memo file; then a zlib stream of two uint32 counts (won, lost keys) and
+the keys themselves, each part in increasing order, little-endian uint32."""
+
+
+def _little(part: array.array[int]) -> array.array[int]:
+    if sys.byteorder != "little":
+        part.byteswap()
+    return part
+
+
+def write_memo(memo: dict[int, bool], path: Path) -> None:
+    """Write ``memo`` (keys of centre positions, ``x | o << 16``) to ``path`` for ``read_memo``."""
+    won = sorted(k for k, v in memo.items() if v)
+    lost = sorted(k for k, v in memo.items() if not v)
+    keys = _little(array.array("I", [len(won), len(lost), *won, *lost]))
+    path.write_bytes(MEMO_MAGIC + zlib.compress(keys.tobytes(), 9))
+
+
+def read_memo(path: Path) -> dict[int, bool] | None:
+    """The memo ``write_memo`` wrote at ``path``; None when the file is missing or is not one
+    (the caller proves it instead: a damaged file costs time, never a wrong move)."""
+    try:
+        data = path.read_bytes()
+        if not data.startswith(MEMO_MAGIC):
+            return None
+        keys = _little(array.array("I", zlib.decompress(data[len(MEMO_MAGIC) :])))
+    except (OSError, zlib.error, ValueError):
+        return None
+    if len(keys) < 2 or len(keys) != 2 + keys[0] + keys[1]:
+        return None
+    won = 2 + keys[0]
+    memo = dict.fromkeys(keys[2:won], True)
+    memo.update(dict.fromkeys(keys[won:], False))
+    return memo
 
 
 class CentreWin:
@@ -139,3 +207,26 @@ def repair(board: Board, rng: random.Random | None = None) -> Move | None:
     if not halves:
         return None
     return rng.choice(halves) if rng is not None else halves[0]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m arena.botlib.centre_win --out FILE``: prove the opening and write its memo."""
+    import argparse
+    import time
+
+    parser = argparse.ArgumentParser(
+        prog="python -m arena.botlib.centre_win",
+        description="Prove the centre game from its opening and write the memo (mcts's Order).",
+    )
+    parser.add_argument("--out", type=Path, required=True, help="e.g. bots/mcts/opening.bin")
+    args = parser.parse_args(argv)
+    started = time.perf_counter()
+    memo = prove_opening()
+    write_memo(memo, args.out)
+    took = time.perf_counter() - started
+    print(f"{len(memo)} positions proved in {took:.1f} s; wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

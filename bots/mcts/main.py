@@ -27,7 +27,10 @@ As Order it answers a Chaos mark in the border by the pairing (the opposite mark
 partner cell, as ``alphabeta``) and plays the centre game from a proof it makes itself: before
 ``ready`` it proves the paired centre game won from the empty centre and from each of the 42
 two-mark positions (``arena.botlib.centre_win.opening_memo``: the project's own ``Solver``, 42,300
-positions, about 0.7 s; ``perfect``'s table files are not read), and at each turn with the border
+positions, about 0.7 s; ``perfect``'s table files are not read). That proof, the same each time,
+is kept beside this file (``opening.bin``, written by ``python -m arena.botlib.centre_win --out
+bots/mcts/opening.bin``; read in about 15 ms) and made again at start-up only when the file is
+missing or unreadable. At each turn with the border
 paired it plays a move that proof shows winning (``Solver.known_moves``, drawn from the seeded
 generator), however many centre cells are empty. With several border pairs half filled and the
 centre (nearly) empty, as after an opening with two border marks, it answers one of them by the
@@ -35,9 +38,11 @@ pairing (``centre_win.repair``). Elsewhere (a pair holding two equal marks, long
 once at most 14 centre cells are empty, it asks the centre game's solvers on their work budget;
 it searches only when none of these gives a move. Why: early in the game the solvers cannot
 decide within a move's budget, and the search alone left the won centre game there: that is
-where its Order lost and rated below ``alphabeta``'s (issue 25). The proof makes the start-up
-about 0.7 s of CPU instead of 0.1 s (under bubblewrap, ``arena match mcts random --games 2
---startup-ms 800 --sandbox bwrap`` started in time at load average 2; the ladder allows 5 s).
+where its Order lost and rated below ``alphabeta``'s (issue 25). Proving it at each start cost
+about 0.7 s of CPU (0.1 s before): in the ladder's tournament, with the bot started once on each
+worker, that was 1.2% of the machine's time; read from ``opening.bin`` the start stays near
+0.1 s (``arena match mcts random --games 2 --startup-ms 400`` starts in time under bubblewrap,
+and fails without the file).
 
 Measured in-process on the 100 ms work budgets against the ladder's Chaoses (``greedy``,
 ``heuristic``, ``alphabeta``, ``mcts``, ``perfect``), 160 games each from the empty board and
@@ -102,5 +107,6 @@ def choose(state: BotState) -> Move:
 
 if __name__ == "__main__":
     gc.disable()  # the tree has no reference cycles: reference counting frees it
-    prepare(opening=True)  # the centre solvers' tables and the opening's proof, before `ready`
+    # The centre solvers' tables and the opening's proof (kept beside this file), before `ready`.
+    prepare(opening=True, memo_file=Path(__file__).resolve().with_name("opening.bin"))
     run(choose, name="mcts", on_game=on_game)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import random
 import time
+from pathlib import Path
 
 from test_ladder import load, play_in_process
 
@@ -143,3 +144,30 @@ def test_mcts_order_wins_the_2_ply_openings_it_lost_to_its_own_chaos() -> None:
         if board.outcome is None or board.outcome.winner is not Role.ORDER:
             lost.append(i)
     assert lost == []
+
+
+def test_the_memo_kept_beside_mcts_is_the_proof_made_now() -> None:
+    """``bots/mcts/opening.bin`` is what ``prove_opening`` makes with this code (write it again
+    with ``python -m arena.botlib.centre_win --out bots/mcts/opening.bin`` if the solver
+    changes): the bot reads it instead of proving the opening at each start."""
+    from arena.botlib.centre_win import prove_opening, read_memo
+
+    kept = read_memo(Path(__file__).resolve().parents[2] / "bots" / "mcts" / "opening.bin")
+    assert kept is not None
+    assert kept == prove_opening()
+
+
+def test_a_missing_or_damaged_memo_file_reads_as_none_and_a_written_one_reads_back(
+    tmp_path: Path,
+) -> None:
+    from arena.botlib.centre_win import MEMO_MAGIC, read_memo, write_memo
+
+    memo = {0x10001: True, 0x30000: False, 5: True}
+    path = tmp_path / "memo.bin"
+    write_memo(memo, path)
+    assert read_memo(path) == memo
+    data = path.read_bytes()
+    assert read_memo(tmp_path / "none.bin") is None
+    for damaged in (b"", b"other file\n", data[:-3], MEMO_MAGIC + b"not zlib", data[:-1] + b"x"):
+        path.write_bytes(damaged)
+        assert read_memo(path) is None, damaged
