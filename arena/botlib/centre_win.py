@@ -103,7 +103,7 @@ def prove_opening() -> dict[int, bool]:
     return solver.memo
 
 
-MEMO_MAGIC = b"arena centre memo 1\n"
+MEMO_MAGIC = b"centre-win memo 1\n"
 """The first bytes of a memo file; then a zlib stream of two uint32 counts (won, lost keys) and
 the keys themselves, each part in increasing order, little-endian uint32."""
 
