@@ -19,14 +19,13 @@ from arena.botlib.alphabeta import pairing_reply
 from arena.botlib.centre import (
     CENTRE_CELLS,
     CENTRE_FULL,
-    LINE_ENDS,
     canonical_small,
     centre_masks,
     four_table,
     threat_table,
 )
 from arena.botlib.engine import threats
-from arena.botlib.perfect import PerfectOrder
+from arena.botlib.perfect import PerfectOrder, border_pairs
 from arena.botlib.solver import MAX_ORDER_MOVES, Solver, two_mark_positions
 from arena.rules import Board, Mark, Move
 
@@ -194,17 +193,8 @@ def repair(board: Board, rng: random.Random | None = None) -> Move | None:
     pair left half-filled gets the pairing's own answer at the next turn). Only where the
     solvers cannot decide (``MOST_EMPTY``): with fewer empty cells they weigh a repair against
     the centre moves themselves."""
-    halves: list[Move] = []
-    for a, b in LINE_ENDS:
-        ma, mb = board.mark_at(a), board.mark_at(b)
-        if ma is not None and mb is not None:
-            if ma == mb:
-                return None
-        elif ma is not None:
-            halves.append(Move(b, Mark(1 - ma)))
-        elif mb is not None:
-            halves.append(Move(a, Mark(1 - mb)))
-    if not halves:
+    halves, equal = border_pairs(board)
+    if equal or not halves:
         return None
     return rng.choice(halves) if rng is not None else halves[0]
 

@@ -35,7 +35,7 @@ from arena.botlib.repair import GeneralCentre
 from arena.botlib.solver import MAX_ORDER_MOVES, SearchLimitError, Solver
 from arena.rules import CELLS, WINDOWS_THROUGH, Board, Mark, Move, Role
 
-__all__ = ["PerfectOrder", "chaos_move", "choose_move", "time_budget"]
+__all__ = ["PerfectOrder", "border_pairs", "chaos_move", "choose_move", "time_budget"]
 
 
 def time_budget(ms: int) -> float:
@@ -175,16 +175,8 @@ class PerfectOrder:
         with no half-filled pair, ``(line, mark)`` for the one centre line whose pair holds two
         of ``mark``, or ``(-1, -1)`` when every pair is empty or holds X and O; else None (off
         the strategy: several half-filled pairs, or several pairs of equal marks)."""
-        halves: list[Move] = []
-        equal = [(-1, -1)]
-        for line, (a, b) in enumerate(LINE_ENDS):
-            ma, mb = board.mark_at(a), board.mark_at(b)
-            if ma is None and mb is not None:
-                halves.append(Move(a, Mark(1 - mb)))
-            elif mb is None and ma is not None:
-                halves.append(Move(b, Mark(1 - ma)))
-            elif ma is not None and ma == mb:
-                equal.append((line, int(ma)))
+        halves, equal_pairs = border_pairs(board)
+        equal = [(-1, -1), *equal_pairs]
         if len(halves) == 1:
             return halves[0]
         if (
@@ -243,6 +235,23 @@ class PerfectOrder:
             return move
         self.last_reason = "search"
         return search(board.bits, True, stop, rng, self.node_limit)
+
+
+def border_pairs(board: Board) -> tuple[list[Move], list[tuple[int, int]]]:
+    """The border pairs as the pairing sees them: its answer to each half-filled pair (the
+    opposite mark in the empty end), and ``(line, mark)`` for each pair holding two equal marks
+    (in ``LINE_ENDS`` order)."""
+    halves: list[Move] = []
+    equal: list[tuple[int, int]] = []
+    for line, (a, b) in enumerate(LINE_ENDS):
+        ma, mb = board.mark_at(a), board.mark_at(b)
+        if ma is None and mb is not None:
+            halves.append(Move(a, Mark(1 - mb)))
+        elif mb is None and ma is not None:
+            halves.append(Move(b, Mark(1 - ma)))
+        elif ma is not None and ma == mb:
+            equal.append((line, int(ma)))
+    return halves, equal
 
 
 def chaos_move(board: Board, rng: random.Random, ms: int, deadline: float) -> Move:
