@@ -253,8 +253,6 @@ cell and win 9 of 10 such games by ply 21-25, a central one held the full board 
 border move by the partner cell, wins the centre games: 20 of 20 in-process (10 of 20 against the
 search's own first replies), which is why the plain ``mcts`` bot keeps its own."""
 
-CHAOS_C_PUCT = C_PUCT
-"""``Mcts``'s exploration weight when ``budgeted_move`` plays Chaos."""
 CHAOS_WINDOWS = True
 """Whether ``budgeted_move``'s Chaos values its leaves with ``WINDOW_VALUE_WEIGHTS`` once a mark
 stands in the border (``Mcts(window_weights=...)``)."""
@@ -276,16 +274,13 @@ def budgeted_move(
     ``deadline`` (a ``time.monotonic`` value): how the bundled bots use it. ``centre_opening``:
     see ``Mcts``."""
     stop = guard_deadline(deadline, ms)
-    if (x | o).bit_count() & 1:  # Chaos
-        search = Mcts(
-            rng,
-            c=CHAOS_C_PUCT,
-            centre_opening=centre_opening,
-            window_weights=WINDOW_VALUE_WEIGHTS if CHAOS_WINDOWS else None,
-            window_anywhere=CHAOS_WINDOW_ANYWHERE,
-        )
-    else:
-        search = Mcts(rng, centre_opening=centre_opening)
+    chaos = (x | o).bit_count() & 1
+    search = Mcts(
+        rng,
+        centre_opening=centre_opening,
+        window_weights=WINDOW_VALUE_WEIGHTS if chaos and CHAOS_WINDOWS else None,
+        window_anywhere=CHAOS_WINDOW_ANYWHERE,
+    )
     return search.best_move(x, o, stop, max_playouts=int(SIMULATIONS_PER_MS * ms))
 
 
