@@ -379,10 +379,11 @@ class ClusterExecutor:
         the end of its current game (``cluster_worker.share_task``)."""
         if any(r.asked for r in pending.values()):
             return
-        sharing = [r for r in pending.values() if not r.keeps_all]
-        running = max(sharing, key=self._games_left, default=None)
-        if running is None or self._games_left(running) < 2:
+        left = {key: self._games_left(r) for key, r in pending.items() if not r.keeps_all}
+        most = max(left, key=left.__getitem__, default=None)
+        if most is None or left[most] < 2:
             return
+        running = pending[most]
         from arena.tournament.executors.cluster_worker import share_task
 
         workers = [running.worker] if running.worker is not None else None
