@@ -31,6 +31,7 @@ __all__ = [
     "tree_work_ns",
     "tree_run_delay_ns",
     "threads_run_delay_ns",
+    "own_run_delay_ns",
     "KeptSchedstats",
     "unread_bytes",
     "die_with_parent",
@@ -237,6 +238,12 @@ def threads_run_delay_ns(tids: Iterable[int]) -> int:
     for tid in tids:
         total += _run_delay(_read(f"/proc/{tid}/schedstat"))
     return total
+
+
+def own_run_delay_ns() -> int:
+    """How long the calling thread has waited for a CPU so far (its ``schedstat``), in ns: the
+    referee's own waiting, which makes it see a reply late that may have come in time."""
+    return _run_delay(_read("/proc/thread-self/schedstat"))
 
 
 def _run_delay(schedstat: bytes | None) -> int:

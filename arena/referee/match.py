@@ -95,10 +95,14 @@ STARVED_SHARE = 0.5
 (summed over its threads) from which the machine's load, not the bot, made it late: the game is
 replayed instead of lost by ``timeout``."""
 PACED_SHARE = 10
-"""In wall mode, a bot whose previous move took at least 1/``PACED_SHARE`` of the move's budget
-has the run-queue delay of its threads read when its ``turn`` is sent (``schedstat``, a few tens
-of microseconds): should it answer late, the referee knows whether it waited for a CPU meanwhile.
-A bot that answered faster is not read (the hot path of instant bots pays nothing)."""
+"""In wall mode, a bot that has taken at least 1/``PACED_SHARE`` of the move's budget on any move
+of its process (or has made none yet) has the run-queue delay of its threads read when its
+``turn`` is sent (``schedstat``, a few tens of microseconds), and the referee its own: should it
+answer late, the referee knows whether it, or the referee, waited for a CPU meanwhile. Any move,
+not the previous one: a bot that thinks answers some moves at once (a forced block, a pairing
+reply, a five), and its next move, the first of a game say, is as likely to be late under load as
+any (issue 25: ``mcts`` and ``alphabeta`` lost such moves on time in busy tournaments). A bot that
+has always answered faster is not read (the hot path of instant bots pays nothing)."""
 REPLAYED = "replayed: "
 """How a game's detail says that it was replayed (the machine too loaded to time a move)."""
 TOO_LOADED_HINT = (
@@ -140,15 +144,19 @@ class MatchSettings:
 
 
 class _LoadReading(NamedTuple):
-    """A bot's run-queue delay and CPU time (``schedstat``, its CPU clock) at one moment."""
+    """A bot's run-queue delay and CPU time (``schedstat``, its CPU clock), and the referee
+    thread's own run-queue delay, at one moment."""
 
     delay_ns: int
     cpu_ns: int
+    referee_ns: int
     at_ns: int  # ``perf_counter_ns``
 
 
 def _read_load(process: BotProcess) -> _LoadReading:
-    return _LoadReading(process.run_delay_ns(), process.cpu_ns(), time.perf_counter_ns())
+    return _LoadReading(
+        process.run_delay_ns(), process.cpu_ns(), procfs.own_run_delay_ns(), time.perf_counter_ns()
+    )
 
 
 @dataclass
@@ -167,7 +175,7 @@ class _Seat:
     wants: frozenset[str] = frozenset()  # the protocol extensions its process asked for
     seed: int | None = None  # the seed of this match for its process, until `match` told it
     person: bool = False  # a person's seat: no process, its moves come from ``ask``
-    move_ns: int = -1  # wall time of its process's last move (-1: none yet)
+    move_ns: int = -1  # wall time of its process's slowest move (-1: none yet)
     load_mark: _LoadReading | None = None  # read as its `turn` was sent (``PACED_SHARE``)
 
 
@@ -654,9 +662,10 @@ class Match:
                 allowed_ns = budget_ns + margin_ns
                 wall_ns = allowed_ns if not on_cpu else _cpu_wall_cap(allowed_ns)
                 if watch_load:
-                    # The run-queue baseline of a bot that uses a good part of its time (or whose
-                    # pace is unknown): a late reply is then judged on the CPU it waited for in
-                    # this move. A bot that answered at once last time costs nothing here.
+                    # The run-queue baseline of a bot that has used a good part of its time on
+                    # some move (or whose pace is unknown): a late reply is then judged on the
+                    # CPU it waited for in this move. A bot that always answers at once costs
+                    # nothing here.
                     paced = seat.move_ns < 0 or seat.move_ns * PACED_SHARE >= budget_ns
                     seat.load_mark = _read_load(process) if paced else None
                 message = prefix + board + b" " + last + suffix
@@ -695,10 +704,11 @@ class Match:
                 if elapsed > wall_ns:
                     if elapsed - wall_ns > _STALL_NS:
                         raise _Stalled(elapsed - wall_ns, f"the deadline of ply {ply + 1}")
-                    if watch_load:
-                        _check_waited(seat, elapsed - wall_ns)
-                    raise _GameOver(seat, Reason.TIMEOUT, self._late(elapsed, budget_ns, False))
-                seat.move_ns = elapsed
+                    measured = _check_waited(seat, elapsed - wall_ns) if watch_load else ""
+                    detail = self._late(elapsed, budget_ns, False) + measured
+                    raise _GameOver(seat, Reason.TIMEOUT, detail)
+                if elapsed > seat.move_ns:
+                    seat.move_ns = elapsed
                 used = elapsed
                 if read_cpu:
                     cpu_now = process.cpu_ns()
@@ -782,7 +792,7 @@ class Match:
                 if used > budget_ns + tc.margin_ms * 1_000_000:
                     detail = self._late(used, budget_ns, True)
                     raise _GameOver(seat, Reason.TIMEOUT, f"{detail} without answering")
-            self._check_starved(seat, budget_ns, deadline_ns)
+            measured = self._check_starved(seat, budget_ns, deadline_ns)
             silence = faults.silence(process, turn=True)
             if on_cpu:
                 cap = _cpu_wall_cap(budget_ns + tc.margin_ms * 1_000_000) / 1e6
@@ -793,7 +803,7 @@ class Match:
                 within = f"{tc.move_ms} ms"
             if tc.margin_ms and not on_cpu:
                 within += f" + margin {tc.margin_ms} ms"
-            raise _GameOver(seat, Reason.TIMEOUT, f"no move within {within}: {silence}")
+            raise _GameOver(seat, Reason.TIMEOUT, f"no move within {within}: {silence}{measured}")
         if status is WaitStatus.EOF:
             raise _GameOver(seat, Reason.CRASH, faults.exit_detail(process))
         if status is WaitStatus.OVERLONG:
@@ -807,8 +817,9 @@ class Match:
         self._drop_owed_reply(seat, deadline_ns)
         raise over
 
-    def _check_starved(self, seat: _Seat, budget_ns: int, deadline_ns: int) -> None:
-        """Raise ``_Starved`` if the bot, late, is late because it was waiting for a CPU.
+    def _check_starved(self, seat: _Seat, budget_ns: int, deadline_ns: int) -> str:
+        """Raise ``_Starved`` if the bot, late, is late because it was waiting for a CPU; else
+        return what was measured, for the ``timeout``'s detail (``_check_waited``).
 
         Only a late move pays for this (nothing is read while bots are on time): from the
         deadline, the referee waits up to ``LOAD_PROBE_MS`` (at most the move's own budget) more
@@ -833,7 +844,7 @@ class Match:
                 f"the bot waited {waited / 1e6:.0f} ms for a CPU in the {span / 1e6:.0f} ms"
                 " after its deadline"
             )
-        _check_waited(seat, after.at_ns - deadline_ns, after)
+        return _check_waited(seat, after.at_ns - deadline_ns, after)
 
     def _drop_owed_reply(self, seat: _Seat, deadline_ns: int) -> None:
         """Wait (until the turn's deadline) for a reply that the other bot's fault made moot, and
@@ -853,6 +864,7 @@ _STALL_NS = STALL_MS * 1_000_000
 _T = TypeVar("_T")
 _LINES = (WaitStatus.LINE, WaitStatus.EXTRA)  # a line came (and maybe more after it)
 _MIN_STARVED_NS = 5_000_000  # less run-queue delay than this explains no lateness
+_NOT_READ = "its run-queue wait was not read (no move of its took a tenth of its time)"
 
 
 def _too_loaded(stalls: list[str], starved: bool) -> HarnessError:
@@ -879,33 +891,56 @@ def _limit_fault(*seats: _Seat, late: bool = False) -> _GameOver | None:
     return None
 
 
-def _waited_for_others(process: BotProcess, before: _LoadReading, after: _LoadReading) -> int:
-    """Of the time the bot's threads waited for a CPU between two readings, the part that other
-    processes caused: at most the capacity of the cores the bot may run on that it did not use
-    itself. A bot whose own threads outnumber its cores waits for itself, and that is its own
-    doing, never the machine's load."""
+def _waited_for_others(
+    process: BotProcess, before: _LoadReading, after: _LoadReading, referee: bool = False
+) -> int:
+    """Of the time the bot's threads (and with ``referee``, the referee's thread too) waited for
+    a CPU between two readings, the part that other processes caused: at most the capacity of
+    the cores the bot may run on that it did not use itself. A bot whose own threads outnumber
+    its cores waits for itself, and a referee that waits while the bot computes on its core waits
+    for the bot: that is the bot's own doing, never the machine's load."""
     try:
         cores = len(os.sched_getaffinity(process.pid))
     except OSError:
         cores = os.cpu_count() or 1
     spare = cores * (after.at_ns - before.at_ns) - (after.cpu_ns - before.cpu_ns)
-    return max(min(after.delay_ns - before.delay_ns, spare), 0)
+    waited = after.delay_ns - before.delay_ns
+    if referee:
+        waited += after.referee_ns - before.referee_ns
+    return max(min(waited, spare), 0)
 
 
-def _check_waited(seat: _Seat, late_ns: int, now: _LoadReading | None = None) -> None:
-    """Raise ``_Starved`` if ``seat``'s bot, whose reply came ``late_ns`` after its deadline,
-    waited for a CPU during the move at least that long: on a machine that ran it when it was
-    ready to run, it would have been on time. Judged only where the move has a run-queue
-    baseline (``_Seat.load_mark``); otherwise the reply is late. ``now``: a reading just taken."""
+def _check_waited(seat: _Seat, late_ns: int, now: _LoadReading | None = None) -> str:
+    """Raise ``_Starved`` if ``seat``'s bot, whose reply the referee saw ``late_ns`` after its
+    deadline, and the referee together waited for a CPU during the move at least that long
+    (``_waited_for_others``): on a machine that ran the bot when it was ready to run, and the
+    referee when the reply came, it would have been seen in time. The referee's part counts
+    because the lateness it measures includes its own: a reply that came in time, read by a
+    referee left waiting for a CPU, looks late. Judged only where the move has a run-queue
+    baseline (``_Seat.load_mark``); otherwise the reply is late. ``now``: a reading just taken.
+
+    Returns what was measured, for the detail of the ``timeout`` that follows: the bot's CPU time
+    and run-queue wait over the move, and the referee's (the figures that tell a slow bot from a
+    loaded machine), or that nothing was read."""
     process, mark = seat.process, seat.load_mark
-    if process is None or mark is None:
-        return
-    waited = _waited_for_others(process, mark, now or _read_load(process))
+    if process is None:
+        return ""
+    if mark is None:
+        return f"; {_NOT_READ}"
+    now = now or _read_load(process)
+    waited = _waited_for_others(process, mark, now, referee=True)
     if waited >= late_ns:
+        own = max(min(now.delay_ns - mark.delay_ns, waited), 0)
         raise _Starved(
-            f"the bot waited {waited / 1e6:.1f} ms for a CPU during a move it answered"
-            f" {late_ns / 1e6:.1f} ms late"
+            f"the bot waited {own / 1e6:.1f} ms for a CPU and the referee"
+            f" {(waited - own) / 1e6:.1f} ms during a move it answered {late_ns / 1e6:.1f} ms late"
         )
+    cpu = now.cpu_ns - mark.cpu_ns
+    return (
+        f"; measured over {(now.at_ns - mark.at_ns) / 1e6:.1f} ms from its `turn`: it used"
+        f" {cpu / 1e6:.1f} ms of CPU and waited {(now.delay_ns - mark.delay_ns) / 1e6:.1f} ms for"
+        f" one, the referee {(now.referee_ns - mark.referee_ns) / 1e6:.1f} ms"
+    )
 
 
 def _check_stall(process: BotProcess, deadline_ns: int, what: str) -> None:
@@ -1072,8 +1107,8 @@ class _PersonMatch(Match):
         if elapsed > wall_ns:
             if elapsed - wall_ns > _STALL_NS:
                 raise _Stalled(elapsed - wall_ns, f"the deadline of ply {board.ply + 1}")
-            _check_waited(seat, elapsed - wall_ns)
-            raise _GameOver(seat, Reason.TIMEOUT, self._late(elapsed, budget_ns, False))
+            measured = _check_waited(seat, elapsed - wall_ns)
+            raise _GameOver(seat, Reason.TIMEOUT, self._late(elapsed, budget_ns, False) + measured)
         used = process.cpu_ns() - cpu0 if on_cpu else elapsed
         if used > allowed_ns:
             raise _GameOver(seat, Reason.TIMEOUT, self._late(used, budget_ns, True))

@@ -10,6 +10,8 @@ to that core (a test that starves it of a CPU on purpose; ``-`` does not). ``wan
 the ``time`` extension of the protocol (``want time`` before ``ready``). It logs each ``turn``'s
 ``<ms>`` and any ``time`` line to stderr. Its moves fill the board in reading order with a
 pattern of marks that never makes five: a game lasts its 36 plies unless a bot faults.
+MS may be a comma-separated list: the Nth move of the process spends its Nth item, the moves
+after the list its last (``20,0``: a bot that thinks once, then answers at once).
 """
 
 import os
@@ -53,7 +55,7 @@ def spend(ms: float, how: str) -> None:
 
 def main() -> None:
     """Answer each line; exit on ``quit`` or end of input."""
-    ms = float(sys.argv[1]) if len(sys.argv) > 1 else 0.0
+    times = [float(t) for t in sys.argv[1].split(",")] if len(sys.argv) > 1 else [0.0]
     how = sys.argv[2] if len(sys.argv) > 2 else "sleep"
     if len(sys.argv) > 3 and sys.argv[3] != "-":
         os.sched_setaffinity(0, {int(sys.argv[3])})
@@ -65,7 +67,7 @@ def main() -> None:
             return
         if line.startswith(b"turn"):
             os.write(2, b"turn ms " + line.split()[-1] + b"\n")
-            spend(ms, how)
+            spend(times[0] if len(times) == 1 else times.pop(0), how)
             cell = line.index(b".", 5) - 5
             mark = "XO"[((cell % 6) // 2 + cell // 6) % 2]
             os.write(1, f"{'abcdef'[cell % 6]}{cell // 6 + 1}{mark}\n".encode())

@@ -17,6 +17,8 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
+from typing import cast
 
 import pytest
 from conftest import TEST_BOTS_DIR, run_arena
@@ -26,9 +28,11 @@ from arena.botspec import BotSpec
 from arena.commands.replay import frame_lines
 from arena.config import config_from_dict
 from arena.errors import ConfigError, HarnessError
+from arena.launch.process import BotProcess
 from arena.limits import Measure, SandboxMode, TimeControl, parse_clock
 from arena.records import GameRecord
-from arena.referee import MatchSettings, play_match
+from arena.referee import Match, MatchSettings, play_match
+from arena.referee import match as match_module
 from arena.referee.match import REPLAYED
 from arena.rules import Reason, Role
 
@@ -259,6 +263,61 @@ def test_a_sleeping_bot_is_late_whatever_the_load(tmp_path: Path) -> None:
     with hogs(1, core):
         record = play(sleeper, spender(tmp_path, "q", 0), TimeControl(move_ms=100))
     assert record.reason is Reason.TIMEOUT, record.detail
+
+
+def test_a_bot_that_has_thought_once_is_read_at_every_move(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 25: in busy tournaments ``mcts`` and ``alphabeta`` lost on time the first move of a
+    game after a game whose last moves they had made at once: the referee had read no run-queue
+    baseline for that move (it read one only after a slow previous move), so a reply made late
+    by the load could not be told from a slow bot. A bot that has taken a tenth of its time on
+    any move of its process is now read at every move; one that never has is not (instant bots
+    pay nothing). The readings are counted, not timed: a move that thinks sleeps 20 ms of a
+    100 ms budget, more than the tenth whatever the machine."""
+    readings: list[int] = []
+    read_load = match_module._read_load
+
+    def counted(process: BotProcess) -> match_module._LoadReading:
+        readings.append(process.pid)
+        return read_load(process)
+
+    monkeypatch.setattr(match_module, "_read_load", counted)
+    settings = MatchSettings(time_control=TimeControl(move_ms=100), sandbox=SandboxMode.NONE)
+    with Match(spender(tmp_path, "once", "20,0"), spender(tmp_path, "q", 0), settings) as match:
+        record = match.play(order_seat=0)
+        thinker, instant = (seat.process for seat in match.seats)
+        assert thinker is not None and instant is not None
+        assert record.reason is Reason.FULL, record.detail
+        assert readings.count(thinker.pid) == 18  # each of its moves, instant ones too
+        assert readings.count(instant.pid) == 1  # its first (its pace unknown), then none
+
+
+def test_a_late_reply_is_judged_on_the_referees_wait_too_but_not_on_the_bots_own_work() -> None:
+    """The lateness the referee measures includes its own: a reply that came in time, read by a
+    referee left waiting for a CPU, looks late. The referee's run-queue wait during the move
+    counts beside the bot's (a replay), except the part the bot itself caused by computing on
+    the cores it may use (a bot past its time cannot escape by crowding out the referee).
+    Readings made up, no clock: the rule, not the machine."""
+    cores = len(os.sched_getaffinity(0))
+    span = 110_000_000
+    mark = match_module._LoadReading(delay_ns=0, cpu_ns=0, referee_ns=0, at_ns=0)
+    seat = match_module._Seat(BotSpec.resolve("random"), 0)
+    seat.process = cast(BotProcess, SimpleNamespace(pid=0))
+    seat.load_mark = mark
+    # The bot computed 40 ms and waited for nothing; the referee waited 30 ms for a CPU.
+    now = match_module._LoadReading(0, 40_000_000, 30_000_000, span)
+    both = r"the bot waited 0\.0 ms for a CPU and the referee 30\.0 ms during a move it answered"
+    with pytest.raises(match_module._Starved, match=both + r" 10\.0 ms late"):
+        match_module._check_waited(seat, 10_000_000, now)
+    # 31 ms late: more than both waited.
+    match_module._check_waited(seat, 31_000_000, now)
+    # The bot computed on every core it may use the whole time: the referee waited for it.
+    hog = match_module._LoadReading(0, cores * span, 30_000_000, span)
+    match_module._check_waited(seat, 10_000_000, hog)
+    # Without a baseline (a bot that never took a tenth of its time) the reply is late.
+    seat.load_mark = None
+    match_module._check_waited(seat, 10_000_000, now)
 
 
 # --- the negotiated extension ------------------------------------------------------------------

@@ -120,7 +120,9 @@ class Fault:
 
 
 MOVE = "[a-f][1-6]X"
-NO_MOVE = rf"no move within {MOVE_MS} ms: nothing arrived on stdout \(slow, or not flushing it\?\)"
+MEASURED = r"(; measured over [^;]*|; its run-queue wait was not read [^;]*)?"  # what was read
+SILENT = r"nothing arrived on stdout \(slow, or not flushing it\?\)"
+NO_MOVE = rf"no move within {MOVE_MS} ms: {SILENT}{MEASURED}"
 NO_READY = r"no `ready` within 500 ms: nothing arrived on stdout \(flush after each line\?\)"
 FAULTS = [
     # A second line written right after the first: read with it (more than one line for one
