@@ -110,6 +110,9 @@ TOO_LOADED_HINT = (
     " workers"
 )
 """What a run too loaded to referee in wall time suggests."""
+STARTUP_LOADED_HINT = "give the bots a longer time_control.startup_ms, or use fewer workers"
+"""What a run too loaded for its bots to start within their allowance suggests (``measure: cpu``
+does not change how a start-up is timed)."""
 
 
 @dataclass(frozen=True)
@@ -204,10 +207,12 @@ class _Stalled(Exception):
 
 class _Starved(_Stalled):
     """Raised when a bot was late in wall time because it waited for a CPU (the machine's load,
-    not the bot): the game is replayed like any harness error."""
+    not the bot): the game is replayed like any harness error. ``hint``: what to do should the
+    machine stay that loaded."""
 
-    def __init__(self, detail: str) -> None:
+    def __init__(self, detail: str, hint: str = TOO_LOADED_HINT) -> None:
         self.detail = f"{detail} (machine loaded)"
+        self.hint = hint
         Exception.__init__(self, self.detail)
 
 
@@ -399,9 +404,11 @@ class Match:
             if problem is not None:
                 failures.append(self._startup_failed(seat, problem))
         deadline = time.perf_counter_ns() + self.settings.time_control.startup_ms * 1_000_000
+        starting = [seat.process for seat in pending if seat.process is not None]
         for seat in pending:
             if seat.process is not None and not seat.ready:
-                self._await_ready(seat, deadline, failures)
+                companions = [p for p in starting if p is not seat.process]
+                self._await_ready(seat, deadline, failures, companions)
         if failures:
             raise failures[0]
 
@@ -415,8 +422,15 @@ class Match:
             return _GameOver(seat, Reason.CRASH, excess)
         return _GameOver(seat, Reason.STARTUP, detail)
 
-    def _await_ready(self, seat: _Seat, deadline: int, failures: list[_GameOver]) -> None:
-        """Wait for one seat's `ready`; faults of either seat meanwhile go to ``failures``."""
+    def _await_ready(
+        self,
+        seat: _Seat,
+        deadline: int,
+        failures: list[_GameOver],
+        companions: Sequence[BotProcess] = (),
+    ) -> None:
+        """Wait for one seat's `ready`; faults of either seat meanwhile go to ``failures``.
+        ``companions``: the bots started beside it (``_check_starved_start``)."""
         process = seat.process
         assert process is not None
         allowance = self.settings.time_control.startup_ms
@@ -444,9 +458,11 @@ class Match:
             seat.ready = True
             seat.failed_startups = 0
             return
+        problem = faults.startup_problem(status, line, process, allowance)
         if status is WaitStatus.TIMEOUT:
             _check_stall(process, deadline, "the start-up allowance")
-        problem = faults.startup_problem(status, line, process, allowance)
+            began = deadline - allowance * 1_000_000
+            problem += _check_starved_start(process, began, companions)
         failures.append(self._startup_failed(seat, problem))
 
     def _fault_outside_turn(
@@ -512,7 +528,8 @@ class Match:
                     seat.stderr_left = ""
                 stalls.append(stall.detail)
                 if len(stalls) >= MAX_REPLAYS:
-                    raise _too_loaded(stalls, starved=isinstance(stall, _Starved)) from None
+                    hint = stall.hint if isinstance(stall, _Starved) else None
+                    raise _too_loaded(stalls, hint) from None
                 if again is not None:
                     again()
 
@@ -867,10 +884,11 @@ _MIN_STARVED_NS = 5_000_000  # less run-queue delay than this explains no latene
 _NOT_READ = "its run-queue wait was not read (no move of its took a tenth of its time)"
 
 
-def _too_loaded(stalls: list[str], starved: bool) -> HarnessError:
-    """The one error of a game the machine was too loaded to referee (with what to do)."""
-    hint = f": {TOO_LOADED_HINT}" if starved else ""
-    return HarnessError(f"the machine is too loaded to referee fairly{hint} ({'; '.join(stalls)})")
+def _too_loaded(stalls: list[str], hint: str | None) -> HarnessError:
+    """The one error of a game the machine was too loaded to referee (with what to do, when a
+    bot was starved: ``_Starved.hint``)."""
+    said = f": {hint}" if hint else ""
+    return HarnessError(f"the machine is too loaded to referee fairly{said} ({'; '.join(stalls)})")
 
 
 def _cpu_wall_cap(allowed_ns: int) -> int:
@@ -940,6 +958,40 @@ def _check_waited(seat: _Seat, late_ns: int, now: _LoadReading | None = None) ->
         f"; measured over {(now.at_ns - mark.at_ns) / 1e6:.1f} ms from its `turn`: it used"
         f" {cpu / 1e6:.1f} ms of CPU and waited {(now.delay_ns - mark.delay_ns) / 1e6:.1f} ms for"
         f" one, the referee {(now.referee_ns - mark.referee_ns) / 1e6:.1f} ms"
+    )
+
+
+def _check_starved_start(
+    process: BotProcess, started_ns: int, companions: Sequence[BotProcess] = ()
+) -> str:
+    """Raise ``_Starved`` if a bot that did not start within its allowance (from ``started_ns``,
+    a ``perf_counter_ns`` value) spent at least ``STARVED_SHARE`` of that time waiting for a CPU
+    that other processes held: the machine's load kept it from starting, as it makes a move
+    late, and the game is replayed, not charged. Else return what was measured, for the
+    ``startup`` fault's detail.
+
+    A bot's processes are new at its start, so their run-queue wait so far is all of the
+    start-up's: one reading at the deadline, no baseline. A bot that sleeps or blocks through
+    its start-up, or whose own processes crowd its cores, waits for no other process's CPU: its
+    start-up fault stands (issue 25: in busy tournaments ``mcts`` lost games by ``startup``).
+    Nor does the CPU of ``companions``, the match's other bots started at the same moment (new
+    too: their CPU time so far is all of this start-up's), count as the machine's load: two bots
+    of one match start side by side on its core, and a slow start is not excused by an opponent's
+    slow start beside it."""
+    now = _read_load(process)
+    start = _LoadReading(delay_ns=0, cpu_ns=0, referee_ns=now.referee_ns, at_ns=started_ns)
+    beside = sum(companion.cpu_ns() for companion in companions)
+    waited = _waited_for_others(process, start, now._replace(cpu_ns=now.cpu_ns + beside))
+    span = now.at_ns - started_ns
+    if waited >= _MIN_STARVED_NS and waited >= STARVED_SHARE * span:
+        raise _Starved(
+            f"the bot waited {waited / 1e6:.0f} ms for a CPU in the {span / 1e6:.0f} ms of its"
+            " start-up allowance",
+            STARTUP_LOADED_HINT,
+        )
+    return (
+        f"; over {span / 1e6:.0f} ms it used {now.cpu_ns / 1e6:.0f} ms of CPU and waited"
+        f" {now.delay_ns / 1e6:.0f} ms for one"
     )
 
 

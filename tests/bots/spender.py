@@ -1,5 +1,5 @@
 """A correct bot that spends a fixed time on each move: ``spender.py MS
-[sleep|burn|child|crowd] [CPU] [want]``.
+[sleep|burn|child|crowd] [CPU] [want|-] [START]``.
 
 Why: time controls are judged on what a bot spends. ``sleep`` waits MS milliseconds of wall time
 (no CPU), ``burn`` computes for MS milliseconds of its own CPU time, ``child`` has a forked child
@@ -11,7 +11,8 @@ the ``time`` extension of the protocol (``want time`` before ``ready``). It logs
 ``<ms>`` and any ``time`` line to stderr. Its moves fill the board in reading order with a
 pattern of marks that never makes five: a game lasts its 36 plies unless a bot faults.
 MS may be a comma-separated list: the Nth move of the process spends its Nth item, the moves
-after the list its last (``20,0``: a bot that thinks once, then answers at once).
+after the list its last (``20,0``: a bot that thinks once, then answers at once). START, when
+given, is spent the same way before its ``ready`` (a slow start-up: a model loaded, a table built).
 """
 
 import os
@@ -60,6 +61,7 @@ def main() -> None:
     if len(sys.argv) > 3 and sys.argv[3] != "-":
         os.sched_setaffinity(0, {int(sys.argv[3])})
     want = len(sys.argv) > 4 and sys.argv[4] == "want"
+    start_ms = float(sys.argv[5]) if len(sys.argv) > 5 else 0.0
     readline = sys.stdin.buffer.readline
     while True:
         line = readline()
@@ -74,6 +76,7 @@ def main() -> None:
         elif line.startswith(b"time"):
             os.write(2, line)
         elif line.startswith(b"arena"):
+            spend(start_ms, how)
             os.write(1, b"want time\nready spender\n" if want else b"ready spender\n")
 
 

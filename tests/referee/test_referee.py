@@ -123,7 +123,10 @@ MOVE = "[a-f][1-6]X"
 MEASURED = r"(; measured over [^;]*|; its run-queue wait was not read [^;]*)?"  # what was read
 SILENT = r"nothing arrived on stdout \(slow, or not flushing it\?\)"
 NO_MOVE = rf"no move within {MOVE_MS} ms: {SILENT}{MEASURED}"
-NO_READY = r"no `ready` within 500 ms: nothing arrived on stdout \(flush after each line\?\)"
+NO_READY = (
+    r"no `ready` within 500 ms: nothing arrived on stdout \(flush after each line\?\);"
+    r" over \d+ ms it used \d+ ms of CPU and waited \d+ ms for one"
+)
 FAULTS = [
     # A second line written right after the first: read with it (more than one line for one
     # turn, 1st turn), arriving while the opponent is on move (a line when no reply was due,
