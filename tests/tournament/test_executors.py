@@ -27,7 +27,7 @@ from conftest import (
 
 from arena.botspec import BotSpec
 from arena.config import config_from_dict
-from arena.errors import ArenaError
+from arena.errors import ArenaError, HarnessError
 from arena.launch.sandbox import bwrap_path
 from arena.limits import Measure, SandboxMode, TimeControl
 from arena.referee.match import MatchSettings
@@ -334,3 +334,18 @@ def test_prepare_worker_resolves_the_mode_there_and_stop_bots_leaves_nothing(
     assert (mode, subreaper, second) == (expected, "True", "stopped")
     assert Path(scratch).name.startswith("arena-run-")
     assert not Path(scratch).exists(), "the worker's scratch folder was left behind"
+
+
+def test_a_job_failed_by_a_foreseen_harness_error_says_it_in_one_line() -> None:
+    """A match that ends in an error the harness foresees (a machine too loaded to referee, a
+    sandbox that cannot start) is stored and told in that error's own line, as the run says it,
+    not as a traceback (issue 25: a busy run's 21 "too loaded" errors were stored as tracebacks
+    of the worker); an unforeseen error keeps its traceback, a bug to report."""
+    loaded = HarnessError("the machine is too loaded to referee fairly: use fewer workers")
+    assert JobFailed.of("a~b#0", loaded) == JobFailed("a~b#0", str(loaded))
+    try:
+        raise ValueError("a bug")
+    except ValueError as error:
+        failed = JobFailed.of("a~b#0", error)
+    assert failed.error.startswith("Traceback (most recent call last)")
+    assert failed.error.rstrip().endswith("ValueError: a bug")

@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import dataclasses
 import threading
+import traceback
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from arena.errors import ArenaError
 from arena.launch.process import BotProcess
 from arena.limits import AffinityMode, KeepBots
 from arena.records import GameRecord
@@ -68,6 +70,16 @@ class JobFailed:
 
     key: str
     error: str
+
+    @classmethod
+    def of(cls, key: str, error: BaseException) -> JobFailed:
+        """The failure of job ``key`` by ``error``: an error the harness foresees (``ArenaError``:
+        a machine too loaded to referee, a sandbox that cannot start) in its own one line, as the
+        run tells it to the user and stores it; anything else with its traceback, a bug to
+        report."""
+        if isinstance(error, ArenaError):
+            return cls(key, str(error))
+        return cls(key, "".join(traceback.format_exception(error, limit=8)))
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,6 @@ import logging
 import pickle
 import re
 import time
-import traceback
 import uuid
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
@@ -481,9 +480,8 @@ class ClusterExecutor:
         name = type(error).__name__
         if name == "KilledWorker":
             message = f"the workers running this match died repeatedly ({error})"
-        else:
-            message = "".join(traceback.format_exception(error, limit=8))
-        return [JobFailed(running.job.key, message)]
+            return [JobFailed(running.job.key, message)]
+        return [JobFailed.of(running.job.key, error)]
 
     def _new(self, event: GameDone) -> bool:
         """Whether this call has not yielded ``event``'s game yet (and now has)."""

@@ -20,7 +20,6 @@ import signal
 import tempfile
 import threading
 import time
-import traceback
 from pathlib import Path
 from typing import Any
 
@@ -353,8 +352,8 @@ def play_remote(
         play_job(job, settings, emit, started, scope=run, asked=asked if task else None)
     except _RunStopped:
         events.append(JobFailed(job.key, "its run or match was stopped by the driver"))
-    except Exception:
-        events.append(JobFailed(job.key, traceback.format_exc(limit=8)))
+    except Exception as error:
+        events.append(JobFailed.of(job.key, error))
     finally:
         if streamer is not None:
             streamer.close()

@@ -16,7 +16,6 @@ import select
 import signal
 import tempfile
 import time
-import traceback
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -226,8 +225,8 @@ def _worker_main(
                 continue
             try:
                 play_job(job, settings, send, asked=lambda: _asked(conn))
-            except Exception:
-                send(JobFailed(job.key, traceback.format_exc(limit=8)))
+            except Exception as error:
+                send(JobFailed.of(job.key, error))
             send.flush()
     finally:
         close_keeper()  # the bots it kept between its matches quit with it
