@@ -856,7 +856,7 @@ class Match:
         after = _read_load(process)
         waited = _waited_for_others(process, before, after)
         span = after.at_ns - before.at_ns
-        if waited >= _MIN_STARVED_NS and waited >= STARVED_SHARE * span:
+        if _mostly_waiting(waited, span):
             raise _Starved(
                 f"the bot waited {waited / 1e6:.0f} ms for a CPU in the {span / 1e6:.0f} ms"
                 " after its deadline"
@@ -882,6 +882,13 @@ _T = TypeVar("_T")
 _LINES = (WaitStatus.LINE, WaitStatus.EXTRA)  # a line came (and maybe more after it)
 _MIN_STARVED_NS = 5_000_000  # less run-queue delay than this explains no lateness
 _NOT_READ = "its run-queue wait was not read (no move of its took a tenth of its time)"
+
+
+def _mostly_waiting(waited_ns: int, span_ns: int) -> bool:
+    """Whether a bot that waited ``waited_ns`` for a CPU others held in ``span_ns`` was held back
+    by the machine: at least ``STARVED_SHARE`` of the span, and at least ``_MIN_STARVED_NS``. The
+    one rule for a probe after a missed deadline and for a whole start-up allowance."""
+    return waited_ns >= _MIN_STARVED_NS and waited_ns >= STARVED_SHARE * span_ns
 
 
 def _too_loaded(stalls: list[str], hint: str | None) -> HarnessError:
@@ -983,7 +990,7 @@ def _check_starved_start(
     beside = sum(companion.cpu_ns() for companion in companions)
     waited = _waited_for_others(process, start, now._replace(cpu_ns=now.cpu_ns + beside))
     span = now.at_ns - started_ns
-    if waited >= _MIN_STARVED_NS and waited >= STARVED_SHARE * span:
+    if _mostly_waiting(waited, span):
         raise _Starved(
             f"the bot waited {waited / 1e6:.0f} ms for a CPU in the {span / 1e6:.0f} ms of its"
             " start-up allowance",
