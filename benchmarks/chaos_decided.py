@@ -27,11 +27,11 @@ import argparse
 import time
 from collections.abc import Iterator
 
-from ladder_vs_refs import make, opening_for
+from ladder_vs_refs import make, opening_for, play
 
 from arena.botlib.alphabeta import Searcher
 from arena.botlib.engine import FULL_MASK, has_five, live_windows, threats
-from arena.rules import Board, Move, Role
+from arena.rules import Board, Role
 
 FOURS = 10
 """The longest win by successive fours read for Order."""
@@ -83,24 +83,16 @@ def lost_games(
     """The games ``ref``'s Order won against ``bot``'s Chaos: (length, Chaos's positions)."""
     order, chaos = make(ref, ms), make(bot, ms)
     for i in range(games):
-        order.start(Role.ORDER, seed * 1000 + 500 + i)
-        chaos.start(Role.CHAOS, seed * 1000 + i)
-        board = Board()
-        last: Move | None = None
-        for token in opening_for(seed, i, 2):
-            last = Move.parse(token)
-            board.push(last)
         positions: Positions = []
-        while not board.is_game_over():
-            role = board.turn
-            if role is Role.CHAOS:
+
+        def seen(board: Board, positions: Positions = positions) -> None:
+            if board.turn is Role.CHAOS:
                 positions.append((*board.bits, len(board.history)))
-            last = (order if role is Role.ORDER else chaos).move(board, last, role)
-            board.push(last)
-        outcome = board.outcome
-        assert outcome is not None
-        if outcome.winner is Role.ORDER:
-            yield len(board.history), positions
+
+        seeds = (seed * 1000 + 500 + i, seed * 1000 + i)
+        result = play(order, chaos, opening_for(seed, i, 2), seeds, seen)
+        if result.order_won:
+            yield result.plies, positions
 
 
 def main() -> None:

@@ -38,6 +38,7 @@ import importlib.util
 import random
 import sys
 import time
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -131,8 +132,15 @@ class Result:
     plies: int
 
 
-def play(order: Any, chaos: Any, opening: tuple[str, ...], seeds: tuple[int, int]) -> Result:
-    """One game from ``opening``; ``seeds``: Order's and Chaos's generators."""
+def play(
+    order: Any,
+    chaos: Any,
+    opening: Sequence[str],
+    seeds: tuple[int, int],
+    before_move: Callable[[Board], None] | None = None,
+) -> Result:
+    """One game from ``opening``; ``seeds``: Order's and Chaos's generators. ``before_move`` is
+    shown the board before each of the bots' moves (to record positions)."""
     order.start(Role.ORDER, seeds[0])
     chaos.start(Role.CHAOS, seeds[1])
     board = Board()
@@ -141,6 +149,8 @@ def play(order: Any, chaos: Any, opening: tuple[str, ...], seeds: tuple[int, int
         last = Move.parse(token)
         board.push(last)
     while not board.is_game_over():
+        if before_move is not None:
+            before_move(board)
         role = board.turn
         player = order if role is Role.ORDER else chaos
         last = player.move(board, last, role)

@@ -84,33 +84,24 @@ def searched_games(task: tuple[int, int, int]) -> list[Game]:
     ``order_ms`` against ``mcts``'s Chaos at 100 ms (see the module's docstring)."""
     start, count, order_ms = task
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from ladder_vs_refs import Bundled
+    from ladder_vs_refs import Bundled, play
 
-    from arena.rules import Board, Move, Role
+    from arena.rules import Board
     from arena.tournament.schedule import opening_for
 
     order, chaos = Bundled("alphabeta", order_ms), Bundled("mcts", 100)
     out = []
     for g in range(start, start + count):
-        order.start(Role.ORDER, 7000 + g)
-        chaos.start(Role.CHAOS, 9000 + g)
-        board = Board()
-        last: Move | None = None
-        for token in opening_for(77, g, 2):
-            last = Move.parse(token)
-            board.push(last)
-        seen = []
-        while not board.is_game_over():
+        seen: list[tuple[int, int, int]] = []
+
+        def record(board: Board, seen: list[tuple[int, int, int]] = seen) -> None:
             x, o = board.bits
             e = threat_eval(x, o)
             if 0 <= e < WIN // 2:
                 seen.append((x, o, e))
-            role = board.turn
-            last = (order if role is Role.ORDER else chaos).move(board, last, role)
-            board.push(last)
-        outcome = board.outcome
-        assert outcome is not None
-        out.append((g, seen, outcome.winner is Role.ORDER))
+
+        result = play(order, chaos, opening_for(77, g, 2), (7000 + g, 9000 + g), record)
+        out.append((g, seen, result.order_won))
     return out
 
 
