@@ -163,7 +163,13 @@ def play(
 
 
 def make(name: str, ms: int) -> Any:
-    return Reference(name) if name.startswith("ref_") else Bundled(name, ms)
+    """The player named ``name``: a reference (``ref_*``, in ``benchmarks/bots``) or a bundled
+    bot (``bots/<name>``); an unknown name ends the script in one line that lists the known."""
+    reference = name.startswith("ref_")
+    if not (REFS_DIR / f"{name}.py" if reference else ROOT / "bots" / name / "main.py").is_file():
+        known = [*BUNDLED, *sorted(p.stem for p in REFS_DIR.glob("ref_*.py"))]
+        raise SystemExit(f"unknown bot {name!r}: expected one of {', '.join(known)}")
+    return Reference(name) if reference else Bundled(name, ms)
 
 
 def pairing(task: tuple[str, str, int, int, int]) -> tuple[str, str, list[Result]]:
