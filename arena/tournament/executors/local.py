@@ -374,20 +374,16 @@ class LocalPoolExecutor:
 
     def _execute(self, jobs: Sequence[MatchJob]) -> Iterator[list[Event]]:
         queue = job_queue(jobs, self.keeps)
+        batch: list[Event] = []
         while True:
-            for worker in list(self._workers):
-                if worker.job is None and queue:
-                    job = self._next_job(worker, queue)
-                    try:
-                        worker.conn.send_bytes(pickle.dumps(job, pickle.HIGHEST_PROTOCOL))
-                    except OSError:  # the worker died while idle (killed from outside)
-                        self._replace(worker)  # joins the old process: its exit code is known
-                        code = worker.process.exitcode
-                        yield [JobFailed(job.key, f"worker process died (exit code {code})")]
-                        continue
-                    worker.give(job)
+            # A worker that has finished gets its next job before the caller stores and tells
+            # what it sent (the yield below): it never waits for the parent's bookkeeping.
+            self._hand_out(queue, batch)
             if not queue:
                 self._share()
+            if batch:
+                yield batch
+                batch = []
             busy = [w for w in self._workers if w.job is not None]
             if not busy:
                 return
@@ -397,7 +393,6 @@ class LocalPoolExecutor:
                 for fd in (worker.conn.fileno(), worker.process.sentinel):
                     poller.register(fd, select.POLLIN)
                     owners[fd] = worker
-            batch: list[Event] = []
             wait_ms = min(1000, max(10, int(self.stall_seconds * 1000 / 4)))
             for fd, _event in poller.poll(wait_ms):
                 worker = owners[fd]
@@ -409,8 +404,21 @@ class LocalPoolExecutor:
                     self._kill_stalled(worker, batch, now - worker.progress_at)
             queue.extendleft(reversed(self._handed))  # first, for the idle workers
             self._handed.clear()
-            if batch:
-                yield batch
+
+    def _hand_out(self, queue: deque[MatchJob], batch: list[Event]) -> None:
+        """Give each idle worker its next job from ``queue`` (a worker found dead is replaced,
+        and the job it could not take fails into ``batch``)."""
+        for worker in list(self._workers):
+            if worker.job is None and queue:
+                job = self._next_job(worker, queue)
+                try:
+                    worker.conn.send_bytes(pickle.dumps(job, pickle.HIGHEST_PROTOCOL))
+                except OSError:  # the worker died while idle (killed from outside)
+                    self._replace(worker)  # joins the old process: its exit code is known
+                    code = worker.process.exitcode
+                    batch.append(JobFailed(job.key, f"worker process died (exit code {code})"))
+                    continue
+                worker.give(job)
 
     def _share(self) -> None:
         """With a worker idle and nothing queued, ask the busy worker with the most games left
