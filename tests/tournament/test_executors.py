@@ -132,6 +132,31 @@ def test_the_pool_reports_the_same_events(tmp_path: Path, pools: list[LocalPoolE
     check_job_events(events_of(pools[0], jobs), jobs)
 
 
+def test_a_worker_gets_its_next_job_before_the_caller_handles_its_games(
+    tmp_path: Path, pools: list[LocalPoolExecutor]
+) -> None:
+    """The pool hands a finished worker its next job before it yields the batch that says so:
+    the worker plays on while the caller stores and tells the games (it used to wait for it)."""
+    first, second = tmp_path / "first", tmp_path / "second"
+    jobs = []
+    for folder, pace in ((first, "1"), (second, "2")):
+        folder.mkdir()
+        jobs += plan_matches([bot(folder, "instant.py"), bot(folder, "paced.py", pace)], 1)
+    dirs = {job.key: str(folder) for job, folder in zip(jobs, (first, second), strict=True)}
+    pool = LocalPoolExecutor(1, SETTINGS)
+    pools.append(pool)
+    batches = pool.execute(jobs)
+    done = next(e for batch in batches for e in batch if isinstance(e, JobDone))
+    # The caller holds the batch with that JobDone (the generator is suspended at its yield):
+    (other,) = [key for key in dirs if key != done.key]
+    assert wait_until(lambda: leftover_processes([dirs[other]]), 10), (
+        "the worker was not given its next job before the caller handled the finished one"
+    )
+    rest = [e for batch in batches for e in batch]
+    assert any(isinstance(e, JobDone) and e.key == other for e in rest)
+    assert wait_for_no_leftovers([str(tmp_path)]) == []
+
+
 def test_a_worker_killed_mid_job_fails_its_job_and_is_replaced(
     tmp_path: Path, pools: list[LocalPoolExecutor]
 ) -> None:
