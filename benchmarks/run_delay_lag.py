@@ -16,10 +16,15 @@ core 1 it reads the loop's ``run_delay`` and its state every 50 ms for 0.6 s. Th
 (``R``) all along, but its ``run_delay`` stays flat for hundreds of milliseconds and then jumps by
 as much when it runs. Two runs (6.18 kernel, EEVDF): flat for 200 and 550 ms, then +516 and +552 ms.
 
-A fix must count the wait still going on at a reading. One way is to sample the bot's state and
-CPU time during the referee's probe after the deadline. Another is to compare the thread's
-``se.exec_start`` (``/proc/<tid>/sched``) with the referee's own: that works only on the same
-core, because each core's scheduler clock has its own offset (8.8 s apart here).
+A fix must count the wait still going on at a reading. The referee samples the bot's threads during
+its probe after the deadline (``arena.referee.match._WaitWatch``, every 10 ms): a thread runnable
+with its ``schedstat`` unchanged is waiting, and that wait is added until the kernel counts it. This
+shows what it sees, sampling the loop the same way (``seen waiting``), and the sum of the kernel's
+count and the wait seen (``counted``), which should follow the time waited: in two runs the wait
+seen was the time elapsed to within 0.5 ms until the kernel's jump (+584 and +518 ms, at 466 and
+515 ms), then 0 (or the 20 ms since), never counted twice. (Comparing the thread's
+``se.exec_start`` in ``/proc/<tid>/sched`` with the referee's own works only on the same core:
+each core's scheduler clock has its own offset, 8.8 s apart here.)
 """
 
 from __future__ import annotations
@@ -28,11 +33,12 @@ import os
 import subprocess
 import sys
 import time
+from types import SimpleNamespace
+from typing import cast
 
-
-def run_delay_ns(pid: int) -> int:
-    with open(f"/proc/{pid}/schedstat") as f:
-        return int(f.read().split()[1])
+from arena.launch.process import BotProcess
+from arena.launch.procfs import KeptSchedstats
+from arena.referee.match import _WaitWatch
 
 
 def state(pid: int) -> str:
@@ -49,12 +55,23 @@ def main() -> None:
     try:
         os.sched_setaffinity(0, {1})
         time.sleep(0.3)
-        start, base = time.perf_counter_ns(), run_delay_ns(bot.pid)
-        for _ in range(12):
-            time.sleep(0.05)
-            elapsed = (time.perf_counter_ns() - start) / 1e6
-            grown = (run_delay_ns(bot.pid) - base) / 1e6
-            print(f"{elapsed:6.0f} ms: run_delay +{grown:6.1f} ms, state {state(bot.pid)}")
+        kept = KeptSchedstats()
+        loop_process = SimpleNamespace(thread_states=lambda: kept.states([bot.pid]))
+        watch = _WaitWatch(cast(BotProcess, loop_process))
+        start, base = watch.at_ns, watch.delay_ns
+        for i in range(1, 61):
+            time.sleep(0.01)
+            watch.sample()
+            if i % 5:
+                continue
+            elapsed = (watch.at_ns - start) / 1e6
+            grown = (watch.delay_ns - base) / 1e6
+            seen = watch.ongoing_ns() / 1e6
+            print(
+                f"{elapsed:6.0f} ms: run_delay +{grown:6.1f} ms, state {state(bot.pid)},"
+                f" seen waiting {seen:6.1f} ms, counted {grown + seen:6.1f} ms"
+            )
+        kept.close()
     finally:
         for proc in (*hogs, bot):
             proc.kill()

@@ -106,6 +106,16 @@ class BotProcess:
             return self._schedstats.run_delay_ns(tids)
         return procfs.tree_run_delay_ns(self.pid)
 
+    def thread_states(self) -> dict[int, procfs.ThreadState]:
+        """Each of the bot's threads' CPU time, run-queue wait and whether it is runnable (the
+        threads ``run_delay_ns`` reads, ``KeptSchedstats.states``): for the referee's probe after
+        a missed deadline, which samples them to see a wait still going on."""
+        cgroup = self.plan.cgroup
+        tids = cgroup.thread_ids() if cgroup is not None else None
+        if tids is None:
+            tids = procfs.tree_thread_ids(self.pid)
+        return self._schedstats.states(tids)
+
     @property
     def running(self) -> bool:
         return self.proc is not None and self.proc.poll() is None

@@ -17,6 +17,7 @@ import os
 import termios
 import time
 from collections.abc import Iterable, Sequence
+from typing import NamedTuple
 
 __all__ = [
     "stat_fields",
@@ -33,6 +34,7 @@ __all__ = [
     "threads_run_delay_ns",
     "own_run_delay_ns",
     "KeptSchedstats",
+    "ThreadState",
     "unread_bytes",
     "die_with_parent",
 ]
@@ -218,9 +220,7 @@ def tree_run_delay_ns(pid: int) -> int:
     """Time the threads of ``pid``'s tree have spent runnable but waiting for a CPU, in
     nanoseconds (the second field of ``/proc/<tid>/schedstat``); 0 where the kernel does not
     keep it. Count deltas over short spans: an exited thread takes its delay with it."""
-    return threads_run_delay_ns(
-        int(task) for p in (pid, *descendants(pid)) for task in _tasks(p) if task.isdigit()
-    )
+    return threads_run_delay_ns(tree_thread_ids(pid))
 
 
 def _tasks(pid: int | str) -> list[str]:
@@ -246,6 +246,11 @@ def own_run_delay_ns() -> int:
     return _run_delay(_read("/proc/thread-self/schedstat"))
 
 
+def tree_thread_ids(pid: int) -> list[int]:
+    """The thread ids of ``pid``'s tree (``tree_run_delay_ns``'s threads)."""
+    return [int(task) for p in (pid, *descendants(pid)) for task in _tasks(p) if task.isdigit()]
+
+
 def _run_delay(schedstat: bytes | None) -> int:
     """The run-queue wait in a ``schedstat`` line (its second field), 0 when there is none."""
     parts = schedstat.split() if schedstat else []
@@ -253,6 +258,16 @@ def _run_delay(schedstat: bytes | None) -> int:
         with contextlib.suppress(ValueError):
             return int(parts[1])
     return 0
+
+
+class ThreadState(NamedTuple):
+    """One thread's ``schedstat`` (its CPU time, its run-queue wait, how many times it got a CPU)
+    and whether it is runnable (state ``R`` in its ``stat``: running, or waiting for a CPU)."""
+
+    cpu_ns: int
+    delay_ns: int
+    runs: int
+    runnable: bool
 
 
 class KeptSchedstats:
@@ -280,6 +295,20 @@ class KeptSchedstats:
             for gone in set(self._fds) - set(tids):
                 self._drop(gone)
         return total
+
+    def states(self, tids: Sequence[int]) -> dict[int, ThreadState]:
+        """The ``ThreadState`` of each of ``tids`` that can be read (its ``schedstat`` through the
+        kept file, its ``stat`` by its path): what the referee samples after a missed deadline,
+        to see a wait the kernel has not yet added to the run-queue delay."""
+        found = {}
+        for tid in tids:
+            fields = (self._read(tid) or b"").split()
+            stat = stat_fields(tid)
+            if len(fields) >= 3 and stat:
+                with contextlib.suppress(ValueError):
+                    cpu, delay, runs = int(fields[0]), int(fields[1]), int(fields[2])
+                    found[tid] = ThreadState(cpu, delay, runs, stat[0] == b"R")
+        return found
 
     def _read(self, tid: int) -> bytes | None:
         for _attempt in range(2):

@@ -154,6 +154,7 @@ class _LoadReading(NamedTuple):
     cpu_ns: int
     referee_ns: int
     at_ns: int  # ``perf_counter_ns``
+    ongoing_ns: int = 0  # of ``delay_ns``, the waits still going on, seen by ``_WaitWatch``
 
 
 def _read_load(process: BotProcess) -> _LoadReading:
@@ -841,25 +842,34 @@ class Match:
         Only a late move pays for this (nothing is read while bots are on time): from the
         deadline, the referee waits up to ``LOAD_PROBE_MS`` (at most the move's own budget) more
         for the reply, and reads the run-queue delay of the bot's threads (``schedstat``) at
-        both ends. The bot was held back by the machine's load, and the game is replayed, not
-        charged, when its threads spent at least ``STARVED_SHARE`` of that time runnable but
-        waiting for a CPU, or (where the move has a baseline, ``_Seat.load_mark``) when they
-        waited during the whole move at least as long as it is now late. A bot that sleeps,
-        blocks or computes past its time on an idle machine waits for no CPU: it lost on time.
-        The reply, late whatever happens, is never taken.
+        both ends, sampling them every ``_SAMPLE_NS`` meanwhile (``_WaitWatch``) to add the
+        waits still going on at the end, which the kernel has not yet counted. The bot was held
+        back by the machine's load, and the game is replayed, not charged, when its threads
+        spent at least ``STARVED_SHARE`` of that time runnable but waiting for a CPU, or (where
+        the move has a baseline, ``_Seat.load_mark``) when they waited during the whole move at
+        least as long as it is now late. A bot that sleeps, blocks or computes past its time on
+        an idle machine waits for no CPU: it lost on time. The reply, late whatever happens, is
+        never taken.
         """
         process = seat.process
         assert process is not None
         probe_ns = max(min(budget_ns, LOAD_PROBE_MS * 1_000_000), 10_000_000)
-        before = _read_load(process)
-        self.channels.wait_line(process, before.at_ns + probe_ns)
-        after = _read_load(process)
+        watch = _WaitWatch(process)
+        before = watch.reading()
+        end_ns = before.at_ns + probe_ns
+        while True:  # until the probe's end, or anything from the bot (its late reply, say)
+            next_ns = min(time.perf_counter_ns() + _SAMPLE_NS, end_ns)
+            status, _line, _culprit = self.channels.wait_line(process, next_ns)
+            watch.sample()
+            if status is not WaitStatus.TIMEOUT or watch.at_ns >= end_ns:
+                break
+        after = watch.reading()
         waited = _waited_for_others(process, before, after)
         span = after.at_ns - before.at_ns
         if _mostly_waiting(waited, span):
             raise _Starved(
                 f"the bot waited {waited / 1e6:.0f} ms for a CPU in the {span / 1e6:.0f} ms"
-                " after its deadline"
+                f" after its deadline{_still(after)}"
             )
         return _check_waited(seat, after.at_ns - deadline_ns, after)
 
@@ -882,6 +892,73 @@ _T = TypeVar("_T")
 _LINES = (WaitStatus.LINE, WaitStatus.EXTRA)  # a line came (and maybe more after it)
 _MIN_STARVED_NS = 5_000_000  # less run-queue delay than this explains no lateness
 _NOT_READ = "its run-queue wait was not read (no move of its took a tenth of its time)"
+_SAMPLE_NS = 10_000_000
+"""How often the probe after a missed deadline samples the bot's threads (``_WaitWatch``)."""
+_SEEN_WAITING_NS = 20_000_000
+"""How long a thread must be seen runnable with its ``schedstat`` unchanged before that counts as
+a wait for a CPU: two scheduler ticks at the coarsest (HZ 100; 4 ms here, HZ 250), since the
+kernel adds a running thread's CPU time only at ticks and switches (a running thread sampled
+every 0.1 to 1 ms on this machine, a 2-core VM, showed it unchanged for at most 4 to 15 ms)."""
+
+
+class _WaitWatch:
+    """A late bot's threads, sampled during the probe after its deadline, to see the waits for a
+    CPU still going on, which its run-queue delay does not show yet: the kernel adds a wait to a
+    thread's ``run_delay`` only when the thread gets a CPU again (``benchmarks/run_delay_lag.py``:
+    flat for 200 to 550 ms, then +516 to +552 ms at once).
+
+    A thread seen runnable (state ``R``) at one sample, whose ``schedstat`` (CPU time, run-queue
+    delay, times it got a CPU) is the same at a later one, has been runnable all along without
+    getting a CPU (it cannot sleep without running, and getting a CPU changes the count), or has
+    been running without a tick (``_SEEN_WAITING_NS`` rules that out): it is waiting, and that
+    wait is in no run-queue delay yet. The moment it gets a CPU the kernel adds the whole wait,
+    and its ``schedstat`` changes: the sample that shows it starts afresh, so a wait is counted
+    once, by the kernel or here, never both."""
+
+    def __init__(self, process: BotProcess) -> None:
+        self.process = process
+        self.seen: dict[int, tuple[procfs.ThreadState, int]] = {}  # tid: (state, seen since)
+        self.delay_ns = 0  # the run-queue delay the kernel has counted, at the last sample
+        self.at_ns = 0
+        self.sample()
+
+    def sample(self) -> None:
+        at = time.perf_counter_ns()
+        states = self.process.thread_states()
+        seen = {}
+        for tid, state in states.items():
+            last = self.seen.get(tid)
+            seen[tid] = (state, last[1] if last is not None and last[0] == state else at)
+        self.seen, self.at_ns = seen, at
+        self.delay_ns = sum(state.delay_ns for state in states.values())
+
+    def ongoing_ns(self) -> int:
+        """The waits still going on at the last sample, as far as seen (since the first sample
+        that showed each thread as it is now)."""
+        total = 0
+        for state, since in self.seen.values():
+            waited = self.at_ns - since
+            if state.runnable and waited >= _SEEN_WAITING_NS:
+                total += waited
+        return total
+
+    def reading(self) -> _LoadReading:
+        """The last sample as a reading: the kernel's run-queue delay plus the waits going on."""
+        ongoing = self.ongoing_ns()
+        return _LoadReading(
+            self.delay_ns + ongoing,
+            self.process.cpu_ns(),
+            procfs.own_run_delay_ns(),
+            self.at_ns,
+            ongoing,
+        )
+
+
+def _still(reading: _LoadReading) -> str:
+    """What a detail says of the waits still going on at ``reading``, if any."""
+    if not reading.ongoing_ns:
+        return ""
+    return f", {reading.ongoing_ns / 1e6:.0f} ms of it still going on"
 
 
 def _mostly_waiting(waited_ns: int, span_ns: int) -> bool:
@@ -957,14 +1034,14 @@ def _check_waited(seat: _Seat, late_ns: int, now: _LoadReading | None = None) ->
     if waited >= late_ns:
         own = max(min(now.delay_ns - mark.delay_ns, waited), 0)
         raise _Starved(
-            f"the bot waited {own / 1e6:.1f} ms for a CPU and the referee"
+            f"the bot waited {own / 1e6:.1f} ms for a CPU{_still(now)} and the referee"
             f" {(waited - own) / 1e6:.1f} ms during a move it answered {late_ns / 1e6:.1f} ms late"
         )
     cpu = now.cpu_ns - mark.cpu_ns
     return (
         f"; measured over {(now.at_ns - mark.at_ns) / 1e6:.1f} ms from its `turn`: it used"
         f" {cpu / 1e6:.1f} ms of CPU and waited {(now.delay_ns - mark.delay_ns) / 1e6:.1f} ms for"
-        f" one, the referee {(now.referee_ns - mark.referee_ns) / 1e6:.1f} ms"
+        f" one{_still(now)}, the referee {(now.referee_ns - mark.referee_ns) / 1e6:.1f} ms"
     )
 
 

@@ -1,5 +1,5 @@
 """A correct bot that spends a fixed time on each move: ``spender.py MS
-[sleep|burn|child|crowd] [CPU] [want|-] [START]``.
+[sleep|burn|child|crowd] [CPU] [want|-] [START] [NICE]``.
 
 Why: time controls are judged on what a bot spends. ``sleep`` waits MS milliseconds of wall time
 (no CPU), ``burn`` computes for MS milliseconds of its own CPU time, ``child`` has a forked child
@@ -13,6 +13,8 @@ pattern of marks that never makes five: a game lasts its 36 plies unless a bot f
 MS may be a comma-separated list: the Nth move of the process spends its Nth item, the moves
 after the list its last (``20,0``: a bot that thinks once, then answers at once). START, when
 given, is spent the same way before its ``ready`` (a slow start-up: a model loaded, a table built).
+NICE, when given, is added to its nice value just after its ``ready`` (a bot that starts at the
+harness's priority, then plays at the lowest, as a bot under ``nice -n 19`` beside busy work).
 """
 
 import os
@@ -61,7 +63,8 @@ def main() -> None:
     if len(sys.argv) > 3 and sys.argv[3] != "-":
         os.sched_setaffinity(0, {int(sys.argv[3])})
     want = len(sys.argv) > 4 and sys.argv[4] == "want"
-    start_ms = float(sys.argv[5]) if len(sys.argv) > 5 else 0.0
+    start_ms = float(sys.argv[5]) if len(sys.argv) > 5 and sys.argv[5] != "-" else 0.0
+    nice = int(sys.argv[6]) if len(sys.argv) > 6 else 0
     readline = sys.stdin.buffer.readline
     while True:
         line = readline()
@@ -78,6 +81,9 @@ def main() -> None:
         elif line.startswith(b"arena"):
             spend(start_ms, how)
             os.write(1, b"want time\nready spender\n" if want else b"ready spender\n")
+            if nice:
+                os.nice(nice)
+                nice = 0
 
 
 if __name__ == "__main__":

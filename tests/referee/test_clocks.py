@@ -247,6 +247,37 @@ def test_a_bot_starved_of_cpu_is_replayed_in_wall_mode_and_judged_under_cpu(
     assert max(record.ms[0::2]) < 100
 
 
+def test_a_bot_still_waiting_for_a_cpu_when_read_is_replayed_not_charged(tmp_path: Path) -> None:
+    """Issue 25: the kernel adds a wait to a thread's run-queue delay only when the thread gets a
+    CPU again (``benchmarks/run_delay_lag.py``), so a bot still waiting when the referee reads it
+    showed none of that wait, and lost on time. A bot that plays at nice 19 (after a start-up at
+    the test's priority), pinned to a core two nice-0 hogs share with it, waits hundreds of
+    milliseconds at a time: its late move is the load's doing, seen by sampling its threads
+    during the probe after the deadline (runnable, no CPU time gained), so the game is replayed
+    and the run, still as loaded, says so. The same bot computing past its time on that core
+    without the hogs (at the test's priority: at nice 19 any other work there would starve it)
+    is late: a thread that runs is not taken for one that waits, and it loses on time. (As the
+    other load tests: only where the test is the load, and with a core left for the referee.)"""
+    if os.getloadavg()[0] > len(os.sched_getaffinity(0)):
+        pytest.skip("the machine is already loaded: this test needs to be the load itself")
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("needs two cores: the bot and its hogs on one, the referee on another")
+    if os.getpriority(os.PRIO_PROCESS, 0) > 0:
+        pytest.skip("runs niced: its hogs would be too, and the bot could not play far below them")
+    core = min(os.sched_getaffinity(0))
+    quick = spender(tmp_path, "quick", 0)
+    meek = spender(tmp_path, "meek", 30, "burn", core, "-", "-", 19)
+    with (
+        hogs(2, core),
+        pytest.raises(HarnessError, match="too loaded to referee fairly: use time_control"),
+    ):
+        play(meek, quick, TimeControl(move_ms=100))
+    greedy = spender(tmp_path, "greedy", 300, "burn", core)
+    record = play(greedy, quick, TimeControl(move_ms=100))
+    assert record.reason is Reason.TIMEOUT and not record.moves, record.detail
+    assert "no move within 100 ms" in record.detail, record.detail
+
+
 def test_a_bot_that_crowds_its_own_core_is_late_not_starved(tmp_path: Path) -> None:
     """Four processes of one bot on one core wait for each other, not for the machine: that
     waiting is the bot's own doing, so it loses on time (it is not replayed until the run
