@@ -132,8 +132,11 @@ def test_a_second_run_on_the_same_store_is_refused(tmp_path: Path) -> None:
         assert first.poll() is None, first.communicate()
         assert run_lock_taken(db), "the first run never took its lock"
         os.link(db, tmp_path / "hard.sqlite")  # the same file under another name
-        linked = three_bot_config(tmp_path, "linked.yaml", pace_ms=100, games_per_pairing=4)
-        linked.write_text(linked.read_text().replace("t.sqlite", "hard.sqlite"))
+        # The same config naming the link; written from the first's text, never by copying the
+        # bots again: that would rewrite the running bots' files under the first run, which then
+        # (rightly) finds a bot changed during the run, or starts a half-copied one.
+        linked = tmp_path / "linked.yaml"
+        linked.write_text(config.read_text().replace("t.sqlite", "hard.sqlite"))
         for attempt in (["--quiet"], ["--fresh"], ["--fresh", "linked"]):
             chosen = linked if "linked" in attempt else config
             second = arena("tournament", chosen, *[a for a in attempt if a != "linked"])
