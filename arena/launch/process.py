@@ -98,11 +98,17 @@ class BotProcess:
     def pid(self) -> int:
         return self.proc.pid if self.proc is not None else -1
 
+    def _cgroup_thread_ids(self) -> list[int] | None:
+        """The threads its cgroup lists (every process it has, wherever it went); None without
+        a cgroup to ask."""
+        cgroup = self.plan.cgroup
+        return cgroup.thread_ids() if cgroup is not None else None
+
     def run_delay_ns(self) -> int:
         """How long the bot's threads have waited for a CPU so far (``schedstat``), in ns: those
-        its cgroup lists (every process it has, wherever it went), else its process tree's."""
-        cgroup = self.plan.cgroup
-        if cgroup is not None and (tids := cgroup.thread_ids()) is not None:
+        its cgroup lists, else its process tree's."""
+        tids = self._cgroup_thread_ids()
+        if tids is not None:
             return self._schedstats.run_delay_ns(tids)
         return procfs.tree_run_delay_ns(self.pid)
 
@@ -110,8 +116,7 @@ class BotProcess:
         """Each of the bot's threads' CPU time, run-queue wait and whether it is runnable (the
         threads ``run_delay_ns`` reads, ``KeptSchedstats.states``): for the referee's probe after
         a missed deadline, which samples them to see a wait still going on."""
-        cgroup = self.plan.cgroup
-        tids = cgroup.thread_ids() if cgroup is not None else None
+        tids = self._cgroup_thread_ids()
         if tids is None:
             tids = procfs.tree_thread_ids(self.pid)
         return self._schedstats.states(tids)
