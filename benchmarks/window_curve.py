@@ -54,6 +54,14 @@ Game = tuple[int, list[tuple[int, int, int]], bool]
 """``(game number, positions (x, o, threat_eval) the threats do not decide, Order won)``."""
 
 
+def note_position(seen: list[tuple[int, int, int]], x: int, o: int) -> None:
+    """Add ``(x, o, threat_eval)`` to ``seen`` unless the threats already decide the position:
+    the positions both kinds of games fit the curves on."""
+    e = threat_eval(x, o)
+    if 0 <= e < WIN // 2:
+        seen.append((x, o, e))
+
+
 def games(count: int, start: int = 0) -> list[Game]:
     """``(seed, positions (x, o, threat_eval), Order won)`` for each game."""
     out = []
@@ -63,9 +71,7 @@ def games(count: int, start: int = 0) -> list[Game]:
         seen: list[tuple[int, int, int]] = []
         while not has_five(x, o) and (x | o) != FULL_MASK:
             ply = (x | o).bit_count()
-            e = threat_eval(x, o)
-            if 0 <= e < WIN // 2:
-                seen.append((x, o, e))
+            note_position(seen, x, o)
             if ply < rng.randint(0, 4):  # ply p < 4: random with probability (4 - p) / 5
                 free = [c for c in range(36) if not (x | o) >> c & 1]
                 cell, mark = rng.choice(free), rng.getrandbits(1)
@@ -95,10 +101,7 @@ def searched_games(task: tuple[int, int, int]) -> list[Game]:
         seen: list[tuple[int, int, int]] = []
 
         def record(board: Board, seen: list[tuple[int, int, int]] = seen) -> None:
-            x, o = board.bits
-            e = threat_eval(x, o)
-            if 0 <= e < WIN // 2:
-                seen.append((x, o, e))
+            note_position(seen, *board.bits)
 
         result = play(order, chaos, opening_for(77, g, 2), (7000 + g, 9000 + g), record)
         out.append((g, seen, result.order_won))
