@@ -203,6 +203,12 @@ def test_parse_clock() -> None:
 # --- load: never charged to a bot ---------------------------------------------------------------
 
 
+def skip_if_loaded() -> None:
+    """Skip a load test where the machine is loaded already: its hogs must be the load."""
+    if os.getloadavg()[0] > len(os.sched_getaffinity(0)):
+        pytest.skip("the machine is already loaded: this test needs to be the load itself")
+
+
 @contextlib.contextmanager
 def hogs(count: int, core: int | None) -> Iterator[None]:
     """``count`` processes that compute without end (pinned to ``core`` when given), stopped at
@@ -234,8 +240,7 @@ def test_a_bot_starved_of_cpu_is_replayed_in_wall_mode_and_judged_under_cpu(
     The test makes the load itself: on a machine already busier than its cores, what the bot
     gets is unknown (and a reply that comes less than the stall margin late, seen only after the
     fact, is still judged late: the README says so), so it does not run there."""
-    if os.getloadavg()[0] > len(os.sched_getaffinity(0)):
-        pytest.skip("the machine is already loaded: this test needs to be the load itself")
+    skip_if_loaded()
     core = min(os.sched_getaffinity(0))
     busy = spender(tmp_path, "busy", 60, "burn", core)
     quick = spender(tmp_path, "quick", 0)
@@ -258,8 +263,7 @@ def test_a_bot_still_waiting_for_a_cpu_when_read_is_replayed_not_charged(tmp_pat
     without the hogs (at the test's priority: at nice 19 any other work there would starve it)
     is late: a thread that runs is not taken for one that waits, and it loses on time. (As the
     other load tests: only where the test is the load, and with a core left for the referee.)"""
-    if os.getloadavg()[0] > len(os.sched_getaffinity(0)):
-        pytest.skip("the machine is already loaded: this test needs to be the load itself")
+    skip_if_loaded()
     if len(os.sched_getaffinity(0)) < 2:
         pytest.skip("needs two cores: the bot and its hogs on one, the referee on another")
     if os.getpriority(os.PRIO_PROCESS, 0) > 0:
@@ -304,8 +308,7 @@ def test_a_bot_starved_of_cpu_at_start_up_is_replayed_not_charged(tmp_path: Path
     allowance waiting for a CPU, so the game is replayed, and the run, still as loaded, says so
     and what to do. Unloaded, the same bot starts. (As the other load tests: only where the test
     is the load.)"""
-    if os.getloadavg()[0] > len(os.sched_getaffinity(0)):
-        pytest.skip("the machine is already loaded: this test needs to be the load itself")
+    skip_if_loaded()
     core = min(os.sched_getaffinity(0))
     slow = spender(tmp_path, "slow", 0, "burn", core, "-", 150)
     quick = spender(tmp_path, "quick", 0)
