@@ -13,6 +13,7 @@ import contextlib
 import json
 import os
 import re
+import select
 import shutil
 import subprocess
 import sys
@@ -213,21 +214,45 @@ def skip_if_loaded() -> None:
 def hogs(count: int, core: int | None) -> Iterator[None]:
     """``count`` processes that compute without end (pinned to ``core`` when given), stopped at
     the end whatever happens. Each has a session of its own, as another user's work would: with
-    the kernel's autogroups, hogs sharing the test's session would share one CPU share."""
-    pin = f"import os\nos.sched_setaffinity(0, {{{core}}})\n" if core is not None else ""
-    procs = [
-        subprocess.Popen(
-            [sys.executable, "-c", pin + "while True:\n    pass"], start_new_session=True
-        )
-        for _ in range(count)
-    ]
+    the kernel's autogroups, hogs sharing the test's session would share one CPU share. Yields
+    once every hog has said it is pinned and computing: a bot started before a hog is ready
+    would have the core to itself for a while, and the load the test means to make would not be
+    there (bounded: a hog that does not say so in 10 s fails the test)."""
+    pin = f"os.sched_setaffinity(0, {{{core}}})\n" if core is not None else ""
+    code = f"import os\n{pin}os.write(1, b'computing\\n')\nwhile True:\n    pass"
+    procs: list[subprocess.Popen[bytes]] = []
     try:
+        for _ in range(count):
+            procs.append(
+                subprocess.Popen(
+                    [sys.executable, "-c", code], stdout=subprocess.PIPE, start_new_session=True
+                )
+            )
+        for proc in procs:
+            assert proc.stdout is not None
+            ready, _, _ = select.select([proc.stdout], [], [], 10)
+            assert ready and proc.stdout.readline() == b"computing\n", "a hog did not start"
         yield
     finally:
         for proc in procs:
             proc.kill()
         for proc in procs:
             proc.wait(timeout=10)
+            if proc.stdout is not None:
+                proc.stdout.close()
+
+
+@contextlib.contextmanager
+def pinned(core: int) -> Iterator[None]:
+    """The test's own process pinned to ``core`` meanwhile, so that the match it referees and
+    the bots it starts (which inherit it from their start) are on that one core, as in a
+    tournament's pinned worker; the process's cores are restored after."""
+    cores = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {core})
+    try:
+        yield
+    finally:
+        os.sched_setaffinity(0, cores)
 
 
 def test_a_bot_starved_of_cpu_is_replayed_in_wall_mode_and_judged_under_cpu(
@@ -303,22 +328,30 @@ def test_a_sleeping_bot_is_late_whatever_the_load(tmp_path: Path) -> None:
 
 def test_a_bot_starved_of_cpu_at_start_up_is_replayed_not_charged(tmp_path: Path) -> None:
     """Issue 25: in busy tournaments bots lost games by ``startup`` that the load had made slow.
-    A bot that computes 150 ms before its ``ready``, pinned to a core three hogs share with it,
-    gets about a quarter of that core and cannot start within 300 ms: it spent most of its
-    allowance waiting for a CPU, so the game is replayed, and the run, still as loaded, says so
-    and what to do. Unloaded, the same bot starts. (As the other load tests: only where the test
-    is the load.)"""
+    A match pinned to a core that four hogs share with it, as a tournament's pinned worker is:
+    its bot that computes 200 ms before its ``ready`` gets about a fifth of that core and cannot
+    start within 400 ms. It spent most of its allowance waiting for a CPU, so the game is
+    replayed, and the run, still as loaded, says so and what to do. Unloaded, the same bot
+    starts. (As the other load tests: only where the test is the load.)
+
+    The match is pinned from the bots' start, not by the bot once started: a bot that ran its
+    interpreter's start on another core, beside an opponent starting there too, used CPU that
+    the referee counts against the one core it is on at the deadline (the spare-core cap), and
+    the margin left between what it waited and half its allowance was then only tens of ms."""
     skip_if_loaded()
     core = min(os.sched_getaffinity(0))
-    slow = spender(tmp_path, "slow", 0, "burn", core, "-", 150)
+    slow = spender(tmp_path, "slow", 0, "burn", "-", "-", 200)
     quick = spender(tmp_path, "quick", 0)
-    tc = TimeControl(move_ms=100, startup_ms=300)
-    with (
-        hogs(3, core),
-        pytest.raises(HarnessError, match="too loaded .*: give the bots a longer .*startup_ms"),
-    ):
-        play(slow, quick, tc)
-    record = play(slow, quick, tc)
+    tc = TimeControl(move_ms=100, startup_ms=400)
+    with pinned(core):
+        with hogs(4, core):
+            try:
+                record = play(slow, quick, tc)
+            except HarnessError as error:
+                assert re.search("too loaded .*: give the bots a longer .*startup_ms", str(error))
+            else:
+                pytest.fail(f"not replayed: {record.reason} {record.detail}")
+        record = play(slow, quick, tc)
     assert record.reason is Reason.FULL, record.detail
 
 
