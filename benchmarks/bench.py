@@ -265,11 +265,19 @@ class TournamentRun:
     plies: int
     run: Run
     db_bytes: int
+    span: float
+    """From the first game's ``started_at`` to the last one's ``finished_at``: the games alone,
+    without the command's start (imports, config, store, workers, bots) and end (standings)."""
     peaks: dict[int, int] = field(default_factory=dict)
 
     @property
     def games_per_s(self) -> float:
         return self.games / self.run.wall
+
+    @property
+    def fixed(self) -> float:
+        """The command's wall time outside its games: its start and its end."""
+        return self.run.wall - self.span
 
 
 _RUNS = iter(range(1_000_000))
@@ -294,13 +302,14 @@ def arena_tournament(
     argv = [arena, "tournament", str(config), "--quiet", "--workers", str(workers)]
     result = run(argv, watch if watch_memory else None)
     with contextlib.closing(sqlite3.connect(db)) as conn:
-        games, plies = conn.execute(
-            "SELECT COUNT(*), SUM(json_array_length(moves)) FROM games"
+        games, plies, first, last = conn.execute(
+            "SELECT COUNT(*), SUM(json_array_length(moves)), MIN(started_at), MAX(finished_at)"
+            " FROM games"
         ).fetchone()
     expected = 12 * gpp
     if games != expected:
         raise RuntimeError(f"tournament stored {games} games, expected {expected}")
-    return TournamentRun(workers, games, plies, result, db.stat().st_size, peaks)
+    return TournamentRun(workers, games, plies, result, db.stat().st_size, last - first, peaks)
 
 
 @dataclass
@@ -670,6 +679,19 @@ def scaling_report(b: Bench) -> None:
         "the ceiling: two floor referees side by side (one per core) against one, beside it",
         "",
         f"{ceiling:.2f}x",
+    )
+    one, two = scaling.runs[1], scaling.runs[2]
+    say(
+        f"   the games alone (first game's start to last game's end): {one.span:.2f} s and "
+        f"{two.span:.2f} s, {one.span / two.span:.2f}x ({one.span / two.span / ceiling:.2f} of "
+        f"the ceiling); outside them (the command's start and end) {one.fixed:.2f} s and "
+        f"{two.fixed:.2f} s, which two workers do not halve"
+    )
+    b.target(
+        "beside it: the games alone, from the first game's start to the last one's end",
+        "",
+        f"{one.span / two.span:.2f}x ({one.span / two.span / ceiling:.2f} of the ceiling); the "
+        f"command's start and end outside them {one.fixed:.2f} s and {two.fixed:.2f} s",
     )
     say(
         f"   two `arena match` side by side, one per core ({floor_games} games each), give "
