@@ -30,6 +30,7 @@ from arena.launch.process import BotProcess
 from arena.launch.sandbox import bwrap_path, plan_launch
 from arena.limits import Limits, TimeControl
 from arena.referee import MatchSettings, play_match
+from arena.rules import Reason
 
 SLOW_OK = TimeControl(move_ms=2000)  # tests that expect no fault: none from load
 
@@ -238,6 +239,7 @@ def test_no_two_live_bots_share_a_uid_however_often_one_restarts(open_folder: Pa
     records = play_match(killer, victim, 20, settings)
     for number, record in enumerate(records, 1):
         assert record.loser_name == "kill_own_uid", (number, record)
+        assert record.reason is Reason.CRASH, (number, record)
 
 
 @AS_ROOT
