@@ -21,6 +21,8 @@ from arena.botlib.mcts import (
     BORDER_MASK,
     CENTRE_MASK,
     CENTRE_OPENING,
+    CHAOS_ROOT_MIX,
+    CHAOS_ROOT_TEMPERATURE,
     WINDOW_VALUE_WEIGHTS,
     Mcts,
     Node,
@@ -204,15 +206,14 @@ def test_window_value_is_certain_where_decided_and_falls_as_chaos_kills_windows(
     assert 0.0 < window_win_probability(*killed) < window_win_probability(*built) < 1.0
 
 
-def test_chaos_values_its_leaves_with_the_window_curve_once_a_border_mark_stands() -> None:
-    """``budgeted_move`` gives Chaos's search ``WINDOW_VALUE_WEIGHTS`` (Order's keeps the threat
-    curve), and ``Node.value`` uses them once a mark stands in the border cells only."""
-    seen: list[tuple[float, ...] | None] = []
+def searches_of_chaos_then_order() -> list[Mcts]:
+    """The searches ``budgeted_move`` makes for Chaos (after ``c3X``), then for Order."""
+    seen: list[Mcts] = []
     original = mcts_module.Mcts.__init__
 
     def spy(self: Mcts, *args: object, **kwargs: object) -> None:
         original(self, *args, **kwargs)  # type: ignore[arg-type]
-        seen.append(self.window_weights)
+        seen.append(self)
 
     mcts_module.Mcts.__init__ = spy  # type: ignore[method-assign]
     try:
@@ -220,7 +221,16 @@ def test_chaos_values_its_leaves_with_the_window_curve_once_a_border_mark_stands
         budgeted_move(*position("c3X", "a1O"), random.Random(1), 10, time.monotonic() + FAR)
     finally:
         mcts_module.Mcts.__init__ = original  # type: ignore[method-assign]
-    assert seen == [WINDOW_VALUE_WEIGHTS, None]
+    return seen
+
+
+def test_chaos_values_its_leaves_with_the_window_curve_once_a_border_mark_stands() -> None:
+    """``budgeted_move`` gives Chaos's search ``WINDOW_VALUE_WEIGHTS`` (Order's keeps the threat
+    curve), and ``Node.value`` uses them once a mark stands in the border cells only."""
+    assert [s.window_weights for s in searches_of_chaos_then_order()] == [
+        WINDOW_VALUE_WEIGHTS,
+        None,
+    ]
     centre = node(*position("c3X", "d4O", "c4X"))
     border = node(*position("c3X", "a1O", "c4X"))
     assert not (centre.x | centre.o) & BORDER_MASK and (border.x | border.o) & BORDER_MASK
@@ -229,12 +239,55 @@ def test_chaos_values_its_leaves_with_the_window_curve_once_a_border_mark_stands
     assert border.value(WINDOW_VALUE_WEIGHTS) != order_win_probability(border.x, border.o)
 
 
+def test_chaos_root_prior_puts_first_the_moves_the_window_curve_likes() -> None:
+    """``Mcts.value_prior`` (Chaos's root, issue 25): with no share for the gain prior the root's
+    moves come sorted by Order's chance after them, lowest first, and their priors are a softmax
+    over the curve's logits; with ``CHAOS_ROOT_MIX`` they still sum to 1 and rank the curve's
+    best move first. In this position the gain prior alone ranks it elsewhere, so the check is
+    not vacuous."""
+    x, o = position("c3X", "a1O", "d4X", "f2O", "c4X")
+
+    def root_after(mix: float | None) -> Node:
+        root = node(x, o)
+        root.expand(random.Random(1))
+        if mix is not None:
+            search = Mcts(
+                random.Random(1),
+                window_weights=WINDOW_VALUE_WEIGHTS,
+                root_temperature=CHAOS_ROOT_TEMPERATURE,
+                root_mix=mix,
+            )
+            search.value_prior(root)
+        return root
+
+    def chance(move: tuple[int, ...]) -> float:
+        return Node(*move).value(WINDOW_VALUE_WEIGHTS)  # type: ignore[arg-type]
+
+    plain, alone, mixed = root_after(None), root_after(0.0), root_after(CHAOS_ROOT_MIX)
+    assert plain.moves is not None and alone.moves is not None and mixed.moves is not None
+    values = [chance(m) for m in alone.moves]
+    assert values == sorted(values) and values[0] < values[-1]
+    assert alone.prior == sorted(alone.prior, reverse=True)
+    assert mixed.prior == sorted(mixed.prior, reverse=True)
+    assert abs(sum(mixed.prior) - 1.0) < 1e-9 and abs(sum(alone.prior) - 1.0) < 1e-9
+    assert mixed.moves[0][:2] == alone.moves[0][:2]
+    assert plain.moves[0][:2] != alone.moves[0][:2]
+    assert sorted(m[:2] for m in mixed.moves) == sorted(m[:2] for m in plain.moves)
+
+
+def test_only_chaos_searches_with_the_root_value_prior() -> None:
+    """``budgeted_move`` gives Chaos's search ``CHAOS_ROOT_TEMPERATURE``; Order's has none."""
+    seen = [s.root_temperature for s in searches_of_chaos_then_order()]
+    assert CHAOS_ROOT_TEMPERATURE > 0 and seen == [CHAOS_ROOT_TEMPERATURE, 0.0]
+
+
 @pytest.mark.slow
 def test_chaos_outlasts_a_depth_3_order() -> None:
     """Issue 25: the games of ``benchmarks/ladder_vs_refs.py`` (seed 1: the 2-ply openings, the
     seeds, 100 ms of work) between ``ref_ab3w4``'s Order and ``mcts``'s Chaos, replayed with
     ``budgeted_move`` (what the bot's ``choose`` does as Chaos). With the threat curve alone
-    Chaos won 5 of the 20 (25.6 plies a game); with the window curve 12 (29.8)."""
+    Chaos won 5 of the 20 (25.6 plies a game); with the window curve 12 (29.8); with the value
+    prior at the root too 12 (30.1)."""
     ref = load_reference("ref_ab3w4")
     wins = plies = 0
     for i in range(20):
