@@ -1,7 +1,8 @@
 """The README's commands and shown outputs cannot drift from the CLI.
 
 - The commands table names every option of every command, and no other.
-- Every concrete command in the README (in code blocks and inline) and every example of every
+- Every concrete command in the README and in ``docs/`` (in code blocks and inline) and every
+  example of every
   ``--help`` parses as the CLI would parse it (types, choices, required arguments), and the
   files it reads exist from the repository's root (a store under ``tournaments/results/`` is the
   one its tournament file writes there; outputs and the reader's own bots are not checked).
@@ -25,6 +26,8 @@ from arena.cli import app
 
 ROOT = REPO_ROOT
 README = ROOT / "README.md"
+DOCUMENTS = [README, *sorted((ROOT / "docs").glob("*.md"))]
+"""Where commands are shown to readers: the README and the pages it links to."""
 STORE = "tournaments/results/example.sqlite"
 OUTPUT_OPTIONS = ("--out", "-o", "--record", "--db")
 """Options naming a file a command writes: not expected to exist."""
@@ -39,10 +42,14 @@ def _commands() -> dict[str, object]:
     return dict(group.commands)  # type: ignore[attr-defined]
 
 
-def _blocks() -> Iterator[tuple[str, list[str]]]:
-    """The README's fenced code blocks: (language, lines)."""
+_GREETING = re.compile(r"arena \d+")
+"""The protocol's first line (``arena 1``), which the protocol's page shows: not a command."""
+
+
+def _blocks(document: Path = README) -> Iterator[tuple[str, list[str]]]:
+    """A document's fenced code blocks: (language, lines)."""
     lang, lines, inside = "", [], False
-    for line in README.read_text().splitlines():
+    for line in document.read_text().splitlines():
         if line.startswith("```"):
             if inside:
                 yield lang, lines
@@ -51,21 +58,21 @@ def _blocks() -> Iterator[tuple[str, list[str]]]:
             lines.append(line)
 
 
-def _readme_commands() -> list[tuple[str, list[str], bool]]:
-    """Concrete ``arena`` commands of the README: (as written, arguments, check paths?)."""
+def _readme_commands(document: Path = README) -> list[tuple[str, list[str], bool]]:
+    """Concrete ``arena`` commands of a document: (as written, arguments, check paths?)."""
     found: list[tuple[str, list[str], bool]] = []
-    for _lang, lines in _blocks():
+    for _lang, lines in _blocks(document):
         for line in lines:
             session = line.startswith("$ ")
             text = line[2:] if session else line
-            if text.startswith("arena ") and "HOST" not in text:
+            if text.startswith("arena ") and "HOST" not in text and not _GREETING.fullmatch(text):
                 found.append((text, shlex.split(text, comments=True)[1:], not session))
-    for span in re.findall(r"`(arena [^`]+)`", README.read_text()):
+    for span in re.findall(r"`(arena [^`]+)`", document.read_text()):
         words = span.split()
         if "\\|" in span or "[" in span or any(w.isupper() for w in words):
             continue  # a synopsis (checked against the CLI below), not a command to run
         if len(words) == 2:
-            continue  # a command's name in a sentence (`arena validate`)
+            continue  # a command's name in a sentence (`arena validate`), or the greeting
         found.append((span, shlex.split(span)[1:], True))
     return found
 
@@ -101,7 +108,7 @@ def _check(text: str, args: list[str], paths: bool) -> None:
     for word in args[1:]:
         output = previous in OUTPUT_OPTIONS
         previous = word
-        if output or word.startswith("-") or word in READERS_OWN:
+        if output or word.startswith("-") or word.removeprefix("./") in READERS_OWN:
             continue
         if "/" not in word and not word.endswith((".yaml", ".sqlite", ".py")):
             continue
@@ -118,6 +125,14 @@ def test_every_example_command_parses_and_names_real_files(source: str) -> None:
     found = _readme_commands() if source == "readme" else _help_examples()
     assert len(found) > 10
     for text, args, paths in found:
+        _check(text, args, paths)
+
+
+@pytest.mark.parametrize(
+    "document", [d for d in DOCUMENTS[1:] if _readme_commands(d)], ids=lambda path: path.name
+)
+def test_every_command_in_the_docs_parses_and_names_real_files(document: Path) -> None:
+    for text, args, paths in _readme_commands(document):
         _check(text, args, paths)
 
 
