@@ -11,9 +11,9 @@ tempo move; at the root Order takes a win by fours and Chaos avoids lost positio
 once a mark stands in the border, the leaves are scored by a second curve fitted on the shape of
 the live windows (``arena.botlib.mcts.window_win_probability``): against the depth-3 reference
 ``ref_ab3w4``'s Order it won 86 of 200 games instead of 59, against the held-out references'
-Orders 38 of 80 instead of 24 (README, "Survival against a depth-3 Order"). Its root's prior is
-also re-weighted by that curve (``Mcts.value_prior``): 108 of those 200 games instead of 86, 29.2
-plies a game instead of 27.4; on the held-out seeds 11-20, 123 instead of 89.
+Orders 38 of 80 instead of 24 (``docs/ladder.md``, "Survival against a depth-3 Order"). Its
+root's prior is also re-weighted by that curve (``Mcts.value_prior``): 108 of those 200 games
+instead of 86, 29.2 plies a game instead of 27.4; on the held-out seeds 11-20, 123 instead of 89.
 
 As Chaos it is the plain search, with no opening knowledge: its first reply is the search's own.
 ``perfect``'s Chaos plays the same search with its first reply kept in the central 4x4

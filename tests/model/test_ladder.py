@@ -255,7 +255,7 @@ def test_alphabeta_order_beats_the_outside_depth3_chaos_on_its_200_ms_budget() -
     games are exact functions of the seeds: 80 of seeds 1-80 measured (and 200 of seeds
     81-280). depth3 breaks its ties by cell order, so these 80 games are only 12 distinct lines:
     the next test samples more. A real match adds the clock (``arena match ... --move-ms 200``:
-    see the README)."""
+    see docs/ladder.md)."""
     depth3 = load_depth3()
     alphabeta = load("alphabeta")
     wins = sum(play_in_process(alphabeta, depth3, seed, 200) for seed in range(1, 81))

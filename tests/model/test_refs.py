@@ -164,8 +164,8 @@ def load_benchmark() -> ModuleType:
 
 @pytest.mark.slow
 def test_alphabeta_as_order_against_the_depth_3_references_from_2_ply_openings() -> None:
-    """Where the ladder stands against the held-out references (README: "Against references
-    written apart"): measured with the benchmark's own games (seed 1, 100 ms work budget, exact
+    """Where the ladder stands against the held-out references (docs/ladder.md: "Against the
+    references"): measured with the benchmark's own games (seed 1, 100 ms work budget, exact
     functions of the seeds), 9 of 10 against ``ref_ab3w4``'s Chaos and 8 of 10 against
     ``ref_ab3w2``'s. The ladder asks for 95%; this guards the level reached, not the target."""
     bench = load_benchmark()
