@@ -17,7 +17,7 @@ core 1 it reads the loop's ``run_delay`` and its state every 50 ms for 0.6 s. Th
 as much when it runs. Two runs (6.18 kernel, EEVDF): flat for 200 and 550 ms, then +516 and +552 ms.
 
 A fix must count the wait still going on at a reading. The referee samples the bot's threads during
-its probe after the deadline (``arena.referee.match._WaitWatch``, every 10 ms): a thread runnable
+its probe after the deadline (``arena.referee.load.WaitWatch``, every 10 ms): a thread runnable
 with its ``schedstat`` unchanged is waiting, and that wait is added until the kernel counts it. This
 shows what it sees, sampling the loop the same way (``seen waiting``), and the sum of the kernel's
 count and the wait seen (``counted``), which should follow the time waited: in two runs the wait
@@ -38,7 +38,7 @@ from typing import cast
 
 from arena.launch.process import BotProcess
 from arena.launch.procfs import KeptSchedstats
-from arena.referee.match import _WaitWatch
+from arena.referee.load import WaitWatch
 
 
 def state(pid: int) -> str:
@@ -57,7 +57,7 @@ def main() -> None:
         time.sleep(0.3)
         kept = KeptSchedstats()
         loop_process = SimpleNamespace(thread_states=lambda: kept.states([bot.pid]))
-        watch = _WaitWatch(cast(BotProcess, loop_process))
+        watch = WaitWatch(cast(BotProcess, loop_process))
         start, base = watch.at_ns, watch.delay_ns
         for i in range(1, 61):
             time.sleep(0.01)

@@ -30,10 +30,9 @@ import termios
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import NamedTuple, TypeVar
+from typing import TypeVar
 
 from arena.botspec import BotSpec
-from arena.errors import HarnessError
 from arena.launch import procfs
 from arena.launch.process import BotProcess, Channels, WaitStatus, tapped_io
 from arena.launch.sandbox import plan_launch, resolve_mode
@@ -62,6 +61,27 @@ from arena.protocol import (
 from arena.records import GameRecord
 from arena.referee import verdicts as faults
 from arena.referee.keeper import BotKeeper, Kept
+from arena.referee.load import (
+    LOAD_PROBE_MS,
+    PACED_SHARE,
+    SAMPLE_NS,
+    STALL_MS,
+    STALL_NS,
+    STARVED_SHARE,
+    TOO_LOADED_HINT,
+    LoadReading,
+    Stalled,
+    Starved,
+    WaitWatch,
+    check_stall,
+    check_starved_start,
+    check_waited,
+    mostly_waiting,
+    read_load,
+    still_going,
+    too_loaded,
+    waited_for_others,
+)
 from arena.referee.position import PLY_MOVES, Position, canonical
 from arena.rules import CELLS, Board, Move, Reason, Role
 
@@ -80,39 +100,10 @@ __all__ = [
     "REPLAYED",
 ]
 
-STALL_MS = 50
-"""How late past a deadline the referee may see a reply before it counts as not having been
-running (stopped, or starved of CPU) at the deadline: it then cannot tell whether the reply came
-in time, and replays the game instead of charging the bot. Below this, a reply seen late is late
-(an idle machine wakes the referee within a millisecond)."""
 MAX_REPLAYS = 3
 """Stalls in one game after which the referee gives up: the machine cannot referee fairly."""
-LOAD_PROBE_MS = 200
-"""In wall mode, how long past a missed deadline (at most the move's own budget) the referee
-watches a late bot to tell whether it was waiting for a CPU (``Match._check_starved``)."""
-STARVED_SHARE = 0.5
-"""The share of the time past its deadline that a late bot's threads spent waiting for a CPU
-(summed over its threads) from which the machine's load, not the bot, made it late: the game is
-replayed instead of lost by ``timeout``."""
-PACED_SHARE = 10
-"""In wall mode, a bot that has taken at least 1/``PACED_SHARE`` of the move's budget on any move
-of its process (or has made none yet) has the run-queue delay of its threads read when its
-``turn`` is sent (``schedstat``, a few tens of microseconds), and the referee its own: should it
-answer late, the referee knows whether it, or the referee, waited for a CPU meanwhile. Any move,
-not the previous one: a bot that thinks answers some moves at once (a forced block, a pairing
-reply, a five), and its next move, the first of a game say, is as likely to be late under load as
-any (issue 25: ``mcts`` and ``alphabeta`` lost such moves on time in busy tournaments). A bot that
-has always answered faster is not read (the hot path of instant bots pays nothing)."""
 REPLAYED = "replayed: "
 """How a game's detail says that it was replayed (the machine too loaded to time a move)."""
-TOO_LOADED_HINT = (
-    "use time_control.measure: cpu (--measure cpu), which charges bots their CPU time, or fewer"
-    " workers"
-)
-"""What a run too loaded to referee in wall time suggests."""
-STARTUP_LOADED_HINT = "give the bots a longer time_control.startup_ms, or use fewer workers"
-"""What a run too loaded for its bots to start within their allowance suggests (``measure: cpu``
-does not change how a start-up is timed)."""
 
 
 @dataclass(frozen=True)
@@ -146,23 +137,6 @@ class MatchSettings:
             object.__setattr__(self, "keep_bots", KeepBots.ALL if keep else KeepBots.OFF)
 
 
-class _LoadReading(NamedTuple):
-    """A bot's run-queue delay and CPU time (``schedstat``, its CPU clock), and the referee
-    thread's own run-queue delay, at one moment."""
-
-    delay_ns: int
-    cpu_ns: int
-    referee_ns: int
-    at_ns: int  # ``perf_counter_ns``
-    ongoing_ns: int = 0  # of ``delay_ns``, the waits still going on, seen by ``_WaitWatch``
-
-
-def _read_load(process: BotProcess) -> _LoadReading:
-    return _LoadReading(
-        process.run_delay_ns(), process.cpu_ns(), procfs.own_run_delay_ns(), time.perf_counter_ns()
-    )
-
-
 @dataclass
 class _Seat:
     """One of the two bots of a match and the state of its current process."""
@@ -180,7 +154,7 @@ class _Seat:
     seed: int | None = None  # the seed of this match for its process, until `match` told it
     person: bool = False  # a person's seat: no process, its moves come from ``ask``
     move_ns: int = -1  # wall time of its process's slowest move (-1: none yet)
-    load_mark: _LoadReading | None = None  # read as its `turn` was sent (``PACED_SHARE``)
+    load_mark: LoadReading | None = None  # read as its `turn` was sent (``PACED_SHARE``)
 
 
 def alternating_order_seats(games: int) -> list[int]:
@@ -196,25 +170,6 @@ class _GameOver(Exception):
         self.culprit = culprit
         self.reason = reason
         self.detail = detail
-
-
-class _Stalled(Exception):
-    """Raised inside a game when the referee was not running at a deadline and cannot judge."""
-
-    def __init__(self, late_ns: int, what: str) -> None:
-        self.detail = f"the referee was not scheduled for {late_ns / 1e6:.0f} ms past {what}"
-        super().__init__(self.detail)
-
-
-class _Starved(_Stalled):
-    """Raised when a bot was late in wall time because it waited for a CPU (the machine's load,
-    not the bot): the game is replayed like any harness error. ``hint``: what to do should the
-    machine stay that loaded."""
-
-    def __init__(self, detail: str, hint: str = TOO_LOADED_HINT) -> None:
-        self.detail = f"{detail} (machine loaded)"
-        self.hint = hint
-        Exception.__init__(self, self.detail)
 
 
 class Match:
@@ -431,7 +386,7 @@ class Match:
         companions: Sequence[BotProcess] = (),
     ) -> None:
         """Wait for one seat's `ready`; faults of either seat meanwhile go to ``failures``.
-        ``companions``: the bots started beside it (``_check_starved_start``)."""
+        ``companions``: the bots started beside it (``check_starved_start``)."""
         process = seat.process
         assert process is not None
         allowance = self.settings.time_control.startup_ms
@@ -461,9 +416,9 @@ class Match:
             return
         problem = faults.startup_problem(status, line, process, allowance)
         if status is WaitStatus.TIMEOUT:
-            _check_stall(process, deadline, "the start-up allowance")
+            check_stall(process, deadline, "the start-up allowance")
             began = deadline - allowance * 1_000_000
-            problem += _check_starved_start(process, began, companions)
+            problem += check_starved_start(process, began, companions)
         failures.append(self._startup_failed(seat, problem))
 
     def _fault_outside_turn(
@@ -516,21 +471,21 @@ class Match:
         seats: Sequence[_Seat],
         again: Callable[[], None] | None = None,
     ) -> tuple[_T, list[str]]:
-        """``attempt()``, tried again while the referee stalls (``_Stalled``: it cannot judge a
+        """``attempt()``, tried again while the referee stalls (``Stalled``: it cannot judge a
         deadline fairly) with ``seats``' bots restarted, at most ``MAX_REPLAYS`` times, then
         ``HarnessError``; its result and the stalls. ``again``: what to do before each retry."""
         stalls: list[str] = []
         while True:
             try:
                 return attempt(), stalls
-            except _Stalled as stall:
+            except Stalled as stall:
                 for seat in seats:  # fresh processes: whatever they were doing is moot
                     self._stop(seat, graceful=False)
                     seat.stderr_left = ""
                 stalls.append(stall.detail)
                 if len(stalls) >= MAX_REPLAYS:
-                    hint = stall.hint if isinstance(stall, _Starved) else None
-                    raise _too_loaded(stalls, hint) from None
+                    hint = stall.hint if isinstance(stall, Starved) else None
+                    raise too_loaded(stalls, hint) from None
                 if again is not None:
                     again()
 
@@ -685,7 +640,7 @@ class Match:
                     # CPU it waited for in this move. A bot that always answers at once costs
                     # nothing here.
                     paced = seat.move_ns < 0 or seat.move_ns * PACED_SHARE >= budget_ns
-                    seat.load_mark = _read_load(process) if paced else None
+                    seat.load_mark = read_load(process) if paced else None
                 message = prefix + board + b" " + last + suffix
                 in_fd, out_fd = process.stdin_fd, process.stdout_fd
                 # Anything in its stdout before its `turn` is sent is no answer to it, even if the
@@ -720,9 +675,13 @@ class Match:
                     raise _GameOver(seat, Reason.MALFORMED, faults.written_before_turn(line))
                 elapsed = perf_ns() - started
                 if elapsed > wall_ns:
-                    if elapsed - wall_ns > _STALL_NS:
-                        raise _Stalled(elapsed - wall_ns, f"the deadline of ply {ply + 1}")
-                    measured = _check_waited(seat, elapsed - wall_ns) if watch_load else ""
+                    if elapsed - wall_ns > STALL_NS:
+                        raise Stalled(elapsed - wall_ns, f"the deadline of ply {ply + 1}")
+                    measured = (
+                        check_waited(process, seat.load_mark, elapsed - wall_ns)
+                        if watch_load
+                        else ""
+                    )
                     detail = self._late(elapsed, budget_ns, False) + measured
                     raise _GameOver(seat, Reason.TIMEOUT, detail)
                 if elapsed > seat.move_ns:
@@ -793,7 +752,7 @@ class Match:
         budget_ns: int,
         cpu_mark: int | None = None,
     ) -> None:
-        """Raise the fault that a wait for ``seat``'s reply ended with (``_Stalled`` when the
+        """Raise the fault that a wait for ``seat``'s reply ended with (``Stalled`` when the
         referee cannot tell, or when the bot was late because the machine would not run it).
         ``cpu_mark``: under ``measure: cpu``, the bot's CPU clock its move is counted from."""
         process = seat.process
@@ -802,7 +761,7 @@ class Match:
             crashed = faults.silent_crash(process)
             if crashed is not None:
                 raise _GameOver(seat, Reason.CRASH, crashed)
-            _check_stall(process, deadline_ns, "a move's deadline")
+            check_stall(process, deadline_ns, "a move's deadline")
             tc = self.settings.time_control
             on_cpu = tc.measure is Measure.CPU
             if on_cpu and cpu_mark is not None:
@@ -836,13 +795,13 @@ class Match:
         raise over
 
     def _check_starved(self, seat: _Seat, budget_ns: int, deadline_ns: int) -> str:
-        """Raise ``_Starved`` if the bot, late, is late because it was waiting for a CPU; else
-        return what was measured, for the ``timeout``'s detail (``_check_waited``).
+        """Raise ``Starved`` if the bot, late, is late because it was waiting for a CPU; else
+        return what was measured, for the ``timeout``'s detail (``check_waited``).
 
         Only a late move pays for this (nothing is read while bots are on time): from the
         deadline, the referee waits up to ``LOAD_PROBE_MS`` (at most the move's own budget) more
         for the reply, and reads the run-queue delay of the bot's threads (``schedstat``) at
-        both ends, sampling them every ``_SAMPLE_NS`` meanwhile (``_WaitWatch``) to add the
+        both ends, sampling them every ``SAMPLE_NS`` meanwhile (``WaitWatch``) to add the
         waits still going on at the end, which the kernel has not yet counted. The bot was held
         back by the machine's load, and the game is replayed, not charged, when its threads
         spent at least ``STARVED_SHARE`` of that time runnable but waiting for a CPU, or (where
@@ -854,24 +813,24 @@ class Match:
         process = seat.process
         assert process is not None
         probe_ns = max(min(budget_ns, LOAD_PROBE_MS * 1_000_000), 10_000_000)
-        watch = _WaitWatch(process)
+        watch = WaitWatch(process)
         before = watch.reading()
         end_ns = before.at_ns + probe_ns
         while True:  # until the probe's end, or anything from the bot (its late reply, say)
-            next_ns = min(time.perf_counter_ns() + _SAMPLE_NS, end_ns)
+            next_ns = min(time.perf_counter_ns() + SAMPLE_NS, end_ns)
             status, _line, _culprit = self.channels.wait_line(process, next_ns)
             watch.sample()
             if status is not WaitStatus.TIMEOUT or watch.at_ns >= end_ns:
                 break
         after = watch.reading()
-        waited = _waited_for_others(process, before, after)
+        waited = waited_for_others(process, before, after)
         span = after.at_ns - before.at_ns
-        if _mostly_waiting(waited, span):
-            raise _Starved(
+        if mostly_waiting(waited, span):
+            raise Starved(
                 f"the bot waited {waited / 1e6:.0f} ms for a CPU in the {span / 1e6:.0f} ms"
-                f" after its deadline{_still(after)}"
+                f" after its deadline{still_going(after)}"
             )
-        return _check_waited(seat, after.at_ns - deadline_ns, after)
+        return check_waited(process, seat.load_mark, after.at_ns - deadline_ns, after)
 
     def _drop_owed_reply(self, seat: _Seat, deadline_ns: int) -> None:
         """Wait (until the turn's deadline) for a reply that the other bot's fault made moot, and
@@ -887,92 +846,8 @@ class Match:
             self._stop(seat, graceful=False)
 
 
-_STALL_NS = STALL_MS * 1_000_000
 _T = TypeVar("_T")
 _LINES = (WaitStatus.LINE, WaitStatus.EXTRA)  # a line came (and maybe more after it)
-_MIN_STARVED_NS = 5_000_000  # less run-queue delay than this explains no lateness
-_NOT_READ = "its run-queue wait was not read (no move of its took a tenth of its time)"
-_SAMPLE_NS = 10_000_000
-"""How often the probe after a missed deadline samples the bot's threads (``_WaitWatch``)."""
-_SEEN_WAITING_NS = 20_000_000
-"""How long a thread must be seen runnable with its ``schedstat`` unchanged before that counts as
-a wait for a CPU: two scheduler ticks at the coarsest (HZ 100; 4 ms here, HZ 250), since the
-kernel adds a running thread's CPU time only at ticks and switches (a running thread sampled
-every 0.1 to 1 ms on this machine, a 2-core VM, showed it unchanged for at most 4 to 15 ms)."""
-
-
-class _WaitWatch:
-    """A late bot's threads, sampled during the probe after its deadline, to see the waits for a
-    CPU still going on, which its run-queue delay does not show yet: the kernel adds a wait to a
-    thread's ``run_delay`` only when the thread gets a CPU again (``benchmarks/run_delay_lag.py``:
-    flat for 200 to 550 ms, then +516 to +552 ms at once).
-
-    A thread seen runnable (state ``R``) at one sample, whose ``schedstat`` (CPU time, run-queue
-    delay, times it got a CPU) is the same at a later one, has been runnable all along without
-    getting a CPU (it cannot sleep without running, and getting a CPU changes the count), or has
-    been running without a tick (``_SEEN_WAITING_NS`` rules that out): it is waiting, and that
-    wait is in no run-queue delay yet. The moment it gets a CPU the kernel adds the whole wait,
-    and its ``schedstat`` changes: the sample that shows it starts afresh, so a wait is counted
-    once, by the kernel or here, never both."""
-
-    def __init__(self, process: BotProcess) -> None:
-        self.process = process
-        self.seen: dict[int, tuple[procfs.ThreadState, int]] = {}  # tid: (state, seen since)
-        self.delay_ns = 0  # the run-queue delay the kernel has counted, at the last sample
-        self.at_ns = 0
-        self.sample()
-
-    def sample(self) -> None:
-        at = time.perf_counter_ns()
-        states = self.process.thread_states()
-        seen = {}
-        for tid, state in states.items():
-            last = self.seen.get(tid)
-            seen[tid] = (state, last[1] if last is not None and last[0] == state else at)
-        self.seen, self.at_ns = seen, at
-        self.delay_ns = sum(state.delay_ns for state in states.values())
-
-    def ongoing_ns(self) -> int:
-        """The waits still going on at the last sample, as far as seen (since the first sample
-        that showed each thread as it is now)."""
-        total = 0
-        for state, since in self.seen.values():
-            waited = self.at_ns - since
-            if state.runnable and waited >= _SEEN_WAITING_NS:
-                total += waited
-        return total
-
-    def reading(self) -> _LoadReading:
-        """The last sample as a reading: the kernel's run-queue delay plus the waits going on."""
-        ongoing = self.ongoing_ns()
-        return _LoadReading(
-            self.delay_ns + ongoing,
-            self.process.cpu_ns(),
-            procfs.own_run_delay_ns(),
-            self.at_ns,
-            ongoing,
-        )
-
-
-def _still(reading: _LoadReading) -> str:
-    """What a detail says of the waits still going on at ``reading``, if any."""
-    if not reading.ongoing_ns:
-        return ""
-    return f", {reading.ongoing_ns / 1e6:.0f} ms of it still going on"
-
-
-def _mostly_waiting(waited_ns: int, span_ns: int) -> bool:
-    """Whether a bot that waited ``waited_ns`` for a CPU others held in ``span_ns`` was held back
-    by the machine: at least ``STARVED_SHARE`` of the span, and at least ``_MIN_STARVED_NS``. The
-    one rule for a probe after a missed deadline and for a whole start-up allowance."""
-    return waited_ns >= _MIN_STARVED_NS and waited_ns >= STARVED_SHARE * span_ns
-
-
-def _too_loaded(stalls: list[str], hint: str | None) -> HarnessError:
-    """The one error of a game the machine was too loaded to referee (with what to do, when a
-    bot was starved: ``_Starved.hint``)."""
-    said = f": {hint}" if hint else ""
-    return HarnessError(f"the machine is too loaded to referee fairly{said} ({'; '.join(stalls)})")
 
 
 def _cpu_wall_cap(allowed_ns: int) -> int:
@@ -991,101 +866,6 @@ def _limit_fault(*seats: _Seat, late: bool = False) -> _GameOver | None:
         if excess is not None:
             return _GameOver(seat, Reason.CRASH, excess)
     return None
-
-
-def _waited_for_others(
-    process: BotProcess, before: _LoadReading, after: _LoadReading, referee: bool = False
-) -> int:
-    """Of the time the bot's threads (and with ``referee``, the referee's thread too) waited for
-    a CPU between two readings, the part that other processes caused: at most the capacity of
-    the cores the bot may run on that it did not use itself. A bot whose own threads outnumber
-    its cores waits for itself, and a referee that waits while the bot computes on its core waits
-    for the bot: that is the bot's own doing, never the machine's load."""
-    try:
-        cores = len(os.sched_getaffinity(process.pid))
-    except OSError:
-        cores = os.cpu_count() or 1
-    spare = cores * (after.at_ns - before.at_ns) - (after.cpu_ns - before.cpu_ns)
-    waited = after.delay_ns - before.delay_ns
-    if referee:
-        waited += after.referee_ns - before.referee_ns
-    return max(min(waited, spare), 0)
-
-
-def _check_waited(seat: _Seat, late_ns: int, now: _LoadReading | None = None) -> str:
-    """Raise ``_Starved`` if ``seat``'s bot, whose reply the referee saw ``late_ns`` after its
-    deadline, and the referee together waited for a CPU during the move at least that long
-    (``_waited_for_others``): on a machine that ran the bot when it was ready to run, and the
-    referee when the reply came, it would have been seen in time. The referee's part counts
-    because the lateness it measures includes its own: a reply that came in time, read by a
-    referee left waiting for a CPU, looks late. Judged only where the move has a run-queue
-    baseline (``_Seat.load_mark``); otherwise the reply is late. ``now``: a reading just taken.
-
-    Returns what was measured, for the detail of the ``timeout`` that follows: the bot's CPU time
-    and run-queue wait over the move, and the referee's (the figures that tell a slow bot from a
-    loaded machine), or that nothing was read."""
-    process, mark = seat.process, seat.load_mark
-    if process is None:
-        return ""
-    if mark is None:
-        return f"; {_NOT_READ}"
-    now = now or _read_load(process)
-    waited = _waited_for_others(process, mark, now, referee=True)
-    if waited >= late_ns:
-        own = max(min(now.delay_ns - mark.delay_ns, waited), 0)
-        raise _Starved(
-            f"the bot waited {own / 1e6:.1f} ms for a CPU{_still(now)} and the referee"
-            f" {(waited - own) / 1e6:.1f} ms during a move it answered {late_ns / 1e6:.1f} ms late"
-        )
-    cpu = now.cpu_ns - mark.cpu_ns
-    return (
-        f"; measured over {(now.at_ns - mark.at_ns) / 1e6:.1f} ms from its `turn`: it used"
-        f" {cpu / 1e6:.1f} ms of CPU and waited {(now.delay_ns - mark.delay_ns) / 1e6:.1f} ms for"
-        f" one{_still(now)}, the referee {(now.referee_ns - mark.referee_ns) / 1e6:.1f} ms"
-    )
-
-
-def _check_starved_start(
-    process: BotProcess, started_ns: int, companions: Sequence[BotProcess] = ()
-) -> str:
-    """Raise ``_Starved`` if a bot that did not start within its allowance (from ``started_ns``,
-    a ``perf_counter_ns`` value) spent at least ``STARVED_SHARE`` of that time waiting for a CPU
-    that other processes held: the machine's load kept it from starting, as it makes a move
-    late, and the game is replayed, not charged. Else return what was measured, for the
-    ``startup`` fault's detail.
-
-    A bot's processes are new at its start, so their run-queue wait so far is all of the
-    start-up's: one reading at the deadline, no baseline. A bot that sleeps or blocks through
-    its start-up, or whose own processes crowd its cores, waits for no other process's CPU: its
-    start-up fault stands (issue 25: in busy tournaments ``mcts`` lost games by ``startup``).
-    Nor does the CPU of ``companions``, the match's other bots started at the same moment (new
-    too: their CPU time so far is all of this start-up's), count as the machine's load: two bots
-    of one match start side by side on its core, and a slow start is not excused by an opponent's
-    slow start beside it."""
-    now = _read_load(process)
-    start = _LoadReading(delay_ns=0, cpu_ns=0, referee_ns=now.referee_ns, at_ns=started_ns)
-    beside = sum(companion.cpu_ns() for companion in companions)
-    waited = _waited_for_others(process, start, now._replace(cpu_ns=now.cpu_ns + beside))
-    span = now.at_ns - started_ns
-    if _mostly_waiting(waited, span):
-        raise _Starved(
-            f"the bot waited {waited / 1e6:.0f} ms for a CPU in the {span / 1e6:.0f} ms of its"
-            " start-up allowance",
-            STARTUP_LOADED_HINT,
-        )
-    return (
-        f"; over {span / 1e6:.0f} ms it used {now.cpu_ns / 1e6:.0f} ms of CPU and waited"
-        f" {now.delay_ns / 1e6:.0f} ms for one"
-    )
-
-
-def _check_stall(process: BotProcess, deadline_ns: int, what: str) -> None:
-    """Raise ``_Stalled`` if the referee saw a deadline pass long after it did while a line had
-    arrived meanwhile: it cannot tell whether that line came in time. (With nothing arrived by
-    now, nothing had arrived by the deadline either: the bot was late, whatever the referee.)"""
-    late_ns = time.perf_counter_ns() - deadline_ns
-    if late_ns > _STALL_NS and process.read_waiting():
-        raise _Stalled(late_ns, what)
 
 
 def _written_unasked(process: BotProcess) -> str:
@@ -1228,7 +1008,7 @@ class _PersonMatch(Match):
         last = board.history[-1].token.encode() if board.history else NO_LAST_MOVE
         message = turn_line(board.board_string().encode(), last, budget_ns // 1_000_000)
         cpu0 = process.cpu_ns() if on_cpu else 0
-        seat.load_mark = None if on_cpu else _read_load(process)
+        seat.load_mark = None if on_cpu else read_load(process)
         started = time.perf_counter_ns()
         if not process.send(message):
             raise _GameOver(seat, *faults.send_failure(process))
@@ -1241,9 +1021,9 @@ class _PersonMatch(Match):
             raise _GameOver(seat, Reason.MALFORMED, faults.written_before_turn(line))
         elapsed = time.perf_counter_ns() - started
         if elapsed > wall_ns:
-            if elapsed - wall_ns > _STALL_NS:
-                raise _Stalled(elapsed - wall_ns, f"the deadline of ply {board.ply + 1}")
-            measured = _check_waited(seat, elapsed - wall_ns)
+            if elapsed - wall_ns > STALL_NS:
+                raise Stalled(elapsed - wall_ns, f"the deadline of ply {board.ply + 1}")
+            measured = check_waited(process, seat.load_mark, elapsed - wall_ns)
             raise _GameOver(seat, Reason.TIMEOUT, self._late(elapsed, budget_ns, False) + measured)
         used = process.cpu_ns() - cpu0 if on_cpu else elapsed
         if used > allowed_ns:

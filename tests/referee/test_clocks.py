@@ -33,7 +33,7 @@ from arena.errors import ConfigError, HarnessError
 from arena.launch.process import BotProcess
 from arena.limits import Measure, SandboxMode, TimeControl, parse_clock
 from arena.records import GameRecord
-from arena.referee import Match, MatchSettings, play_match
+from arena.referee import Match, MatchSettings, load, play_match
 from arena.referee import match as match_module
 from arena.referee.match import REPLAYED
 from arena.rules import Reason, Role
@@ -400,13 +400,13 @@ def test_a_bot_that_has_thought_once_is_read_at_every_move(
     pay nothing). The readings are counted, not timed: a move that thinks sleeps 20 ms of a
     100 ms budget, more than the tenth whatever the machine."""
     readings: list[int] = []
-    read_load = match_module._read_load
+    read_load = load.read_load
 
-    def counted(process: BotProcess) -> match_module._LoadReading:
+    def counted(process: BotProcess) -> load.LoadReading:
         readings.append(process.pid)
         return read_load(process)
 
-    monkeypatch.setattr(match_module, "_read_load", counted)
+    monkeypatch.setattr(match_module, "read_load", counted)  # as the referee calls it
     settings = MatchSettings(time_control=TimeControl(move_ms=100), sandbox=SandboxMode.NONE)
     with Match(spender(tmp_path, "once", "20,0"), spender(tmp_path, "q", 0), settings) as match:
         record = match.play(order_seat=0)
@@ -425,23 +425,20 @@ def test_a_late_reply_is_judged_on_the_referees_wait_too_but_not_on_the_bots_own
     Readings made up, no clock: the rule, not the machine."""
     cores = len(os.sched_getaffinity(0))
     span = 110_000_000
-    mark = match_module._LoadReading(delay_ns=0, cpu_ns=0, referee_ns=0, at_ns=0)
-    seat = match_module._Seat(BotSpec.resolve("random"), 0)
-    seat.process = cast(BotProcess, SimpleNamespace(pid=0))
-    seat.load_mark = mark
+    mark = load.LoadReading(delay_ns=0, cpu_ns=0, referee_ns=0, at_ns=0)
+    process = cast(BotProcess, SimpleNamespace(pid=0))
     # The bot computed 40 ms and waited for nothing; the referee waited 30 ms for a CPU.
-    now = match_module._LoadReading(0, 40_000_000, 30_000_000, span)
+    now = load.LoadReading(0, 40_000_000, 30_000_000, span)
     both = r"the bot waited 0\.0 ms for a CPU and the referee 30\.0 ms during a move it answered"
-    with pytest.raises(match_module._Starved, match=both + r" 10\.0 ms late"):
-        match_module._check_waited(seat, 10_000_000, now)
+    with pytest.raises(load.Starved, match=both + r" 10\.0 ms late"):
+        load.check_waited(process, mark, 10_000_000, now)
     # 31 ms late: more than both waited.
-    match_module._check_waited(seat, 31_000_000, now)
+    load.check_waited(process, mark, 31_000_000, now)
     # The bot computed on every core it may use the whole time: the referee waited for it.
-    hog = match_module._LoadReading(0, cores * span, 30_000_000, span)
-    match_module._check_waited(seat, 10_000_000, hog)
+    hog = load.LoadReading(0, cores * span, 30_000_000, span)
+    load.check_waited(process, mark, 10_000_000, hog)
     # Without a baseline (a bot that never took a tenth of its time) the reply is late.
-    seat.load_mark = None
-    match_module._check_waited(seat, 10_000_000, now)
+    load.check_waited(process, None, 10_000_000, now)
 
 
 # --- the negotiated extension ------------------------------------------------------------------
