@@ -31,13 +31,12 @@ instead of 27.3, its own Chaos 26.2, so +4.5: the issue's +5 is still missed.
 from __future__ import annotations
 
 import math
-import operator
 import random
 import time
 
-from arena.botlib.alphabeta import VCF_DEPTH, WIN, Searcher, threat_eval
+from arena.botlib.alphabeta import FOUR_BONUS, VCF_DEPTH, WEIGHTS, WIN, Searcher, threat_eval
 from arena.botlib.clock import guard_deadline
-from arena.botlib.engine import FULL_MASK, WINDOWS, live_windows, threats
+from arena.botlib.engine import FULL_MASK, WINDOWS, live_windows, threats, window_union
 
 __all__ = [
     "Node",
@@ -45,7 +44,9 @@ __all__ = [
     "CENTRE_MASK",
     "CENTRE_OPENING",
     "SIMULATIONS_PER_MS",
+    "after",
     "budgeted_move",
+    "move_gains",
     "order_win_probability",
     "priors",
 ]
@@ -143,7 +144,11 @@ def window_win_probability(
         return 1.0
     if e < 0:
         return 0.0
-    z = sum(w * f for w, f in zip(weights, window_features(x, o, e), strict=True))
+    f0, f1, f2, f3, f4, f5, f6, f7 = window_features(x, o, e)
+    w0, w1, w2, w3, w4, w5, w6, w7 = weights
+    # the products summed by ``sum`` left to right, as the generator over ``zip`` did (the same
+    # rounding in any Python: 3.12's ``sum`` of floats compensates, a chain of ``+`` would not)
+    z = sum([w0 * f0, w1 * f1, w2 * f2, w3 * f3, w4 * f4, w5 * f5, w6 * f6, w7 * f7])
     return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
 
 
@@ -160,7 +165,104 @@ def priors(gains: list[int], order: bool, temperature: float = PRIOR_TEMPERATURE
     return [w / total for w in weights]
 
 
-_gain = operator.itemgetter(0)
+def _sorted_priors(keys: list[int], temperature: float = PRIOR_TEMPERATURE) -> list[float]:
+    """``priors`` of moves sorted best first for the mover, given as ``keys``: minus the gain
+    for Order, the gain for Chaos, ascending. The same floats: the mover's gain minus the best
+    is an integer, exact as a float, as the difference of the floats was."""
+    if not keys:
+        return []
+    top = keys[0]
+    exp = math.exp
+    weights = [exp((top - v) / temperature) for v in keys]
+    total = sum(weights)
+    return [w / total for w in weights]
+
+
+_WINDOW_CELLS: tuple[tuple[int, int, tuple[int, ...]], ...] = tuple(
+    (1 << i, w, tuple(c for c in range(36) if w >> c & 1)) for i, w in enumerate(WINDOWS)
+)
+"""Per window: its bit in a live set, its mask and its cells."""
+_MARK_GAINS: tuple[tuple[int, int], ...] = tuple(
+    (WEIGHTS[k + 1] - WEIGHTS[k] if k < 4 else 0, -WEIGHTS[k]) for k in range(1, 5)
+)
+"""A live window holding k = 1..4 marks of one kind (index k - 1): the gain of writing that mark
+in one of its empty cells, and of writing the other mark (the window dies)."""
+_BLANK_GAIN = WEIGHTS[1] - WEIGHTS[0]
+
+
+def move_gains(x: int, o: int, live: int, tx: int, to: int) -> tuple[list[int], list[int]]:
+    """The moves of ``Searcher.children`` as codes ``cell * 2 + mark``, in its order, and their
+    ordering keys (the gain for Order plus the four bonuses), without the child positions: the
+    search builds a position only for the moves it visits. One pass over the live windows adds
+    each window's gain to its cells (integers: any order gives the same sums)."""
+    occ = x | o
+    gx = [0] * 36  # gain of an X / an O in each cell
+    go = [0] * 36
+    fx: list[int] | None = None  # per cell: the cells of the fours an X / an O there makes
+    fo: list[int] | None = None
+    five_x = five_o = 0  # the cells where an X / an O makes five
+    mark_gains = _MARK_GAINS
+    for bit, w, cells in _WINDOW_CELLS:
+        if not live & bit:
+            continue
+        xw = x & w
+        if xw:
+            k = xw.bit_count()
+            ax, ao = mark_gains[k - 1]
+            if k == 3:
+                if fx is None:
+                    fx = [0] * 36
+                e = w & ~occ
+                for c in cells:
+                    fx[c] |= e
+            elif k == 4:
+                five_x |= w & ~occ
+        else:
+            ow = o & w
+            if ow:
+                k = ow.bit_count()
+                ao, ax = mark_gains[k - 1]
+                if k == 3:
+                    if fo is None:
+                        fo = [0] * 36
+                    e = w & ~occ
+                    for c in cells:
+                        fo[c] |= e
+                elif k == 4:
+                    five_o |= w & ~occ
+            else:
+                ax = ao = _BLANK_GAIN
+        for c in cells:
+            gx[c] += ax
+            go[c] += ao
+    order = not occ.bit_count() & 1
+    cover = window_union(live)
+    free = cover & ~occ & FULL_MASK
+    gains: list[int] = []
+    codes: list[int] = []
+    while free:
+        b = free & -free
+        free ^= b
+        c = b.bit_length() - 1
+        if not five_x & b:
+            g = gx[c]
+            if fx is not None and fx[c]:  # a four: Order wins next if Chaos made it, or two
+                t = fx[c] & ~b | (tx | to) & ~b
+                g += FOUR_BONUS if order and not (t & (t - 1) or t & to & ~b) else WIN
+            gains.append(g)
+            codes.append(2 * c)
+        if not five_o & b:
+            g = go[c]
+            if fo is not None and fo[c]:
+                t = fo[c] & ~b | (tx | to) & ~b
+                g += FOUR_BONUS if order and not (t & (t - 1) or t & tx & ~b) else WIN
+            gains.append(g)
+            codes.append(2 * c + 1)
+    dead = FULL_MASK & ~occ & ~cover
+    if dead:
+        gains.append(0)
+        codes.append(2 * ((dead & -dead).bit_length() - 1))
+    return gains, codes
 
 
 class Node:
@@ -207,7 +309,7 @@ class Node:
             self.proven = True
         elif not live:
             self.proven = False
-        self.moves: list[tuple[int, int, int, int, int, int, int]] | None = None
+        self.moves: list[int] | None = None
         self.prior: list[float] = []
         self.children: list[Node] = []
         self.visits = 0
@@ -223,34 +325,46 @@ class Node:
         return order_win_probability(self.x, self.o)
 
     def expand(self, rng: random.Random) -> None:
-        """Generate the moves and their priors, best first (ties in the generator's order)."""
+        """Generate the moves (codes ``cell * 2 + mark``) and their priors, best first (ties in
+        the generator's order)."""
         t = self.tx | self.to
         # a four: its block is Chaos's only move (with fours of both marks, the block of one, the
         # game being lost anyway; a cell completing both is left to the full move list below)
         if not self.order and t and not self.tx & self.to:
             c = (self.tx or self.to).bit_length() - 1
-            mark = 1 if self.tx >> c & 1 else 0
-            x, o, live, tx, to, _ = Searcher._play(
-                self.x, self.o, self.live, self.tx, self.to, 0, c, mark
-            )
-            self.moves = [(c, mark, x, o, live, tx, to)]
+            self.moves = [2 * c + (1 if self.tx >> c & 1 else 0)]
             self.prior = [1.0]
             return
-        kids = Searcher.children(self.x, self.o, self.live, self.tx, self.to, 0)
+        gains, codes = move_gains(self.x, self.o, self.live, self.tx, self.to)
+        n = len(codes)
         # equal gains in an order drawn from the generator: a random rotation (cheaper than a
-        # shuffle) kept by the stable sort (``reverse`` keeps equal items in order too)
-        k = rng.randrange(len(kids)) if kids else 0
-        kids = kids[k:] + kids[:k]
-        kids.sort(key=_gain, reverse=self.order)
-        self.moves = [m[1:8] for m in kids]
-        self.prior = priors([m[0] for m in kids], self.order)
+        # shuffle), then a stable sort by gain, best first for the mover. One sort of plain
+        # integers: (minus) the gain, then the place after the rotation, then the code
+        k = rng.randrange(n) if n else 0
+        sign = -1 if self.order else 1
+        keys = [(sign * gains[(j + k) % n] << 16) | j << 8 | codes[(j + k) % n] for j in range(n)]
+        keys.sort()
+        self.moves = [key & 255 for key in keys]
+        self.prior = _sorted_priors([key >> 16 for key in keys])
 
     def child(self, index: int) -> Node:
         """The node after ``moves[index]``, appended to ``children`` (visited in order)."""
         assert self.moves is not None
-        node = Node(*self.moves[index])
+        code = self.moves[index]
+        c = code >> 1
+        mark = code & 1
+        x, o, live, tx, to, _ = Searcher._play(
+            self.x, self.o, self.live, self.tx, self.to, 0, c, mark
+        )
+        node = Node(c, mark, x, o, live, tx, to)
         self.children.append(node)
         return node
+
+
+def after(x: int, o: int, code: int) -> tuple[int, int]:
+    """The marks ``(x, o)`` after the move ``code`` (``cell * 2 + mark``)."""
+    b = 1 << (code >> 1)
+    return (x, o | b) if code & 1 else (x | b, o)
 
 
 CENTRE_OPENING = 2
@@ -309,7 +423,7 @@ def budgeted_move(
     return search.best_move(x, o, stop, max_playouts=int(SIMULATIONS_PER_MS * ms))
 
 
-def _restrict(root: Node, keep: list[bool]) -> list[tuple[int, int, int, int, int, int, int]]:
+def _restrict(root: Node, keep: list[bool]) -> list[int]:
     """Keep the root's moves marked in ``keep`` (all of them if none is), priors renormalised."""
     moves = root.moves
     assert moves is not None
@@ -351,6 +465,8 @@ class Mcts:
         (0: never; ``CENTRE_OPENING`` is the measured opening knowledge)."""
         self.playouts = 0
         """Simulations of the last search (each adds one node and backs up one value)."""
+        self.evals: dict[int, int] = {}
+        """The last search's ``threat_eval`` of the positions it valued, by ``x | o << 36``."""
 
     def best_move(
         self, x: int, o: int, deadline: float, max_playouts: int = 1 << 30
@@ -365,6 +481,8 @@ class Mcts:
             c = t.bit_length() - 1
             return c, 0 if tx >> c & 1 else 1
         rng = self.rng
+        self.evals = {}
+        evals = self.evals
         root.expand(rng)
         moves = root.moves
         assert moves is not None
@@ -372,26 +490,31 @@ class Mcts:
             free = ~(x | o) & FULL_MASK
             return (free & -free).bit_length() - 1, 0
         if len(moves) == 1:
-            return moves[0][0], moves[0][1]
+            return moves[0] >> 1, moves[0] & 1
         if order:  # a win by successive fours: play it
             code = Searcher.vcf(x, o, live, VCF_DEPTH)
             if code >= 0:
                 return code >> 1, code & 1
         else:  # leave out the moves after which the threats already decide for Order
-            evals = {(m[0], m[1]): threat_eval(m[2], m[3]) for m in moves}
-            moves = _restrict(root, [evals[m[0], m[1]] < WIN // 2 for m in moves])
+            keep = []
+            for m in moves:
+                x2, o2 = after(x, o, m)
+                e = evals[x2 | o2 << 36] = threat_eval(x2, o2)
+                keep.append(e < WIN // 2)
+            moves = _restrict(root, keep)
             if (x | o).bit_count() < self.centre_opening:  # the opening reply: in the centre
-                moves = _restrict(root, [bool(CENTRE_MASK >> m[0] & 1) for m in moves])
+                moves = _restrict(root, [bool(CENTRE_MASK >> (m >> 1) & 1) for m in moves])
             if len(moves) == 1:
-                return moves[0][0], moves[0][1]
+                return moves[0] >> 1, moves[0] & 1
             if self.root_temperature > 0:
                 moves = self.value_prior(root, evals)
         clock = time.monotonic
         self.playouts = 0
         root.visits = 1
-        weights, anywhere = self.window_weights, self.window_anywhere
-        root.wins = root.value(weights, anywhere)
+        root.wins = self._value(root)
         path: list[Node] = []
+        value_of = self._value
+        select = self._select
         while self.playouts < max_playouts and root.proven is None:
             if not self.playouts & 3 and clock() > deadline:
                 break
@@ -403,36 +526,51 @@ class Mcts:
             while True:
                 if node.moves is None:
                     node.expand(rng)
-                nxt = self._select(node)
-                path.append(nxt)
-                if nxt.visits == 0 or nxt.proven is not None:
-                    node = nxt
+                node = select(node)
+                path.append(node)
+                if node.visits == 0 or node.proven is not None:
                     break
-                node = nxt
-            value = node.value(weights, anywhere)
+            value = value_of(node)
             for n in path:
                 n.visits += 1
                 n.wins += value
             if node.proven is not None:
                 self._prove(path)
         if not root.children:  # the deadline had passed before the first simulation (a loaded
-            return moves[0][0], moves[0][1]  # machine): the move with the best prior
+            return moves[0] >> 1, moves[0] & 1  # machine): the move with the best prior
         won = [n for n in root.children if n.proven is order]
         if won:
             return won[0].cell, won[0].mark
         best = max(root.children, key=lambda n: (n.visits, n.wins if order else -n.wins))
         return best.cell, best.mark
 
-    def value_prior(
-        self, root: Node, evals: dict[tuple[int, int], int] | None = None
-    ) -> list[tuple[int, int, int, int, int, int, int]]:
+    def _value(self, node: Node) -> float:
+        """``node.value`` with this search's curve, each position's ``threat_eval`` computed
+        once a search (``evals``: the root's moves are evaluated before the search, and a
+        position can be reached by several paths)."""
+        proven = node.proven
+        if proven is not None:
+            return 1.0 if proven else 0.0
+        x = node.x
+        o = node.o
+        key = x | o << 36
+        evals = self.evals
+        e = evals.get(key)
+        if e is None:
+            e = evals[key] = threat_eval(x, o)
+        weights = self.window_weights
+        if weights is not None and (self.window_anywhere or (x | o) & BORDER_MASK):
+            return window_win_probability(x, o, weights, e)
+        return order_win_probability(x, o, e)
+
+    def value_prior(self, root: Node, evals: dict[int, int] | None = None) -> list[int]:
         """Chaos's root moves re-weighted and re-sorted, best first, by the leaves' curve: the
         prior becomes ``root_mix`` times the gain prior plus the rest times a softmax, at
         ``root_temperature``, over minus the logit of Order's chance after each move (one
         evaluation a root move, once a search). Why: the gain prior sorts Chaos's moves by the
         window weights, and a few hundred simulations reach only the first few dozen of them;
         the curve the leaves are valued with tells the moves apart better (issue 25). ``evals``:
-        the moves' ``threat_eval`` by ``(cell, mark)``, as the root's filter found them."""
+        the positions' ``threat_eval`` by ``x | o << 36``, as the root's filter found them."""
         moves = root.moves
         assert moves is not None
         # one curve for every move, the border empty or not: with the window curve for the
@@ -442,11 +580,12 @@ class Mcts:
         logits = []
         weights = self.window_weights
         for m in moves:
-            e = threat_eval(m[2], m[3]) if evals is None else evals[m[0], m[1]]
+            x2, o2 = after(root.x, root.o, m)
+            e = threat_eval(x2, o2) if evals is None else evals[x2 | o2 << 36]
             if weights is None:
-                v = order_win_probability(m[2], m[3], e)
+                v = order_win_probability(x2, o2, e)
             else:
-                v = window_win_probability(m[2], m[3], weights, e)
+                v = window_win_probability(x2, o2, weights, e)
             v = min(max(v, 1e-9), 1.0 - 1e-9)
             logits.append(math.log((1.0 - v) / v) / self.root_temperature)
         top = max(logits)
@@ -473,19 +612,32 @@ class Mcts:
         c = self.c
         best: Node | None = None
         best_score = -1e9
-        for i, child in enumerate(children):
-            proven = child.proven
-            if proven is not None:
-                if proven is order:
-                    return child
-                continue
-            q = child.wins / child.visits
-            if not order:
-                q = 1.0 - q
-            score = q + c * prior[i] * sqrt_n / (1 + child.visits)
-            if score > best_score:
-                best_score = score
-                best = child
+        # the same float operations as ever (``q + c * p * sqrt_n / (1 + visits)``, left to
+        # right), in one loop per side to move
+        if order:
+            for child, p in zip(children, prior, strict=False):  # the visited ones
+                proven = child.proven
+                if proven is not None:
+                    if proven:
+                        return child
+                    continue
+                visits = child.visits
+                score = child.wins / visits + c * p * sqrt_n / (1 + visits)
+                if score > best_score:
+                    best_score = score
+                    best = child
+        else:
+            for child, p in zip(children, prior, strict=False):  # the visited ones
+                proven = child.proven
+                if proven is not None:
+                    if not proven:
+                        return child
+                    continue
+                visits = child.visits
+                score = 1.0 - child.wins / visits + c * p * sqrt_n / (1 + visits)
+                if score > best_score:
+                    best_score = score
+                    best = child
         k = len(children)
         if k < len(moves):
             q = node.wins / node.visits
