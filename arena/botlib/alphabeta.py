@@ -749,7 +749,10 @@ def threat_eval(x: int, o: int, vcf_depth: int = VCF_DEPTH, centre: bool = False
     if not live:
         return -WIN
     double = twice | twice_o
-    if order and (double or vcf_depth and Searcher.vcf(x, o, live, vcf_depth) >= 0):
+    # fours start only from three-mark windows: without one, no call (``vcf`` would find none)
+    if order and (
+        double or vcf_depth and once | once_o and Searcher.vcf(x, o, live, vcf_depth) >= 0
+    ):
         return WIN // 2
     if double:
         if double & (double - 1):
