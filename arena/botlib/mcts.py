@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import math
 import random
+import sys
 import time
 
 from arena.botlib.alphabeta import (
@@ -258,66 +259,97 @@ def _sorted_priors(keys: list[int], temperature: float = PRIOR_TEMPERATURE) -> l
     return [w / total for w in weights]
 
 
-_WINDOW_CELLS: tuple[tuple[int, int, tuple[int, ...]], ...] = tuple(
-    (1 << i, w, tuple(c for c in range(36) if w >> c & 1)) for i, w in enumerate(WINDOWS)
-)
-"""Per window: its bit in a live set, its mask and its cells."""
+_LANES = 36 * 2  # bytes: one 16-bit lane a cell
+_BIAS = sum(0x8000 << 16 * c for c in range(36))
+"""Half a lane in every lane: the gains packed with it stay in [0, 2**16) (|gain| <= 7 * 512)."""
+
+
+def _packed(w: int, gain: int) -> int:
+    """``gain`` in the lane of each cell of ``w``."""
+    return sum(gain << 16 * c for c in range(36) if w >> c & 1)
+
+
 _MARK_GAINS: tuple[tuple[int, int], ...] = tuple(
     (WEIGHTS[k + 1] - WEIGHTS[k] if k < 4 else 0, -WEIGHTS[k]) for k in range(1, 5)
 )
 """A live window holding k = 1..4 marks of one kind (index k - 1): the gain of writing that mark
 in one of its empty cells, and of writing the other mark (the window dies)."""
-_BLANK_GAIN = WEIGHTS[1] - WEIGHTS[0]
+_STATE_GAINS = (
+    (WEIGHTS[1] - WEIGHTS[0],) * 2,
+    *_MARK_GAINS,
+    *((ao, ax) for ax, ao in _MARK_GAINS),
+)
+"""The gains of an X and of an O in a live window by its state: 0 empty, 1-4 that many X, 5-8
+one to four O."""
+_WINDOW_GAINS: tuple[tuple[int, int, tuple[int, ...], tuple[int, ...], tuple[int, ...]], ...] = (
+    tuple(
+        (
+            1 << i,
+            w,
+            tuple(_packed(w, ax) for ax, _ in _STATE_GAINS),
+            tuple(_packed(w, ao) for _, ao in _STATE_GAINS),
+            tuple(c for c in range(36) if w >> c & 1),
+        )
+        for i, w in enumerate(WINDOWS)
+    )
+)
+"""Per window: its bit in a live set, its mask, the X and O gains its cells get by its state
+(packed, a lane a cell) and its cells."""
+
+
+def _lanes(packed: int) -> memoryview:
+    """The 16-bit lanes of ``packed`` (with ``_BIAS``), indexed by cell."""
+    view = memoryview(packed.to_bytes(_LANES, sys.byteorder)).cast("H")
+    return view if sys.byteorder == "little" else view[::-1]
 
 
 def move_gains(x: int, o: int, live: int, tx: int, to: int) -> tuple[list[int], list[int]]:
     """The moves of ``Searcher.children`` as codes ``cell * 2 + mark``, in its order, and their
     ordering keys (the gain for Order plus the four bonuses), without the child positions: the
     search builds a position only for the moves it visits. One pass over the live windows adds
-    each window's gain to its cells (integers: any order gives the same sums)."""
+    each window's gains to its cells' lanes of two big integers (integers: any order gives the
+    same sums)."""
     occ = x | o
-    gx = [0] * 36  # gain of an X / an O in each cell
-    go = [0] * 36
+    gx = go = _BIAS  # the gains of an X / an O in each cell, a 16-bit lane a cell
     fx: list[int] | None = None  # per cell: the cells of the fours an X / an O there makes
     fo: list[int] | None = None
     five_x = five_o = 0  # the cells where an X / an O makes five
-    mark_gains = _MARK_GAINS
-    for bit, w, cells in _WINDOW_CELLS:
+    for bit, w, px, po, cells in _WINDOW_GAINS:
         if not live & bit:
             continue
         xw = x & w
         if xw:
             k = xw.bit_count()
-            ax, ao = mark_gains[k - 1]
             if k == 3:
                 if fx is None:
                     fx = [0] * 36
-                e = w & ~occ
+                f = w & ~occ
                 for c in cells:
-                    fx[c] |= e
+                    fx[c] |= f
             elif k == 4:
                 five_x |= w & ~occ
         else:
             ow = o & w
             if ow:
                 k = ow.bit_count()
-                ao, ax = mark_gains[k - 1]
                 if k == 3:
                     if fo is None:
                         fo = [0] * 36
-                    e = w & ~occ
+                    f = w & ~occ
                     for c in cells:
-                        fo[c] |= e
+                        fo[c] |= f
                 elif k == 4:
                     five_o |= w & ~occ
+                k += 4
             else:
-                ax = ao = _BLANK_GAIN
-        for c in cells:
-            gx[c] += ax
-            go[c] += ao
+                k = 0
+        gx += px[k]
+        go += po[k]
     order = not occ.bit_count() & 1
     cover = window_union(live)
     free = cover & ~occ & FULL_MASK
+    lanes_x = _lanes(gx)
+    lanes_o = _lanes(go)
     gains: list[int] = []
     codes: list[int] = []
     while free:
@@ -325,14 +357,14 @@ def move_gains(x: int, o: int, live: int, tx: int, to: int) -> tuple[list[int], 
         free ^= b
         c = b.bit_length() - 1
         if not five_x & b:
-            g = gx[c]
+            g = lanes_x[c] - 0x8000
             if fx is not None and fx[c]:  # a four: Order wins next if Chaos made it, or two
                 t = fx[c] & ~b | (tx | to) & ~b
                 g += FOUR_BONUS if order and not (t & (t - 1) or t & to & ~b) else WIN
             gains.append(g)
             codes.append(2 * c)
         if not five_o & b:
-            g = go[c]
+            g = lanes_o[c] - 0x8000
             if fo is not None and fo[c]:
                 t = fo[c] & ~b | (tx | to) & ~b
                 g += FOUR_BONUS if order and not (t & (t - 1) or t & tx & ~b) else WIN
