@@ -52,6 +52,7 @@ __all__ = [
     "Mcts",
     "CENTRE_MASK",
     "CENTRE_OPENING",
+    "CHAOS_SIMULATIONS_PER_MS",
     "SIMULATIONS_PER_MS",
     "after",
     "budgeted_move",
@@ -246,19 +247,6 @@ def priors(gains: list[int], order: bool, temperature: float = PRIOR_TEMPERATURE
     return [w / total for w in weights]
 
 
-def _sorted_priors(keys: list[int], temperature: float = PRIOR_TEMPERATURE) -> list[float]:
-    """``priors`` of moves sorted best first for the mover, given as ``keys``: minus the gain
-    for Order, the gain for Chaos, ascending. The same floats: the mover's gain minus the best
-    is an integer, exact as a float, as the difference of the floats was."""
-    if not keys:
-        return []
-    top = keys[0]
-    exp = math.exp
-    weights = [exp((top - v) / temperature) for v in keys]
-    total = sum(weights)
-    return [w / total for w in weights]
-
-
 _LANES = 36 * 2  # bytes: one 16-bit lane a cell
 _BIAS = sum(0x8000 << 16 * c for c in range(36))
 """Half a lane in every lane: the gains packed with it stay in [0, 2**16) (|gain| <= 7 * 512)."""
@@ -295,6 +283,25 @@ _WINDOW_GAINS: tuple[tuple[int, int, tuple[int, ...], tuple[int, ...], tuple[int
 )
 """Per window: its bit in a live set, its mask, the X and O gains its cells get by its state
 (packed, a lane a cell) and its cells."""
+
+
+_BYTE_CELLS = tuple(
+    tuple(tuple(8 * k + i for i in range(8) if byte >> i & 1) for byte in range(256))
+    for k in range(5)
+)
+"""The cells of a byte of a cell mask, by the byte's place (0-4) and value."""
+
+
+def _cells(mask: int) -> tuple[int, ...]:
+    """The cells of ``mask`` (36 bits), in order, by five table look-ups."""
+    t = _BYTE_CELLS
+    return (
+        t[0][mask & 255]
+        + t[1][mask >> 8 & 255]
+        + t[2][mask >> 16 & 255]
+        + t[3][mask >> 24 & 255]
+        + t[4][mask >> 32]
+    )
 
 
 def _lanes(packed: int) -> memoryview:
@@ -351,7 +358,16 @@ def move_gains(x: int, o: int, live: int, tx: int, to: int) -> tuple[list[int], 
     lanes_x = _lanes(gx)
     lanes_o = _lanes(go)
     gains: list[int] = []
-    codes: list[int] = []
+    codes: list[int]
+    if fx is None and fo is None and not five_x | five_o:  # no four, no five: every cell, X, O
+        cells = _cells(free)
+        for c in cells:
+            gains.append(lanes_x[c] - 0x8000)
+            gains.append(lanes_o[c] - 0x8000)
+        codes = [m for c in cells for m in (2 * c, 2 * c + 1)]
+        free = 0
+    else:
+        codes = []
     while free:
         b = free & -free
         free ^= b
@@ -381,8 +397,9 @@ class Node:
     """A position in the tree, reached by ``(cell, mark)``; ``wins`` sums Order's values.
 
     ``proven`` is True once Order is known to win from here with best play, False once Chaos
-    is; ``moves`` (child positions from ``Searcher.children``, best prior first) and
-    ``prior`` are filled when the node is first selected, ``children`` as they are visited."""
+    is; ``moves`` (the moves of ``Searcher.children`` as codes ``cell * 2 + mark``, from
+    ``move_gains``, best prior first) and ``prior`` are filled when the node is first selected,
+    ``children`` (their positions built by ``Searcher._play``) as they are visited."""
 
     __slots__ = (
         "cell",
@@ -462,7 +479,17 @@ class Node:
         ]
         keys.sort()
         self.moves = [key & 255 for key in keys]
-        self.prior = _sorted_priors([key >> 16 for key in keys])
+        if not keys:
+            self.prior = []
+            return
+        # ``priors``: the mover's gain minus the best is an integer, exact as a float, as the
+        # difference of the floats was
+        top = keys[0] >> 16
+        temperature = PRIOR_TEMPERATURE
+        exp = math.exp
+        weights = [exp((top - (key >> 16)) / temperature) for key in keys]
+        total = sum(weights)
+        self.prior = [w / total for w in weights]
 
     def child(self, index: int) -> Node:
         """The node after ``moves[index]``, appended to ``children`` (visited in order)."""
@@ -518,6 +545,8 @@ SIMULATIONS_PER_MS = 3.0
 """The bots' work budget: simulations (one new node, one evaluation each) per millisecond of
 ``<ms>``, about a third of the move time on an idle core, so that the budget, not the clock,
 usually ends the search and a game replays exactly given ``ARENA_SEED``."""
+CHAOS_SIMULATIONS_PER_MS = 3.0
+"""The same budget when Chaos is to move (``budgeted_move``; hence also ``perfect``'s Chaos)."""
 
 
 def budgeted_move(
@@ -529,6 +558,7 @@ def budgeted_move(
     see ``Mcts``."""
     stop = guard_deadline(deadline, ms)
     chaos = (x | o).bit_count() & 1
+    rate = CHAOS_SIMULATIONS_PER_MS if chaos else SIMULATIONS_PER_MS
     search = Mcts(
         rng,
         centre_opening=centre_opening,
@@ -537,7 +567,7 @@ def budgeted_move(
         root_temperature=CHAOS_ROOT_TEMPERATURE if chaos else 0.0,
         root_mix=CHAOS_ROOT_MIX,
     )
-    return search.best_move(x, o, stop, max_playouts=int(SIMULATIONS_PER_MS * ms))
+    return search.best_move(x, o, stop, max_playouts=int(rate * ms))
 
 
 def _restrict(root: Node, keep: list[bool]) -> list[int]:
