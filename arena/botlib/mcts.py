@@ -248,6 +248,7 @@ def priors(gains: list[int], order: bool, temperature: float = PRIOR_TEMPERATURE
 
 
 _LANES = 36 * 2  # bytes: one 16-bit lane a cell
+_sqrt = math.sqrt
 _BIAS = sum(0x8000 << 16 * c for c in range(36))
 """Half a lane in every lane: the gains packed with it stay in [0, 2**16) (|gain| <= 7 * 512)."""
 
@@ -413,6 +414,7 @@ class Node:
         "proven",
         "moves",
         "prior",
+        "weighted",
         "children",
         "visits",
         "wins",
@@ -440,6 +442,8 @@ class Node:
             self.proven = False
         self.moves: list[int] | None = None
         self.prior: list[float] = []
+        self.weighted: list[float] | None = None
+        """``prior`` times the search's ``c`` (``Mcts._select``: computed at its first call)."""
         self.children: list[Node] = []
         self.visits = 0
         self.wins = 0.0
@@ -757,43 +761,43 @@ class Mcts:
         assert moves is not None
         order = node.order
         children = node.children
-        prior = node.prior
-        sqrt_n = math.sqrt(node.visits)
-        c = self.c
+        weighted = node.weighted
+        if weighted is None:  # the priors times ``c``, once the root's prior is final
+            c = self.c
+            weighted = node.weighted = [c * p for p in node.prior]
+        sqrt_n = _sqrt(node.visits)
         best: Node | None = None
         best_score = -1e9
         # the same float operations as ever (``q + c * p * sqrt_n / (1 + visits)``, left to
-        # right), in one loop per side to move
+        # right, ``c * p`` computed once), in one loop per side to move
         if order:
-            for child, p in zip(children, prior, strict=False):  # the visited ones
+            for child, cp in zip(children, weighted, strict=False):  # the visited ones
                 proven = child.proven
-                if proven is not None:
-                    if proven:
-                        return child
-                    continue
-                visits = child.visits
-                score = child.wins / visits + c * p * sqrt_n / (1 + visits)
-                if score > best_score:
-                    best_score = score
-                    best = child
+                if proven is None:
+                    visits = child.visits
+                    score = child.wins / visits + cp * sqrt_n / (1 + visits)
+                    if score > best_score:
+                        best_score = score
+                        best = child
+                elif proven:
+                    return child
         else:
-            for child, p in zip(children, prior, strict=False):  # the visited ones
+            for child, cp in zip(children, weighted, strict=False):  # the visited ones
                 proven = child.proven
-                if proven is not None:
-                    if not proven:
-                        return child
-                    continue
-                visits = child.visits
-                score = 1.0 - child.wins / visits + c * p * sqrt_n / (1 + visits)
-                if score > best_score:
-                    best_score = score
-                    best = child
+                if proven is None:
+                    visits = child.visits
+                    score = 1.0 - child.wins / visits + cp * sqrt_n / (1 + visits)
+                    if score > best_score:
+                        best_score = score
+                        best = child
+                elif not proven:
+                    return child
         k = len(children)
         if k < len(moves):
             q = node.wins / node.visits
             if not order:
                 q = 1.0 - q
-            if best is None or q - FPU_REDUCTION + c * prior[k] * sqrt_n > best_score:
+            if best is None or q - FPU_REDUCTION + weighted[k] * sqrt_n > best_score:
                 return node.child(k)
         if best is None:  # every move is proven lost for the mover
             return children[0]
