@@ -547,19 +547,33 @@ CHAOS_ROOT_MIX = 0.5
 
 SIMULATIONS_PER_MS = 3.0
 """The bots' work budget: simulations (one new node, one evaluation each) per millisecond of
-``<ms>``, about a third of the move time on an idle core, so that the budget, not the clock,
-usually ends the search and a game replays exactly given ``ARENA_SEED``."""
+``<ms>``, so that the budget, not the clock, usually ends the search and a game replays exactly
+given ``ARENA_SEED``. What it costs, measured as Chaos against ``ref_ab3w4``'s Order (40 games
+from 2-ply openings, 100 ms, CPU per move, three runs on a shared two-core machine): on the early
+moves (plies 3-9) 16-19 ms on average, at most 26, a fifth of the move time; 8-9 ms over all
+moves. Before the simulations were made cheaper (the same moves, ``benchmarks/mcts_identity.py``:
+a move's gains read in one pass over the windows, positions built only for the visited moves, a
+leaf's two curves in one pass, ``vcf`` inlined) 20-24 ms, at most 42, and 9-11 ms."""
 CHAOS_SIMULATIONS_PER_MS = 3.0
-"""The same budget when Chaos is to move (``budgeted_move``; hence also ``perfect``'s Chaos)."""
+"""The same budget when Chaos is to move (``budgeted_move``; hence also ``perfect``'s Chaos),
+kept at 3: with the cheaper simulations 3.75 to 4 a ms cost what 3 did before on Chaos's early
+moves (mean and max CPU per move at plies 3-9, measured side by side as in
+``SIMULATIONS_PER_MS``), but more did not make Chaos last longer against ``ref_ab3w4``'s Order
+(``chaos_survival.py``, 100 ms): on seeds 1-10, where the root prior was tuned at 3, 28.5 plies a
+game at 3.5 and 3.75, 28.8 at 4 and 28.9 at 6 instead of 29.2; on seeds 11-20 29.6 at 4 instead
+of 30.7. In-process against ``greedy``'s, ``heuristic``'s and ``alphabeta``'s Orders
+(``order_vs_chaos.py --games 40``, seed 1) the Orders won 112 of 240 games against it at 4, 109
+at 3 (the ladder's Chaos order held: ``alphabeta``'s Chaos lost 149, ``perfect``'s 99 at 4 and
+100 at 3)."""
 
 
 def budgeted_move(
     x: int, o: int, rng: random.Random, ms: int, deadline: float, centre_opening: int = 0
 ) -> tuple[int, int]:
     """The move ``(cell, mark)`` of a search of ``SIMULATIONS_PER_MS`` simulations per ms of
-    ``ms``, stopped in any case at the clock's guard (``arena.botlib.clock``) before
-    ``deadline`` (a ``time.monotonic`` value): how the bundled bots use it. ``centre_opening``:
-    see ``Mcts``."""
+    ``ms`` (``CHAOS_SIMULATIONS_PER_MS`` when Chaos is to move), stopped in any case at the
+    clock's guard (``arena.botlib.clock``) before ``deadline`` (a ``time.monotonic`` value): how
+    the bundled bots use it. ``centre_opening``: see ``Mcts``."""
     stop = guard_deadline(deadline, ms)
     chaos = (x | o).bit_count() & 1
     rate = CHAOS_SIMULATIONS_PER_MS if chaos else SIMULATIONS_PER_MS
