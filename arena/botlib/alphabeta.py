@@ -439,14 +439,17 @@ class Searcher:
         else -1. Only moves that make a four are tried, so the search is narrow."""
         occ = x | o
         tried = 0
+        cell_windows = CELL_WINDOWS
         for bit, w in _WINDOW_LIST:
             if not live & bit:
                 continue
             kx = (x & w).bit_count()
             if kx == 3:
                 mark = 0
+                mine, other = x, o
             elif not kx and (o & w).bit_count() == 3:
                 mark = 1
+                mine, other = o, x
             else:
                 continue
             free = w & ~occ
@@ -458,25 +461,39 @@ class Searcher:
                 if tried >> code & 1:
                     continue
                 tried |= 1 << code
-                x1, o1, live1, tx1, to1, _ = Searcher._play(x, o, live, 0, 0, 0, c, mark)
-                t = tx1 | to1
-                if t & (t - 1) or tx1 & to1:
-                    return code  # two fours (or a cell good for both marks): unstoppable
-                if (x1 | o1) == FULL_MASK:
+                # ``_play`` of the four, inlined: the windows the mark kills, the fours it makes
+                occ1 = occ | b
+                live1 = live
+                t = 0
+                for bit1, w1 in cell_windows[c]:
+                    if live & bit1:
+                        if other & w1:
+                            live1 &= ~bit1
+                        elif (mine & w1).bit_count() == 3:
+                            t |= w1 & ~occ1
+                if t & (t - 1):
+                    return code  # two fours: unstoppable
+                if occ1 == FULL_MASK:
                     continue
-                r = t.bit_length() - 1  # the only block
-                x2, o2, live2, tx2, to2, _ = Searcher._play(
-                    x1, o1, live1, tx1, to1, 0, r, 1 if tx1 else 0
-                )
-                if tx2 | to2:
-                    return code  # the block made a four for Order
-                if (
-                    depth > 1
-                    and live2
-                    and (x2 | o2) != FULL_MASK
-                    and Searcher.vcf(x2, o2, live2, depth - 1) >= 0
-                ):
-                    return code
+                # the only block, the other mark in cell r: ``_play`` inlined again
+                r = t.bit_length() - 1
+                br = 1 << r
+                mine1 = mine | b
+                occ2 = occ1 | br
+                live2 = live1
+                for bit2, w2 in cell_windows[r]:
+                    if live1 & bit2:
+                        if mine1 & w2:
+                            live2 &= ~bit2
+                        elif (other & w2).bit_count() == 3:
+                            return code  # the block made a four for Order
+                if depth > 1 and live2 and occ2 != FULL_MASK:
+                    if mark:
+                        x2, o2 = x | br, mine1
+                    else:
+                        x2, o2 = mine1, o | br
+                    if Searcher.vcf(x2, o2, live2, depth - 1) >= 0:
+                        return code
         return -1
 
     # --- the exact solver --------------------------------------------------------------------
@@ -749,7 +766,10 @@ def threat_eval(x: int, o: int, vcf_depth: int = VCF_DEPTH, centre: bool = False
     if not live:
         return -WIN
     double = twice | twice_o
-    if order and (double or vcf_depth and Searcher.vcf(x, o, live, vcf_depth) >= 0):
+    # fours start only from three-mark windows: without one, no call (``vcf`` would find none)
+    if order and (
+        double or vcf_depth and once | once_o and Searcher.vcf(x, o, live, vcf_depth) >= 0
+    ):
         return WIN // 2
     if double:
         if double & (double - 1):

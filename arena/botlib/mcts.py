@@ -31,21 +31,32 @@ instead of 27.3, its own Chaos 26.2, so +4.5: the issue's +5 is still missed.
 from __future__ import annotations
 
 import math
-import operator
 import random
+import sys
 import time
 
-from arena.botlib.alphabeta import VCF_DEPTH, WIN, Searcher, threat_eval
+from arena.botlib.alphabeta import (
+    DOUBLE_FOUR,
+    FOUR_BONUS,
+    VCF_DEPTH,
+    WEIGHTS,
+    WIN,
+    Searcher,
+    threat_eval,
+)
 from arena.botlib.clock import guard_deadline
-from arena.botlib.engine import FULL_MASK, WINDOWS, live_windows, threats
+from arena.botlib.engine import FULL_MASK, WINDOWS, live_windows, threats, window_union
 
 __all__ = [
     "Node",
     "Mcts",
     "CENTRE_MASK",
     "CENTRE_OPENING",
+    "CHAOS_SIMULATIONS_PER_MS",
     "SIMULATIONS_PER_MS",
+    "after",
     "budgeted_move",
+    "move_gains",
     "order_win_probability",
     "priors",
 ]
@@ -143,8 +154,84 @@ def window_win_probability(
         return 1.0
     if e < 0:
         return 0.0
-    z = sum(w * f for w, f in zip(weights, window_features(x, o, e), strict=True))
+    return _logistic(weights, window_features(x, o, e))
+
+
+def _logistic(weights: tuple[float, ...], features: tuple[float, ...]) -> float:
+    """``1 / (1 + exp(-z))``, ``z`` the weighted sum of ``features`` clamped to [-30, 30]."""
+    f0, f1, f2, f3, f4, f5, f6, f7 = features
+    w0, w1, w2, w3, w4, w5, w6, w7 = weights
+    # the products summed by ``sum`` left to right, as a generator over ``zip`` did (the same
+    # rounding in any Python: 3.12's ``sum`` of floats compensates, a chain of ``+`` would not)
+    z = sum([w0 * f0, w1 * f1, w2 * f2, w3 * f3, w4 * f4, w5 * f5, w6 * f6, w7 * f7])
     return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+
+
+def window_chance(x: int, o: int, weights: tuple[float, ...]) -> tuple[float, int]:
+    """``window_win_probability(x, o, weights)`` and ``threat_eval(x, o)``, the same numbers, in
+    one pass over the windows where the threats leave the evaluation a plain sum (no four, and
+    with Order to move no three-mark window for ``Searcher.vcf`` to start from; with Chaos to
+    move the double-four cells are counted here): the search's leaves, faster."""
+    occ = x | o
+    total = 0
+    once = twice = once_o = twice_o = 0  # cells in one / two three-mark windows (by mark)
+    four = False
+    counts = [0, 0, 0, 0, 0]  # live windows by their marks (of one kind)
+    window_weights = WEIGHTS
+    for w in _WINDOW_MASKS:
+        xw = x & w
+        ow = o & w
+        if xw:
+            if ow:
+                continue
+            k = xw.bit_count()
+            if k == 3:
+                f = w & ~occ
+                twice |= once & f
+                once |= f
+            elif k == 4:
+                four = True
+        elif ow:
+            k = ow.bit_count()
+            if k == 3:
+                f = w & ~occ
+                twice_o |= once_o & f
+                once_o |= f
+            elif k == 4:
+                four = True
+        else:
+            k = 0
+        total += window_weights[k]
+        counts[k] += 1
+    ply = occ.bit_count()
+    live = sum(counts)
+    if four or not ply & 1 and once | once_o:
+        e = threat_eval(x, o)
+    elif not live:
+        e = -WIN
+    else:
+        double = twice | twice_o  # only Chaos to move here
+        if double & (double - 1):
+            e = WIN // 2
+        elif double:
+            e = total + DOUBLE_FOUR
+        else:
+            e = total
+    if e >= WIN // 2:
+        return 1.0, e
+    if e < 0:
+        return 0.0, e
+    features = (
+        math.log1p(e),
+        counts[1],
+        counts[2],
+        counts[3] + counts[4],
+        live,
+        ply,
+        0.0 if ply & 1 else 1.0,
+        1.0,
+    )
+    return _logistic(weights, features), e
 
 
 def priors(gains: list[int], order: bool, temperature: float = PRIOR_TEMPERATURE) -> list[float]:
@@ -160,15 +247,160 @@ def priors(gains: list[int], order: bool, temperature: float = PRIOR_TEMPERATURE
     return [w / total for w in weights]
 
 
-_gain = operator.itemgetter(0)
+_LANES = 36 * 2  # bytes: one 16-bit lane a cell
+_sqrt = math.sqrt
+_BIAS = sum(0x8000 << 16 * c for c in range(36))
+"""Half a lane in every lane: the gains packed with it stay in [0, 2**16) (|gain| <= 7 * 512)."""
+
+
+def _packed(w: int, gain: int) -> int:
+    """``gain`` in the lane of each cell of ``w``."""
+    return sum(gain << 16 * c for c in range(36) if w >> c & 1)
+
+
+_MARK_GAINS: tuple[tuple[int, int], ...] = tuple(
+    (WEIGHTS[k + 1] - WEIGHTS[k] if k < 4 else 0, -WEIGHTS[k]) for k in range(1, 5)
+)
+"""A live window holding k = 1..4 marks of one kind (index k - 1): the gain of writing that mark
+in one of its empty cells, and of writing the other mark (the window dies)."""
+_STATE_GAINS = (
+    (WEIGHTS[1] - WEIGHTS[0],) * 2,
+    *_MARK_GAINS,
+    *((ao, ax) for ax, ao in _MARK_GAINS),
+)
+"""The gains of an X and of an O in a live window by its state: 0 empty, 1-4 that many X, 5-8
+one to four O."""
+_WINDOW_GAINS: tuple[tuple[int, int, tuple[int, ...], tuple[int, ...], tuple[int, ...]], ...] = (
+    tuple(
+        (
+            1 << i,
+            w,
+            tuple(_packed(w, ax) for ax, _ in _STATE_GAINS),
+            tuple(_packed(w, ao) for _, ao in _STATE_GAINS),
+            tuple(c for c in range(36) if w >> c & 1),
+        )
+        for i, w in enumerate(WINDOWS)
+    )
+)
+"""Per window: its bit in a live set, its mask, the X and O gains its cells get by its state
+(packed, a lane a cell) and its cells."""
+
+
+_BYTE_CELLS = tuple(
+    tuple(tuple(8 * k + i for i in range(8) if byte >> i & 1) for byte in range(256))
+    for k in range(5)
+)
+"""The cells of a byte of a cell mask, by the byte's place (0-4) and value."""
+
+
+def _cells(mask: int) -> tuple[int, ...]:
+    """The cells of ``mask`` (36 bits), in order, by five table look-ups."""
+    t = _BYTE_CELLS
+    return (
+        t[0][mask & 255]
+        + t[1][mask >> 8 & 255]
+        + t[2][mask >> 16 & 255]
+        + t[3][mask >> 24 & 255]
+        + t[4][mask >> 32]
+    )
+
+
+def _lanes(packed: int) -> memoryview:
+    """The 16-bit lanes of ``packed`` (with ``_BIAS``), indexed by cell."""
+    view = memoryview(packed.to_bytes(_LANES, sys.byteorder)).cast("H")
+    return view if sys.byteorder == "little" else view[::-1]
+
+
+def move_gains(x: int, o: int, live: int, tx: int, to: int) -> tuple[list[int], list[int]]:
+    """The moves of ``Searcher.children`` as codes ``cell * 2 + mark``, in its order, and their
+    ordering keys (the gain for Order plus the four bonuses), without the child positions: the
+    search builds a position only for the moves it visits. One pass over the live windows adds
+    each window's gains to its cells' lanes of two big integers (integers: any order gives the
+    same sums)."""
+    occ = x | o
+    gx = go = _BIAS  # the gains of an X / an O in each cell, a 16-bit lane a cell
+    fx: list[int] | None = None  # per cell: the cells of the fours an X / an O there makes
+    fo: list[int] | None = None
+    five_x = five_o = 0  # the cells where an X / an O makes five
+    for bit, w, px, po, cells in _WINDOW_GAINS:
+        if not live & bit:
+            continue
+        xw = x & w
+        if xw:
+            k = xw.bit_count()
+            if k == 3:
+                if fx is None:
+                    fx = [0] * 36
+                f = w & ~occ
+                for c in cells:
+                    fx[c] |= f
+            elif k == 4:
+                five_x |= w & ~occ
+        else:
+            ow = o & w
+            if ow:
+                k = ow.bit_count()
+                if k == 3:
+                    if fo is None:
+                        fo = [0] * 36
+                    f = w & ~occ
+                    for c in cells:
+                        fo[c] |= f
+                elif k == 4:
+                    five_o |= w & ~occ
+                k += 4
+            else:
+                k = 0
+        gx += px[k]
+        go += po[k]
+    order = not occ.bit_count() & 1
+    cover = window_union(live)
+    free = cover & ~occ & FULL_MASK
+    lanes_x = _lanes(gx)
+    lanes_o = _lanes(go)
+    gains: list[int] = []
+    codes: list[int]
+    if fx is None and fo is None and not five_x | five_o:  # no four, no five: every cell, X, O
+        cells = _cells(free)
+        for c in cells:
+            gains.append(lanes_x[c] - 0x8000)
+            gains.append(lanes_o[c] - 0x8000)
+        codes = [m for c in cells for m in (2 * c, 2 * c + 1)]
+        free = 0
+    else:
+        codes = []
+    while free:
+        b = free & -free
+        free ^= b
+        c = b.bit_length() - 1
+        if not five_x & b:
+            g = lanes_x[c] - 0x8000
+            if fx is not None and fx[c]:  # a four: Order wins next if Chaos made it, or two
+                t = fx[c] & ~b | (tx | to) & ~b
+                g += FOUR_BONUS if order and not (t & (t - 1) or t & to & ~b) else WIN
+            gains.append(g)
+            codes.append(2 * c)
+        if not five_o & b:
+            g = lanes_o[c] - 0x8000
+            if fo is not None and fo[c]:
+                t = fo[c] & ~b | (tx | to) & ~b
+                g += FOUR_BONUS if order and not (t & (t - 1) or t & tx & ~b) else WIN
+            gains.append(g)
+            codes.append(2 * c + 1)
+    dead = FULL_MASK & ~occ & ~cover
+    if dead:
+        gains.append(0)
+        codes.append(2 * ((dead & -dead).bit_length() - 1))
+    return gains, codes
 
 
 class Node:
     """A position in the tree, reached by ``(cell, mark)``; ``wins`` sums Order's values.
 
     ``proven`` is True once Order is known to win from here with best play, False once Chaos
-    is; ``moves`` (child positions from ``Searcher.children``, best prior first) and
-    ``prior`` are filled when the node is first selected, ``children`` as they are visited."""
+    is; ``moves`` (the moves of ``Searcher.children`` as codes ``cell * 2 + mark``, from
+    ``move_gains``, best prior first) and ``prior`` are filled when the node is first selected,
+    ``children`` (their positions built by ``Searcher._play``) as they are visited."""
 
     __slots__ = (
         "cell",
@@ -182,6 +414,7 @@ class Node:
         "proven",
         "moves",
         "prior",
+        "weighted",
         "children",
         "visits",
         "wins",
@@ -207,8 +440,10 @@ class Node:
             self.proven = True
         elif not live:
             self.proven = False
-        self.moves: list[tuple[int, int, int, int, int, int, int]] | None = None
+        self.moves: list[int] | None = None
         self.prior: list[float] = []
+        self.weighted: list[float] | None = None
+        """``prior`` times the search's ``c`` (``Mcts._select``: computed at its first call)."""
         self.children: list[Node] = []
         self.visits = 0
         self.wins = 0.0
@@ -223,34 +458,61 @@ class Node:
         return order_win_probability(self.x, self.o)
 
     def expand(self, rng: random.Random) -> None:
-        """Generate the moves and their priors, best first (ties in the generator's order)."""
+        """Generate the moves (codes ``cell * 2 + mark``) and their priors, best first (ties in
+        the generator's order)."""
         t = self.tx | self.to
         # a four: its block is Chaos's only move (with fours of both marks, the block of one, the
         # game being lost anyway; a cell completing both is left to the full move list below)
         if not self.order and t and not self.tx & self.to:
             c = (self.tx or self.to).bit_length() - 1
-            mark = 1 if self.tx >> c & 1 else 0
-            x, o, live, tx, to, _ = Searcher._play(
-                self.x, self.o, self.live, self.tx, self.to, 0, c, mark
-            )
-            self.moves = [(c, mark, x, o, live, tx, to)]
+            self.moves = [2 * c + (1 if self.tx >> c & 1 else 0)]
             self.prior = [1.0]
             return
-        kids = Searcher.children(self.x, self.o, self.live, self.tx, self.to, 0)
+        gains, codes = move_gains(self.x, self.o, self.live, self.tx, self.to)
+        n = len(codes)
         # equal gains in an order drawn from the generator: a random rotation (cheaper than a
-        # shuffle) kept by the stable sort (``reverse`` keeps equal items in order too)
-        k = rng.randrange(len(kids)) if kids else 0
-        kids = kids[k:] + kids[:k]
-        kids.sort(key=_gain, reverse=self.order)
-        self.moves = [m[1:8] for m in kids]
-        self.prior = priors([m[0] for m in kids], self.order)
+        # shuffle), then a stable sort by gain, best first for the mover. One sort of plain
+        # integers: (minus) the gain, then the place after the rotation, then the code
+        k = rng.randrange(n) if n else 0
+        if k:
+            gains = gains[k:] + gains[:k]
+            codes = codes[k:] + codes[:k]
+        sign = -1 if self.order else 1
+        keys = [
+            (sign * g << 16) | j << 8 | m for j, g, m in zip(range(n), gains, codes, strict=True)
+        ]
+        keys.sort()
+        self.moves = [key & 255 for key in keys]
+        if not keys:
+            self.prior = []
+            return
+        # ``priors``: the mover's gain minus the best is an integer, exact as a float, as the
+        # difference of the floats was
+        top = keys[0] >> 16
+        temperature = PRIOR_TEMPERATURE
+        exp = math.exp
+        weights = [exp((top - (key >> 16)) / temperature) for key in keys]
+        total = sum(weights)
+        self.prior = [w / total for w in weights]
 
     def child(self, index: int) -> Node:
         """The node after ``moves[index]``, appended to ``children`` (visited in order)."""
         assert self.moves is not None
-        node = Node(*self.moves[index])
+        code = self.moves[index]
+        c = code >> 1
+        mark = code & 1
+        x, o, live, tx, to, _ = Searcher._play(
+            self.x, self.o, self.live, self.tx, self.to, 0, c, mark
+        )
+        node = Node(c, mark, x, o, live, tx, to)
         self.children.append(node)
         return node
+
+
+def after(x: int, o: int, code: int) -> tuple[int, int]:
+    """The marks ``(x, o)`` after the move ``code`` (``cell * 2 + mark``)."""
+    b = 1 << (code >> 1)
+    return (x, o | b) if code & 1 else (x | b, o)
 
 
 CENTRE_OPENING = 2
@@ -285,19 +547,36 @@ CHAOS_ROOT_MIX = 0.5
 
 SIMULATIONS_PER_MS = 3.0
 """The bots' work budget: simulations (one new node, one evaluation each) per millisecond of
-``<ms>``, about a third of the move time on an idle core, so that the budget, not the clock,
-usually ends the search and a game replays exactly given ``ARENA_SEED``."""
+``<ms>``, so that the budget, not the clock, usually ends the search and a game replays exactly
+given ``ARENA_SEED``. What it costs, measured as Chaos against ``ref_ab3w4``'s Order (40 games
+from 2-ply openings, 100 ms, CPU per move, three runs on a shared two-core machine): on the early
+moves (plies 3-9) 16-19 ms on average, at most 26, a fifth of the move time; 8-9 ms over all
+moves. Before the simulations were made cheaper (the same moves, ``benchmarks/mcts_identity.py``:
+a move's gains read in one pass over the windows, positions built only for the visited moves, a
+leaf's two curves in one pass, ``vcf`` inlined) 20-24 ms, at most 42, and 9-11 ms."""
+CHAOS_SIMULATIONS_PER_MS = 3.0
+"""The same budget when Chaos is to move (``budgeted_move``; hence also ``perfect``'s Chaos),
+kept at 3: with the cheaper simulations 3.75 to 4 a ms cost what 3 did before on Chaos's early
+moves (mean and max CPU per move at plies 3-9, measured side by side as in
+``SIMULATIONS_PER_MS``), but more did not make Chaos last longer against ``ref_ab3w4``'s Order
+(``chaos_survival.py``, 100 ms): on seeds 1-10, where the root prior was tuned at 3, 28.5 plies a
+game at 3.5 and 3.75, 28.8 at 4 and 28.9 at 6 instead of 29.2; on seeds 11-20 29.6 at 4 instead
+of 30.7. In-process against ``greedy``'s, ``heuristic``'s and ``alphabeta``'s Orders
+(``order_vs_chaos.py --games 40``, seed 1) the Orders won 112 of 240 games against it at 4, 109
+at 3 (the ladder's Chaos order held: ``alphabeta``'s Chaos lost 149, ``perfect``'s 99 at 4 and
+100 at 3)."""
 
 
 def budgeted_move(
     x: int, o: int, rng: random.Random, ms: int, deadline: float, centre_opening: int = 0
 ) -> tuple[int, int]:
     """The move ``(cell, mark)`` of a search of ``SIMULATIONS_PER_MS`` simulations per ms of
-    ``ms``, stopped in any case at the clock's guard (``arena.botlib.clock``) before
-    ``deadline`` (a ``time.monotonic`` value): how the bundled bots use it. ``centre_opening``:
-    see ``Mcts``."""
+    ``ms`` (``CHAOS_SIMULATIONS_PER_MS`` when Chaos is to move), stopped in any case at the
+    clock's guard (``arena.botlib.clock``) before ``deadline`` (a ``time.monotonic`` value): how
+    the bundled bots use it. ``centre_opening``: see ``Mcts``."""
     stop = guard_deadline(deadline, ms)
     chaos = (x | o).bit_count() & 1
+    rate = CHAOS_SIMULATIONS_PER_MS if chaos else SIMULATIONS_PER_MS
     search = Mcts(
         rng,
         centre_opening=centre_opening,
@@ -306,10 +585,10 @@ def budgeted_move(
         root_temperature=CHAOS_ROOT_TEMPERATURE if chaos else 0.0,
         root_mix=CHAOS_ROOT_MIX,
     )
-    return search.best_move(x, o, stop, max_playouts=int(SIMULATIONS_PER_MS * ms))
+    return search.best_move(x, o, stop, max_playouts=int(rate * ms))
 
 
-def _restrict(root: Node, keep: list[bool]) -> list[tuple[int, int, int, int, int, int, int]]:
+def _restrict(root: Node, keep: list[bool]) -> list[int]:
     """Keep the root's moves marked in ``keep`` (all of them if none is), priors renormalised."""
     moves = root.moves
     assert moves is not None
@@ -351,6 +630,8 @@ class Mcts:
         (0: never; ``CENTRE_OPENING`` is the measured opening knowledge)."""
         self.playouts = 0
         """Simulations of the last search (each adds one node and backs up one value)."""
+        self.evals: dict[int, int] = {}
+        """The last search's ``threat_eval`` of the positions it valued, by ``x | o << 36``."""
 
     def best_move(
         self, x: int, o: int, deadline: float, max_playouts: int = 1 << 30
@@ -365,6 +646,8 @@ class Mcts:
             c = t.bit_length() - 1
             return c, 0 if tx >> c & 1 else 1
         rng = self.rng
+        self.evals = {}
+        evals = self.evals
         root.expand(rng)
         moves = root.moves
         assert moves is not None
@@ -372,26 +655,31 @@ class Mcts:
             free = ~(x | o) & FULL_MASK
             return (free & -free).bit_length() - 1, 0
         if len(moves) == 1:
-            return moves[0][0], moves[0][1]
+            return moves[0] >> 1, moves[0] & 1
         if order:  # a win by successive fours: play it
             code = Searcher.vcf(x, o, live, VCF_DEPTH)
             if code >= 0:
                 return code >> 1, code & 1
         else:  # leave out the moves after which the threats already decide for Order
-            evals = {(m[0], m[1]): threat_eval(m[2], m[3]) for m in moves}
-            moves = _restrict(root, [evals[m[0], m[1]] < WIN // 2 for m in moves])
+            keep = []
+            for m in moves:
+                x2, o2 = after(x, o, m)
+                e = evals[x2 | o2 << 36] = threat_eval(x2, o2)
+                keep.append(e < WIN // 2)
+            moves = _restrict(root, keep)
             if (x | o).bit_count() < self.centre_opening:  # the opening reply: in the centre
-                moves = _restrict(root, [bool(CENTRE_MASK >> m[0] & 1) for m in moves])
+                moves = _restrict(root, [bool(CENTRE_MASK >> (m >> 1) & 1) for m in moves])
             if len(moves) == 1:
-                return moves[0][0], moves[0][1]
+                return moves[0] >> 1, moves[0] & 1
             if self.root_temperature > 0:
                 moves = self.value_prior(root, evals)
         clock = time.monotonic
         self.playouts = 0
         root.visits = 1
-        weights, anywhere = self.window_weights, self.window_anywhere
-        root.wins = root.value(weights, anywhere)
+        root.wins = self._value(root)
         path: list[Node] = []
+        value_of = self._value
+        select = self._select
         while self.playouts < max_playouts and root.proven is None:
             if not self.playouts & 3 and clock() > deadline:
                 break
@@ -403,36 +691,54 @@ class Mcts:
             while True:
                 if node.moves is None:
                     node.expand(rng)
-                nxt = self._select(node)
-                path.append(nxt)
-                if nxt.visits == 0 or nxt.proven is not None:
-                    node = nxt
+                node = select(node)
+                path.append(node)
+                if node.visits == 0 or node.proven is not None:
                     break
-                node = nxt
-            value = node.value(weights, anywhere)
+            value = value_of(node)
             for n in path:
                 n.visits += 1
                 n.wins += value
             if node.proven is not None:
                 self._prove(path)
         if not root.children:  # the deadline had passed before the first simulation (a loaded
-            return moves[0][0], moves[0][1]  # machine): the move with the best prior
+            return moves[0] >> 1, moves[0] & 1  # machine): the move with the best prior
         won = [n for n in root.children if n.proven is order]
         if won:
             return won[0].cell, won[0].mark
         best = max(root.children, key=lambda n: (n.visits, n.wins if order else -n.wins))
         return best.cell, best.mark
 
-    def value_prior(
-        self, root: Node, evals: dict[tuple[int, int], int] | None = None
-    ) -> list[tuple[int, int, int, int, int, int, int]]:
+    def _value(self, node: Node) -> float:
+        """``node.value`` with this search's curve, each position's ``threat_eval`` computed
+        once a search (``evals``: the root's moves are evaluated before the search, and a
+        position can be reached by several paths)."""
+        proven = node.proven
+        if proven is not None:
+            return 1.0 if proven else 0.0
+        x = node.x
+        o = node.o
+        key = x | o << 36
+        evals = self.evals
+        e = evals.get(key)
+        weights = self.window_weights
+        if weights is not None and (self.window_anywhere or (x | o) & BORDER_MASK):
+            if e is None:
+                value, evals[key] = window_chance(x, o, weights)
+                return value
+            return window_win_probability(x, o, weights, e)
+        if e is None:
+            e = evals[key] = threat_eval(x, o)
+        return order_win_probability(x, o, e)
+
+    def value_prior(self, root: Node, evals: dict[int, int] | None = None) -> list[int]:
         """Chaos's root moves re-weighted and re-sorted, best first, by the leaves' curve: the
         prior becomes ``root_mix`` times the gain prior plus the rest times a softmax, at
         ``root_temperature``, over minus the logit of Order's chance after each move (one
         evaluation a root move, once a search). Why: the gain prior sorts Chaos's moves by the
         window weights, and a few hundred simulations reach only the first few dozen of them;
         the curve the leaves are valued with tells the moves apart better (issue 25). ``evals``:
-        the moves' ``threat_eval`` by ``(cell, mark)``, as the root's filter found them."""
+        the positions' ``threat_eval`` by ``x | o << 36``, as the root's filter found them."""
         moves = root.moves
         assert moves is not None
         # one curve for every move, the border empty or not: with the window curve for the
@@ -442,11 +748,12 @@ class Mcts:
         logits = []
         weights = self.window_weights
         for m in moves:
-            e = threat_eval(m[2], m[3]) if evals is None else evals[m[0], m[1]]
+            x2, o2 = after(root.x, root.o, m)
+            e = threat_eval(x2, o2) if evals is None else evals[x2 | o2 << 36]
             if weights is None:
-                v = order_win_probability(m[2], m[3], e)
+                v = order_win_probability(x2, o2, e)
             else:
-                v = window_win_probability(m[2], m[3], weights, e)
+                v = window_win_probability(x2, o2, weights, e)
             v = min(max(v, 1e-9), 1.0 - 1e-9)
             logits.append(math.log((1.0 - v) / v) / self.root_temperature)
         top = max(logits)
@@ -468,30 +775,43 @@ class Mcts:
         assert moves is not None
         order = node.order
         children = node.children
-        prior = node.prior
-        sqrt_n = math.sqrt(node.visits)
-        c = self.c
+        weighted = node.weighted
+        if weighted is None:  # the priors times ``c``, once the root's prior is final
+            c = self.c
+            weighted = node.weighted = [c * p for p in node.prior]
+        sqrt_n = _sqrt(node.visits)
         best: Node | None = None
         best_score = -1e9
-        for i, child in enumerate(children):
-            proven = child.proven
-            if proven is not None:
-                if proven is order:
+        # the same float operations as ever (``q + c * p * sqrt_n / (1 + visits)``, left to
+        # right, ``c * p`` computed once), in one loop per side to move
+        if order:
+            for child, cp in zip(children, weighted, strict=False):  # the visited ones
+                proven = child.proven
+                if proven is None:
+                    visits = child.visits
+                    score = child.wins / visits + cp * sqrt_n / (1 + visits)
+                    if score > best_score:
+                        best_score = score
+                        best = child
+                elif proven:
                     return child
-                continue
-            q = child.wins / child.visits
-            if not order:
-                q = 1.0 - q
-            score = q + c * prior[i] * sqrt_n / (1 + child.visits)
-            if score > best_score:
-                best_score = score
-                best = child
+        else:
+            for child, cp in zip(children, weighted, strict=False):  # the visited ones
+                proven = child.proven
+                if proven is None:
+                    visits = child.visits
+                    score = 1.0 - child.wins / visits + cp * sqrt_n / (1 + visits)
+                    if score > best_score:
+                        best_score = score
+                        best = child
+                elif not proven:
+                    return child
         k = len(children)
         if k < len(moves):
             q = node.wins / node.visits
             if not order:
                 q = 1.0 - q
-            if best is None or q - FPU_REDUCTION + c * prior[k] * sqrt_n > best_score:
+            if best is None or q - FPU_REDUCTION + weighted[k] * sqrt_n > best_score:
                 return node.child(k)
         if best is None:  # every move is proven lost for the mover
             return children[0]

@@ -58,11 +58,11 @@ Why not playouts: at a few hundred simulations a move, the playout-based UCT thi
 lost to the one-ply ``heuristic``; the evaluation and the prior make the same budget count.
 
 Time: it stops after ``arena.botlib.mcts.SIMULATIONS_PER_MS`` (3) simulations per millisecond of
-``<ms>`` (about a third of the move time on an idle core; as Order with the solvers, up to about
-half) so that its games depend only on ``ARENA_SEED``, and in any case after
-``arena.botlib.clock.GUARD_SHARE`` of ``<ms>``; it gets stronger with more time (as Chaos against
-``heuristic``'s Order, measured in-process: 31 wins in 100 games at 150 simulations a move, 41 at
-300). Run it as ``python bots/mcts/main.py``.
+``<ms>`` (as Chaos ``CHAOS_SIMULATIONS_PER_MS``, also 3: on its early moves about a fifth of the
+move time, measured there; as Order with the solvers, up to about half) so that its games depend
+only on ``ARENA_SEED``, and in any case after ``arena.botlib.clock.GUARD_SHARE`` of ``<ms>``; it
+gets stronger with more time (as Chaos against ``heuristic``'s Order, measured in-process: 31
+wins in 100 games at 150 simulations a move, 41 at 300). Run it as ``python bots/mcts/main.py``.
 """
 
 from __future__ import annotations

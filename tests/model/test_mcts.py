@@ -26,6 +26,7 @@ from arena.botlib.mcts import (
     WINDOW_VALUE_WEIGHTS,
     Mcts,
     Node,
+    after,
     budgeted_move,
     order_win_probability,
     priors,
@@ -260,8 +261,8 @@ def test_chaos_root_prior_puts_first_the_moves_the_window_curve_likes() -> None:
             search.value_prior(root)
         return root
 
-    def chance(move: tuple[int, ...]) -> float:
-        return Node(*move).value(WINDOW_VALUE_WEIGHTS)  # type: ignore[arg-type]
+    def chance(move: int) -> float:
+        return window_win_probability(*after(x, o, move), WINDOW_VALUE_WEIGHTS)
 
     plain, alone, mixed = root_after(None), root_after(0.0), root_after(CHAOS_ROOT_MIX)
     assert plain.moves is not None and alone.moves is not None and mixed.moves is not None
@@ -270,9 +271,9 @@ def test_chaos_root_prior_puts_first_the_moves_the_window_curve_likes() -> None:
     assert alone.prior == sorted(alone.prior, reverse=True)
     assert mixed.prior == sorted(mixed.prior, reverse=True)
     assert abs(sum(mixed.prior) - 1.0) < 1e-9 and abs(sum(alone.prior) - 1.0) < 1e-9
-    assert mixed.moves[0][:2] == alone.moves[0][:2]
-    assert plain.moves[0][:2] != alone.moves[0][:2]
-    assert sorted(m[:2] for m in mixed.moves) == sorted(m[:2] for m in plain.moves)
+    assert mixed.moves[0] == alone.moves[0]
+    assert plain.moves[0] != alone.moves[0]
+    assert sorted(mixed.moves) == sorted(plain.moves)
 
 
 def test_only_chaos_searches_with_the_root_value_prior() -> None:
