@@ -314,7 +314,8 @@ def _lanes(packed: int) -> memoryview:
 def move_gains(x: int, o: int, live: int, tx: int, to: int) -> tuple[list[int], list[int]]:
     """The moves of ``Searcher.children`` as codes ``cell * 2 + mark``, in its order, and their
     ordering keys (the gain for Order plus the four bonuses), without the child positions: the
-    search builds a position only for the moves it visits. One pass over the live windows adds
+    search builds a position only for the moves it visits. For a position without a five (the
+    search never expands one: a four before it is proven). One pass over the live windows adds
     each window's gains to its cells' lanes of two big integers (integers: any order gives the
     same sums)."""
     occ = x | o

@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 import time
 
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from arena.botlib import engine
@@ -379,3 +379,40 @@ def test_the_centre_value_counts_the_centre_lines_of_one_mark(position: tuple[in
         # the centre leaves keep the threats: they differ from the window leaves only below them
         plain, centre = threat_eval(x, o), threat_eval(x, o, centre=True)
         assert (abs(plain) >= WIN_HALF) == (abs(centre) >= WIN_HALF)
+
+
+@settings(max_examples=300, deadline=None)
+@given(positions)
+def test_mcts_move_gains_are_the_searchers_children_in_the_same_order(
+    position: tuple[int, int],
+) -> None:
+    """``mcts.move_gains`` is a second, faster generator of ``Searcher.children``'s moves (their
+    ordering keys, without the child positions): the same codes, keys and order, or the search's
+    moves, seeded as ever, would change."""
+    from arena.botlib.mcts import move_gains
+
+    board = random_position(*position)
+    assume(not board.is_game_over())  # the search never expands a position with a five
+    x, o = board.bits
+    live = engine.live_windows(x, o)
+    tx, to = engine.threats(x, o)
+    kids = Searcher.children(x, o, live, tx, to, 0)
+    gains, codes = move_gains(x, o, live, tx, to)
+    assert codes == [2 * kid[1] + kid[2] for kid in kids]
+    assert gains == [kid[0] for kid in kids]
+
+
+@settings(max_examples=300, deadline=None)
+@given(positions)
+def test_mcts_window_chance_is_the_window_curve_and_threat_eval_exactly(
+    position: tuple[int, int],
+) -> None:
+    """``mcts.window_chance`` computes a leaf's window curve and its ``threat_eval`` in one pass:
+    the same two numbers, to the last bit, as the functions it stands for."""
+    from arena.botlib.mcts import WINDOW_VALUE_WEIGHTS, window_chance, window_win_probability
+
+    board = random_position(*position)
+    assume(not board.is_game_over())  # a leaf with a five is proven, never valued
+    x, o = board.bits
+    expected = (window_win_probability(x, o, WINDOW_VALUE_WEIGHTS), threat_eval(x, o))
+    assert window_chance(x, o, WINDOW_VALUE_WEIGHTS) == expected
