@@ -154,7 +154,9 @@ def sample(
     while stack:
         pid = stack.pop()
         stack.extend(children(pid))
-        if kinds.get(pid, "other") == "other":  # again: a fork may not have exec'd yet
+        # again until it is a bot: a fork may not have exec'd yet, and bubblewrap's own fork
+        # (named ``bwrap`` until then) becomes the bot when it execs
+        if kinds.get(pid, "other") != "bot":
             kinds[pid] = kind(pid, bot_marks)
         if kinds[pid] == "other":
             cpu[pid] = cpu_seconds(pid) or cpu.get(pid, 0.0)
