@@ -138,7 +138,12 @@ def window_features(x: int, o: int, e: int) -> tuple[float, ...]:
             n2 += 1
         elif k >= 3:
             n3 += 1
-    ply = (x | o).bit_count()
+    return _feature_row(e, n1, n2, n3, live, (x | o).bit_count())
+
+
+def _feature_row(e: int, n1: int, n2: int, n3: int, live: int, ply: int) -> tuple[float, ...]:
+    """``window_features`` from its counts, in the order ``WINDOW_VALUE_WEIGHTS`` was fitted in:
+    the one definition that ``window_chance``, which counts in its own pass, shares."""
     return (math.log1p(e), n1, n2, n3, live, ply, 0.0 if ply & 1 else 1.0, 1.0)
 
 
@@ -221,16 +226,7 @@ def window_chance(x: int, o: int, weights: tuple[float, ...]) -> tuple[float, in
         return 1.0, e
     if e < 0:
         return 0.0, e
-    features = (
-        math.log1p(e),
-        counts[1],
-        counts[2],
-        counts[3] + counts[4],
-        live,
-        ply,
-        0.0 if ply & 1 else 1.0,
-        1.0,
-    )
+    features = _feature_row(e, counts[1], counts[2], counts[3] + counts[4], live, ply)
     return _logistic(weights, features), e
 
 
