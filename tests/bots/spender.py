@@ -14,9 +14,11 @@ MS may be a comma-separated list: the Nth move of the process spends its Nth ite
 after the list its last (``20,0``: a bot that thinks once, then answers at once). START, when
 given, is spent the same way before its ``ready`` (a slow start-up: a model loaded, a table built).
 NICE, when given, is added to its nice value just after its ``ready`` (a bot that starts at the
-harness's priority, then plays at the lowest, as a bot under ``nice -n 19`` beside busy work).
+harness's priority, then plays at the lowest, as a bot under ``nice -n 19`` beside busy work), and
+to its session's autogroup's where the kernel has them (``lower``).
 """
 
+import contextlib
 import os
 import sys
 import time
@@ -56,6 +58,19 @@ def spend(ms: float, how: str) -> None:
         os.waitpid(pid, 0)
 
 
+def lower(nice: int) -> None:
+    """Add ``nice`` to its nice value, and to its session's autogroup's where the kernel groups
+    sessions (``sched_autogroup_enabled``): there a process's nice value weighs only against the
+    other processes of its session, and a bot leads a session of its own, so against work in
+    other sessions it would keep a whole session's share."""
+    os.nice(nice)
+    with contextlib.suppress(OSError, ValueError):
+        with open("/proc/self/autogroup") as group:
+            now = int(group.read().split()[-1])
+        with open("/proc/self/autogroup", "w") as group:
+            group.write(str(min(now + nice, 19)))
+
+
 def main() -> None:
     """Answer each line; exit on ``quit`` or end of input."""
     times = [float(t) for t in sys.argv[1].split(",")] if len(sys.argv) > 1 else [0.0]
@@ -82,7 +97,7 @@ def main() -> None:
             spend(start_ms, how)
             os.write(1, b"want time\nready spender\n" if want else b"ready spender\n")
             if nice:
-                os.nice(nice)
+                lower(nice)
                 nice = 0
 
 
