@@ -38,6 +38,8 @@ import time
 from functools import cache
 from pathlib import Path
 
+from arena.launch import procfs
+
 __all__ = [
     "BotCgroup",
     "controller_root",
@@ -404,18 +406,49 @@ class BotCgroup:
     def thread_ids(self) -> list[int] | None:
         """Every thread now in the bot's cgroup, whatever process it belongs to (v1 ``tasks``,
         v2 ``cgroup.threads``): one read where walking the process tree reads a file per
-        process and thread. None when they cannot be read."""
+        process and thread. None when they cannot be read. (v1's ``tasks`` is opened for each
+        read: an open file's later reads from its start give the list as it was when first read
+        for as long as it is read again within a second, and the referee reads every move.)"""
         controller = next((c for c in ("pids", "cpuacct") if c in self.folders), None)
         if controller is None:
             return None
-        v2 = self.folders[controller][1]
-        data = self._kept_read(controller, "cgroup.threads" if v2 else "tasks", _THREAD_LIST)
+        folder, v2 = self.folders[controller]
+        if v2:
+            data = self._kept_read(controller, "cgroup.threads", _THREAD_LIST)
+        else:  # v1 keeps the list it made for an open file while it is read: open it afresh
+            try:
+                data = _read_bytes(folder / "tasks", _THREAD_LIST)
+            except OSError:
+                data = None
         if data is None or len(data) >= _THREAD_LIST:  # a longer list: the caller walks the tree
             return None
         try:
             return [int(tid) for tid in data.split()]
         except ValueError:
             return None
+
+    def task_count(self) -> int | None:
+        """How many tasks (threads) the bot's ``pids`` cgroup holds (``pids.current``, one
+        ``pread``), zombies not yet reaped included; None when it cannot be read. Cheaper than
+        ``thread_ids``: the referee reads it to tell that the threads it knows are still all."""
+        data = self._kept_read("pids", "pids.current", 64)
+        try:
+            return int(data) if data else None
+        except ValueError:
+            return None
+
+    def run_delay_ns(self, kept: procfs.KeptSchedstats) -> int | None:
+        """How long every thread in the cgroup has waited for a CPU so far, in ns, read through
+        ``kept``'s files; None when the threads cannot be listed. The threads ``kept`` read last
+        are read again without listing them while the task count still matches and none has
+        ended (two ``pread``s, where listing them costs as much again; a thread that ended and
+        one that began since fail the second test or the first)."""
+        if kept.tids and self.task_count() == len(kept.tids):
+            total = kept.known_run_delay_ns()
+            if total is not None:
+                return total
+        tids = self.thread_ids()
+        return None if tids is None else kept.run_delay_ns(tids)
 
     def kill(self) -> None:
         """SIGKILL every member until none is left, then remove the cgroups."""
@@ -477,6 +510,15 @@ def cpu_time_ns(path: Path, v2: bool = False) -> int | None:
     except (OSError, ValueError):
         pass
     return None
+
+
+def _read_bytes(path: Path, size: int) -> bytes:
+    """Up to ``size`` bytes of a cgroup file, from a file opened for this read alone."""
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        return os.read(fd, size)
+    finally:
+        os.close(fd)
 
 
 def _members(path: Path) -> list[int]:

@@ -106,10 +106,10 @@ class BotProcess:
 
     def run_delay_ns(self) -> int:
         """How long the bot's threads have waited for a CPU so far (``schedstat``), in ns: those
-        its cgroup lists, else its process tree's."""
-        tids = self._cgroup_thread_ids()
-        if tids is not None:
-            return self._schedstats.run_delay_ns(tids)
+        its cgroup lists (``BotCgroup.run_delay_ns``), else its process tree's."""
+        cgroup = self.plan.cgroup
+        if cgroup is not None and (delay := cgroup.run_delay_ns(self._schedstats)) is not None:
+            return delay
         return procfs.tree_run_delay_ns(self.pid)
 
     def thread_states(self) -> dict[int, procfs.ThreadState]:

@@ -15,6 +15,7 @@ import ctypes
 import fcntl
 import os
 import termios
+import threading
 import time
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
@@ -240,10 +241,42 @@ def threads_run_delay_ns(tids: Iterable[int]) -> int:
     return total
 
 
+_own_schedstats: dict[int, int] = {}
+"""The ``schedstat`` file of each thread that asked ``own_run_delay_ns``, by native thread id,
+kept open (the referee asks at the start of most moves of a bot that takes its time: opening it
+by its path costs several times the read, more so with caches cold after the bot's move)."""
+
+
+def _forget_own_schedstats() -> None:
+    """In a forked child: the parent's threads' files are not its own threads'."""
+    for fd in _own_schedstats.values():
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    _own_schedstats.clear()
+
+
+os.register_at_fork(after_in_child=_forget_own_schedstats)
+
+
 def own_run_delay_ns() -> int:
     """How long the calling thread has waited for a CPU so far (its ``schedstat``), in ns: the
     referee's own waiting, which makes it see a reply late that may have come in time."""
-    return _run_delay(_read("/proc/thread-self/schedstat"))
+    tid = threading.get_native_id()
+    for _attempt in range(2):
+        fd = _own_schedstats.get(tid)
+        if fd is None:
+            try:
+                fd = os.open("/proc/thread-self/schedstat", os.O_RDONLY | os.O_CLOEXEC)
+            except OSError:
+                return 0
+            _own_schedstats[tid] = fd
+        try:
+            return _run_delay(os.pread(fd, 256, 0))
+        except OSError:  # a thread of that id ended since: this is another one
+            del _own_schedstats[tid]
+            with contextlib.suppress(OSError):
+                os.close(fd)
+    return 0
 
 
 def tree_thread_ids(pid: int) -> list[int]:
@@ -285,6 +318,9 @@ class KeptSchedstats:
 
     def __init__(self) -> None:
         self._fds: dict[int, int] = {}
+        self.tids: tuple[int, ...] = ()
+        """The threads the last ``run_delay_ns`` read, each through a kept file (empty when
+        some were read by their path)."""
 
     def run_delay_ns(self, tids: Sequence[int]) -> int:
         """``threads_run_delay_ns`` of ``tids``, through the kept files."""
@@ -294,6 +330,22 @@ class KeptSchedstats:
         if len(self._fds) > len(tids):
             for gone in set(self._fds) - set(tids):
                 self._drop(gone)
+        self.tids = tuple(tids) if all(tid in self._fds for tid in tids) else ()
+        return total
+
+    def known_run_delay_ns(self) -> int | None:
+        """``run_delay_ns`` of the threads it read last (``tids``), read again; None when there
+        are none or one of them has ended (the caller lists the threads afresh). Only the caller
+        can tell that no thread was added: a task count that still matches (``pids.current``)."""
+        if not self.tids:
+            return None
+        total = 0
+        for tid in self.tids:
+            try:
+                total += _run_delay(os.pread(self._fds[tid], 256, 0))
+            except (KeyError, OSError):
+                self.tids = ()
+                return None
         return total
 
     def states(self, tids: Sequence[int]) -> dict[int, ThreadState]:
@@ -336,6 +388,7 @@ class KeptSchedstats:
     def close(self) -> None:
         for tid in list(self._fds):
             self._drop(tid)
+        self.tids = ()
 
 
 def unread_bytes(fd: int) -> int:

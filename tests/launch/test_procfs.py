@@ -114,6 +114,77 @@ SPAWNER = (
 )
 
 
+THREADER = (
+    "import sys, threading\n"
+    "stops = []\n"
+    "for line in sys.stdin:\n"
+    "    if line == 'start\\n':\n"
+    "        stop = threading.Event()\n"
+    "        threading.Thread(target=stop.wait).start()\n"
+    "        stops.append(stop)\n"
+    "    elif stops:\n"
+    "        thread = threading.enumerate()[-1]\n"
+    "        stops.pop().set()\n"
+    "        thread.join()\n"
+    "    print(threading.active_count(), flush=True)\n"
+)
+
+
+@pytest.mark.skipif(cgroups.pids_root() is None, reason="no usable pids cgroup")
+def test_the_threads_read_again_without_listing_them_are_still_all_of_them() -> None:
+    """The referee lists a bot's threads only when its cgroup's task count has changed or one of
+    the threads it read last has ended: a thread begun or ended between two moves is seen."""
+    cgroup = cgroups.BotCgroup.create(16)
+    assert cgroup is not None
+    bot = subprocess.Popen(
+        [sys.executable, "-c", THREADER],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        preexec_fn=cgroup.join,
+    )
+    kept = procfs.KeptSchedstats()
+    listed = cgroup.thread_ids
+
+    def threads_after(command: bytes) -> int:
+        assert bot.stdin is not None and bot.stdout is not None
+        bot.stdin.write(command)
+        bot.stdin.flush()
+        return int(bot.stdout.readline())
+
+    def read_and_check(expected: int) -> bool:
+        """Read as the referee does; whether it listed the threads to do it."""
+        calls = []
+        cgroup.thread_ids = lambda: calls.append(1) or listed()  # type: ignore[method-assign]
+        try:
+            delay = cgroup.run_delay_ns(kept)
+        finally:
+            del cgroup.thread_ids
+        tids = {int(t) for t in os.listdir(f"/proc/{bot.pid}/task")}
+        assert set(kept.tids) == tids and len(tids) == expected
+        assert delay == procfs.threads_run_delay_ns(tids)
+        return bool(calls)
+
+    try:
+        assert threads_after(b"start\n") == 2
+        assert read_and_check(2)  # first read: listed
+        assert not read_and_check(2)  # the same threads: read again through the kept files
+        assert threads_after(b"start\n") == 3
+        assert read_and_check(3)  # one more task: listed again
+        assert not read_and_check(3)
+        assert threads_after(b"stop\n") == 2
+        assert read_and_check(2)  # one fewer: listed again
+        # One ends and another begins between two reads: the count matches, the ended one's
+        # file says so.
+        assert threads_after(b"stop\n") == 1
+        assert threads_after(b"start\n") == 2
+        assert read_and_check(2)
+        assert not read_and_check(2)
+    finally:
+        kept.close()
+        cgroup.kill()
+        bot.wait()
+
+
 @pytest.mark.skipif(cgroups.pids_root() is None, reason="no usable pids cgroup")
 def test_a_bots_cgroup_lists_the_threads_its_tree_has() -> None:
     """What the referee reads on every move of a paced bot (its threads' run-queue wait, its CPU
@@ -128,7 +199,7 @@ def test_a_bots_cgroup_lists_the_threads_its_tree_has() -> None:
         tree = [bot.pid, *procfs.descendants(bot.pid)]
         tids = {int(t) for pid in tree for t in os.listdir(f"/proc/{pid}/task")}
         assert len(tree) == 2 and len(tids) == 3  # the bot, its thread, its child
-        for _ in range(2):  # the second read goes through the kept file
+        for _ in range(2):  # the same list when read again
             assert set(cgroup.thread_ids() or ()) == tids
         assert procfs.threads_run_delay_ns(tids) == procfs.tree_run_delay_ns(bot.pid)
         kept = procfs.KeptSchedstats()
