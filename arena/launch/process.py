@@ -26,7 +26,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 
 from arena.botspec import BotSpec
-from arena.launch import procfs, reaper
+from arena.launch import bytecode, procfs, reaper
 from arena.launch.sandbox import LaunchPlan
 from arena.limits import Limits
 from arena.protocol import OVERLONG, QUIT_LINE, line_end
@@ -133,6 +133,7 @@ class BotProcess:
         opened ``in``, both ends of ``in`` (so that it can write ``arena 1`` at once and the bot's
         open does not block); ``settle_input`` then keeps the write end only.
         """
+        bytecode.compile_bot_library()  # once per process: bots cannot write it themselves
         io_dir = self.plan.io_dir
         fifo_in = fifo_out = -1
         if io_dir is not None:
