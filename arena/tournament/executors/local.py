@@ -129,16 +129,20 @@ def _terminate(_signum: int, _frame: FrameType | None) -> None:
 
 
 class _Batcher:
-    """Sends a worker's events to the parent, in batches while games are very fast.
+    """Sends a worker's events to the parent (recording its games first), in batches.
 
-    Each send costs both processes a system call and a pickling, more than a game between instant
-    bots; so while games take under ``FAST_S`` each, up to ``SIZE`` of them travel together, for
-    at most ``LATENCY_S``. Slow games, and the end of a job, are sent at once.
+    Each batch costs the worker a commit to the store and a pickling, and the parent a system
+    call and an unpickling: about half a millisecond with caches cold after a game, more than a
+    game between instant bots and a good part of the harness's time beside searching bots. So
+    games travel together as long as none waits longer than ``LATENCY_S`` for it (judged by the
+    game that just ended: one more like it would come too late), at most ``SIZE`` of them. Games
+    slower than that, and anything but a game (the end of a job, a share), are sent at once.
+    What the parent shows is recorded already; a worker killed meanwhile loses the games it
+    held, which a resumed run plays again.
     """
 
     SIZE = 128
-    FAST_S = 0.002
-    LATENCY_S = 0.05
+    LATENCY_S = 0.25
 
     def __init__(self, conn: Connection, sink: GameSink | None) -> None:
         self.conn = conn
@@ -148,16 +152,15 @@ class _Batcher:
 
     def __call__(self, event: Event) -> None:
         now = time.monotonic()
-        fast = now - self.last < self.FAST_S
+        since_last = now - self.last  # about the next game's time, if it is like this one
         self.last = now
         if not self.events:
             self.first = now
         self.events.append(event)
         if (
-            not fast
-            or not isinstance(event, GameDone)
+            not isinstance(event, GameDone)
             or len(self.events) >= self.SIZE
-            or now - self.first >= self.LATENCY_S
+            or now - self.first + since_last >= self.LATENCY_S
         ):
             self.flush()
 
@@ -209,6 +212,8 @@ def _worker_main(
     mode = prepare_worker(settings.sandbox, scratch=scratch, core=core)
     settings = dataclasses.replace(settings, sandbox=mode)
     send = _Batcher(conn, sink_factory() if sink_factory is not None else None)
+    readable = select.poll()
+    readable.register(conn.fileno(), select.POLLIN)
     try:
         while True:
             try:
@@ -224,7 +229,7 @@ def _worker_main(
                 conn.send_bytes(pickle.dumps([], pickle.HIGHEST_PROTOCOL))
                 continue
             try:
-                play_job(job, settings, send, asked=lambda: _asked(conn))
+                play_job(job, settings, send, asked=lambda: _asked(conn, readable))
             except Exception as error:
                 send(JobFailed.of(job.key, error))
             send.flush()
@@ -232,9 +237,11 @@ def _worker_main(
         close_keeper()  # the bots it kept between its matches quit with it
 
 
-def _asked(conn: Connection) -> bool:
-    """Whether the parent asked this worker to share its match (nothing else comes mid-match)."""
-    if not conn.poll():
+def _asked(conn: Connection, readable: select.poll) -> bool:
+    """Whether the parent asked this worker to share its match (nothing else comes mid-match).
+    ``readable``: a poll object watching ``conn``, made once (``conn.poll()`` builds a selector
+    at each call: tens of microseconds after every game)."""
+    if not readable.poll(0):
         return False
     conn.recv_bytes()
     return True
