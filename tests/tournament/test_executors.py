@@ -7,6 +7,7 @@ what these tests started) and real worker processes.
 from __future__ import annotations
 
 import os
+import pickle
 import re
 import shutil
 import signal
@@ -30,8 +31,9 @@ from arena.config import config_from_dict
 from arena.errors import ArenaError, HarnessError
 from arena.launch.sandbox import bwrap_path
 from arena.limits import Measure, SandboxMode, TimeControl
+from arena.records import GameRecord
 from arena.referee.match import MatchSettings
-from arena.rules import Reason
+from arena.rules import Reason, Role
 from arena.tournament.executors import (
     Event,
     ExecutorSetup,
@@ -42,10 +44,11 @@ from arena.tournament.executors import (
     LocalPoolExecutor,
     MatchExecutor,
     executor_names,
+    local,
     make_executor,
 )
 from arena.tournament.executors.local import STALL_MARGIN_S, slowest_game_seconds
-from arena.tournament.schedule import MatchJob, plan_matches
+from arena.tournament.schedule import GameSlot, MatchJob, plan_matches
 
 SETTINGS = MatchSettings(time_control=TimeControl(200, 2000), sandbox=SandboxMode.NONE)
 
@@ -374,3 +377,52 @@ def test_a_job_failed_by_a_foreseen_harness_error_says_it_in_one_line() -> None:
         failed = JobFailed.of("a~b#0", error)
     assert failed.error.startswith("Traceback (most recent call last)")
     assert failed.error.rstrip().endswith("ValueError: a bug")
+
+
+class _FakeConn:
+    """What ``_Batcher`` sends, unpickled: one list per message."""
+
+    def __init__(self) -> None:
+        self.messages: list[list[Event]] = []
+
+    def send_bytes(self, data: bytes) -> None:
+        self.messages.append(pickle.loads(data))
+
+
+def test_a_worker_batches_games_as_long_as_none_waits_past_the_latency(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Games travel together while one more like the last would still come within
+    ``LATENCY_S`` of the first; a slow game, and anything but a game, go at once, and every game
+    is recorded before the parent hears of it."""
+    clock = [100.0]
+    monkeypatch.setattr(local.time, "monotonic", lambda: clock[0])
+    conn = _FakeConn()
+    sunk: list[int] = []
+
+    def sink(games: list[GameDone]) -> list[bool]:
+        sunk.extend(game.slot.index for game in games)
+        return [True] * len(games)
+
+    batcher = local._Batcher(conn, sink)  # type: ignore[arg-type]
+
+    def game_after(seconds: float, index: int) -> None:
+        clock[0] += seconds
+        record = GameRecord(order="a", chaos="b", winner=Role.CHAOS, reason=Reason.FULL)
+        batcher(GameDone("a~b#0", GameSlot(0, index), record))
+
+    latency = local._Batcher.LATENCY_S
+    game_after(latency * 2, 0)  # the first of a job, after a long pause: sent at once
+    assert [[e.slot.index for e in m] for m in conn.messages] == [[0]]  # type: ignore[attr-defined]
+    step = latency * 0.3
+    for index in range(1, 5):  # held while one more would come within it; the 4th: sent
+        game_after(step, index)
+    assert [len(m) for m in conn.messages] == [1, 4]
+    assert all(isinstance(e, GameDone) and e.recorded for m in conn.messages for e in m)
+    assert sunk == [0, 1, 2, 3, 4]
+    game_after(step, 5)  # held
+    batcher(JobDone("a~b#0"))  # the end of the job takes it along
+    assert [len(m) for m in conn.messages] == [1, 4, 2]
+    assert isinstance(conn.messages[-1][-1], JobDone)
+    game_after(latency * 1.5, 6)  # a slow game: at once
+    assert [len(m) for m in conn.messages] == [1, 4, 2, 1]
