@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from pathlib import Path
 
 from arena.botspec import BotSpec
-from arena.tournament.executors.placement import HeldBots, next_job
-from arena.tournament.schedule import MatchJob, plan_matches
+from arena.records import GameRecord
+from arena.rules import Reason, Role
+from arena.tournament.executors.placement import HeldBots, MatchCosts, next_job
+from arena.tournament.schedule import GameSlot, MatchJob, plan_matches
 
 
 def bot(name: str) -> BotSpec:
@@ -62,3 +65,48 @@ def test_the_held_bots_are_bounded_like_the_keeper_oldest_first() -> None:
     )
     held.clear()
     assert len(held) == 0
+
+
+def played(order: str, chaos: str, order_s: float, chaos_s: float, opening: int = 0) -> GameRecord:
+    """A finished game in which each bot spent that long on move (10 moves each)."""
+    first, second = (order_s, chaos_s) if opening % 2 == 0 else (chaos_s, order_s)
+    ms = [first * 100, second * 100] * 10
+    return GameRecord(
+        order=order,
+        chaos=chaos,
+        winner=Role.CHAOS,
+        reason=Reason.FULL,
+        opening=["a1X"] * opening,
+        ms=ms,
+        started_at=100.0,
+        finished_at=100.0 + order_s + chaos_s + 0.01,
+    )
+
+
+def test_a_match_is_expected_to_take_its_bots_time_on_move_per_game() -> None:
+    costs = MatchCosts()
+    costs.observe(played("slow", "quick", 2.0, 0.5))
+    costs.observe(played("quick", "slow", 0.5, 2.0, opening=1))  # Chaos moved first
+    slots = tuple(GameSlot(i % 2, i // 2) for i in range(10))
+    job = MatchJob("slow~quick#0", bot("slow"), bot("quick"), slots, 0)
+    assert abs(costs.seconds(job) - 10 * (2.0 + 0.5 + 0.01)) < 1e-6
+    unseen = MatchJob("slow~new#0", bot("slow"), bot("new"), (), 0)
+    assert costs.seconds(unseen) == math.inf
+
+
+def test_the_last_matches_go_longest_first_and_the_rest_by_held_bots() -> None:
+    """Once the queue is short, a free worker takes the longest match whatever it holds (the
+    run then ends on short ones); before that, held bots decide as ever."""
+    six = bots(6)
+    costs = MatchCosts()
+    for i, spec in enumerate(six):  # b5 the slowest bot, b0 the quickest
+        costs.observe(played(spec.name, "x", 0.1 * (i + 1), 0.0))
+    queue = deque(plan_matches(six, 1))  # 15 matches, b0~b1 first, b4~b5 last
+    held = HeldBots()
+    held.played(queue[0])
+    assert names(next_job(queue, held, costs, last=4)) == ("b0", "b1")  # long queue: held bots
+    while len(queue) > 4:
+        next_job(queue, None)
+    left = sorted(queue, key=costs.seconds, reverse=True)
+    taken = [next_job(queue, held, costs, last=4) for _ in range(len(left))]
+    assert [job.key for job in taken] == [job.key for job in left]

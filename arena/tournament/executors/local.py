@@ -39,7 +39,7 @@ from arena.tournament.executors.base import (
     forget_keeper,
     play_job,
 )
-from arena.tournament.executors.placement import HeldBots, job_queue, next_job
+from arena.tournament.executors.placement import HeldBots, MatchCosts, job_queue, next_job
 from arena.tournament.executors.worker import prepare_worker, stop_bots
 from arena.tournament.schedule import MatchJob
 
@@ -52,6 +52,8 @@ _RELEASE = "release"
 _SHARE = "share"
 """Sent to a busy worker while another is idle with nothing queued: give back the later chunks
 of your match (``play_job``'s ``asked``), or say that you keep them all."""
+TAIL_JOBS = 4
+"""Per worker, how many of a run's last queued matches are handed out longest first."""
 STALL_MARGIN_S = 15.0
 """Beyond the slowest possible game: stopping bots, a busy store, a loaded machine."""
 
@@ -319,6 +321,9 @@ class LocalPoolExecutor:
         self.winding_down = winding_down
         self._handed: list[MatchJob] = []
         """Chunks a worker gave back since the queue was last filled (``_handed_back``)."""
+        self._costs = MatchCosts()
+        """What the games so far say of each match's length (the run's last matches go
+        longest first: ``placement.next_job``)."""
         try:
             with _stops_held():
                 for i in range(workers):
@@ -447,9 +452,11 @@ class LocalPoolExecutor:
         worker.asked = True
 
     def _next_job(self, worker: _Worker, queue: deque[MatchJob]) -> MatchJob:
-        """The queued job to give ``worker``: with ``keep_bots``, one with the bots it keeps
-        (``placement.next_job``), else the first."""
-        return next_job(queue, worker.held if self.keeps else None)
+        """The queued job to give ``worker`` (``placement.next_job``): with ``keep_bots``, one
+        with the bots it keeps, else the first; among the last ``TAIL_JOBS`` per worker, the
+        one expected to take longest."""
+        held = worker.held if self.keeps else None
+        return next_job(queue, held, self._costs, last=TAIL_JOBS * len(self._workers))
 
     def _collect(self, worker: _Worker, batch: list[Event]) -> None:
         """Add everything a worker has sent to ``batch``; a failure if it died."""
@@ -468,6 +475,7 @@ class LocalPoolExecutor:
                     worker.job, worker.asked = None, False  # a request after its end: unanswered
                 elif isinstance(event, GameDone):
                     worker.played += 1
+                    self._costs.observe(event.record)
                 batch.append(event)
             worker.progress_at = time.monotonic()
         if worker.job is not None and not worker.process.is_alive():

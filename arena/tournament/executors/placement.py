@@ -1,4 +1,5 @@
-"""Which queued match a worker should play next: one with the bots it already keeps.
+"""Which queued match a worker should play next: one with the bots it already keeps, and at the
+end of a run the longest.
 
 A worker keeps the processes of the bots it played (``keep_bots``), up to ``MAX_KEPT`` of them,
 the longest unused going first. Handing it a match between bots it holds saves two starts; so
@@ -6,18 +7,26 @@ when a worker frees up, the executor looks a little way down the queue (``LOOKAH
 for the one whose bots it played most recently, and otherwise takes the queue's head. The queue
 is in blocks of the pairing matrix (``in_blocks``), so the match it wants is usually near. The
 local pool and the cluster both hand out their matches this way.
+
+Once the queue is short (``next_job``'s ``last``), the local pool hands out the match expected to
+take longest (``MatchCosts``: its bots' time on move per game so far), as the longest-first rule
+of scheduling does: the run then ends on short matches, and the workers finish together instead
+of one playing a long match alone while the others wait (a shared match is cut only at its
+chunks, 10 games).
 """
 
 from __future__ import annotations
 
 import itertools
+import math
 from collections import deque
 from collections.abc import Sequence
 
+from arena.records import GameRecord
 from arena.referee.keeper import MAX_KEPT
 from arena.tournament.schedule import MatchJob
 
-__all__ = ["HeldBots", "LOOKAHEAD", "in_blocks", "job_queue", "next_job"]
+__all__ = ["HeldBots", "LOOKAHEAD", "MatchCosts", "in_blocks", "job_queue", "next_job"]
 
 LOOKAHEAD = 256
 """How far down the queue a free worker looks for a match with the bots it keeps."""
@@ -76,12 +85,59 @@ class HeldBots:
         return (job.bot_a.name in self._names) + (job.bot_b.name in self._names)
 
 
-def next_job(queue: deque[MatchJob], held: HeldBots | None) -> MatchJob:
+class MatchCosts:
+    """What the games of a run so far say of how long a match will take: each bot's mean time on
+    move per game (its own moves' ``ms``), and the mean time of a game beyond the moves."""
+
+    def __init__(self) -> None:
+        self._on_move: dict[str, list[float]] = {}  # per bot: [seconds on move, games]
+        self._games = 0
+        self._beside = 0.0  # seconds of the games' wall time when no bot was on move
+
+    def observe(self, record: GameRecord) -> None:
+        """Count a finished game (its ``ms`` alternate between the bots, Order's first after
+        an opening of even length)."""
+        order_first = len(record.opening) % 2 == 0
+        times = record.ms
+        firsts, seconds = sum(times[0::2]) / 1000, sum(times[1::2]) / 1000
+        order_s, chaos_s = (firsts, seconds) if order_first else (seconds, firsts)
+        for name, spent in ((record.order, order_s), (record.chaos, chaos_s)):
+            total = self._on_move.setdefault(name, [0.0, 0])
+            total[0] += spent
+            total[1] += 1
+        self._games += 1
+        wall = record.finished_at - record.started_at if record.finished_at else 0.0
+        self._beside += max(0.0, wall - firsts - seconds)
+
+    def seconds(self, job: MatchJob) -> float:
+        """The expected time of ``job``'s games; infinite while one of its bots has played no
+        game yet (unknown: played first, it cannot be the one a run ends waiting for)."""
+        per_game = self._beside / self._games if self._games else 0.0
+        for name in (job.bot_a.name, job.bot_b.name):
+            total = self._on_move.get(name)
+            if total is None:
+                return math.inf
+            per_game += total[0] / total[1]
+        return per_game * len(job.slots)
+
+
+def next_job(
+    queue: deque[MatchJob],
+    held: HeldBots | None,
+    costs: MatchCosts | None = None,
+    last: int = 0,
+) -> MatchJob:
     """Take from ``queue`` the match for a worker holding ``held``: among the first
     ``LOOKAHEAD``, the first with both its bots held, else the first with one, else the head.
-    ``held`` None (nothing known, or no bot is kept): the head. ``held`` is updated."""
+    ``held`` None (nothing known, or no bot is kept): the head. ``held`` is updated.
+
+    With ``costs``, once ``queue`` holds ``last`` matches or fewer: the one expected to take
+    longest (``MatchCosts.seconds``; the first of equals)."""
     best = 0
-    if held is not None and len(held):
+    if costs is not None and len(queue) <= last:
+        expected = [costs.seconds(job) for job in queue]
+        best = expected.index(max(expected))
+    elif held is not None and len(held):
         score = -1
         for i, job in enumerate(itertools.islice(queue, LOOKAHEAD)):
             count = held.count(job)
