@@ -416,10 +416,7 @@ class BotCgroup:
         if v2:
             data = self._kept_read(controller, "cgroup.threads", _THREAD_LIST)
         else:  # v1 keeps the list it made for an open file while it is read: open it afresh
-            try:
-                data = _read_bytes(folder / "tasks", _THREAD_LIST)
-            except OSError:
-                data = None
+            data = procfs.read_file(folder / "tasks", _THREAD_LIST)
         if data is None or len(data) >= _THREAD_LIST:  # a longer list: the caller walks the tree
             return None
         try:
@@ -510,15 +507,6 @@ def cpu_time_ns(path: Path, v2: bool = False) -> int | None:
     except (OSError, ValueError):
         pass
     return None
-
-
-def _read_bytes(path: Path, size: int) -> bytes:
-    """Up to ``size`` bytes of a cgroup file, from a file opened for this read alone."""
-    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-    try:
-        return os.read(fd, size)
-    finally:
-        os.close(fd)
 
 
 def _members(path: Path) -> list[int]:

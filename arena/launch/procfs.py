@@ -28,6 +28,7 @@ __all__ = [
     "first_descendant",
     "with_environ",
     "holds_pipe",
+    "read_file",
     "process_cpu_ns",
     "tree_cpu_ns",
     "tree_work_ns",
@@ -66,8 +67,9 @@ def die_with_parent(signum: int) -> None:
         _LIBC.prctl(_PR_SET_PDEATHSIG, signum, 0, 0, 0)
 
 
-def _read(path: str) -> bytes | None:
-    """A small /proc file's bytes, or None when it cannot be read.
+def read_file(path: str | os.PathLike[str], size: int = _PROC_READ) -> bytes | None:
+    """A small /proc (or cgroup) file's first ``size`` bytes, read from a file opened for this
+    read alone, or None when it cannot be read.
 
     Plain ``os.open``/``os.read``: a third of the cost of ``open()``'s buffered file object,
     which matters to the referee, which reads the tree of a bot on every move with freeze_idle.
@@ -77,7 +79,7 @@ def _read(path: str) -> bytes | None:
     except OSError:
         return None
     try:
-        return os.read(fd, _PROC_READ)
+        return os.read(fd, size)
     except OSError:
         return None
     finally:
@@ -87,7 +89,7 @@ def _read(path: str) -> bytes | None:
 def stat_fields(pid: int | str = "self") -> list[bytes] | None:
     """The fields of ``/proc/<pid>/stat`` after the command name (index 0 is the state, field 3
     in proc(5)); None when it cannot be read."""
-    data = _read(f"/proc/{pid}/stat")
+    data = read_file(f"/proc/{pid}/stat")
     if data is None or b")" not in data:
         return None
     # The command name may hold spaces and parentheses: split after its last ")".
@@ -103,7 +105,7 @@ def _pids(data: bytes | None) -> list[int]:
 
 def children(pid: int) -> list[int] | None:
     """The children of ``pid``'s main thread, oldest first; None when they cannot be read."""
-    data = _read(f"/proc/{pid}/task/{pid}/children")
+    data = read_file(f"/proc/{pid}/task/{pid}/children")
     return None if data is None else _pids(data)
 
 
@@ -111,7 +113,7 @@ def all_children(pid: int | str = "self") -> set[int]:
     """The children of every thread of ``pid`` (those that can be read)."""
     pids: set[int] = set()
     for task in _tasks(pid):
-        pids.update(_pids(_read(f"/proc/{pid}/task/{task}/children")))
+        pids.update(_pids(read_file(f"/proc/{pid}/task/{task}/children")))
     return pids
 
 
@@ -237,7 +239,7 @@ def threads_run_delay_ns(tids: Iterable[int]) -> int:
     the tree, which reads a file per process and thread."""
     total = 0
     for tid in tids:
-        total += _run_delay(_read(f"/proc/{tid}/schedstat"))
+        total += _run_delay(read_file(f"/proc/{tid}/schedstat"))
     return total
 
 
@@ -367,7 +369,7 @@ class KeptSchedstats:
             fd = self._fds.get(tid)
             if fd is None:
                 if len(self._fds) >= self.MAX_FILES:
-                    return _read(f"/proc/{tid}/schedstat")
+                    return read_file(f"/proc/{tid}/schedstat")
                 try:
                     fd = os.open(f"/proc/{tid}/schedstat", os.O_RDONLY | os.O_CLOEXEC)
                 except OSError:
