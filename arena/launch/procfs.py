@@ -243,42 +243,12 @@ def threads_run_delay_ns(tids: Iterable[int]) -> int:
     return total
 
 
-_own_schedstats: dict[int, int] = {}
-"""The ``schedstat`` file of each thread that asked ``own_run_delay_ns``, by native thread id,
-kept open (the referee asks at the start of most moves of a bot that takes its time: opening it
-by its path costs several times the read, more so with caches cold after the bot's move)."""
-
-
-def _forget_own_schedstats() -> None:
-    """In a forked child: the parent's threads' files are not its own threads'."""
-    for fd in _own_schedstats.values():
-        with contextlib.suppress(OSError):
-            os.close(fd)
-    _own_schedstats.clear()
-
-
-os.register_at_fork(after_in_child=_forget_own_schedstats)
-
-
 def own_run_delay_ns() -> int:
     """How long the calling thread has waited for a CPU so far (its ``schedstat``), in ns: the
-    referee's own waiting, which makes it see a reply late that may have come in time."""
-    tid = threading.get_native_id()
-    for _attempt in range(2):
-        fd = _own_schedstats.get(tid)
-        if fd is None:
-            try:
-                fd = os.open("/proc/thread-self/schedstat", os.O_RDONLY | os.O_CLOEXEC)
-            except OSError:
-                return 0
-            _own_schedstats[tid] = fd
-        try:
-            return _run_delay(os.pread(fd, 256, 0))
-        except OSError:  # a thread of that id ended since: this is another one
-            del _own_schedstats[tid]
-            with contextlib.suppress(OSError):
-                os.close(fd)
-    return 0
+    referee's own waiting, which makes it see a reply late that may have come in time. Read
+    through a file kept open (``_OWN``: the referee asks at the start of most moves of a bot
+    that takes its time, and opening it by its path costs several times the read)."""
+    return _run_delay(_OWN._read(threading.get_native_id()))
 
 
 def tree_thread_ids(pid: int) -> list[int]:
@@ -391,6 +361,11 @@ class KeptSchedstats:
         for tid in list(self._fds):
             self._drop(tid)
         self.tids = ()
+
+
+_OWN = KeptSchedstats()
+"""The ``schedstat`` files of this process's threads that asked ``own_run_delay_ns``."""
+os.register_at_fork(after_in_child=_OWN.close)  # the parent's threads are not the child's
 
 
 def unread_bytes(fd: int) -> int:
