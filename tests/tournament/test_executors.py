@@ -217,6 +217,63 @@ def test_close_leaves_nothing_running(tmp_path: Path) -> None:
     assert all(not Path(f"/proc/{pid}").exists() for pid in workers)
 
 
+class _StoppedAfterSending:
+    """A worker's connection where a stop signal lands just after the first message is sent
+    (``KeyboardInterrupt`` raised as the send returns, as Python runs a handler)."""
+
+    def __init__(self, conn: object) -> None:
+        self.conn = conn
+        self.sent = 0
+
+    def send_bytes(self, data: bytes) -> None:
+        self.conn.send_bytes(data)  # type: ignore[attr-defined]
+        self.sent += 1
+        if self.sent == 1:
+            raise KeyboardInterrupt
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.conn, name)
+
+
+def test_a_stop_just_after_a_job_is_sent_stops_the_worker_playing_it(tmp_path: Path) -> None:
+    """The pool records a worker busy before sending it a job: stopped just after the send, it
+    closes the worker as a busy one (SIGTERM: its bots killed at once). On record as idle, it
+    was asked to exit between jobs, which a worker playing a match never reads: the pool waited
+    for it until the join's timeout and killed it (exit code -9)."""
+    a, b = bot(tmp_path, "paced.py", "30"), bot(tmp_path, "paced.py", "31")
+    pool = LocalPoolExecutor(1, SETTINGS)
+    (worker,) = pool._workers
+    process = worker.process
+    worker.conn = _StoppedAfterSending(worker.conn)  # type: ignore[assignment]
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            next(pool.execute(plan_matches([a, b], 20)))
+        assert wait_until(lambda: leftover_processes([str(tmp_path)]), 10), "no match started"
+    finally:
+        pool.close()
+    assert process.exitcode == 1  # ``_terminate``: SIGTERM, bots killed, ``os._exit(1)``
+    assert wait_for_no_leftovers([str(tmp_path)], timeout=5) == []
+    assert child_processes() == []
+
+
+def test_a_worker_told_to_exit_in_the_middle_of_a_match_stops_there(tmp_path: Path) -> None:
+    """Should a worker be told to exit (``None``) while it plays, it stops after the game under
+    way, its bots with it; taken for a request to share its match, it played on, then waited
+    for a job that never came."""
+    a, b = bot(tmp_path, "paced.py", "30"), bot(tmp_path, "paced.py", "31")
+    pool = LocalPoolExecutor(1, SETTINGS)
+    (pid,) = pool.worker_pids
+    try:
+        batches = pool.execute(plan_matches([a, b], 20))
+        assert isinstance(next(batches)[0], GameDone)  # the match is under way
+        pool._workers[0].conn.send_bytes(pickle.dumps(None))
+        wait_gone(pid)  # 19 more games would take about 20 s
+        assert wait_for_no_leftovers([str(tmp_path)], timeout=5) == []
+    finally:
+        pool.close()
+    assert child_processes() == []
+
+
 # --- chosen by name -------------------------------------------------------------------------------
 
 

@@ -232,6 +232,8 @@ def _worker_main(
                 continue
             try:
                 play_job(job, settings, send, asked=lambda: _asked(conn, readable))
+            except _Exit:  # its bots are stopped; the games it held are the parent's to replay
+                return
             except Exception as error:
                 send(JobFailed.of(job.key, error))
             send.flush()
@@ -239,13 +241,25 @@ def _worker_main(
         close_keeper()  # the bots it kept between its matches quit with it
 
 
+class _Exit(BaseException):
+    """The parent ended this worker in the middle of a match (not an ``Exception``: no job
+    failure is sent for it, the parent is gone or closing)."""
+
+
 def _asked(conn: Connection, readable: select.poll) -> bool:
-    """Whether the parent asked this worker to share its match (nothing else comes mid-match).
-    ``readable``: a poll object watching ``conn``, made once (``conn.poll()`` builds a selector
-    at each call: tens of microseconds after every game)."""
+    """Whether the parent asked this worker to share its match. ``readable``: a poll object
+    watching ``conn``, made once (``conn.poll()`` builds a selector at each call: tens of
+    microseconds after every game).
+
+    Mid-match the parent sends nothing else, unless it is closing the pool and took this worker
+    for idle: its ``None`` then stops the match here (``_Exit``: the match's bots are stopped
+    as the exception unwinds), where taken for a share request the worker would play on and
+    then wait for a job that never comes."""
     if not readable.poll(0):
         return False
-    conn.recv_bytes()
+    message = pickle.loads(conn.recv_bytes())
+    if message is None:
+        raise _Exit("the pool is closing")
     return True
 
 
@@ -423,14 +437,17 @@ class LocalPoolExecutor:
         for worker in list(self._workers):
             if worker.job is None and queue:
                 job = self._next_job(worker, queue)
+                # Busy on record before the job is sent: a stop signal landing just after the
+                # send must not leave a playing worker on record as idle, which ``close`` would
+                # ask to exit between jobs instead of stopping it.
+                worker.give(job)
                 try:
                     worker.conn.send_bytes(pickle.dumps(job, pickle.HIGHEST_PROTOCOL))
                 except OSError:  # the worker died while idle (killed from outside)
+                    worker.job = None
                     self._replace(worker)  # joins the old process: its exit code is known
                     code = worker.process.exitcode
                     batch.append(JobFailed(job.key, f"worker process died (exit code {code})"))
-                    continue
-                worker.give(job)
 
     def _share(self) -> None:
         """With a worker idle and nothing queued, ask the busy worker with the most games left
