@@ -96,33 +96,34 @@ class GameResult(NamedTuple):
     def from_record(cls, record: Any) -> GameResult:
         """Reduce an ``arena.records.GameRecord`` (or anything with ``order``, ``chaos`` and a
         ``winner`` role or ``"order"``/``"chaos"`` string) to what the ratings use."""
-        import hashlib  # here, not at the top: `arena match` imports this package, never this
-
         winner = getattr(record.winner, "value", record.winner)
-        if winner not in ("order", "chaos"):
-            raise ValueError(f"unknown winner {record.winner!r}")
         reason = str(getattr(getattr(record, "reason", ""), "value", getattr(record, "reason", "")))
         opening = [str(m) for m in getattr(record, "opening", None) or ()]
         moves = [str(m) for m in getattr(record, "moves", None) or ()]
-        content = "\n".join(
-            [
-                str(record.order),
-                str(record.chaos),
-                winner,
-                reason,
-                " ".join(opening),
-                " ".join(moves),
-            ]
-        )
-        key = hashlib.blake2b(content.encode("utf-8", "surrogateescape"), digest_size=8).hexdigest()
-        return cls(
+        return cls.from_texts(
             str(record.order),
             str(record.chaos),
-            winner == "order",
+            winner,
             reason,
+            " ".join(opening),
+            " ".join(moves),
             len(opening) + len(moves),
-            key,
         )
+
+    @classmethod
+    def from_texts(
+        cls, order: str, chaos: str, winner: str, reason: str, opening: str, moves: str, plies: int
+    ) -> GameResult:
+        """A game given as text: ``winner`` ``"order"`` or ``"chaos"``, the opening's and the
+        bots' move tokens each joined by single spaces, and the number of both. The standings
+        of a store read its games this way (``Store.results``): no list of moves is built."""
+        import hashlib  # here, not at the top: `arena match` imports this package, never this
+
+        if winner not in ("order", "chaos"):
+            raise ValueError(f"unknown winner {winner!r}")
+        content = "\n".join([order, chaos, winner, reason, opening, moves])
+        key = hashlib.blake2b(content.encode("utf-8", "surrogateescape"), digest_size=8).hexdigest()
+        return cls(order, chaos, winner == "order", reason, plies, key)
 
     @property
     def winner(self) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import operator
 import os
 import sqlite3
 import stat
@@ -20,10 +21,10 @@ from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypedDict, Unpack
+from typing import Any, NamedTuple, TypedDict, Unpack
 
 from arena.errors import StoreError
-from arena.records import GameRecord
+from arena.records import GameRecord, Reason
 from arena.store import rows as gamerows
 from arena.store.rows import dumps, safe_text
 from arena.store.runlock import RunLock, holder_info
@@ -34,6 +35,7 @@ __all__ = [
     "VersionChange",
     "HarnessErrorRow",
     "Store",
+    "StoredResult",
     "protected_files",
     "store_files",
     "versioned_name",
@@ -195,6 +197,48 @@ class BotVersion:
     """Identity hash of the bot's program file and command, computed by the caller."""
     command: tuple[str, ...] | str
     """The command that starts the bot (argv, or one string); stored as JSON text."""
+
+
+class StoredResult(NamedTuple):
+    """What the standings read of a stored game (``Store.results``): its players and result,
+    and its moves as text; no ``GameRecord`` is built (for a large store, building one per game
+    cost more than the standings' own arithmetic)."""
+
+    order: str
+    """The bot that played Order (``name@version`` when the store was opened ``all_versions``)."""
+    chaos: str
+    """The bot that played Chaos (likewise)."""
+    winner: str
+    """``"order"`` or ``"chaos"``."""
+    reason: str
+    """How the game ended: an ``arena.rules.Reason`` value."""
+    opening: str
+    """The opening's move tokens, joined by single spaces (empty: none)."""
+    moves: str
+    """The bots' move tokens, joined by single spaces."""
+    plies: int
+    """The number of tokens in ``opening`` and ``moves`` together."""
+    order_display: str
+    """The name the Order bot gave with ``ready`` (empty: none)."""
+    chaos_display: str
+    """The name the Chaos bot gave (empty: none)."""
+
+
+_RESULT_FIELDS = (
+    "order",
+    "chaos",
+    "order_version",
+    "chaos_version",
+    "winner",
+    "reason",
+    "opening",
+    "moves",
+    "order_display",
+    "chaos_display",
+)
+"""The record fields ``Store.results`` reads, in the order it takes them from a row."""
+
+_REASONS = frozenset(reason.value for reason in Reason)
 
 
 @dataclass(frozen=True)
@@ -591,6 +635,47 @@ class Store:
             if len(rows) < _BATCH:
                 return
             last_id = rows[-1][0]
+
+    def results(self) -> Iterator[StoredResult]:
+        """The players, result and moves of every game that counts (see ``games``), in play
+        order: what the standings need, read without building a record per game (a
+        ``StoreError`` names a game that cannot be read)."""
+        wanted = frozenset(_RESULT_FIELDS)
+        selected = gamerows.read_order(wanted)
+        arrange = operator.itemgetter(*(selected.index(f) + 1 for f in _RESULT_FIELDS))
+        query = (
+            f"SELECT id, {gamerows.select_list(self._present, wanted)} FROM games"
+            f" WHERE id > ? AND {self._counted()} ORDER BY id LIMIT ?"
+        )
+        last_id = -1
+        while True:
+            with self._reading("cannot read the games") as conn:
+                rows = conn.execute(query, (last_id, _BATCH)).fetchall()
+            for row in rows:
+                try:
+                    yield self._result(arrange(row))
+                except (ValueError, TypeError) as exc:
+                    raise self._fail(f"game {row[0]} cannot be read: {exc}") from None
+            if len(rows) < _BATCH:
+                return
+            last_id = rows[-1][0]
+
+    def _result(self, fields: tuple[Any, ...]) -> StoredResult:
+        """One ``results`` row, checked as ``record_from_row`` checks a record's fields."""
+        order, chaos, order_version, chaos_version, winner, reason, opening, moves, *shown = fields
+        for text in (order, chaos, order_version, chaos_version, *shown):
+            if type(text) is not str:
+                raise ValueError(f"expected text, not {str(text)[:40]!r}")
+        if winner not in ("order", "chaos"):
+            raise ValueError(f"{str(winner)[:40]!r} is not a winner")
+        if reason not in _REASONS:
+            raise ValueError(f"{str(reason)[:40]!r} is not a reason")
+        opening, opened = gamerows.joined_tokens(opening)
+        moves, moved = gamerows.joined_tokens(moves)
+        if self.all_versions:
+            order = versioned_name(order, order_version)
+            chaos = versioned_name(chaos, chaos_version)
+        return StoredResult(order, chaos, winner, reason, opening, moves, opened + moved, *shown)
 
     def game(self, game_id: int) -> GameRecord | None:
         """The stored game numbered ``game_id`` (any version, counted or not), or None."""

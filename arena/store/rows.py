@@ -25,8 +25,10 @@ __all__ = [
     "Column",
     "create_table",
     "insert_statement",
+    "joined_tokens",
     "missing_columns",
     "select_list",
+    "read_order",
     "record_from_row",
     "row_from_record",
     "safe_text",
@@ -102,6 +104,18 @@ def _load_tokens(text: str) -> list[str]:
         if not isinstance(token, str) or token not in _MOVE_TOKENS:
             raise ValueError(f"{str(token)[:40]!r} is not a move")
     return tokens
+
+
+def joined_tokens(text: str) -> tuple[str, int]:
+    """A stored list of move tokens as one text, the tokens joined by single spaces, and how
+    many there are: what arena wrote is rewritten in one replace (no list of tokens is built),
+    anything else read as ``_load_tokens`` reads it (ValueError for what is not moves)."""
+    if text == "[]":
+        return "", 0
+    if type(text) is str and _STORED_TOKENS.fullmatch(text):
+        return text[2:-2].replace('","', " "), text.count(",") + 1
+    tokens = _load_tokens(text)
+    return " ".join(tokens), len(tokens)
 
 
 def _number(value: Any) -> float:
@@ -265,6 +279,11 @@ def select_list(
         c.name if present is None or c.name in present else f"{c.default} AS {c.name}"
         for c in _read(wanted)
     )
+
+
+def read_order(wanted: Collection[str]) -> tuple[str, ...]:
+    """The fields ``wanted`` in the order ``select_list`` selects them (``COLUMNS`` order)."""
+    return tuple(c.field for c in _read(wanted))
 
 
 _SLOT = next(i for i, c in enumerate(COLUMNS) if not c.field)

@@ -1019,3 +1019,99 @@ def test_a_damaged_moves_column_is_refused(text: str) -> None:
 
     with pytest.raises(ValueError):
         _load_tokens(text)
+
+
+def _results_by_record(store: Store) -> list[tuple[object, ...]]:
+    """What ``Store.results`` must give, worked out the long way: from each game's record."""
+    from arena.ratings import GameResult
+
+    return [(GameResult.from_record(g), g.order_display, g.chaos_display) for g in store.games()]
+
+
+def _results(store: Store) -> list[tuple[object, ...]]:
+    from arena.ratings import GameResult
+
+    return [
+        (GameResult.from_texts(*g[:7]), g.order_display, g.chaos_display) for g in store.results()
+    ]
+
+
+def test_results_read_as_text_give_what_the_records_give(tmp_path: Path) -> None:
+    """The standings read each game's result and moves without building its record
+    (``Store.results``): the same players, result, plies, display names and content key as
+    the records give, over more than one batch, with every version apart or not."""
+    path = tmp_path / "t.sqlite"
+    with Store.open(path) as store:
+        store.claim(DEFINITION, 400)
+        store.register_bots(bots("alpha:alpha-v1", "beta:beta-v1"))
+        for slot in range(300):  # more than a batch of rows
+            store.add_game(
+                make_record(
+                    "alpha" if slot % 3 else "beta",
+                    "beta" if slot % 3 else "alpha",
+                    winner=Role.ORDER if slot % 2 else Role.CHAOS,
+                    reason=Reason.FIVE if slot % 2 else Reason.FULL,
+                    moves=["a1X", "b2O", "c3x"][: slot % 4],
+                    opening=["f6O", "e5X"][: slot % 3],
+                    order_display=f"A {slot}" if slot % 5 else "",
+                ),
+                slot,
+            )
+        expected = _results_by_record(store)
+        assert _results(store) == expected
+        assert {g[0].plies for g in expected} == {0, 1, 2, 3, 4, 5}
+    with Store.open(path, readonly=True, all_versions=True) as store:
+        assert _results(store) == _results_by_record(store)
+        assert next(store.results()).order == "beta@beta-v1"
+
+
+def test_results_of_an_older_store_read_its_defaults(tmp_path: Path) -> None:
+    path = schema_1_store(tmp_path / "old.sqlite")
+    with Store.open(path, readonly=True) as store:
+        (game,) = store.results()
+        assert game == ("alpha", "beta", "chaos", "timeout", "", "c4X", 1, "", "")
+        assert _results(store) == _results_by_record(store)
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "problem"),
+    [
+        ("moves", '["a1X","g7X"]', "is not a move"),
+        ("opening", "3", "moves are a list"),
+        ("winner_text", "draw", "is not a winner"),
+        ("reason", "resigned", "is not a reason"),
+        ("order_display", "7", "expected text"),
+    ],
+)
+def test_results_name_a_game_that_cannot_be_read(
+    tmp_path: Path, column: str, value: str, problem: str
+) -> None:
+    path = tmp_path / "t.sqlite"
+    with Store.open(path) as store:
+        store.claim(DEFINITION, 2)
+        store.register_bots(bots("alpha:alpha-v1", "beta:beta-v1"))
+        store.add_game(make_record(), 0)
+        store.add_game(make_record(), 1)
+    conn = sqlite3.connect(path)
+    if column == "winner_text":  # past the CHECK constraint, as a hand-made store may be
+        conn.execute("PRAGMA ignore_check_constraints = 1")
+        column = "winner"
+    stored: str | int | bytes = value
+    if value.isdigit():  # a number, or in a text column a blob (a number would become text)
+        stored = int(value) if column == "opening" else value.encode()
+    conn.execute(f"UPDATE games SET {column} = ? WHERE slot = 1", (stored,))
+    conn.commit()
+    conn.close()
+    with (
+        Store.open(path, readonly=True) as store,
+        pytest.raises(StoreError, match=f"game 2 cannot be read: .*{problem}"),
+    ):
+        list(store.results())
+
+
+@given(tokens=st.lists(_TOKEN, max_size=36), spaced=st.booleans())
+def test_stored_moves_joined_as_text_are_the_tokens_joined(tokens: list[str], spaced: bool) -> None:
+    from arena.store.rows import _dump_tokens, joined_tokens
+
+    text = json.dumps(tokens) if spaced else _dump_tokens(tokens)
+    assert joined_tokens(text) == (" ".join(tokens), len(tokens))

@@ -78,11 +78,6 @@ class Line:
     """Shown bold on a terminal that allows it."""
 
 
-STANDINGS_FIELDS = ("opening", "moves", "order_display", "chaos_display")
-"""What the standings read of each game besides its players and result (``GameResult.from_record``
-and the display names): not the move times, whose parsing costs most."""
-
-
 def load_standings(store: Store, *, for_terminal: bool = False) -> Standings:
     """The standings of the games ``store`` counts (every version's, each rated apart, when it
     was opened with ``all_versions``). ``for_terminal``: every name as ``protocol.shown`` makes
@@ -93,14 +88,13 @@ def load_standings(store: Store, *, for_terminal: bool = False) -> Standings:
 
     shown: dict[str, str] = {}  # each bot's display name in its latest game that gave one
     results = []
-    for record in store.games(fields=STANDINGS_FIELDS):
-        for name, display in (
-            (record.order, record.order_display),
-            (record.chaos, record.chaos_display),
-        ):
-            if display:
-                shown[name] = display
-        results.append(GameResult.from_record(record))
+    from_texts = GameResult.from_texts
+    for game in store.results():
+        if game.order_display:
+            shown[game.order] = game.order_display
+        if game.chaos_display:
+            shown[game.chaos] = game.chaos_display
+        results.append(from_texts(*game[:7]))
     if for_terminal:
         # Once per name, not per game; the games' keys (digests of what was stored) are unchanged.
         safe_name = {name: safe(name) for result in results for name in result[:2]}
