@@ -267,6 +267,29 @@ def test_games_stream_back_while_their_match_goes_on(clean: Path) -> None:
     )
 
 
+def test_the_driver_learns_each_match_s_length_from_its_games(clean: Path) -> None:
+    """As the local pool does, the driver counts each game it receives into what a match of its
+    bots will take (``placement.MatchCosts``), which orders the run's last matches longest first
+    (``placement.next_job``, tested there): a pair it has seen play is known, a pair with a bot
+    it has not seen counts as longest."""
+    slow, quick, other = (
+        folder_bot(clean / "bots" / name, pause_ms=pause)
+        for name, pause in (("slow", 30), ("quick", 0), ("other", 0))
+    )
+    executor = ClusterExecutor("local:1", SETTINGS, cache_root=str(clean / "cache"), trusted=True)
+    try:
+        (job,) = plan_matches([slow, quick], 2, seed=1)
+        events = [e for batch in executor.execute([job]) for e in batch]
+    finally:
+        executor.close()
+    assert sum(isinstance(e, GameDone) for e in events) == 4
+    (unseen,) = plan_matches([quick, other], 2, seed=1)
+    assert executor._costs.seconds(unseen) == float("inf")
+    expected = executor._costs.seconds(job)
+    moves = sum(len(e.record.moves) for e in events if isinstance(e, GameDone))
+    assert 0.03 * (moves - 4) / 2 < expected < float("inf")  # slow: half the moves, 30 ms each
+
+
 def test_bots_are_shipped_to_workers_that_cannot_see_their_folder(clean: Path) -> None:
     """The bot's folder is gone from where it was packed before any match starts: the only
     copy the workers have is the one they unpacked into their cache, and the bot says it ran

@@ -39,7 +39,13 @@ from arena.tournament.executors.base import (
 )
 from arena.tournament.executors.botpack import BotPack, pack_bot
 from arena.tournament.executors.local import slowest_game_seconds
-from arena.tournament.executors.placement import HeldBots, job_queue, next_job
+from arena.tournament.executors.placement import (
+    TAIL_JOBS,
+    HeldBots,
+    MatchCosts,
+    job_queue,
+    next_job,
+)
 from arena.tournament.schedule import MatchJob
 
 __all__ = [
@@ -172,6 +178,9 @@ class ClusterExecutor:
         self._stream_at = 0.0
         self._seen: set[tuple[str, int, int]] = set()
         """(job, seat, index) of the games this ``execute`` call yielded (streamed or not)."""
+        self._costs = MatchCosts()
+        """What the games so far say of each match's length (the run's last matches are
+        submitted longest first, as on the local pool: ``placement.next_job``)."""
         self._handed: set[tuple[str, int, int]] = set()
         """(job, seat, index) of the first game of each chunk given back in this call."""
         self._held: dict[str, HeldBots] = {}
@@ -337,13 +346,15 @@ class ClusterExecutor:
         queue = job_queue(jobs, self.keeps)
         pending: dict[str, _Running] = {}
         freed: list[str] = []  # workers that finished a match since the last submissions
-        limit = 2 * self._threads()
+        threads = self._threads()
+        limit = 2 * threads
         try:
             while queue or pending:
                 while queue and len(pending) < limit:
                     worker = freed.pop(0) if freed else None
                     held = self._held.setdefault(worker, HeldBots()) if worker else None
-                    running = self._submit(next_job(queue, held), worker)
+                    job = next_job(queue, held, self._costs, last=TAIL_JOBS * threads)
+                    running = self._submit(job, worker)
                     pending[running.future.key] = running
                 with contextlib.suppress(TimeoutError, cancelled):
                     futures = [r.future for r in pending.values()]
@@ -489,6 +500,7 @@ class ClusterExecutor:
         if game in self._seen:
             return False
         self._seen.add(game)
+        self._costs.observe(event.record)
         return True
 
     def _streamed(self) -> list[Event]:

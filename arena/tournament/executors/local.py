@@ -39,7 +39,13 @@ from arena.tournament.executors.base import (
     forget_keeper,
     play_job,
 )
-from arena.tournament.executors.placement import HeldBots, MatchCosts, job_queue, next_job
+from arena.tournament.executors.placement import (
+    TAIL_JOBS,
+    HeldBots,
+    MatchCosts,
+    job_queue,
+    next_job,
+)
 from arena.tournament.executors.worker import prepare_worker, stop_bots
 from arena.tournament.schedule import MatchJob
 
@@ -52,8 +58,6 @@ _RELEASE = "release"
 _SHARE = "share"
 """Sent to a busy worker while another is idle with nothing queued: give back the later chunks
 of your match (``play_job``'s ``asked``), or say that you keep them all."""
-TAIL_JOBS = 4
-"""Per worker, how many of a run's last queued matches are handed out longest first."""
 STALL_MARGIN_S = 15.0
 """Beyond the slowest possible game: stopping bots, a busy store, a loaded machine."""
 

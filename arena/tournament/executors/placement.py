@@ -85,6 +85,11 @@ class HeldBots:
         return (job.bot_a.name in self._names) + (job.bot_b.name in self._names)
 
 
+TAIL_JOBS = 4
+"""Per worker (per thread of a cluster), how many of a run's last queued matches are handed out
+longest first (``next_job`` with ``MatchCosts``), so that the run does not end on one long match."""
+
+
 class MatchCosts:
     """What the games of a run so far say of how long a match will take: each bot's mean time on
     move per game (its own moves' ``ms``), and the mean time of a game beyond the moves."""
