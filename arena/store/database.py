@@ -54,7 +54,7 @@ empty opening, no display names, wall time, no clock).
 DEFAULT_BUSY_TIMEOUT = 10.0
 """Seconds to wait for a lock held by another connection before giving up with a StoreError."""
 
-_BATCH = 256  # rows fetched per query by games(): no statement stays open between batches
+_BATCH = 256  # rows fetched per query by _game_rows(): no statement stays open between batches
 
 _TABLES = frozenset({"meta", "bots", "games", "harness_errors"})
 
@@ -621,20 +621,9 @@ class Store:
             versions = ("order_version", "chaos_version") if self.all_versions else ()
             fields = frozenset((*fields, *_REQUIRED_FIELDS, *versions))  # names carry versions
             select = gamerows.select_list(self._present, fields)
-        query = (
-            f"SELECT id, {select} FROM games WHERE id > ? AND {self._counted(include_inactive)}"
-            " ORDER BY id LIMIT ?"
-        )
-        last_id = -1
-        while True:
-            with self._reading("cannot read the games") as conn:
-                rows = conn.execute(query, (last_id, _BATCH)).fetchall()
-            for row in rows:
-                record = self._record(row, fields)
-                yield row[0], _versions_apart(record) if self.all_versions else record
-            if len(rows) < _BATCH:
-                return
-            last_id = rows[-1][0]
+        for row in self._game_rows(select, include_inactive):
+            record = self._record(row, fields)
+            yield row[0], _versions_apart(record) if self.all_versions else record
 
     def results(self) -> Iterator[StoredResult]:
         """The players, result and moves of every game that counts (see ``games``), in play
@@ -643,19 +632,24 @@ class Store:
         wanted = frozenset(_RESULT_FIELDS)
         selected = gamerows.read_order(wanted)
         arrange = operator.itemgetter(*(selected.index(f) + 1 for f in _RESULT_FIELDS))
+        for row in self._game_rows(gamerows.select_list(self._present, wanted)):
+            try:
+                yield self._result(arrange(row))
+            except (ValueError, TypeError) as exc:
+                raise self._fail(f"game {row[0]} cannot be read: {exc}") from None
+
+    def _game_rows(self, select: str, include_inactive: bool = False) -> Iterator[Any]:
+        """``SELECT id, <select>`` of the games the reads take (``_counted``), in play order,
+        fetched ``_BATCH`` rows at a time, each batch by a short query of its own."""
         query = (
-            f"SELECT id, {gamerows.select_list(self._present, wanted)} FROM games"
-            f" WHERE id > ? AND {self._counted()} ORDER BY id LIMIT ?"
+            f"SELECT id, {select} FROM games WHERE id > ? AND {self._counted(include_inactive)}"
+            " ORDER BY id LIMIT ?"
         )
         last_id = -1
         while True:
             with self._reading("cannot read the games") as conn:
                 rows = conn.execute(query, (last_id, _BATCH)).fetchall()
-            for row in rows:
-                try:
-                    yield self._result(arrange(row))
-                except (ValueError, TypeError) as exc:
-                    raise self._fail(f"game {row[0]} cannot be read: {exc}") from None
+            yield from rows
             if len(rows) < _BATCH:
                 return
             last_id = rows[-1][0]

@@ -495,7 +495,8 @@ class ClusterExecutor:
         return [JobFailed.of(running.job.key, error)]
 
     def _new(self, event: GameDone) -> bool:
-        """Whether this call has not yielded ``event``'s game yet (and now has)."""
+        """Whether this call has not yielded ``event``'s game yet (and now has: it is counted
+        into the matches' expected lengths, ``MatchCosts``, once)."""
         game = (event.key, event.slot.order_seat, event.slot.index)
         if game in self._seen:
             return False

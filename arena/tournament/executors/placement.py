@@ -8,11 +8,11 @@ for the one whose bots it played most recently, and otherwise takes the queue's 
 is in blocks of the pairing matrix (``in_blocks``), so the match it wants is usually near. The
 local pool and the cluster both hand out their matches this way.
 
-Once the queue is short (``next_job``'s ``last``), the local pool hands out the match expected to
-take longest (``MatchCosts``: its bots' time on move per game so far), as the longest-first rule
-of scheduling does: the run then ends on short matches, and the workers finish together instead
-of one playing a long match alone while the others wait (a shared match is cut only at its
-chunks, 10 games).
+Once the queue is short (``next_job``'s ``last``), the local pool and the cluster's driver hand
+out the match expected to take longest (``MatchCosts``: its bots' time on move per game so far),
+as the longest-first rule of scheduling does: the run then ends on short matches, and the workers
+finish together instead of one playing a long match alone while the others wait (a shared match
+is cut only at its chunks, 10 games).
 """
 
 from __future__ import annotations
