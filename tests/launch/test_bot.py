@@ -221,9 +221,10 @@ def test_a_game_replays_exactly_with_the_same_arena_seed(bots: list[Bot]) -> Non
     assert game() == game()
 
 
-def test_bots_run_from_a_clone_without_arena_installed(bots: list[Bot]) -> None:
+@pytest.mark.parametrize("name", ["random", "greedy", "heuristic", "alphabeta", "mcts", "perfect"])
+def test_bots_run_from_a_clone_without_arena_installed(bots: list[Bot], name: str) -> None:
     # -S: no site-packages, so the editable install is invisible; the bot finds ../arena itself.
-    bot = start([sys.executable, "-S", str(BOTS / "random" / "main.py")])
+    bot = start([sys.executable, "-S", str(BOTS / name / "main.py")])
     bots.append(bot)
     bot.send("game order")
     bot.send(f"turn {'.' * 36} - 100")
