@@ -2,8 +2,7 @@
 
 Run it from the repository with the Python that has ``arena`` installed::
 
-    python benchmarks/ladder_vs_refs.py                       # the README's tables
-    python benchmarks/ladder_vs_refs.py --markdown --games 20 --deep-games 10 --ms 100 --jobs 2
+    python benchmarks/ladder_vs_refs.py --markdown --games 20 --ms 100 --jobs 2   # the README's
     python benchmarks/ladder_vs_refs.py --bots alphabeta --refs ref_ab3w4 --games 10
 
 Why: the ladder's order holds inside the ladder, but an Order tuned against one program can lose
