@@ -495,6 +495,16 @@ def _bot_mapping(ctx: Context, item: Mapping[str, Any], path: str, line: int | N
     try:
         if has_path:
             program = ctx.path_text(item["path"], f"{path}.path", value_line(item, "path"))
+            bundled = _bundled_by_bare_name(ctx, program)
+            if bundled is not None:
+                if folder is not None:
+                    raise ctx.error(
+                        f"{path}.dir",
+                        f"expected no 'dir' for the bundled bot {program!r} (it runs in its"
+                        " own folder)",
+                        value_line(item, "dir"),
+                    )
+                return bundled.renamed(name)
             return BotSpec.from_path(program, name, dir=folder, base_dir=ctx.base_dir)
         argv, arg_lines = _command(ctx, item, f"{path}.command")
         return BotSpec.from_command(argv, name, dir=folder, base_dir=ctx.base_dir)
@@ -503,7 +513,29 @@ def _bot_mapping(ctx: Context, item: Mapping[str, Any], path: str, line: int | N
         at = value_line(item, exc.part)
         if exc.index is not None and exc.index < len(arg_lines):
             at = arg_lines[exc.index]
-        raise ctx.error(key, exc.problem, at) from None
+        problem = exc.problem
+        given = item.get("path") if exc.part == "path" else None
+        if (
+            isinstance(given, str)
+            and "/" not in given
+            and not given.endswith(".py")
+            and not (ctx.base_dir / Path(given).expanduser()).exists()
+        ):  # a bare name found nowhere: perhaps a bundled bot's, misspelt
+            known = bundled_bot_names()
+            problem += f", nor a bundled bot's name{suggest(given, known)} ({', '.join(known)})"
+        raise ctx.error(key, problem, at) from None
+
+
+def _bundled_by_bare_name(ctx: Context, program: str) -> BotSpec | None:
+    """The bundled bot a mapping's ``path`` names by its bare name (``{name: baseline, path:
+    greedy}``), as ``arena match greedy`` does: only when no file or folder of that name stands
+    beside the config, which would be the bot instead. None when ``program`` is not such a name.
+    """
+    if "/" in program or program.endswith(".py") or bundled_bot_path(program) is None:
+        return None
+    if (ctx.base_dir / Path(program).expanduser()).exists():
+        return None
+    return BotSpec.bundled(program)
 
 
 def _command(

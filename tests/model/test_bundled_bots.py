@@ -103,3 +103,43 @@ def test_a_bundled_name_hint_when_path_is_missing(
     assert (info.value.key, info.value.line) == ("bots[0]", 2)
     assert "expected exactly one of 'path' or 'command'" in str(info.value)
     assert "'- random'" in str(info.value)
+
+
+def test_a_mapping_names_a_bundled_bot_by_its_bare_name(
+    tmp_path: Path, bundled: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``{name: baseline, path: random}`` is the bundled ``random`` under another name, as
+    ``arena match random`` is; a file of that name beside the config is the bot instead."""
+    monkeypatch.setattr(botspec, "bundled_dirs", lambda: bundled)
+    config = tmp_path / "t.yaml"
+    config.write_text("bots:\n  - {name: baseline, path: random}\n  - {name: m2, path: mcts}\n")
+    baseline, m2 = load_config(config).bots
+    spec = BotSpec.bundled("random", bundled)
+    assert spec is not None and baseline == spec.renamed("baseline")
+    assert (m2.name, m2.program, m2.own_dir) == ("m2", bundled[0] / "mcts" / "main.py", True)
+    (tmp_path / "random").write_text("#!/bin/sh\n")
+    (tmp_path / "random").chmod(0o755)
+    baseline, _ = load_config(config).bots
+    assert baseline.program == tmp_path / "random"
+
+
+def test_a_mapping_s_bare_name_errors_name_the_key(
+    tmp_path: Path, bundled: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(botspec, "bundled_dirs", lambda: bundled)
+    config = tmp_path / "t.yaml"
+    config.write_text("bots:\n  - random\n  - name: x\n    path: randon\n")
+    with pytest.raises(ConfigError) as info:
+        load_config(config)
+    assert (info.value.key, info.value.line) == ("bots[1].path", 4)
+    assert "nor a bundled bot's name (did you mean 'random'?)" in str(info.value)
+    config.write_text("bots:\n  - random\n  - name: x\n    path: greedy\n    dir: .\n")
+    with pytest.raises(ConfigError) as info:
+        load_config(config)
+    assert (info.value.key, info.value.line) == ("bots[1].dir", 5)
+    assert "expected no 'dir' for the bundled bot 'greedy'" in str(info.value)
+    (tmp_path / "folder").mkdir()  # found, but not a bot: no bundled hint
+    config.write_text("bots:\n  - random\n  - name: x\n    path: folder\n")
+    with pytest.raises(ConfigError) as info:
+        load_config(config)
+    assert "bundled" not in str(info.value)
