@@ -38,6 +38,14 @@ def bundled(tmp_path: Path) -> tuple[Path, Path]:
     return checkout, wheel
 
 
+def config_error(config: Path, text: str) -> ConfigError:
+    """The error of loading ``text`` written to ``config``."""
+    config.write_text(text)
+    with pytest.raises(ConfigError) as info:
+        load_config(config)
+    return info.value
+
+
 def test_single_files_and_folders(bundled: tuple[Path, Path]) -> None:
     checkout, wheel = bundled
     assert bundled_bot_path("random", bundled) == checkout / "random_bot.py"  # checkout first
@@ -83,13 +91,11 @@ def test_the_config_finds_bundled_bots_by_bare_name(
     assert random == BotSpec.bundled("random", bundled)
     assert random.own_dir is False  # bots/ holds the other bundled bots: only its file counts
     assert (mcts.dir, mcts.own_dir) == (checkout / "mcts", True)
-    config.write_text("bots:\n  - random\n  - randon\n")
-    with pytest.raises(ConfigError) as info:
-        load_config(config)
-    assert info.value.key == "bots[1]" and info.value.line == 3
-    assert "unknown bundled bot 'randon' (did you mean 'random'?)" in str(info.value)
-    assert "bundled bots: mcts, native, random" not in str(info.value)  # all four are listed
-    assert "greedy, mcts, native, random" in str(info.value)
+    error = config_error(config, "bots:\n  - random\n  - randon\n")
+    assert error.key == "bots[1]" and error.line == 3
+    assert "unknown bundled bot 'randon' (did you mean 'random'?)" in str(error)
+    assert "bundled bots: mcts, native, random" not in str(error)  # all four are listed
+    assert "greedy, mcts, native, random" in str(error)
 
 
 def test_a_bundled_name_hint_when_path_is_missing(
@@ -97,12 +103,10 @@ def test_a_bundled_name_hint_when_path_is_missing(
 ) -> None:
     monkeypatch.setattr(botspec, "bundled_dirs", lambda: bundled)
     config = tmp_path / "t.yaml"
-    config.write_text("bots:\n  - name: random\n  - greedy\n")
-    with pytest.raises(ConfigError) as info:
-        load_config(config)
-    assert (info.value.key, info.value.line) == ("bots[0]", 2)
-    assert "expected exactly one of 'path' or 'command'" in str(info.value)
-    assert "'- random'" in str(info.value)
+    error = config_error(config, "bots:\n  - name: random\n  - greedy\n")
+    assert (error.key, error.line) == ("bots[0]", 2)
+    assert "expected exactly one of 'path' or 'command'" in str(error)
+    assert "'- random'" in str(error)
 
 
 def test_a_mapping_names_a_bundled_bot_by_its_bare_name(
@@ -128,18 +132,12 @@ def test_a_mapping_s_bare_name_errors_name_the_key(
 ) -> None:
     monkeypatch.setattr(botspec, "bundled_dirs", lambda: bundled)
     config = tmp_path / "t.yaml"
-    config.write_text("bots:\n  - random\n  - name: x\n    path: randon\n")
-    with pytest.raises(ConfigError) as info:
-        load_config(config)
-    assert (info.value.key, info.value.line) == ("bots[1].path", 4)
-    assert "nor a bundled bot's name (did you mean 'random'?)" in str(info.value)
-    config.write_text("bots:\n  - random\n  - name: x\n    path: greedy\n    dir: .\n")
-    with pytest.raises(ConfigError) as info:
-        load_config(config)
-    assert (info.value.key, info.value.line) == ("bots[1].dir", 5)
-    assert "expected no 'dir' for the bundled bot 'greedy'" in str(info.value)
+    error = config_error(config, "bots:\n  - random\n  - name: x\n    path: randon\n")
+    assert (error.key, error.line) == ("bots[1].path", 4)
+    assert "nor a bundled bot's name (did you mean 'random'?)" in str(error)
+    error = config_error(config, "bots:\n  - random\n  - name: x\n    path: greedy\n    dir: .\n")
+    assert (error.key, error.line) == ("bots[1].dir", 5)
+    assert "expected no 'dir' for the bundled bot 'greedy'" in str(error)
     (tmp_path / "folder").mkdir()  # found, but not a bot: no bundled hint
-    config.write_text("bots:\n  - random\n  - name: x\n    path: folder\n")
-    with pytest.raises(ConfigError) as info:
-        load_config(config)
-    assert "bundled" not in str(info.value)
+    error = config_error(config, "bots:\n  - random\n  - name: x\n    path: folder\n")
+    assert "bundled" not in str(error)
