@@ -15,8 +15,9 @@ their strength does not depend on the clock. Some were used while tuning the bun
 How: every game is played in this process, with ``choose`` of both sides called directly and the
 bundled bot's deadline far away, so that only its work budget for ``--ms`` counts: each game is an
 exact function of the seed and the result does not depend on the load of the machine. The exception
-is ``perfect`` (``CLOCKED``): off its table its Order solves within a third of the move's time, so
-it gets the real deadline and its figures move a little with the load. For each bundled bot, each
+is ``perfect``'s Order (``CLOCKED``): off its table it solves within a third of the move's time,
+so it gets the real deadline and its figures as Order move a little with the load (its Chaos is
+``mcts``'s budgeted search, exact like the others). For each bundled bot, each
 reference and each role, ``--games`` games (default 20), game ``i`` starting from the random 2-ply
 opening ``arena.tournament.schedule.opening_for(seed, i, 2)`` (the tournaments' openings), the
 bundled bot seeded ``seed * 1000 + i`` and the reference ``seed * 1000 + 500 + i``. It prints, per
@@ -72,9 +73,10 @@ def load_file(path: Path, name: str) -> ModuleType:
 
 
 CLOCKED = ("perfect",)
-"""Bundled bots whose moves stop on the clock, not on a work budget: ``perfect``'s Order solves
-an off-table position within a third of ``<ms>``. They get the real deadline (so their games
-depend on the load of the machine); the others get one far away."""
+"""Bundled bots whose Order stops on the clock, not on a work budget: ``perfect``'s solves an
+off-table position within a third of ``<ms>``. As Order they get the real deadline (so those
+games depend on the load of the machine); as Chaos (``perfect``'s is ``mcts``'s budgeted search)
+and for the others, one far away."""
 
 
 class Bundled:
@@ -85,7 +87,8 @@ class Bundled:
         self.module = load_file(ROOT / "bots" / name / "main.py", f"bundled_{name}")
         self.ms = ms
         self.clocked = name in CLOCKED
-        """Whether it gets the real deadline (else one far away: its work budget alone)."""
+        """Whether its Order gets the real deadline (else one far away: its work budget
+        alone)."""
 
     def start(self, role: Role, seed: int) -> None:
         self.rng = random.Random(seed)
@@ -94,12 +97,13 @@ class Bundled:
             on_game(role)
 
     def move(self, board: Board, last: Move | None, role: Role) -> Move:
+        order = role is Role.ORDER
         state = BotState(
             board=Board.from_string(board.board_string()),
             role=role,
             last=last,
             ms=self.ms,
-            deadline=time.monotonic() + (self.ms / 1000 if self.clocked else 1000.0),
+            deadline=time.monotonic() + (self.ms / 1000 if self.clocked and order else 1000.0),
             rng=self.rng,
             game=1,
         )

@@ -52,6 +52,7 @@ __all__ = [
     "Mcts",
     "CENTRE_MASK",
     "CENTRE_OPENING",
+    "CHAOS_REPLY_TEMPERATURE",
     "CHAOS_SIMULATIONS_PER_MS",
     "SIMULATIONS_PER_MS",
     "after",
@@ -542,6 +543,28 @@ with the window curve while the border was empty (``value_prior``): temperatures
 CHAOS_ROOT_MIX = 0.5
 """The gain prior's share in that root prior (the value prior's: the rest)."""
 
+CHAOS_REPLY_TEMPERATURE = 1.0
+"""The temperature of a value prior over Order's replies one ply below a Chaos root
+(``Mcts(reply_temperature=...)``, mixed with the gain prior at ``CHAOS_ROOT_MIX``): each reply
+valued by the window curve once, when its node is first expanded, and Order's likeliest replies
+(by the curve) tried first. Used by ``perfect``'s Chaos, not by the ``mcts`` bot. Why: with the
+gain prior alone the search models Order as the weak, one-ply Orders play (the replies that fill
+the heaviest windows), and against an Order that searches, the replies that matter were often
+not among those it read. Against ``ref_ab3w4``'s depth-3 Order (``chaos_survival.py``, 100 ms of
+work, from the tournaments' 2-ply openings, 20 games a seed): seeds 1-40 (800 games) 500 wins
+and 30.3 plies a game instead of 466 and 29.9, that program's own Chaos 25.0; seeds 41-60 (held
+out, 400 games) 244 wins and 30.1 plies instead of 214 and 29.1, its own Chaos 24.5 (the
+temperatures 0.25, 0.5 and 2 gave 30.2, 30.1 and 29.9 plies on seeds 1-40; mixes of 0.25 and
+0.75 at 1, 29.3 and 29.6; the prior only once a mark stands in the border, 30.0). Against the
+held-out references' Orders (seeds 1-5; 10 games a seed at depth 4) 179 wins of 400 instead of
+175, against ``ref_ab3w2``'s 24.8 plies instead of 23.8. The cost, and why ``mcts`` does without
+it: against the ladder's one-ply Orders from the empty board the plain search with it lost more
+(``order_vs_chaos.py``, seeds 1 and 2, 80 games each: ``heuristic``'s Order won 28 instead of 11,
+``greedy``'s 14 instead of 8), while ``perfect``'s Chaos, whose first reply goes to the centre,
+lost none of its 160 games against them either way. A Chaos move costs more CPU: 7.2 ms on
+average instead of 5.7, at most 32 instead of 20 (832 moves against ``ref_ab3w4``, seeds 1-3),
+within the 40% guard of ``arena.botlib.clock``."""
+
 SIMULATIONS_PER_MS = 3.0
 """The bots' work budget: simulations (one new node, one evaluation each) per millisecond of
 ``<ms>``, so that the budget, not the clock, usually ends the search and a game replays exactly
@@ -565,12 +588,19 @@ at 3 (the ladder's Chaos order held: ``alphabeta``'s Chaos lost 149, ``perfect``
 
 
 def budgeted_move(
-    x: int, o: int, rng: random.Random, ms: int, deadline: float, centre_opening: int = 0
+    x: int,
+    o: int,
+    rng: random.Random,
+    ms: int,
+    deadline: float,
+    centre_opening: int = 0,
+    reply_temperature: float = 0.0,
 ) -> tuple[int, int]:
     """The move ``(cell, mark)`` of a search of ``SIMULATIONS_PER_MS`` simulations per ms of
     ``ms`` (``CHAOS_SIMULATIONS_PER_MS`` when Chaos is to move), stopped in any case at the
     clock's guard (``arena.botlib.clock``) before ``deadline`` (a ``time.monotonic`` value): how
-    the bundled bots use it. ``centre_opening``: see ``Mcts``."""
+    the bundled bots use it. ``centre_opening`` and ``reply_temperature`` (Chaos only): see
+    ``Mcts``."""
     stop = guard_deadline(deadline, ms)
     chaos = (x | o).bit_count() & 1
     rate = CHAOS_SIMULATIONS_PER_MS if chaos else SIMULATIONS_PER_MS
@@ -581,6 +611,7 @@ def budgeted_move(
         window_anywhere=CHAOS_WINDOW_ANYWHERE,
         root_temperature=CHAOS_ROOT_TEMPERATURE if chaos else 0.0,
         root_mix=CHAOS_ROOT_MIX,
+        reply_temperature=reply_temperature if chaos else 0.0,
     )
     return search.best_move(x, o, stop, max_playouts=int(rate * ms))
 
@@ -610,6 +641,7 @@ class Mcts:
         window_anywhere: bool = False,
         root_temperature: float = 0.0,
         root_mix: float = CHAOS_ROOT_MIX,
+        reply_temperature: float = 0.0,
     ) -> None:
         self.rng = rng or random.Random()
         self.c = c
@@ -621,6 +653,9 @@ class Mcts:
         """As Chaos, the temperature of the value prior at the root (``value_prior``; 0: none)."""
         self.root_mix = root_mix
         """The gain prior's share in that root prior."""
+        self.reply_temperature = reply_temperature
+        """The temperature of the value prior over the replies one ply below the root, mixed
+        with their gain prior as the root's is (0: none; ``CHAOS_REPLY_TEMPERATURE``)."""
 
         self.centre_opening = centre_opening
         """As Chaos, keep the reply in the centre while fewer marks than this stand on the board
@@ -677,6 +712,7 @@ class Mcts:
         path: list[Node] = []
         value_of = self._value
         select = self._select
+        replies = self.reply_temperature
         while self.playouts < max_playouts and root.proven is None:
             if not self.playouts & 3 and clock() > deadline:
                 break
@@ -688,6 +724,8 @@ class Mcts:
             while True:
                 if node.moves is None:
                     node.expand(rng)
+                    if replies and len(path) == 2:  # one of the root's children
+                        self.sort_by_value(node, replies)
                 node = select(node)
                 path.append(node)
                 if node.visits == 0 or node.proven is not None:
@@ -736,8 +774,21 @@ class Mcts:
         window weights, and a few hundred simulations reach only the first few dozen of them;
         the curve the leaves are valued with tells the moves apart better (issue 25). ``evals``:
         the positions' ``threat_eval`` by ``x | o << 36``, as the root's filter found them."""
-        moves = root.moves
+        return self.sort_by_value(root, self.root_temperature, evals)
+
+    def sort_by_value(
+        self, node: Node, temperature: float, evals: dict[int, int] | None = None
+    ) -> list[int]:
+        """``node``'s moves re-sorted, best first for its mover, by a prior of ``root_mix`` times
+        their gain prior plus the rest times a softmax, at ``temperature``, over the logit of the
+        mover's chance after each (the leaves' curve): ``value_prior`` at the root, and Order's
+        replies one ply below it (``reply_temperature``). The positions' ``threat_eval`` are
+        taken from ``evals`` (default: the search's) and kept there."""
+        moves = node.moves
         assert moves is not None
+        if len(moves) < 2:
+            return moves
+        cache = self.evals if evals is None else evals
         # one curve for every move, the border empty or not: with the window curve for the
         # moves into the border only, the two curves' scales were compared and the border moves
         # favoured from an empty border (``perfect``'s Chaos then won 15 of 40 instead of 40
@@ -745,23 +796,29 @@ class Mcts:
         logits = []
         weights = self.window_weights
         for m in moves:
-            x2, o2 = after(root.x, root.o, m)
-            e = threat_eval(x2, o2) if evals is None else evals[x2 | o2 << 36]
+            x2, o2 = after(node.x, node.o, m)
+            key = x2 | o2 << 36
+            e = cache.get(key)
             if weights is None:
+                if e is None:
+                    e = cache[key] = threat_eval(x2, o2)
                 v = order_win_probability(x2, o2, e)
+            elif e is None:
+                v, cache[key] = window_chance(x2, o2, weights)
             else:
                 v = window_win_probability(x2, o2, weights, e)
             v = min(max(v, 1e-9), 1.0 - 1e-9)
-            logits.append(math.log((1.0 - v) / v) / self.root_temperature)
+            mover = v / (1.0 - v) if node.order else (1.0 - v) / v
+            logits.append(math.log(mover) / temperature)
         top = max(logits)
         soft = [math.exp(z - top) for z in logits]
         total = sum(soft)
         mix = self.root_mix
-        prior = [(1.0 - mix) * w / total + mix * p for w, p in zip(soft, root.prior, strict=True)]
+        prior = [(1.0 - mix) * w / total + mix * p for w, p in zip(soft, node.prior, strict=True)]
         ranked = sorted(range(len(moves)), key=lambda i: -prior[i])
-        root.moves = [moves[i] for i in ranked]
-        root.prior = [prior[i] for i in ranked]
-        return root.moves
+        node.moves = [moves[i] for i in ranked]
+        node.prior = [prior[i] for i in ranked]
+        return node.moves
 
     def _select(self, node: Node) -> Node:
         """The child maximising PUCT for the side to move; the next unvisited move (the best

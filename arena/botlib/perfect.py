@@ -29,7 +29,7 @@ from arena.botlib.centre import (
     threat_table,
 )
 from arena.botlib.equal_pair import lookup
-from arena.botlib.mcts import CENTRE_OPENING, budgeted_move
+from arena.botlib.mcts import CENTRE_OPENING, CHAOS_REPLY_TEMPERATURE, budgeted_move
 from arena.botlib.perfect_search import search
 from arena.botlib.repair import GeneralCentre
 from arena.botlib.solver import MAX_ORDER_MOVES, SearchLimitError, Solver
@@ -255,10 +255,11 @@ def border_pairs(board: Board) -> tuple[list[Move], list[tuple[int, int]]]:
 
 
 def chaos_move(board: Board, rng: random.Random, ms: int, deadline: float) -> Move:
-    """Chaos's move: the ``mcts`` bot's search, its first reply in the centre, for a move of ``ms``
+    """Chaos's move: the ``mcts`` bot's search, its first reply in the centre and Order's replies
+    below its root sorted by their value too (``CHAOS_REPLY_TEMPERATURE``), for a move of ``ms``
     milliseconds that must be made by ``deadline`` (a ``time.monotonic`` value)."""
     x, o = board.bits
-    cell, mark = budgeted_move(x, o, rng, ms, deadline, CENTRE_OPENING)
+    cell, mark = budgeted_move(x, o, rng, ms, deadline, CENTRE_OPENING, CHAOS_REPLY_TEMPERATURE)
     return Move(cell, Mark(mark))
 
 

@@ -21,6 +21,7 @@ from arena.botlib.mcts import (
     BORDER_MASK,
     CENTRE_MASK,
     CENTRE_OPENING,
+    CHAOS_REPLY_TEMPERATURE,
     CHAOS_ROOT_MIX,
     CHAOS_ROOT_TEMPERATURE,
     WINDOW_VALUE_WEIGHTS,
@@ -282,13 +283,62 @@ def test_only_chaos_searches_with_the_root_value_prior() -> None:
     assert CHAOS_ROOT_TEMPERATURE > 0 and seen == [CHAOS_ROOT_TEMPERATURE, 0.0]
 
 
+def test_order_s_replies_below_chaos_s_root_can_be_sorted_by_the_curve_too() -> None:
+    """``Mcts.sort_by_value`` on an Order node (``reply_temperature``, ``perfect``'s Chaos): with
+    no share for the gain prior Order's replies come sorted by Order's chance after them,
+    highest first (the mover's best first, as Chaos's lowest first at the root); the threat
+    evaluations it needed are kept for the search's leaves."""
+    x, o = position("c3X", "a1O", "d4X", "f2O")  # Order to move
+    reply = node(x, o)
+    assert reply.order
+    reply.expand(random.Random(1))
+    gain_first = list(reply.moves or [])
+    search = Mcts(random.Random(1), window_weights=WINDOW_VALUE_WEIGHTS, root_mix=0.0)
+    moves = search.sort_by_value(reply, CHAOS_REPLY_TEMPERATURE)
+    values = [window_win_probability(*after(x, o, m), WINDOW_VALUE_WEIGHTS) for m in moves]
+    assert values == sorted(values, reverse=True) and values[0] > values[-1]
+    assert reply.prior == sorted(reply.prior, reverse=True) and abs(sum(reply.prior) - 1) < 1e-9
+    assert sorted(moves) == sorted(gain_first) and moves[0] != gain_first[0]
+    kept = search.evals
+    assert all(
+        kept[xx | oo << 36] == threat_eval(xx, oo) for xx, oo in (after(x, o, m) for m in moves)
+    )
+
+
+def test_only_perfect_s_chaos_sorts_order_s_replies_by_value() -> None:
+    """``perfect``'s Chaos passes ``CHAOS_REPLY_TEMPERATURE`` to its search; the ``mcts`` bot's
+    (``budgeted_move``'s default) and any Order search have none."""
+    from arena.botlib.perfect import chaos_move
+
+    seen: list[Mcts] = []
+    original = mcts_module.Mcts.__init__
+
+    def spy(self: Mcts, *args: object, **kwargs: object) -> None:
+        original(self, *args, **kwargs)  # type: ignore[arg-type]
+        seen.append(self)
+
+    mcts_module.Mcts.__init__ = spy  # type: ignore[method-assign]
+    try:
+        board = Board()
+        board.push(Move.parse("c3X"))
+        chaos_move(board, random.Random(1), 10, time.monotonic() + FAR)
+        budgeted_move(*position("c3X"), random.Random(1), 10, time.monotonic() + FAR)
+        budgeted_move(*position("c3X", "a1O"), random.Random(1), 10, time.monotonic() + FAR, 0, 1.0)
+    finally:
+        mcts_module.Mcts.__init__ = original  # type: ignore[method-assign]
+    assert CHAOS_REPLY_TEMPERATURE > 0
+    assert [s.reply_temperature for s in seen] == [CHAOS_REPLY_TEMPERATURE, 0.0, 0.0]
+
+
 @pytest.mark.slow
-def test_chaos_outlasts_a_depth_3_order() -> None:
+@pytest.mark.parametrize("replies", [0.0, CHAOS_REPLY_TEMPERATURE], ids=["mcts", "perfect"])
+def test_chaos_outlasts_a_depth_3_order(replies: float) -> None:
     """Issue 25: the games of ``benchmarks/ladder_vs_refs.py`` (seed 1: the 2-ply openings, the
     seeds, 100 ms of work) between ``ref_ab3w4``'s Order and ``mcts``'s Chaos, replayed with
     ``budgeted_move`` (what the bot's ``choose`` does as Chaos). With the threat curve alone
     Chaos won 5 of the 20 (25.6 plies a game); with the window curve 12 (29.8); with the value
-    prior at the root too 12 (30.1)."""
+    prior at the root too 12 (30.1); with Order's replies sorted by value as well (``perfect``'s
+    Chaos, whose centre opening does not apply after two plies) 12 (29.9)."""
     ref = load_reference("ref_ab3w4")
     wins = plies = 0
     for i in range(20):
@@ -302,7 +352,7 @@ def test_chaos_outlasts_a_depth_3_order() -> None:
             if board.turn is Role.ORDER:
                 move = Move.parse(ref.choose(x, o, last, ref_rng))  # type: ignore[attr-defined]
             else:
-                cell, mark = budgeted_move(x, o, rng, 100, time.monotonic() + FAR)
+                cell, mark = budgeted_move(x, o, rng, 100, time.monotonic() + FAR, 0, replies)
                 move = Move(cell, Mark(mark))
             board.push(move)
             last = move.cell
