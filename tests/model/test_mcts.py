@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
 
 import pytest
 from test_refs import load as load_reference
@@ -208,8 +209,8 @@ def test_window_value_is_certain_where_decided_and_falls_as_chaos_kills_windows(
     assert 0.0 < window_win_probability(*killed) < window_win_probability(*built) < 1.0
 
 
-def searches_of_chaos_then_order() -> list[Mcts]:
-    """The searches ``budgeted_move`` makes for Chaos (after ``c3X``), then for Order."""
+def searches_made(*moves: Callable[[], object]) -> list[Mcts]:
+    """The searches (``Mcts`` objects) that ``moves`` make, called in turn."""
     seen: list[Mcts] = []
     original = mcts_module.Mcts.__init__
 
@@ -219,11 +220,21 @@ def searches_of_chaos_then_order() -> list[Mcts]:
 
     mcts_module.Mcts.__init__ = spy  # type: ignore[method-assign]
     try:
-        budgeted_move(*position("c3X"), random.Random(1), 10, time.monotonic() + FAR)
-        budgeted_move(*position("c3X", "a1O"), random.Random(1), 10, time.monotonic() + FAR)
+        for move in moves:
+            move()
     finally:
         mcts_module.Mcts.__init__ = original  # type: ignore[method-assign]
     return seen
+
+
+def searches_of_chaos_then_order() -> list[Mcts]:
+    """The searches ``budgeted_move`` makes for Chaos (after ``c3X``), then for Order."""
+    return searches_made(
+        lambda: budgeted_move(*position("c3X"), random.Random(1), 10, time.monotonic() + FAR),
+        lambda: budgeted_move(
+            *position("c3X", "a1O"), random.Random(1), 10, time.monotonic() + FAR
+        ),
+    )
 
 
 def test_chaos_values_its_leaves_with_the_window_curve_once_a_border_mark_stands() -> None:
@@ -310,22 +321,14 @@ def test_only_perfect_s_chaos_sorts_order_s_replies_by_value() -> None:
     (``budgeted_move``'s default) and any Order search have none."""
     from arena.botlib.perfect import chaos_move
 
-    seen: list[Mcts] = []
-    original = mcts_module.Mcts.__init__
-
-    def spy(self: Mcts, *args: object, **kwargs: object) -> None:
-        original(self, *args, **kwargs)  # type: ignore[arg-type]
-        seen.append(self)
-
-    mcts_module.Mcts.__init__ = spy  # type: ignore[method-assign]
-    try:
-        board = Board()
-        board.push(Move.parse("c3X"))
-        chaos_move(board, random.Random(1), 10, time.monotonic() + FAR)
-        budgeted_move(*position("c3X"), random.Random(1), 10, time.monotonic() + FAR)
-        budgeted_move(*position("c3X", "a1O"), random.Random(1), 10, time.monotonic() + FAR, 0, 1.0)
-    finally:
-        mcts_module.Mcts.__init__ = original  # type: ignore[method-assign]
+    board = Board()
+    board.push(Move.parse("c3X"))
+    deadline = time.monotonic() + FAR
+    seen = searches_made(
+        lambda: chaos_move(board, random.Random(1), 10, deadline),
+        lambda: budgeted_move(*position("c3X"), random.Random(1), 10, deadline),
+        lambda: budgeted_move(*position("c3X", "a1O"), random.Random(1), 10, deadline, 0, 1.0),
+    )
     assert CHAOS_REPLY_TEMPERATURE > 0
     assert [s.reply_temperature for s in seen] == [CHAOS_REPLY_TEMPERATURE, 0.0, 0.0]
 
