@@ -4,7 +4,8 @@ Why: with six in a line counting, Order wins by force, and this is that win as a
 (``bots/perfect/main.py`` wraps it); its tables cover every 2-ply opening too (``equal_pair`` when
 a border pair holds equal marks). Off them it solves the centre game within half the time left
 (``solver``, or ``repair`` when the pairing's shape is broken), else searches (``perfect_search``).
-As Chaos it plays ``mcts``'s search with its first reply in the central 4x4. Ties go to the seeded
+As Chaos it plays ``mcts``'s search with its first reply in the central 4x4 and Order's replies
+below its root sorted by value (``CHAOS_REPLY_TEMPERATURE``). Ties go to the seeded
 generator, so games vary with ``ARENA_SEED``. Its steps in order of priority: ``docs/bots.md``.
 """
 

@@ -10,8 +10,9 @@ pairing of the 20 border cells), and otherwise plays the solved centre game from
 strategy does not cover (a random opening) falls back to solving the centre game within the
 time, then to a small alpha-beta search (``arena.botlib.perfect_search``: 4 nodes per ms of
 ``<ms>``, and at most a third of it). As Chaos, where no perfect play is known, it plays the
-``mcts`` bot's search with the same budget (``arena.botlib.mcts.budgeted_move``): its strength
-there depends on its time.
+``mcts`` bot's search with the same budget (``arena.botlib.mcts.budgeted_move``), its first
+reply in the centre and Order's replies below its root sorted by value: its strength there
+depends on its time.
 See ``arena.botlib.perfect`` for the details. Deterministic given ``ARENA_SEED``.
 """
 
