@@ -62,7 +62,7 @@ def test_each_bot_plays_legal_games_in_both_roles_against_random(name: str) -> N
         assert_legal(record, 100)
 
 
-@pytest.mark.parametrize("name", ("heuristic", "alphabeta", "mcts"))
+@pytest.mark.parametrize("name", ("heuristic", "alphabeta", "mcts", "perfect"))
 def test_each_bot_respects_a_small_move_time(name: str) -> None:
     """40 ms a move: the searching bots stop early enough (no timeout), in both roles."""
     records = play_match(spec(name), spec("greedy"), 2, match_settings(40), seed=9)
