@@ -25,7 +25,7 @@ first the moves after which Order's chance is lowest, where the gain prior had s
 hundred simulations to the moves killing the heaviest windows. Against ``ref_ab3w4``'s Order
 (same measure): seeds 1-10 (tuned) 108 wins instead of 86, 29.2 plies instead of 27.4, that
 program's own Chaos 24.3, so +4.9; seeds 11-20 (held out) 123 wins instead of 89, 30.7 plies
-instead of 27.3, its own Chaos 26.2, so +4.5: the issue's +5 is still missed.
+instead of 27.3, its own Chaos 26.2, so +4.5: the issue's +5 missed by this search alone.
 
 ``perfect``'s Chaos also sorts Order's replies one ply below its root by that curve
 (``CHAOS_REPLY_TEMPERATURE``, ``Mcts.sort_by_value``), so that its search reads the replies a
