@@ -30,7 +30,7 @@ instead of 27.3, its own Chaos 26.2, so +4.5: the issue's +5 missed by this sear
 ``perfect``'s Chaos also sorts Order's replies one ply below its root by that curve
 (``CHAOS_REPLY_TEMPERATURE``, ``Mcts.sort_by_value``), so that its search reads the replies a
 searching Order plays: against ``ref_ab3w4``'s Order, seeds 1-60 (1,200 games), 744 wins and
-30.2 plies a game instead of 680 and 29.6, that program's own Chaos 24.9: +5.4, the issue's +5
+30.2 plies a game instead of 680 and 29.6, that program's own Chaos 24.8: +5.4, the issue's +5
 met over those games (the ``mcts`` bot keeps its search as it was: why there).
 """
 
@@ -568,8 +568,8 @@ it: against the ladder's one-ply Orders from the empty board the plain search wi
 (``order_vs_chaos.py``, seeds 1 and 2, 80 games each: ``heuristic``'s Order won 28 instead of 11,
 ``greedy``'s 14 instead of 8), while ``perfect``'s Chaos, whose first reply goes to the centre,
 lost none of its 160 games against them either way. A Chaos move costs more CPU: 7.2 ms on
-average instead of 5.7, at most 32 instead of 20 (832 moves against ``ref_ab3w4``, seeds 1-3),
-within the 40% guard of ``arena.botlib.clock``."""
+average instead of 5.7, at most 32 instead of 20 (828 and 832 moves against ``ref_ab3w4``, seeds
+1-3), within the 40% guard of ``arena.botlib.clock``."""
 
 SIMULATIONS_PER_MS = 3.0
 """The bots' work budget: simulations (one new node, one evaluation each) per millisecond of

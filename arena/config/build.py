@@ -520,6 +520,7 @@ def _bot_mapping(ctx: Context, item: Mapping[str, Any], path: str, line: int | N
             and "/" not in given
             and not given.endswith(".py")
             and not (ctx.base_dir / Path(given).expanduser()).exists()
+            and bundled_bot_path(given) is None
         ):  # a bare name found nowhere: perhaps a bundled bot's, misspelt
             known = bundled_bot_names()
             problem += f", nor a bundled bot's name{suggest(given, known)} ({', '.join(known)})"
