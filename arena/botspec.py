@@ -38,6 +38,7 @@ __all__ = [
     "bundled_dirs",
     "bundled_bot_path",
     "bundled_bot_names",
+    "bare_name",
     "folder_program",
     "claim_folders",
     "empty_folder",
@@ -122,6 +123,15 @@ def bundled_bot_path(name: str, folders: Sequence[Path] | None = None) -> Path |
         except OSError:
             continue
     return None
+
+
+def bare_name(given: str, base: Path) -> bool:
+    """Whether ``given`` names a bot by a bare name rather than a path: no file or folder of that
+    name stands in ``base``, it has no slash and is no ``.py`` file. Such a name can only be a
+    bundled bot's (``BotSpec.resolve`` on the command line, a config's ``path``)."""
+    if os.sep in given or "/" in given or given.endswith(".py"):
+        return False
+    return not (base / Path(given).expanduser()).exists()
 
 
 def bundled_bot_names(folders: Sequence[Path] | None = None) -> list[str]:
@@ -395,9 +405,8 @@ class BotSpec:
         """A bot as named on the command line: a path, or a bundled bot's bare name.
 
         ``bundled``: the folders of bundled bots (default: :func:`bundled_dirs`)."""
-        path = Path(arg).expanduser()
-        if path.exists() or os.sep in arg or "/" in arg or arg.endswith(".py"):
-            return cls.from_path(path)
+        if not bare_name(arg, Path.cwd()):
+            return cls.from_path(Path(arg).expanduser())
         spec = cls.bundled(arg, bundled)
         if spec is None:
             known = ", ".join(bundled_bot_names(bundled)) or "none"

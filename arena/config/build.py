@@ -18,6 +18,7 @@ from arena.botspec import (
     BOT_NAME_RE,
     BotPartError,
     BotSpec,
+    bare_name,
     bundled_bot_names,
     bundled_bot_path,
     claim_folders,
@@ -517,9 +518,7 @@ def _bot_mapping(ctx: Context, item: Mapping[str, Any], path: str, line: int | N
         given = item.get("path") if exc.part == "path" else None
         if (
             isinstance(given, str)
-            and "/" not in given
-            and not given.endswith(".py")
-            and not (ctx.base_dir / Path(given).expanduser()).exists()
+            and bare_name(given, ctx.base_dir)
             and bundled_bot_path(given) is None
         ):  # a bare name found nowhere: perhaps a bundled bot's, misspelt
             known = bundled_bot_names()
@@ -532,9 +531,7 @@ def _bundled_by_bare_name(ctx: Context, program: str) -> BotSpec | None:
     greedy}``), as ``arena match greedy`` does: only when no file or folder of that name stands
     beside the config, which would be the bot instead. None when ``program`` is not such a name.
     """
-    if "/" in program or program.endswith(".py") or bundled_bot_path(program) is None:
-        return None
-    if (ctx.base_dir / Path(program).expanduser()).exists():
+    if not bare_name(program, ctx.base_dir):
         return None
     return BotSpec.bundled(program)
 
