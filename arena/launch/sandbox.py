@@ -276,6 +276,9 @@ def _system_binds() -> tuple[str, ...]:
             argv += ["--symlink", os.readlink(host), str(host)]
         elif host.is_dir():
             argv += ["--ro-bind", str(host), str(host)]
+    # bwrap makes a missing parent of a bind 0700 when it runs as root: a bot of its own uid
+    # could then reach no /etc entry (node reads /etc/ssl, java is /etc/alternatives/java).
+    argv += ["--perms", "0755", "--dir", "/etc"]
     for name in _ETC_ENTRIES:
         argv += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
     return tuple(argv)

@@ -72,6 +72,7 @@ def test_a_bot_is_not_root_and_has_no_terminal(mode: str, open_folder: Path) -> 
         assert report["uid"] != "0"
         assert report["shadow"] == "denied"
         assert report["tty"] == "denied"
+        assert report["etc"] == "open", "a runtime must read /etc/ssl and /etc/alternatives"
     if mode == "none" or os.geteuid() == 0:  # as root, under bwrap too: a uid of its own
         for report in reports:
             assert int(report["uid"]) >= UID_BASE

@@ -115,7 +115,15 @@ def java_bot(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
+@pytest.fixture
+def as_a_user_would(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The default a user gets: as root, each bot runs as a uid of its own (not root, as the other
+    tests' bots do), so the JVM must find what it reads (``/etc/alternatives``) as that uid."""
+    monkeypatch.delenv("ARENA_BOTS_AS_ROOT", raising=False)
+
+
 @NEEDS_MEMORY_CGROUP  # else RLIMIT_AS of memory_mb: a JVM needs more (README)
+@pytest.mark.usefixtures("as_a_user_would")
 def test_a_java_bot_passes_validate_under_the_default_limits(java_bot: Path) -> None:
     result = run_arena("validate", java_bot, "--games", "1", "--move-ms", "1000", timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr
@@ -123,6 +131,7 @@ def test_a_java_bot_passes_validate_under_the_default_limits(java_bot: Path) -> 
 
 
 @NEEDS_MEMORY_CGROUP  # else RLIMIT_AS of memory_mb: a JVM needs more (README)
+@pytest.mark.usefixtures("as_a_user_would")
 def test_a_java_bot_plays_a_tournament_under_the_default_limits(
     java_bot: Path, tmp_path: Path
 ) -> None:
