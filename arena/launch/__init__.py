@@ -2,6 +2,7 @@
 
 ``process`` (``BotProcess``: lines in and out with deadlines) runs on ``sandbox`` (bubblewrap or
 rlimits, the environment, the limits), ``botuser`` (the uid a bot runs as), ``cgroups`` (a cgroup
-per bot), ``reaper`` (nothing outlives the harness), ``procfs`` (Linux process facts) and
-``bytecode`` (the bot library compiled for the bots, which may not write it).
+per bot), ``seccomp`` (the system calls no namespace isolates, refused), ``reaper`` (nothing
+outlives the harness), ``procfs`` (Linux process facts) and ``bytecode`` (the bot library
+compiled for the bots, which may not write it).
 """

@@ -154,6 +154,7 @@ class BotProcess:
                     preexec_fn=self.plan.preexec,
                     start_new_session=True,
                     close_fds=True,
+                    pass_fds=self.plan.pass_fds,
                 )
                 reaper.track(self.proc.pid)
         except BaseException:
@@ -161,6 +162,8 @@ class BotProcess:
                 if fd >= 0:
                     os.close(fd)
             raise
+        finally:
+            self.plan.close_passed()
         assert self.proc.stderr is not None
         if io_dir is None:
             assert self.proc.stdin and self.proc.stdout

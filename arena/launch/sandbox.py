@@ -25,6 +25,7 @@ Without bubblewrap, when arena runs as root, it runs as an unprivileged uid of i
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import resource
@@ -40,7 +41,7 @@ from pathlib import Path
 
 from arena.botspec import BotSpec
 from arena.errors import SandboxError
-from arena.launch import reaper
+from arena.launch import reaper, seccomp
 from arena.launch.botuser import BotUser, bot_user, check_reachable
 from arena.launch.cgroups import BotCgroup
 from arena.launch.procfs import die_with_parent
@@ -112,10 +113,21 @@ class LaunchPlan:
     mounted as one when arena runs as root)."""
     user: BotUser | None = None
     """The unprivileged uid the bot runs as (arena runs as root), held until ``cleanup``."""
+    pass_fds: tuple[int, ...] = ()
+    """Files of the harness the child gets (bwrap's seccomp filter), closed once it has started
+    (or by ``cleanup``)."""
+
+    def close_passed(self) -> None:
+        """Close the files handed to the child (it holds its own copies once started)."""
+        for fd in self.pass_fds:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self.pass_fds = ()
 
     def cleanup(self) -> None:
         """Kill whatever is left in the bot's cgroup, remove its scratch folder, and free its uid
         (with what that uid left in the host's shared temporary folders)."""
+        self.close_passed()
         if self.cgroup is not None:
             self.cgroup.kill()
         if self.io_dir is not None:
@@ -201,11 +213,14 @@ def _make_preexec(
     cgroup: BotCgroup | None,
     user: BotUser | None = None,
     switch: bool = True,
+    filtered: bool = False,
 ) -> Callable[[], None]:
     """What the child does before exec, in this order: join the bot's cgroup (which needs root),
-    set the rlimits, become ``user`` (dropping every group; not if ``switch`` is False: bwrap
-    does it), then ask for SIGKILL when the harness dies (a change of user clears that request,
-    so it comes last)."""
+    leave the harness's session keyring for an empty one, set the rlimits, become ``user``
+    (dropping every group; not if ``switch`` is False: bwrap does it), ask for SIGKILL when the
+    harness dies (a change of user clears that request), and with ``filtered`` apply the seccomp
+    filter (``arena.launch.seccomp``; without bubblewrap, which otherwise applies it itself)."""
+    seccomp.prepare()
     memory = address_space_mb(limits.memory_mb, cgroup) * _MB
     file_size = limits.file_size_mb * 1024 * 1024
     settings = [
@@ -226,6 +241,7 @@ def _make_preexec(
     def preexec() -> None:  # runs in the child between fork and exec: keep it allocation-light
         if join is not None:
             join()  # first: nothing this process starts can be outside it
+        seccomp.new_session_keyring()
         for which, value in settings:
             try:
                 hard = resource.getrlimit(which)[1]
@@ -240,6 +256,8 @@ def _make_preexec(
         die_with_parent(signal.SIGKILL)
         if os.getppid() != harness:  # the harness died before the request took effect
             os._exit(1)
+        if filtered:  # last: the steps above may use what it refuses (none does today)
+            seccomp.install()
 
     return preexec
 
@@ -376,8 +394,10 @@ def _bwrap_argv(
     io_dir: str,
     user: BotUser | None,
     hidden: Sequence[str | os.PathLike[str]] = (),
+    seccomp_fd: int | None = None,
 ) -> list[str]:
-    """The bwrap command, up to the bot's own.
+    """The bwrap command, up to the bot's own (``seccomp_fd``: a file holding the filter bwrap
+    applies once the sandbox is made, ``arena.launch.seccomp``).
 
     ``user``: arena runs as root and the bot as that uid. bwrap then runs as root without a user
     namespace (so that it can mount any folder, even under a folder private to root) and keeps
@@ -413,6 +433,8 @@ def _bwrap_argv(
     for folder in shared:
         argv += ["--ro-bind", str(folder), str(folder)]
     argv += _masks(shared, hidden)  # after the binds, so that they cover what these show
+    if seccomp_fd is not None:
+        argv += ["--seccomp", str(seccomp_fd)]
     argv += [
         "--ro-bind", io_dir, _IO_INSIDE,
         "--remount-ro", "/",  # the sandbox's own root, whose folders bwrap's user owns
@@ -469,7 +491,8 @@ def plan_launch(
         cgroup = BotCgroup.create(limits.processes, limits.memory_mb)
         # Under bwrap, bwrap itself (root) changes to the bot's user; RLIMIT_NPROC, per user, is
         # set before it all the same.
-        preexec = _make_preexec(limits, cpu_seconds, cgroup, user, mode is SandboxMode.NONE)
+        unwrapped = mode is SandboxMode.NONE
+        preexec = _make_preexec(limits, cpu_seconds, cgroup, user, unwrapped, unwrapped)
         if mode is SandboxMode.BWRAP:
             bwrap = bwrap_path()
             assert bwrap is not None  # resolve_mode checked it
@@ -481,13 +504,16 @@ def plan_launch(
             # RLIMIT_NPROC set inside the namespace counts this sandbox's processes only; a uid
             # of its own (set before bwrap) or a cgroup bounds them already.
             nproc = limits.processes if cgroup is None and os.geteuid() != 0 else None
-            argv = _bwrap_argv(bwrap, spec, limits, io_dir, user, hidden)
+            seccomp_fd = seccomp.program_fd()
+            passed = () if seccomp_fd is None else (seccomp_fd,)
+            argv = _bwrap_argv(bwrap, spec, limits, io_dir, user, hidden, seccomp_fd)
             if user is not None:
                 argv += _as_user(user)
             argv += _io_command(list(spec.argv), nproc)
             env = _environment("/tmp", seed, token)  # the sandbox's own private /tmp
             return LaunchPlan(
-                argv, env, str(spec.dir), preexec, None, True, token, cgroup, io_dir, True, user
+                argv, env, str(spec.dir), preexec, None, True, token, cgroup, io_dir, True, user,
+                passed,
             )  # fmt: skip
         scratch = tempfile.mkdtemp(prefix=f"arena-{spec.name[:20]}-", dir=reaper.scratch_root())
         bounded = os.geteuid() == 0 and _mount_tmpfs(scratch, limits.tmp_mb * _MB)
