@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -58,17 +59,23 @@ def run_match(
     measure or a margin (``move_ms`` and ``startup_ms`` alone when None).
     """
     spec_a, spec_b = distinct_names(resolve_bot(bot_a), resolve_bot(bot_b))
+    if record is not None:
+        _check_record_path(record)
+    mode = sandbox_for(sandbox, quiet=quiet)
     settings = match_settings(
         time_control or TimeControl(move_ms=move_ms, startup_ms=startup_ms),
-        sandbox_for(sandbox, quiet=quiet),
+        mode,
         memory_mb=memory_mb,
         freeze_idle=freeze_idle,
+        hidden=() if record is None else (str(record),),
     )
     pin_to_core(plan_cores(1, affinity)[0])
     start_harness()
     sink: TextIO | None = None
-    if record is not None:
-        _check_record_path(record)
+    # Under the sandbox the record exists before any bot starts, so that it can be covered (a
+    # bot in the folder it is written to would read its games as they come): made empty if it
+    # was not there, and removed again (with the folders made for it) if no game reaches it.
+    made = _touch_record(record) if record is not None and mode is SandboxMode.BWRAP else []
     tally = MatchTally(spec_a.name, spec_b.name)
     every = 1 if games <= 20 else max(1, games // 10)
     stopped: KeyboardInterrupt | None = None
@@ -92,6 +99,8 @@ def run_match(
     finally:
         if sink is not None:
             sink.close()
+        else:
+            _remove_made(made)
     if stopped is not None:
         code, name = exit_code(stopped)
         print(f"\ninterrupted after {tally.games} of {games} games ({name})", file=sys.stderr)
@@ -200,9 +209,10 @@ class MatchTally:
 
 
 def _check_record_path(record: Path) -> None:
-    """Say now, before any game and without making anything, that ``record`` cannot be written:
-    the file is made with the first game, so that a match that fails to start leaves none (and
-    an earlier record as it was)."""
+    """Say now, before any game and without making anything, that ``record`` cannot be written.
+    The file is made (empty) just before the bots start, so that their sandboxes can cover it,
+    removed again if no game reaches it, and written from the first game: a match that fails to
+    start leaves none (and an earlier record as it was)."""
     problem = None
     if record.is_dir():
         problem = "it is a directory"
@@ -216,6 +226,30 @@ def _check_record_path(record: Path) -> None:
             problem = f"{existing} is not writable"
     if problem is not None:
         raise ArenaError(f"cannot write the record file {record}: {problem}")
+
+
+def _touch_record(record: Path) -> list[Path]:
+    """Make ``record`` empty, and the folders above it, where they are not; what was made."""
+    missing = [folder for folder in record.parents if not folder.exists()]
+    try:
+        record.parent.mkdir(parents=True, exist_ok=True)
+        with record.open("x", encoding="utf-8"):
+            return [record, *missing]
+    except FileExistsError:
+        return missing
+    except OSError as exc:
+        raise ArenaError(f"cannot write the record file {record}: {exc.strerror}") from exc
+
+
+def _remove_made(made: list[Path]) -> None:
+    """Remove what ``_touch_record`` made (the file first, then its folders, innermost first),
+    where it is still empty."""
+    for path in made:
+        with contextlib.suppress(OSError):
+            if path.is_dir():
+                path.rmdir()
+            elif path.stat().st_size == 0:
+                path.unlink()
 
 
 def _open_record(record: Path) -> TextIO:

@@ -138,9 +138,15 @@ def play_command(
 ) -> None:
     """Play one game of a person against ``bot``, and store it in ``db`` if given
     (``time_control``: a clock, measure or margin for the bot; ``move_ms`` alone when None)."""
-    from arena.commands.start import match_settings, resolve_bot, sandbox_for, start_harness
+    from arena.commands.start import (
+        check_store_outside_bots,
+        match_settings,
+        resolve_bot,
+        sandbox_for,
+        start_harness,
+    )
     from arena.referee import play_person
-    from arena.store import Store, store_files
+    from arena.store import Store, hidden_from_bots, store_files
 
     spec = resolve_bot(bot)
     person = PERSON if spec.name != PERSON else PERSON + "-2"
@@ -149,12 +155,14 @@ def play_command(
 
     check_launchable(spec, mode)  # a bot this machine cannot start: one line, before the board
     tc = time_control or TimeControl(move_ms=move_ms)
-    settings = match_settings(tc, mode)
+    settings = match_settings(tc, mode, hidden=() if db is None else hidden_from_bots(db))
     created = db is not None and not db.exists()  # removed again if the game is not stored
     store = Store.open(db) if db is not None else None  # a bad path fails before the game
     stored = False
     start_harness()
     try:
+        if db is not None:  # its files are made: the finally removes a new one
+            check_store_outside_bots(db, mode, (spec,))
         term = _Terminal(spec.name, person_role)
         print(
             f"You play {person_role.value.capitalize()} against {spec.name}"

@@ -173,10 +173,16 @@ def run_sprt(
     ``fresh``: discard the store's games first (a store that holds another test's games is
     refused otherwise, and its error says so).
     """
-    from arena.commands.start import distinct_names, match_settings, resolve_bot, start_harness
+    from arena.commands.start import (
+        check_store_outside_bots,
+        distinct_names,
+        match_settings,
+        resolve_bot,
+        start_harness,
+    )
     from arena.commands.stopping import Stopped, stopped_like_ctrl_c
     from arena.ratings.sprt import SPRT
-    from arena.store.database import BotVersion, Store
+    from arena.store.database import BotVersion, Store, hidden_from_bots
 
     try:
         test = SPRT(elo0, elo1, alpha, beta, "normalized" if normalized else "logistic")
@@ -188,8 +194,11 @@ def run_sprt(
     run = SprtRun(a, b)
     say = sys.stderr if json_output else sys.stdout
     progress = Progress(say, quiet)
+    check_store_outside_bots(path, sandbox, (spec_a, spec_b))
     settings = match_settings(
-        time_control or TimeControl(move_ms=move_ms, startup_ms=startup_ms), sandbox
+        time_control or TimeControl(move_ms=move_ms, startup_ms=startup_ms),
+        sandbox,
+        hidden=hidden_from_bots(path),  # a bot could read the games, or lock the store
     )
     stopped: int | None = None
     start_harness()

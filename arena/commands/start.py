@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from arena.botspec import BotPartError, BotSpec
+from arena.errors import ArenaError
 from arena.launch.sandbox import resolve_mode
 from arena.limits import Limits, SandboxMode, TimeControl
 from arena.referee.match import MatchSettings
@@ -60,12 +62,31 @@ def match_settings(
     *,
     memory_mb: int | None = None,
     freeze_idle: bool = False,
+    hidden: tuple[str, ...] = (),
 ) -> MatchSettings:
-    """The settings of a command's games (``memory_mb`` None: the default limits)."""
+    """The settings of a command's games (``memory_mb`` None: the default limits; ``hidden``:
+    what the command writes, which no bot's sandbox may show)."""
     limits = Limits() if memory_mb is None else Limits(memory_mb=memory_mb)
     return MatchSettings(
-        time_control=time_control, limits=limits, sandbox=sandbox, freeze_idle=freeze_idle
+        time_control=time_control,
+        limits=limits,
+        sandbox=sandbox,
+        freeze_idle=freeze_idle,
+        hidden=hidden,
     )
+
+
+def check_store_outside_bots(db: Path, sandbox: SandboxMode, specs: Sequence[BotSpec]) -> None:
+    """A store in a bot's own folder could not be hidden from it (SQLite makes its files there
+    during the run): refused before anything runs, with the way out, as a tournament's ``db:``."""
+    from arena.store.database import store_in_bot_folder
+
+    for spec in specs:
+        if sandbox is not SandboxMode.NONE and store_in_bot_folder(spec.dir, db):
+            raise ArenaError(
+                f"the bot's folder {spec.dir} holds the store {db}, which no sandbox could then"
+                " hide from it: give the store another folder (--db)"
+            )
 
 
 def start_harness() -> None:

@@ -17,17 +17,15 @@ from arena.referee.match import MatchSettings
 from arena.tournament.executors import DEFAULT_EXECUTOR
 from arena.tournament.run import TournamentPlan
 
-__all__ = ["TournamentConfig", "STORE_COMPANIONS", "in_store_folder", "store_folder_problem"]
-
-STORE_COMPANIONS = ("-wal", "-shm", "-journal", ".lock")
-"""What is made beside a store: SQLite's write-ahead log, shared memory and rollback journal, and
-the run lock file that arena made before the lock was taken on the store itself."""
+__all__ = ["TournamentConfig", "in_store_folder", "store_folder_problem"]
 
 
 def in_store_folder(spec: BotSpec, db: Path) -> bool:
     """Whether the bot's folder (which is shown to it) is the results store's folder, where
     SQLite makes files during a run: no sandbox could cover them there."""
-    return spec.dir.resolve() == db.resolve().parent
+    from arena.store.database import store_in_bot_folder
+
+    return store_in_bot_folder(spec.dir, db)
 
 
 def store_folder_problem(spec: BotSpec, db: Path) -> str:
@@ -103,14 +101,12 @@ class TournamentConfig:
         )
 
     def hidden_from_bots(self) -> tuple[str, ...]:
-        """What no bot's sandbox may show: the store with every file SQLite (or an older
-        arena's run lock) makes beside it, the store's folder (where such files appear during
-        the run, after the sandbox was set up), and the config."""
-        store = str(self.db)
-        paths = [store, *(store + suffix for suffix in STORE_COMPANIONS), str(self.db.parent)]
-        if self.path is not None:
-            paths.append(str(self.path))
-        return tuple(paths)
+        """What no bot's sandbox may show: the store, its companions and its folder
+        (``arena.store.hidden_from_bots``), and the config."""
+        from arena.store.database import hidden_from_bots
+
+        config = () if self.path is None else (str(self.path),)
+        return (*hidden_from_bots(self.db), *config)
 
     def plan(self) -> TournamentPlan:
         """The run this file describes, in the library's terms."""

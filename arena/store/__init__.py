@@ -3,6 +3,20 @@
 ``database`` (``Store``), ``rows`` (the ``games`` columns, written once) and ``runlock``.
 """
 
-from arena.store.database import BotVersion, Store, VersionChange, store_files
+from arena.store.database import (
+    BotVersion,
+    Store,
+    VersionChange,
+    hidden_from_bots,
+    store_files,
+    store_in_bot_folder,
+)
 
-__all__ = ["BotVersion", "Store", "VersionChange", "store_files"]
+__all__ = [
+    "BotVersion",
+    "Store",
+    "VersionChange",
+    "hidden_from_bots",
+    "store_files",
+    "store_in_bot_folder",
+]

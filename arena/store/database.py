@@ -124,6 +124,20 @@ def store_files(path: str | os.PathLike[str]) -> tuple[Path, ...]:
     return (path, *(path.with_name(path.name + suffix) for suffix in _SIDE_FILES))
 
 
+def hidden_from_bots(path: str | os.PathLike[str]) -> tuple[str, ...]:
+    """What no bot's sandbox may show of the store at ``path``: the store, every file SQLite (or
+    an older arena's run lock) makes beside it, and its folder, where such files appear after a
+    sandbox was made (a bot could read the games, or lock the store so that none is recorded)."""
+    files = [str(file) for file in store_files(path)]
+    return (*files, files[0] + ".lock", str(Path(path).parent))
+
+
+def store_in_bot_folder(bot_folder: Path, path: str | os.PathLike[str]) -> bool:
+    """Whether a bot's folder (which is shown to it) is the store's folder, where SQLite makes
+    files during a run: no sandbox could cover them there."""
+    return bot_folder.resolve() == Path(path).resolve().parent
+
+
 def protected_files(path: str | os.PathLike[str]) -> tuple[Path, ...]:
     """Every file an output must never replace for the store named ``path``: ``store_files`` of
     the name as given and of the real file (symlinks resolved; SQLite names the journals after

@@ -32,7 +32,7 @@ def _bots(folder: Path) -> tuple[str, str]:
 def test_stronger_bot_accepted_and_resumed(no_leftover_processes: Path) -> None:
     root = no_leftover_processes
     greedy, random = _bots(root)
-    args = ("sprt", greedy, random, "--elo0", "0", "--elo1", "50", "--db", "t.sqlite")
+    args = ("sprt", greedy, random, "--elo0", "0", "--elo1", "50", "--db", "results/t.sqlite")
     first = _arena(*args, "--json", cwd=root)
     assert first.returncode == 0, first.stderr
     result = json.loads(first.stdout)
@@ -58,7 +58,8 @@ def test_undecided_at_max_games_then_resumed(no_leftover_processes: Path) -> Non
     root = no_leftover_processes
     shutil.copy(bundled_program("random"), root / "r1.py")
     shutil.copy(bundled_program("random"), root / "r2.py")
-    args = ("sprt", "r1.py", "r2.py", "--elo0", "-5", "--elo1", "5", "--db", "t.sqlite", "--json")
+    store = ("--db", "results/t.sqlite")
+    args = ("sprt", "r1.py", "r2.py", "--elo0", "-5", "--elo1", "5", *store, "--json")
     first = _arena(*args, "--max-games", "6", cwd=root)
     assert first.returncode == 1, first.stderr  # no decision within 6 games
     assert json.loads(first.stdout)["verdict"] is None
@@ -79,9 +80,9 @@ def test_a_signal_stops_it_like_ctrl_c_and_it_resumes(
     root = no_leftover_processes
     shutil.copy(bundled_program("random"), root / "r1.py")
     shutil.copy(bundled_program("random"), root / "r2.py")
-    db = root / "t.sqlite"
+    db = root / "results" / "t.sqlite"
     # Bounds 1 Elo apart: two copies of random take thousands of games to tell them apart.
-    args = ["sprt", "r1.py", "r2.py", "--elo0", "-0.5", "--elo1", "0.5", "--db", "t.sqlite"]
+    args = ["sprt", "r1.py", "r2.py", "--elo0", "-0.5", "--elo1", "0.5", "--db", "results/t.sqlite"]
     process = subprocess.Popen(
         [sys.executable, "-m", "arena", *args, "--json"],
         cwd=root,

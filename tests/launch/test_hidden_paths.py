@@ -6,7 +6,11 @@ The probe ``tests/bots/snoop.py`` reads every file under its folder and reports 
 
 from __future__ import annotations
 
+import json
 import shutil
+import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -61,10 +65,6 @@ def test_a_tournament_hides_the_store_its_files_and_the_config(no_leftover_proce
     """End to end: ``arena tournament`` with a snooping bot beside the config (its folder is the
     config's, holding the default ``results/``): while the store is live (its ``-wal``, ``-shm``
     and run lock exist), reading the store, each of its files, its folder or the config fails."""
-    import sqlite3
-    import subprocess
-    import sys
-
     folder = no_leftover_processes
     snoop_in(folder)
     config = folder / "t.yaml"
@@ -90,3 +90,54 @@ def test_a_tournament_hides_the_store_its_files_and_the_config(no_leftover_proce
     assert f"snoop: {config} b'<" in seen, seen  # an error (covered by /dev/null)
     assert "snoop: ./t.yaml b'<" in seen, seen  # nor found by a walk
     assert "SQLite" not in seen and "bots:" not in seen, seen
+
+
+def run_in(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "arena", *args, "--sandbox", "bwrap", "--move-ms", "2000"],
+        cwd=folder, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+
+
+def test_a_match_record_in_the_bots_folder_is_covered(no_leftover_processes: Path) -> None:
+    """``arena match --record`` run from the bot's folder: the record (here an earlier one, which
+    the match then overwrites) is covered before the bots start, so that no bot reads the games,
+    and its opponent's stderr in them, as they are written."""
+    folder = no_leftover_processes
+    snoop_in(folder)
+    record = folder / "games.jsonl"
+    record.write_bytes(SECRET)
+    done = run_in(
+        folder, "match", "snoop.py", "instant.py", "--games", "2", "--record", record.name
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = [json.loads(line) for line in record.read_text().splitlines()]
+    seen = "".join(game["stderr_order"] + game["stderr_chaos"] for game in lines)
+    assert "snoop: ./games.jsonl b'<" in seen, seen  # an error (covered by /dev/null)
+    assert "SECRET" not in seen, seen
+
+
+def test_an_sprt_store_in_the_bots_folder_is_covered_or_refused(
+    no_leftover_processes: Path,
+) -> None:
+    """``arena sprt`` run from the bot's folder keeps its store in ``results/`` there: covered
+    (a bot could read the games, or lock the store so that none is recorded). A store whose
+    folder is the bot's own could not be covered: refused in one line, before any game."""
+    folder = no_leftover_processes
+    snoop_in(folder)
+    store = folder / "results" / "sprt-snoop-vs-instant.sqlite"
+    targets = [store, Path(f"{store}-wal"), store.parent]
+    (folder / "snoop-targets.txt").write_text("\n".join(map(str, targets)) + "\n")
+    done = run_in(folder, "sprt", "snoop.py", "instant.py", "--max-games", "2", "--quiet")
+    assert done.returncode in (0, 1), done.stdout + done.stderr
+    with sqlite3.connect(store) as db:
+        seen = "".join(a + b for a, b in db.execute("SELECT stderr_order, stderr_chaos FROM games"))
+    assert seen.count("snoop: ") >= 4, seen
+    for target in targets[:-1]:
+        assert f"snoop: {target} b'<No such file or directory>'" in seen, (target, seen)
+    assert f"snoop: {store.parent} b'listed '" in seen, seen  # an empty folder
+    assert "SQLite" not in seen, seen
+    refused = run_in(folder, "sprt", "snoop.py", "instant.py", "--db", "here.sqlite")
+    assert refused.returncode == 2, refused.stdout + refused.stderr
+    assert "holds the store here.sqlite" in refused.stderr and "--db" in refused.stderr
+    assert not (folder / "here.sqlite").exists()
