@@ -205,7 +205,7 @@ def run_tournament(
     )
     total = sum(len(job.slots) for job in owed)
     jobs = [job for job in (job.without(done) for job in owed) if job.slots]
-    missing = sum(len(job.slots) for job in jobs)
+    missing = sum(job.owed for job in jobs)
     result = TournamentResult(total, already=total - missing, changes=changes, missing=missing)
     if observer is not None:
         observer.started(total, result.already, len(jobs))

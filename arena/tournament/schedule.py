@@ -67,6 +67,10 @@ class GameSlot:
     """The seed of the game's chunk: the bots' processes get it at the chunk's first game
     (started with it, or told ``match <seed>``: ``Match.reseed``), so that a chunk plays the
     same games whether its match began there or played the chunks before it."""
+    replay: bool = False
+    """Played and stored already (a chunk stopped part-way): played again, neither stored nor
+    told, so that the bots are in the state in which the chunk's next game began, and a resumed
+    chunk plays the games an unstopped run would have (bots that depend on their seed alone)."""
 
 
 @dataclass(frozen=True)
@@ -93,9 +97,35 @@ class MatchJob:
         return order.name, chaos.name, slot.index
 
     def without(self, done: Collection[tuple[str, str, int]]) -> MatchJob:
-        """The same job minus the slots already played."""
-        left = tuple(s for s in self.slots if self.slot_key(s) not in done)
-        return dataclasses.replace(self, slots=left, seed=left[0].seed if left else self.seed)
+        """The same job minus the slots already played: a chunk played whole is dropped, and in
+        a chunk stopped part-way the games played before its last missing one are kept as
+        ``replay`` slots (a chunk's games depend on the ones before them in it)."""
+        left: list[GameSlot] = []
+        for chunk in _chunks(self.slots):
+            missing = [i for i, slot in enumerate(chunk) if self.slot_key(slot) not in done]
+            if missing:
+                left += (
+                    dataclasses.replace(slot, replay=True) if self.slot_key(slot) in done else slot
+                    for slot in chunk[: missing[-1] + 1]
+                )
+        return dataclasses.replace(
+            self, slots=tuple(left), seed=left[0].seed if left else self.seed
+        )
+
+    @property
+    def owed(self) -> int:
+        """Its games to be stored: its slots but those it only replays."""
+        return sum(not slot.replay for slot in self.slots)
+
+
+def _chunks(slots: Sequence[GameSlot]) -> list[list[GameSlot]]:
+    """``slots`` cut where the seed changes: its chunks, in playing order."""
+    chunks: list[list[GameSlot]] = []
+    for slot in slots:
+        if not chunks or chunks[-1][-1].seed != slot.seed:
+            chunks.append([])
+        chunks[-1].append(slot)
+    return chunks
 
 
 def pairings(bots: Sequence[BotSpec], format: str = "round-robin") -> list[tuple[BotSpec, BotSpec]]:

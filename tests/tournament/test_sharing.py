@@ -131,4 +131,30 @@ def test_the_same_games_on_1_2_and_4_workers_and_a_lost_chunk_replayed_alike(
     with Store.open(config.db) as store:
         assert run_tournament(config.plan(), store).played == 10
     assert games_of(config.db) == stored[1]
+    # A chunk stopped part-way (indices 8-9 of that chunk lost): its first games are played
+    # again, not stored, so that the bots reach where they were, and the rest comes out alike.
+    with contextlib.closing(sqlite3.connect(config.db)) as conn, conn:
+        conn.execute(
+            "DELETE FROM games WHERE 'g1' IN (order_name, chaos_name) AND "
+            "'r1' IN (order_name, chaos_name) AND slot BETWEEN 8 AND 9"
+        )
+    with Store.open(config.db) as store:
+        assert run_tournament(config.plan(), store).played == 4
+    assert games_of(config.db) == stored[1]
     assert wait_for_no_leftovers([str(tmp_path)]) == []
+
+
+def test_a_chunk_stopped_part_way_keeps_its_played_games_as_replays() -> None:
+    bots = [
+        BotSpec.from_path(bundled_program("random")),
+        BotSpec.from_path(bundled_program("greedy")),
+    ]
+    job = one_match(bots)  # 5 chunks of 2 games: (index 0, both roles), (1, both), ...
+    done = {job.slot_key(slot) for slot in job.slots[:5]}  # chunks 0-1, and chunk 2's first
+    left = job.without(done)
+    assert [(s.index, s.replay) for s in left.slots] == [(2, True), (2, False), *(
+        (i, False) for i in (3, 3, 4, 4)
+    )]  # fmt: skip
+    assert left.owed == 5 and left.seed == job.slots[4].seed
+    later = job.without({job.slot_key(job.slots[5])})  # a chunk's second game alone: kept out
+    assert job.slots[5] not in later.slots and len(later.slots) == later.owed == 9

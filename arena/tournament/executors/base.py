@@ -243,7 +243,9 @@ def play_job(
             for i, slot in enumerate(slots):  # ``slots`` may shrink meanwhile
                 if i and slot.seed != slots[i - 1].seed:
                     match.reseed(slot.seed)
-                emit(GameDone(job.key, slot, match.play(slot.order_seat, slot.opening)))
+                record = match.play(slot.order_seat, slot.opening)
+                if not slot.replay:  # a replayed game only brings the bots where they were
+                    emit(GameDone(job.key, slot, record))
                 if asked is not None and asked():
                     emit(Handed(job.key, _hand_back(job, slots, i + 1, match)))
     finally:

@@ -407,7 +407,9 @@ class ClusterExecutor:
 
     def _games_left(self, running: _Running) -> int:
         job = running.job
-        return sum((job.key, s.order_seat, s.index) not in self._seen for s in job.slots)
+        return sum(
+            (job.key, s.order_seat, s.index) not in self._seen for s in job.slots if not s.replay
+        )
 
     def _take_handed(
         self, batch: list[Event], pending: dict[str, _Running], queue: deque[MatchJob]

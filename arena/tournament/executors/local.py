@@ -289,7 +289,7 @@ class _Worker:
 
     def games_left(self) -> int:
         """Games of its job it has yet to report (0 without a job)."""
-        return 0 if self.job is None else len(self.job.slots) - self.played
+        return 0 if self.job is None else self.job.owed - self.played
 
     def give(self, job: MatchJob) -> None:
         """Record that it was given ``job``."""
