@@ -256,7 +256,7 @@ def _workers(plan: TournamentPlan, jobs: int, observer: TournamentObserver | Non
         return workers
     notify = getattr(observer, "workers_capped", None)
     if notify is not None:
-        notify(workers, fair.workers, fair.reason)
+        notify(plan.workers, fair.workers, fair.reason)  # what was asked, before the jobs' cap
     return fair.workers
 
 
