@@ -122,7 +122,7 @@ def judge_games(report: Report, records: list[GameRecord], limits: Limits) -> No
     )
     if not times:
         for key in ("format", "legal", "time"):
-            checks[key].skip("not judged: no move came through")
+            checks[key].skip("not judged: no move of the bot's was accepted")
     checks[
         "silence"
     ].summary = f"nothing after `game`, its move or `end` ({SILENCE_MS} ms each), nor between turns"
@@ -150,3 +150,5 @@ def judge_games(report: Report, records: list[GameRecord], limits: Limits) -> No
     if first_fault is None and not checks["crash"].summary:
         wins = sum(game["won"] for game in report.games)
         checks["crash"].summary = f"{len(records)} games in one process, {wins} won against random"
+    elif checks["crash"].status == "pass" and not checks["crash"].summary:
+        checks["crash"].summary = f"no exit nor closed stdout in {len(records)} games"

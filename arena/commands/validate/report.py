@@ -144,7 +144,8 @@ def print_report(report: Report, out: TextIO | None = None) -> None:
             print((head + text).rstrip(), file=out)
         else:
             print(head.rstrip(), file=out)
-            print(_folded(text, "        ", columns), file=out)
+            if text:
+                print(_folded(text, "        ", columns), file=out)
         if check.status == "fail" and check.hint:
             print(_folded("hint: " + check.hint, "        ", columns), file=out)
     failures = report.failures()
