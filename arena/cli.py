@@ -230,7 +230,7 @@ def _root(
     """Run, referee and rate tournaments between Order and Chaos bots.
 
     A bot is a program (any language) speaking the "arena 1" line protocol (docs/protocol.md),
-    or the name of a bundled bot (random, greedy, heuristic, alphabeta, mcts, perfect). Each
+    or the name of a bundled bot (random, greedy, heuristic, alphabeta, mcts, perfect, shell). Each
     command has -h with an example.
 
     \b
