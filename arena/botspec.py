@@ -38,6 +38,7 @@ __all__ = [
     "bundled_dirs",
     "bundled_bot_path",
     "bundled_bot_names",
+    "did_you_mean",
     "bare_name",
     "folder_program",
     "claim_folders",
@@ -132,6 +133,14 @@ def bare_name(given: str, base: Path) -> bool:
     if os.sep in given or "/" in given or given.endswith(".py"):
         return False
     return not (base / Path(given).expanduser()).exists()
+
+
+def did_you_mean(word: str, known: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` for the one of ``known`` closest to a misspelt ``word``, or ""."""
+    import difflib
+
+    close = difflib.get_close_matches(word, list(known), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def bundled_bot_names(folders: Sequence[Path] | None = None) -> list[str]:
@@ -409,8 +418,12 @@ class BotSpec:
             return cls.from_path(Path(arg).expanduser())
         spec = cls.bundled(arg, bundled)
         if spec is None:
-            known = ", ".join(bundled_bot_names(bundled)) or "none"
-            raise BotSpecError(f"no bot file {arg!r} and no bundled bot of that name ({known})")
+            names = bundled_bot_names(bundled)
+            known = ", ".join(names) or "none"
+            raise BotSpecError(
+                f"no bot file {arg!r} and no bundled bot of that name{did_you_mean(arg, names)}"
+                f" ({known})"
+            )
         return spec
 
     @classmethod

@@ -133,6 +133,25 @@ app = typer.Typer(
     rich_markup_mode=None,
 )
 
+
+def _a_store(path: Path) -> Path:
+    """A tournament file given where its store is meant is said so, with the store's path."""
+    if path.suffix.lower() in (".yaml", ".yml") and path.is_file():
+        from arena.config import load_config
+        from arena.errors import ArenaError
+
+        try:
+            db = load_config(path).db
+        except ArenaError:
+            return path  # not a tournament file after all: the store's own error follows
+        raise ArenaError(f"{path} is a tournament file, not a store: its games are in {db}")
+    return path
+
+
+StoreArgument = Annotated[
+    Path,
+    typer.Argument(metavar="DB", help="A tournament's SQLite store.", callback=_a_store),
+]
 SandboxOption = Annotated[
     SandboxMode,
     typer.Option(
@@ -378,7 +397,7 @@ def tournament(
 
 @app.command(cls=_Command)
 def ratings(
-    db: Annotated[Path, typer.Argument(metavar="DB", help="A tournament's SQLite store.")],
+    db: StoreArgument,
     json_output: JsonOption = False,
     wide: Annotated[
         bool, typer.Option("--wide", help="Every column; matrices at any width.")
@@ -402,7 +421,7 @@ def ratings(
 
 @app.command(cls=_Command)
 def export(
-    db: Annotated[Path, typer.Argument(metavar="DB", help="A tournament's SQLite store.")],
+    db: StoreArgument,
     format: Annotated[
         str, typer.Option("--format", metavar="jsonl|csv|pgn", help="The file format.")
     ] = "jsonl",
@@ -425,7 +444,7 @@ def export(
 
 @app.command(cls=_Command)
 def faults(
-    db: Annotated[Path, typer.Argument(metavar="DB", help="A tournament's SQLite store.")],
+    db: StoreArgument,
     bot: Annotated[str | None, typer.Option(metavar="NAME", help="Only this bot's faults.")] = None,
     reason: Annotated[
         FaultReason | None,
@@ -677,7 +696,12 @@ def sprt(
 @app.command(cls=_Command)
 def replay(
     db: Annotated[
-        Path, typer.Argument(metavar="DB", help="A SQLite store (a tournament's, or arena play's).")
+        Path,
+        typer.Argument(
+            metavar="DB",
+            help="A SQLite store (a tournament's, or arena play's).",
+            callback=_a_store,
+        ),
     ],
     game: Annotated[
         int | None, typer.Argument(metavar="GAME", help="The game's number, as the list shows it.")
@@ -783,7 +807,7 @@ def play(
 
 @app.command(cls=_Command)
 def report(
-    db: Annotated[Path, typer.Argument(metavar="DB", help="A tournament's SQLite store.")],
+    db: StoreArgument,
     out: Annotated[
         Path, typer.Option("--out", "-o", metavar="FILE", help="The HTML file to write.")
     ] = Path("report.html"),

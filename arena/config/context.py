@@ -9,12 +9,12 @@ recorded one, and what was expected, in one :class:`~arena.errors.ConfigError`. 
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import os
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from arena.botspec import did_you_mean
 from arena.errors import ConfigError
 
 __all__ = [
@@ -75,8 +75,8 @@ def start_line(container: Any) -> int | None:
 
 
 def suggest(word: str, known: Iterable[str]) -> str:
-    close = difflib.get_close_matches(word, list(known), n=1, cutoff=0.6)
-    return f" (did you mean {close[0]!r}?)" if close else ""
+    """`` (did you mean 'x'?)``, or "" (``arena.botspec.did_you_mean``)."""
+    return did_you_mean(word, known)
 
 
 def text_of(value: Any, raw: str | None) -> str | None:

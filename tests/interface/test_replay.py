@@ -389,6 +389,11 @@ def test_bad_arguments_give_one_line(
     assert "no games stored yet" in one_error_line(arena("replay", tmp_path / "empty.sqlite", 1))
     (tmp_path / "notes.txt").write_text("not a store\n")
     assert "not an arena store" in one_error_line(arena("replay", tmp_path / "notes.txt"))
+    config = tmp_path / "t.yaml"  # a tournament file where its store is meant: its store named
+    config.write_text("bots: [random, greedy]\ndb: games.sqlite\n")
+    for command in ("replay", "ratings", "faults", "export", "report"):
+        line = one_error_line(arena(command, config))
+        assert f"is a tournament file, not a store: its games are in {tmp_path}" in line, line
     assert "--ply must be 0 to" in one_error_line(arena("replay", store, 1, "--ply", 99))
     assert "no games of a bot named 'nobody'" in one_error_line(
         arena("replay", store, "--bot", "nobody")

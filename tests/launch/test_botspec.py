@@ -42,6 +42,8 @@ def test_python_file_runs_under_the_harness_python_and_others_must_be_executable
         BotSpec.resolve(str(tmp_path / "missing.py"))
     with pytest.raises(BotSpecError, match="no bundled bot"):
         BotSpec.resolve("no-such-bot", bundled=[tmp_path])
+    with pytest.raises(BotSpecError, match=r"of that name \(did you mean 'greedy'\?\)"):
+        BotSpec.resolve("gredy")
 
 
 def test_relative_paths_are_taken_from_the_base_folder(tmp_path: Path) -> None:
