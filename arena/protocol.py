@@ -54,6 +54,8 @@ __all__ = [
     "line_end",
     "OVERLONG",
     "parse_ready",
+    "why_not_ready",
+    "NAME_MAX",
     "parse_reply",
     "Reply",
     "escape",
@@ -71,7 +73,7 @@ SHOW_LIMIT = 80
 """Characters of a bot's text quoted in a fault detail: enough to recognise it, one line."""
 
 _GAME_LINES = {Role.ORDER: b"game order\n", Role.CHAOS: b"game chaos\n"}
-_READY = re.compile(rb"ready(?:[ \t]+([\x20-\x7e]{1,64}))?[ \t]*")
+_READY = re.compile(rb"ready(?:[ \t]+([\x20-\x7e]{1,64}))?[ \t]*")  # 64: NAME_MAX
 _CELL_SHAPED = re.compile(rb"[a-zA-Z][0-9]+[xXoO]")
 
 
@@ -164,6 +166,25 @@ def parse_ready(line: bytes) -> str | None:
     if match is None:
         return None
     return (match.group(1) or b"").decode("ascii").strip()
+
+
+_READY_NAMED = re.compile(rb"ready[ \t]+(.*)", re.DOTALL)
+NAME_MAX = 64
+"""The longest display name a ``ready`` line may give."""
+
+
+def why_not_ready(line: bytes) -> str:
+    """For a line that reads ``ready NAME`` but is refused: why, as `` (...)`` (the display name's
+    rule it breaks); "" for any other line."""
+    match = _READY_NAMED.fullmatch(strip_eol(line))
+    if match is None:
+        return ""
+    name = match.group(1).rstrip(b" \t")
+    if any(not 0x20 <= byte <= 0x7E for byte in name):
+        return " (a display name is printable ASCII only)"
+    if len(name) > NAME_MAX:
+        return f" (a display name has at most {NAME_MAX} characters; this one has {len(name)})"
+    return ""
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from arena.launch import procfs
 from arena.launch.process import BotProcess, WaitStatus
-from arena.protocol import escape, quote, shown
+from arena.protocol import escape, quote, shown, why_not_ready
 from arena.rules import Reason
 
 __all__ = [
@@ -110,7 +110,7 @@ def startup_problem(status: WaitStatus, line: bytes, process: BotProcess, allowa
     Only the first line counts (``EXTRA`` is a line too): whether the lines after it came in the
     same read is up to the scheduler, and the verdict must not be."""
     if status is WaitStatus.LINE or status is WaitStatus.EXTRA:
-        return f"{EXPECTED_READY}, got {quote(line)}"
+        return f"{EXPECTED_READY}, got {quote(line)}{why_not_ready(line)}"
     if status is WaitStatus.TIMEOUT:
         return f"no `ready` within {allowance} ms: {silence(process)}"
     if status is WaitStatus.OVERLONG:

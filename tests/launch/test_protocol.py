@@ -31,6 +31,7 @@ from arena.protocol import (
     quote,
     turn_line,
     turn_suffix,
+    why_not_ready,
 )
 from arena.rules import ALL_MOVES, FAULT_REASONS, Board, Move, Reason, Role
 
@@ -224,3 +225,17 @@ def test_every_protocol_line_comes_from_arena_protocol() -> None:
     }
     assert not found, f"protocol lines written outside arena.protocol: {sorted(found)}"
     assert _protocol_bytes(PACKAGE / "protocol.py")  # the check sees them where they are
+
+
+@given(st.binary(max_size=200))
+def test_a_refused_ready_line_says_which_rule_its_name_breaks(tail: bytes) -> None:
+    """Every ``ready NAME`` line that is refused says why; an accepted one, or any other line,
+    says nothing (``why_not_ready``, added to the start-up fault's detail)."""
+    line = b"ready " + tail
+    why = why_not_ready(line)
+    if parse_ready(line) is not None:
+        assert why == ""
+    elif b"\n" not in tail:
+        assert why.startswith(" (a display name"), (line, why)
+    assert why_not_ready(b"hello " + tail) == ""
+    assert why_not_ready(b"ready " + b"N" * 65).endswith("this one has 65)")
