@@ -206,12 +206,15 @@ def unreachable(path: Path, mode: int, top: Path | None = None) -> Path | None:
         return path
 
 
-def check_reachable(argv: list[str], folder: Path, user: BotUser, sandboxed: bool = False) -> None:
-    """Raise ``SandboxError`` (one line) unless ``user`` can enter ``folder`` and run ``argv``.
+def check_reachable(
+    argv: list[str], folder: Path, user: BotUser, sandboxed: bool = False, name: str = ""
+) -> None:
+    """Raise ``SandboxError`` (one line, naming the bot ``name`` if given) unless ``user`` can
+    enter ``folder`` and run ``argv``.
 
     ``sandboxed``: under bubblewrap, where the harness mounts the bot's folder (and its Python)
     for it, only the folder itself and what is below it must be open to others."""
-    needs: list[tuple[Path, int, str]] = [(folder, stat.S_IROTH | stat.S_IXOTH, "the bot's folder")]
+    needs: list[tuple[Path, int, str]] = [(folder, stat.S_IROTH | stat.S_IXOTH, "its folder")]
     program = shutil.which(argv[0]) if argv else None
     if program is not None:
         needs.append((Path(program), stat.S_IXOTH, "its program"))
@@ -226,9 +229,10 @@ def check_reachable(argv: list[str], folder: Path, user: BotUser, sandboxed: boo
             continue  # the system's or the harness's Python: mounted for it, readable
         blocked = unreachable(path, mode, top)
         if blocked is not None:
+            who = f"the bot {name}" if name else "it"
             raise SandboxError(
                 f"bots run as an unprivileged user (uid {user.uid}) when arena runs as root, and "
-                f"it cannot reach {what} {path} ({blocked} is not open to others): make it "
+                f"{who} cannot reach {what} {path} ({blocked} is not open to others): make it "
                 f"readable by others, {'' if sandboxed else 'use the bwrap sandbox, '}or set "
                 "ARENA_BOTS_AS_ROOT=1 to run trusted bots as root"
             )

@@ -487,7 +487,7 @@ def plan_launch(
     scratch: str | None = None
     try:
         if user is not None:
-            check_reachable(list(spec.argv), spec.dir, user, mode is SandboxMode.BWRAP)
+            check_reachable(list(spec.argv), spec.dir, user, mode is SandboxMode.BWRAP, spec.name)
         cgroup = BotCgroup.create(limits.processes, limits.memory_mb)
         # Under bwrap, bwrap itself (root) changes to the bot's user; RLIMIT_NPROC, per user, is
         # set before it all the same.

@@ -320,7 +320,7 @@ def test_a_match_that_fails_to_start_writes_no_record(tmp_path: Path, before: st
     )
     assert result.returncode == 2, result.stdout + result.stderr
     (line,) = result.stderr.splitlines()
-    assert "cannot reach the bot's folder" in line
+    assert "cannot reach its folder" in line
     if before is None:
         assert not record.exists() and not record.parent.exists()
     else:

@@ -102,7 +102,7 @@ def test_a_bot_its_user_cannot_reach_is_refused_in_one_line(
     )  # fmt: skip
     assert result.returncode != 0
     lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and "cannot reach the bot's folder" in lines[0], result.stderr
+    assert len(lines) == 1 and "cannot reach its folder" in lines[0], result.stderr
 
 
 @AS_ROOT
@@ -128,14 +128,14 @@ def test_a_tournament_or_a_game_with_a_person_says_it_once_before_any_game(
     assert "harness error" not in result.stdout + result.stderr
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("arena: error: bot a: bots run as"), lines
-    assert f"cannot reach the bot's folder {tmp_path}" in lines[0]
+    assert f"cannot reach its folder {tmp_path}" in lines[0]
     assert not (tmp_path / "results").exists()
     played = subprocess.run(
         [sys.executable, "-m", "arena", "play", str(hidden), "--as", "order", "--sandbox", "none"],
         capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL, env=env,
     )  # fmt: skip
     assert played.returncode == 2 and played.stdout == "", played.stdout  # no board drawn
-    assert played.stderr.count("\n") == 1 and "cannot reach the bot's folder" in played.stderr
+    assert played.stderr.count("\n") == 1 and "cannot reach its folder" in played.stderr
 
 
 @AS_ROOT
@@ -326,5 +326,5 @@ def test_under_bwrap_a_bot_of_its_own_uid_runs_in_an_open_folder_below_a_private
     hidden = tmp_path / "hidden"
     hidden.mkdir(mode=0o700)
     (private,) = copy_bots(hidden, "probe.sh")
-    with pytest.raises(SandboxError, match="cannot reach the bot's folder.*ARENA_BOTS_AS_ROOT=1"):
+    with pytest.raises(SandboxError, match="cannot reach its folder.*ARENA_BOTS_AS_ROOT=1"):
         play_match(private, probe, 1, settings)
