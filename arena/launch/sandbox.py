@@ -492,7 +492,8 @@ def plan_launch(
         # Under bwrap, bwrap itself (root) changes to the bot's user; RLIMIT_NPROC, per user, is
         # set before it all the same.
         unwrapped = mode is SandboxMode.NONE
-        preexec = _make_preexec(limits, cpu_seconds, cgroup, user, unwrapped, unwrapped)
+        filtered = unwrapped and seccomp.usable()
+        preexec = _make_preexec(limits, cpu_seconds, cgroup, user, unwrapped, filtered)
         if mode is SandboxMode.BWRAP:
             bwrap = bwrap_path()
             assert bwrap is not None  # resolve_mode checked it

@@ -34,7 +34,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 
-__all__ = ["available", "install", "new_session_keyring", "prepare", "program", "program_fd"]
+__all__ = [
+    "available",
+    "install",
+    "new_session_keyring",
+    "prepare",
+    "program",
+    "program_fd",
+    "usable",
+]
 
 CLONE_NEWUSER = 0x10000000
 
@@ -139,14 +147,36 @@ def program() -> bytes | None:
 
 
 def available() -> bool:
+    """Whether this machine has a filter (its system call numbers are known here)."""
     return program() is not None
+
+
+@cache
+def usable() -> bool:
+    """Whether a filter can be applied here: known numbers, and a kernel that takes it (once per
+    process, in a child that applies it and exits). Where it cannot (no seccomp in the kernel, a
+    container that refuses it), bots run without it rather than not at all, like bots without
+    bubblewrap."""
+    if not available():
+        return False
+    prepare()
+    pid = os.fork()
+    if pid == 0:  # the child: only system calls, then out
+        try:
+            install()
+            os._exit(0)
+        except BaseException:
+            os._exit(1)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status) == 0
 
 
 def program_fd() -> int | None:
     """A new file holding the filter, at its start (for one bwrap: it reads the file to its
-    end), or None without a filter. The caller passes it to the child and closes it."""
+    end), or None where no filter is ``usable``. The caller passes it to the child and closes
+    it."""
     code = program()
-    if code is None:
+    if code is None or not usable():
         return None
     fd = os.memfd_create("arena-seccomp", os.MFD_CLOEXEC)
     os.write(fd, code)
