@@ -158,3 +158,16 @@ def test_a_chunk_stopped_part_way_keeps_its_played_games_as_replays() -> None:
     assert left.owed == 5 and left.seed == job.slots[4].seed
     later = job.without({job.slot_key(job.slots[5])})  # a chunk's second game alone: kept out
     assert job.slots[5] not in later.slots and len(later.slots) == later.owed == 9
+
+
+def test_a_replayed_game_is_told_as_progress_not_as_a_game(tmp_path: Path) -> None:
+    """Each replay slot is played (the bots' logs show the chunk's games from its start) and
+    told as ``GameReplayed`` (progress, for the pool's watchdog), never as a ``GameDone``."""
+    bots = logged_bots(tmp_path, 2)
+    job = one_match(bots)
+    left = job.without({job.slot_key(slot) for slot in job.slots[:3]})  # chunk 1's first game
+    events = [event for batch in InlineExecutor(AUTO).execute([left]) for event in batch]
+    done = [event for event in events if isinstance(event, GameDone)]
+    assert [event.slot.index for event in done] == [1, 2, 2, 3, 3, 4, 4]
+    assert [type(event).__name__ for event in events].count("GameReplayed") == 1
+    assert wait_for_no_leftovers([str(tmp_path)]) == []

@@ -27,6 +27,7 @@ from arena.tournament.schedule import GameSlot, MatchJob
 
 __all__ = [
     "GameDone",
+    "GameReplayed",
     "JobDone",
     "JobFailed",
     "Handed",
@@ -55,6 +56,14 @@ class GameDone:
     recorded: bool | None = None
     """Whether the worker's ``GameSink`` stored it as a new game (None: no sink; the caller
     stores it)."""
+
+
+@dataclass(frozen=True)
+class GameReplayed:
+    """A game of job ``key`` was played again, not stored (a chunk resumed part-way): told as
+    progress, so that a watchdog does not take a run of them for a stalled worker."""
+
+    key: str
 
 
 @dataclass(frozen=True)
@@ -93,7 +102,7 @@ class Handed:
     boundary left). A failure of either part replays what the key's job has not played."""
 
 
-Event = GameDone | JobDone | JobFailed | Handed
+Event = GameDone | GameReplayed | JobDone | JobFailed | Handed
 GameSink = Callable[[list[GameDone]], list[bool]]
 """Records finished games where they were played (e.g. commits them to a store) and says, for
 each, whether it was new. A factory of sinks is called once in each worker process."""
@@ -244,7 +253,9 @@ def play_job(
                 if i and slot.seed != slots[i - 1].seed:
                     match.reseed(slot.seed)
                 record = match.play(slot.order_seat, slot.opening)
-                if not slot.replay:  # a replayed game only brings the bots where they were
+                if slot.replay:  # it only brings the bots where they were: not stored
+                    emit(GameReplayed(job.key))
+                else:
                     emit(GameDone(job.key, slot, record))
                 if asked is not None and asked():
                     emit(Handed(job.key, _hand_back(job, slots, i + 1, match)))
