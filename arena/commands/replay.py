@@ -373,13 +373,18 @@ def replay_command(
             games = list(store.numbered_games(include_inactive=True))
         if not games:
             raise ArenaError(f"{db}: no games stored yet (nothing to list)")
-        if wanted.bot is not None:
-            names = sorted({r.order for _, r in games} | {r.chaos for _, r in games})
-            if wanted.bot not in names:
-                known = ", ".join(map(shown, names)) or "none"
-                raise ArenaError(
-                    f"{db}: no games of a bot named {wanted.bot!r} (its bots: {known})"
-                )
+        names = sorted({r.order for _, r in games} | {r.chaos for _, r in games})
+        known = ", ".join(map(shown, names)) or "none"
+        if wanted.bot is not None and wanted.bot not in names:
+            raise ArenaError(f"{db}: no games of a bot named {wanted.bot!r} (its bots: {known})")
+        roles = [role.value for role in Role]
+        if wanted.winner is not None and (
+            wanted.winner not in names and wanted.winner.lower() not in roles
+        ):
+            raise ArenaError(
+                f"{db}: --winner {wanted.winner!r} is neither a role (order, chaos) nor one of its"
+                f" bots ({known})"
+            )
         print("\n".join(list_lines(select_games(games, wanted), len(games))))
         return
     if wanted != GameFilter():

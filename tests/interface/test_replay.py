@@ -398,6 +398,9 @@ def test_bad_arguments_give_one_line(
     assert "no games of a bot named 'nobody'" in one_error_line(
         arena("replay", store, "--bot", "nobody")
     )
+    assert "--winner 'nobody' is neither a role (order, chaos) nor one of its bots" in (
+        one_error_line(arena("replay", store, "--winner", "nobody"))
+    )
     assert "--as needs --bot" in one_error_line(arena("replay", store, "--as", "order"))
     assert "need a GAME" in one_error_line(arena("replay", store, "--ply", 1))
     assert "filter the list" in one_error_line(arena("replay", store, 1, "--bot", "greedy"))
