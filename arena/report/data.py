@@ -223,9 +223,16 @@ def collect(
     chaos_losses: dict[str, list[int]] = {}
     faults: list[FaultGame] = []
     fault_games = 0
+    shown: dict[str, str] = {}  # each bot's display name in its latest game that gave one
     for count, item in enumerate(records, 1):
         number, record = item if isinstance(item, tuple) else (count, item)
         results.append(GameResult.from_record(record))
+        for name, display in (
+            (record.order, record.order_display),
+            (record.chaos, record.chaos_display),
+        ):
+            if display:
+                shown[name] = display
         game = _facts(number, record)
         facts.append(game)
         if record.reason in FAULT_REASONS:
@@ -241,7 +248,7 @@ def collect(
     viewer, share = select_for_viewer(facts, max_viewer_games)
     return ReportData(
         title=title,
-        standings=compute_all(results, names=names),
+        standings=compute_all(results, names=names, display_names=shown),
         plies=plies,
         chaos_losses=chaos_losses,
         faults=faults[-MAX_FAULT_ROWS:],

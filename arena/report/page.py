@@ -58,12 +58,19 @@ def _pct(value: float | None) -> str:
 Cell = tuple[str, Callable[["BotStanding"], str], str]  # header, text, css class
 
 
+def _label(bot: BotStanding) -> str:
+    """The bot's name, and the name it gave itself beside it when that differs (as the CLI's
+    table shows it: ``g1 (GreedyBot 2.1)``)."""
+    display = bot.display_name
+    return bot.name if not display or display == bot.name else f"{bot.name} ({display})"
+
+
 def _standings_table(standings: Standings) -> str:
     from arena.ratings.standings import FAULT_NAMES
 
     columns: list[Cell] = [
         ("#", lambda b: str(b.rank), ""),
-        ("bot", lambda b: b.name, "name"),
+        ("bot", _label, "name"),
         ("games", lambda b: str(b.tally.games), ""),
         ("Elo ±95%", lambda b: b.rating.text(), ""),
         ("as Order ±95%", lambda b: b.order.text(), ""),

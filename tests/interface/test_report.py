@@ -43,6 +43,7 @@ from arena.limits import Measure, SandboxMode, TimeControl
 from arena.records import GameRecord
 from arena.referee import Match, MatchSettings
 from arena.report import write_report
+from arena.rules import Reason, Role
 from arena.store.database import BotVersion, Store
 
 ROOT = REPO_ROOT
@@ -690,3 +691,22 @@ def test_chaos_survival_has_one_definition_everywhere(tmp_path: Path) -> None:
     matrix = text[text.rindex("<svg", 0, title) : text.index("</svg>", title)]
     for (chaos, order), plies in per_pair.items():
         assert f">{sum(plies) / len(plies):.1f}<" in matrix, (chaos, order)
+
+
+def test_the_standings_show_the_names_the_bots_gave_themselves(tmp_path: Path) -> None:
+    """As the CLI's table does: ``py (PyBot <1>)``, escaped; a bot that gave none, or its own
+    name, is shown by its name alone."""
+    db = tmp_path / "named.sqlite"
+    with Store.open(db) as store:
+        store.register_bots([BotVersion("py", "v1", ("py",)), BotVersion("c", "v1", ("c",))])
+        for slot, (order, chaos) in enumerate((("py", "c"), ("c", "py"))):
+            record = GameRecord(
+                order, chaos, Role.CHAOS, Reason.FULL, moves=["a1X"], order_version="v1",
+                chaos_version="v1", order_display="PyBot <1>" if order == "py" else "c",
+                chaos_display="PyBot <1>" if chaos == "py" else "",
+            )  # fmt: skip
+            assert store.add_game(record, slot)
+    write_report(db, tmp_path / "report.html")
+    text = (tmp_path / "report.html").read_text()
+    assert '<td class="name">py (PyBot &lt;1&gt;)</td>' in text
+    assert '<td class="name">c</td>' in text
