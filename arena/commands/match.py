@@ -14,6 +14,7 @@ from arena.commands.display.standings import bot_label
 from arena.commands.start import (
     distinct_names,
     match_settings,
+    renamed_note,
     resolve_bot,
     sandbox_for,
     start_harness,
@@ -58,7 +59,8 @@ def run_match(
     that deterministic bots do not replay one game over and over. ``time_control``: a clock, a
     measure or a margin (``move_ms`` and ``startup_ms`` alone when None).
     """
-    spec_a, spec_b = distinct_names(resolve_bot(bot_a), resolve_bot(bot_b))
+    given = resolve_bot(bot_a), resolve_bot(bot_b)
+    spec_a, spec_b = distinct_names(*given)
     if record is not None:
         _check_record_path(record)
     mode = sandbox_for(sandbox, quiet=quiet)
@@ -105,6 +107,8 @@ def run_match(
         code, name = exit_code(stopped)
         print(f"\ninterrupted after {tally.games} of {games} games ({name})", file=sys.stderr)
     print(tally.summary())  # --quiet hides the progress, never the result
+    if (note := renamed_note(*given, (spec_a, spec_b))) is not None:
+        print(note)
     if stopped is not None:
         raise SystemExit(code)
     return tally

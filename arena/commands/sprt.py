@@ -177,6 +177,7 @@ def run_sprt(
         check_store_outside_bots,
         distinct_names,
         match_settings,
+        renamed_note,
         resolve_bot,
         start_harness,
     )
@@ -188,7 +189,8 @@ def run_sprt(
         test = SPRT(elo0, elo1, alpha, beta, "normalized" if normalized else "logistic")
     except ValueError as exc:
         raise ArenaError(str(exc)) from None
-    spec_a, spec_b = distinct_names(resolve_bot(bot_a), resolve_bot(bot_b))
+    given = resolve_bot(bot_a), resolve_bot(bot_b)
+    spec_a, spec_b = distinct_names(*given)
     a, b = spec_a.name, spec_b.name
     path = db if db is not None else Path("results") / f"sprt-{a}-vs-{b}.sqlite"
     run = SprtRun(a, b)
@@ -233,6 +235,8 @@ def run_sprt(
         print(json.dumps(summary.to_json(), indent=2))
     else:
         _print_summary(summary, run)
+    if (note := renamed_note(*given, (spec_a, spec_b))) is not None:
+        print(note, file=say)
     if stopped is not None:
         name = signal.Signals(stopped).name
         print(

@@ -43,6 +43,15 @@ def distinct_names(a: BotSpec, b: BotSpec) -> tuple[BotSpec, BotSpec]:
     return a.renamed(f"{a.name}-A"), b.renamed(f"{b.name}-B")
 
 
+def renamed_note(a: BotSpec, b: BotSpec, named: tuple[BotSpec, BotSpec]) -> str | None:
+    """What ``distinct_names`` did, in one line for the end of a run (None if nothing): which new
+    name is which bot."""
+    if (a.name, b.name) == (named[0].name, named[1].name):
+        return None
+    which = ", ".join(f"{spec.name} is {spec.program or spec.dir}" for spec in named)
+    return f"two bots named {a.name}: {which}"
+
+
 def sandbox_for(requested: SandboxMode, *, quiet: bool = False) -> SandboxMode:
     """The sandbox the bots get here; where ``auto`` finds no usable bubblewrap, one warning on
     stderr (unless ``quiet``)."""

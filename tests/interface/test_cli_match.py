@@ -159,6 +159,7 @@ def test_quiet_hides_progress_but_prints_the_summary(tmp_path: Path) -> None:
         ("instant-A", "instant-B"),
         ("instant-B", "instant-A"),
     ]
+    assert f"two bots named instant: instant-A is {good}, instant-B is {good}" in result.stdout
 
 
 def _not_executable(tmp_path: Path) -> Path:
