@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -69,6 +70,9 @@ def write_numbered_jsonl(games: Iterable[tuple[int, GameRecord]], out: TextIO) -
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 """What a spreadsheet takes for the start of a formula (or strips before one) in a CSV cell."""
+_FORMULA_AFTER_SEMICOLON = re.compile(r";(?=[=+\-@\t\r])")
+"""A ``;`` before a formula's start: where a spreadsheet splits cells on ``;`` (its list
+separator in many locales), what follows it would begin a cell of its own."""
 
 
 def csv_cell(value: object) -> object:
@@ -76,10 +80,11 @@ def csv_cell(value: object) -> object:
     through ``protocol.shown`` (control bytes such as ESC become visible escapes), and text that
     would start a formula (``=``, ``+``, ``-``, ``@``: a bot's fault detail or name such as
     ``=HYPERLINK(...)``) is written with a ``'`` in front, which spreadsheets read as "this is
-    text"; numbers are written as they are."""
+    text", and so is such a start after a ``;`` (``x;'=cmd``), for spreadsheets that split cells
+    there; numbers are written as they are."""
     if not isinstance(value, str):
         return value
-    value = shown(value)
+    value = _FORMULA_AFTER_SEMICOLON.sub(";'", shown(value))
     return "'" + value if value.startswith(FORMULA_STARTS) else value
 
 

@@ -425,7 +425,7 @@ def visible(name: str) -> str:
 def as_text_cell(text: str) -> str:
     """A CSV cell as the export writes it: what does not print escaped (``protocol.shown``),
     and a formula-like start gets a ``'`` in front."""
-    text = shown(text)
+    text = re.sub(r";(?=[=+\-@\t\r])", ";'", shown(text))
     return "'" + text if text[:1] in ("=", "+", "-", "@") else text
 
 
@@ -438,6 +438,14 @@ def test_csv_cells_that_would_be_formulas_are_text() -> None:
     assert rows[0]["detail"] == "'@SUM(A1:A9)"
     assert rows[0]["seed"] == "-5"  # a number is a number, not a formula
     assert rows[0]["winner"] == records[0].winner.value
+    # Where a spreadsheet splits cells on ';' (its list separator in many locales), no cell of
+    # its own starts a formula: a ';' before one is followed by a "'" too.
+    out = io.StringIO()
+    write_csv([make_record("x;=cmd|' /C calc'!A0", "b", detail="late; -1 ms;@x")], out)
+    for row in csv.reader(io.StringIO(out.getvalue()), delimiter=";"):
+        assert not any(cell.startswith(("=", "+", "-", "@")) for cell in row), row
+    row = next(csv.DictReader(io.StringIO(out.getvalue())))
+    assert row["order"] == "x;'=cmd|' /C calc'!A0" and row["detail"] == "late; -1 ms;'@x"
 
 
 def test_hostile_text_changes_nothing_in_any_export(tmp_path: Path) -> None:
