@@ -97,8 +97,22 @@ class TournamentConfig:
             sandbox=self.sandbox,
             freeze_idle=self.freeze_idle,
             hidden=self.hidden_from_bots(),
+            private=self.bots_own_files(),
             keep_bots=self.keep_bots,
         )
+
+    def bots_own_files(self) -> tuple[str, ...]:
+        """Each bot's own files, which the others may not see: its folder when it has one of
+        its own, else the files in its folder its command names (not an interpreter elsewhere,
+        which every bot may run)."""
+        paths: list[str] = []
+        for spec in self.bots:
+            if spec.own_dir:
+                paths.append(str(spec.dir))
+            else:
+                folder = spec.dir.resolve()
+                paths += (str(f) for f in spec.named_files() if folder in f.resolve().parents)
+        return tuple(dict.fromkeys(paths))
 
     def hidden_from_bots(self) -> tuple[str, ...]:
         """What no bot's sandbox may show: the store, its companions and its folder

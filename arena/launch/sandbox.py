@@ -349,16 +349,21 @@ def _make_fifos(folder: str) -> None:
         os.mkfifo(os.path.join(folder, name), 0o600)
 
 
-def _masks(exposed: Sequence[Path], hidden: Sequence[str | os.PathLike[str]]) -> list[str]:
+def _masks(
+    exposed: Sequence[Path], hidden: Sequence[str | os.PathLike[str]], strict: bool = True
+) -> list[str]:
     """bwrap arguments that cover each ``hidden`` host path found inside an ``exposed`` folder:
     an empty tmpfs over a folder, an empty file over a file. A hidden folder that *is* an exposed
-    one cannot be covered without hiding that folder: ``SandboxError``. (A hidden folder that
-    holds an exposed one shows nothing of its own: only the exposed folder is mounted.)"""
+    one cannot be covered without hiding that folder: ``SandboxError`` (``strict``), else it is
+    left as it is. (A hidden folder that holds an exposed one shows nothing of its own: only the
+    exposed folder is mounted.)"""
     masks: list[str] = []
     for item in hidden:
         real = Path(os.path.realpath(item))
         for folder in exposed:
             real_folder = Path(os.path.realpath(folder))
+            if real == real_folder and not strict:
+                continue
             if real == real_folder:
                 raise SandboxError(
                     f"{folder} would be visible to a bot, and it is {item}, which no bot may see"
@@ -395,6 +400,7 @@ def _bwrap_argv(
     user: BotUser | None,
     hidden: Sequence[str | os.PathLike[str]] = (),
     seccomp_fd: int | None = None,
+    private: Sequence[str | os.PathLike[str]] = (),
 ) -> list[str]:
     """The bwrap command, up to the bot's own (``seccomp_fd``: a file holding the filter bwrap
     applies once the sandbox is made, ``arena.launch.seccomp``).
@@ -433,6 +439,7 @@ def _bwrap_argv(
     for folder in shared:
         argv += ["--ro-bind", str(folder), str(folder)]
     argv += _masks(shared, hidden)  # after the binds, so that they cover what these show
+    argv += _masks(shared, private, strict=False)  # the other bots' files
     if seccomp_fd is not None:
         argv += ["--seccomp", str(seccomp_fd)]
     argv += [
@@ -466,8 +473,12 @@ def plan_launch(
     seed: int,
     cpu_seconds: int,
     hidden: Sequence[str | os.PathLike[str]] = (),
+    private: Sequence[str | os.PathLike[str]] = (),
 ) -> LaunchPlan:
     """How to start ``spec`` under ``mode`` (``auto`` is resolved here).
+
+    ``private``: the other bots' files, covered where the bot's folders show them (a folder
+    shared with them), never refused.
 
     ``hidden``: host paths no bot may see (the results store, its folder, the config). Under
     bubblewrap each one inside a mounted folder is covered; one that is (or holds) the bot's
@@ -507,7 +518,7 @@ def plan_launch(
             nproc = limits.processes if cgroup is None and os.geteuid() != 0 else None
             seccomp_fd = seccomp.program_fd()
             passed = () if seccomp_fd is None else (seccomp_fd,)
-            argv = _bwrap_argv(bwrap, spec, limits, io_dir, user, hidden, seccomp_fd)
+            argv = _bwrap_argv(bwrap, spec, limits, io_dir, user, hidden, seccomp_fd, private)
             if user is not None:
                 argv += _as_user(user)
             argv += _io_command(list(spec.argv), nproc)

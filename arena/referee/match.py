@@ -125,6 +125,10 @@ class MatchSettings:
     remaining games are lost by ``startup`` at once instead of costing the allowance each."""
     hidden: tuple[str, ...] = ()
     """Host paths no bot may see under the sandbox: the results store, its folder, the config."""
+    private: tuple[str, ...] = ()
+    """Each bot's own files (its folder when it has one of its own, else the files in its folder
+    that its command names): under the sandbox a bot sees none of the others', even in a folder
+    it shares with them (``arena.config``'s ``TournamentConfig.settings`` fills it)."""
     keep_bots: KeepBots = KeepBots.AUTO
     """Which processes of the bots it started a worker keeps alive between its matches, frozen,
     for its next match with them (``arena.referee.keeper``): ``auto``, those that asked for the
@@ -313,7 +317,7 @@ class Match:
                 return None
         plan = plan_launch(
             seat.spec, self.sandbox, self.settings.limits, seed, self._cpu_seconds,
-            self.settings.hidden,
+            self.settings.hidden, _others(seat.spec, self.settings.private),
         )  # fmt: skip
         process = BotProcess(seat.spec, plan, self.settings.limits)
         if self.tap is not None:
@@ -848,6 +852,12 @@ class Match:
 
 _T = TypeVar("_T")
 _LINES = (WaitStatus.LINE, WaitStatus.EXTRA)  # a line came (and maybe more after it)
+
+
+def _others(spec: BotSpec, private: tuple[str, ...]) -> tuple[str, ...]:
+    """``private`` without ``spec``'s own paths (a file two bots share is each one's own)."""
+    own = {os.path.realpath(path) for path in (spec.dir, *spec.named_files())}
+    return tuple(path for path in private if os.path.realpath(path) not in own)
 
 
 def _cpu_wall_cap(allowed_ns: int) -> int:

@@ -141,3 +141,35 @@ def test_an_sprt_store_in_the_bots_folder_is_covered_or_refused(
     assert refused.returncode == 2, refused.stdout + refused.stderr
     assert "holds the store here.sqlite" in refused.stderr and "--db" in refused.stderr
     assert not (folder / "here.sqlite").exists()
+
+
+def test_bots_sharing_a_folder_see_none_of_each_others_files(no_leftover_processes: Path) -> None:
+    """A tournament whose bots lie side by side (single files in one folder, and a folder bot
+    inside it): each bot reads its own file, never the other bots' files or folders; a file no
+    bot names stays visible (the folder is shared: the README says so)."""
+    folder = no_leftover_processes
+    snoop_in(folder)
+    (folder / "other").mkdir()
+    shutil.copy(TEST_BOTS_DIR / "instant.py", folder / "other" / "main.py")
+    (folder / "notes.txt").write_bytes(SECRET)
+    config = folder / "t.yaml"
+    config.write_text(
+        "bots:\n  - {name: snoop, path: snoop.py}\n  - {name: instant, path: instant.py}\n"
+        "  - {name: other, path: other}\n"
+        "games_per_pairing: 1\nworkers: 1\nsandbox: bwrap\ntime_control: {move_ms: 2000}\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "arena", "tournament", str(config), "--quiet"],
+        capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    with sqlite3.connect(folder / "results" / "t.sqlite") as db:
+        rows = db.execute(
+            "SELECT stderr_order FROM games WHERE order_name = 'snoop' UNION ALL "
+            "SELECT stderr_chaos FROM games WHERE chaos_name = 'snoop'"
+        ).fetchall()
+    seen = "".join(text for (text,) in rows)
+    assert 'snoop: ./snoop.py b\'"""Fault fixture\'' in seen, seen  # its own file
+    assert "snoop: ./notes.txt b'SECRET-CONTENT'" in seen, seen  # no bot's: shared
+    assert "snoop: ./instant.py b'<" in seen, seen  # another bot's file: an error
+    assert "The fastest" not in seen and "./other/" not in seen, seen
