@@ -229,6 +229,7 @@ def run_sprt(
         except KeyboardInterrupt as stop:
             stopped = stop.signum if isinstance(stop, Stopped) else int(signal.SIGINT)
             verdict = None
+            value = float(test.llr(run.counts)) if run.pairs else 0.0  # of the pairs kept
     progress.show(_status_line(run, value, test), final=True)
     summary = _summary(run, test, value, verdict, path, stopped)
     if json_output:

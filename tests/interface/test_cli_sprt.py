@@ -82,7 +82,7 @@ def test_a_signal_stops_it_like_ctrl_c_and_it_resumes(
     shutil.copy(bundled_program("random"), root / "r2.py")
     db = root / "results" / "t.sqlite"
     # Bounds 1 Elo apart: two copies of random take thousands of games to tell them apart.
-    args = ["sprt", "r1.py", "r2.py", "--elo0", "-0.5", "--elo1", "0.5", "--db", "results/t.sqlite"]
+    args = ["sprt", "r1.py", "r2.py", "--elo0", "0", "--elo1", "1", "--db", "results/t.sqlite"]
     process = subprocess.Popen(
         [sys.executable, "-m", "arena", *args, "--json"],
         cwd=root,
@@ -113,6 +113,11 @@ def test_a_signal_stops_it_like_ctrl_c_and_it_resumes(
     assert f"interrupted ({stop.name}) after {summary['games']} games" in err
     stored = stored_game_count(db)
     assert stored == summary["games"] and stored % 2 == 0  # whole pairs only
+    # The LLR is that of the pairs kept (it was the one from before the run's games).
+    from arena.ratings.sprt import SPRT
+
+    test = SPRT(0, 1, 0.05, 0.05, "logistic")
+    assert summary["llr"] == pytest.approx(float(test.llr(summary["pair_counts"])), rel=1e-6)
 
     resumed = _arena(*args, "--json", "--max-games", str(stored + 2), cwd=root)
     assert resumed.returncode == 1, resumed.stderr  # undecided at --max-games
