@@ -817,7 +817,7 @@ def report(
             min=1,
             metavar="N",
             help="Games the page's viewer holds at most; beyond, an even share of each bot's"
-            " games in each role.",
+            " games in each role (one at least: more than N when N is under twice the bots).",
         ),
     ] = 3000,
     all_versions: AllVersionsOption = False,
