@@ -230,7 +230,8 @@ def run_tournament(
     burst = StartupBurst()
     try:
         for attempt in range(1, MAX_ATTEMPTS + 1):
-            failed = _run_jobs(executor, jobs, store, observer, result, burst)
+            last = attempt == MAX_ATTEMPTS  # start-up faults are the bots' then
+            failed = _run_jobs(executor, jobs, store, observer, result, burst, last)
             if not failed:
                 break
             done = store.completed_slots()
@@ -308,8 +309,13 @@ def _run_jobs(
     observer: TournamentObserver | None,
     result: TournamentResult,
     burst: StartupBurst,
+    last: bool = False,
 ) -> list[MatchJob]:
-    """Play ``jobs``; the jobs to replay (failed, or with games that were the harness's)."""
+    """Play ``jobs``; the jobs to replay (failed, or with games that were the harness's).
+
+    ``last``: the run's last round, whose start-up faults are charged to their bots whatever
+    their timing (bots failing to start round after round, while other bots start, are not a
+    machine's passing overload: colluding bots could otherwise keep their games unplayed)."""
     by_key = {job.key: job for job in jobs}
     failed: dict[str, MatchJob] = {}
     aside: list[GameDone] = []
@@ -318,7 +324,7 @@ def _run_jobs(
         now = time.monotonic()
         kept: list[GameDone] = []
         for event in games:
-            if event.recorded is None and burst.set_aside(event.record, now):
+            if event.recorded is None and not last and burst.set_aside(event.record, now):
                 aside.append(event)
             else:
                 kept.append(event)

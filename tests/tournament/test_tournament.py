@@ -545,18 +545,22 @@ class CapRecorder(Recorder):
 
 
 class OverloadedExecutor:
-    """Plays inline, but on its first round every game after the first job fails to start
-    (as on an overloaded machine), blaming each game's Order bot; later rounds play normally."""
+    """Plays inline, but on its first ``failing`` rounds every game (after the first job of the
+    first round) fails to start (as on an overloaded machine, or as colluding bots would make
+    it look), blaming each game's Order bot; later rounds play normally."""
 
-    def __init__(self, settings: MatchSettings, blamed: set[str] | None = None) -> None:
+    def __init__(
+        self, settings: MatchSettings, blamed: set[str] | None = None, failing: int = 1
+    ) -> None:
         self.inline = InlineExecutor(settings)
         self.rounds = 0
         self.blamed = blamed  # None: everyone; else only these bots fail to start
+        self.failing = failing
 
     def execute(self, jobs: Sequence[MatchJob]) -> Iterator[list[Event]]:
         self.rounds += 1
         for number, job in enumerate(jobs):
-            if self.rounds > 1 or number == 0:
+            if self.rounds > self.failing or (self.rounds == 1 and number == 0):
                 yield from self.inline.execute([job])
                 continue
             events: list[Event] = []
@@ -600,6 +604,24 @@ def test_a_burst_of_start_up_failures_is_replayed_not_charged(tmp_path: Path) ->
         assert "start-up failures of a, b, which had started before" in error
         assert "4 games are replayed, not charged" in error
         assert not any(record.reason.is_fault for record in store.games())
+
+
+def test_start_up_failures_that_outlast_the_replays_are_charged(tmp_path: Path) -> None:
+    """Bots that fail to start round after round (colluding to look like an overloaded machine,
+    say) have their games replayed until the last round, which charges them: the run ends
+    complete and right, not with those games owed and the standings without them."""
+    instant = copy_bot(tmp_path / "bots", "instant.py")
+    bots = [{"name": n, "path": str(instant)} for n in "abc"]
+    config = make_config(tmp_path, bots, games_per_pairing=1)
+
+    def factory(setup: ExecutorSetup) -> OverloadedExecutor:
+        return OverloadedExecutor(setup.settings, failing=10**6)
+
+    with Store.open(config.db) as store:
+        result = run_tournament(config.plan(), store, executor_factory=factory)
+        assert result.complete and len(result.harness_errors) == MAX_ATTEMPTS - 1
+        faults = [r for r in store.games() if r.reason is Reason.STARTUP]
+        assert len(faults) == 4 and all(r.loser_name == r.order for r in faults)
 
 
 def test_one_bot_failing_to_start_is_its_own_fault(tmp_path: Path) -> None:
