@@ -785,6 +785,10 @@ def test_an_unset_entry_matches_a_missing_one(tmp_path: Path) -> None:
         store.claim({"seed": 1, "openings": None, "freeze_idle": False, "extra": {}}, 2)
         with pytest.raises(StoreError, match=r"openings.random_plies: \(not set\) in the store, 4"):
             store.claim({"seed": 1, "openings": {"random_plies": 4}}, 2)
+    with Store.open(tmp_path / "m.sqlite") as store:  # measure: wall is stored as null
+        store.claim({"time_control": {"measure": "cpu"}}, 2)
+        with pytest.raises(StoreError, match='measure: "cpu" in the store, \\(the default\\) now'):
+            store.claim({"time_control": {"measure": None}}, 2)
 
 
 def test_games_beyond_games_per_pairing_are_kept_but_do_not_count(tmp_path: Path) -> None:
