@@ -15,7 +15,7 @@ import os
 import select
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -84,8 +84,11 @@ def select_games(
     return [(number, record) for number, record in games if wanted.accepts(record)]
 
 
-def list_lines(rows: Sequence[tuple[int, GameRecord]], total: int) -> list[str]:
-    """The game list as plain lines: a header, one line per game, a count."""
+def list_lines(
+    rows: Sequence[tuple[int, GameRecord]], total: int, uncounted: Collection[int] = ()
+) -> list[str]:
+    """The game list as plain lines: a header, one line per game, a count. ``uncounted``: the
+    numbers of games the standings leave out (an older version of a bot's), marked ``*``."""
     if not rows:
         return [f"No games match (the store holds {total})."]
     order_w = max(5, *(len(shown(r.order)) for _, r in rows))
@@ -94,13 +97,21 @@ def list_lines(rows: Sequence[tuple[int, GameRecord]], total: int) -> list[str]:
     lines = [
         f"{'game':>{id_w}}  {'order':<{order_w}}  {'chaos':<{chaos_w}}  winner  reason     plies"
     ]
+    marked = 0
     for number, r in rows:
         plies = len(r.opening) + len(r.moves)
+        old = number in uncounted
+        marked += old
         lines.append(
             f"{number:>{id_w}}  {shown(r.order):<{order_w}}  {shown(r.chaos):<{chaos_w}}  "
-            f"{r.winner.value:<6}  {r.reason.value:<9}  {plies:>5}"
+            f"{r.winner.value:<6}  {r.reason.value:<9}  {plies:>5}{'  *' if old else ''}"
         )
     lines.append(f"{len(rows)} of {total} games; see one with: arena replay DB GAME")
+    if marked:
+        lines.append(
+            f"* {marked} of them played by an older version of a bot: the standings leave them out"
+            " (arena ratings DB --all-versions counts them apart)"
+        )
     return lines
 
 
@@ -371,6 +382,7 @@ def replay_command(
             raise ArenaError("--play and --ply need a GAME (arena replay DB lists them)")
         with Store.open(db, readonly=True) as store:
             games = list(store.numbered_games(include_inactive=True))
+            counted = {number for number, _ in store.numbered_games(fields=frozenset())}
         if not games:
             raise ArenaError(f"{db}: no games stored yet (nothing to list)")
         names = sorted({r.order for _, r in games} | {r.chaos for _, r in games})
@@ -385,7 +397,8 @@ def replay_command(
                 f"{db}: --winner {wanted.winner!r} is neither a role (order, chaos) nor one of its"
                 f" bots ({known})"
             )
-        print("\n".join(list_lines(select_games(games, wanted), len(games))))
+        uncounted = {number for number, _ in games} - counted
+        print("\n".join(list_lines(select_games(games, wanted), len(games), uncounted)))
         return
     if wanted != GameFilter():
         raise ArenaError("--bot, --as, --reason, --winner and --min-plies filter the list: no GAME")

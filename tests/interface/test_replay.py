@@ -112,7 +112,7 @@ def listed(*args: object) -> list[int]:
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[0].split()[:3] == ["game", "order", "chaos"], result.stdout
-    return [int(line.split()[0]) for line in lines[1:-1]]
+    return [int(m.group(1)) for line in lines[1:] if (m := re.match(r"\s*(\d+)  ", line))]
 
 
 def test_the_list_shows_every_game_and_each_filter_keeps_the_right_ones(
@@ -333,6 +333,10 @@ def test_a_number_printed_by_faults_or_the_report_opens_that_game_in_replay(
     with Store.open(store, readonly=True) as s:
         counted = {number for number, _record in s.numbered_games()}
     assert len(counted) == 12 and len(games) == 20  # crashy's first 8 games set aside
+    listed = arena("replay", store).stdout  # every game, those set aside marked as such
+    marked = {int(line.split()[0]) for line in listed.splitlines() if line.endswith("  *")}
+    assert marked == set(games) - counted, listed
+    assert "* 8 of them played by an older version of a bot: the standings leave them out" in listed
     faulted = json.loads(arena("faults", store, "--json").stdout)
     assert {row["game"] for row in faulted} == {
         n for n in counted if games[n].reason.value == "crash"
