@@ -88,7 +88,8 @@ def list_lines(
     rows: Sequence[tuple[int, GameRecord]], total: int, uncounted: Collection[int] = ()
 ) -> list[str]:
     """The game list as plain lines: a header, one line per game, a count. ``uncounted``: the
-    numbers of games the standings leave out (an older version of a bot's), marked ``*``."""
+    numbers of games the standings leave out (an older version of a bot's, or beyond the
+    tournament's ``games_per_pairing``), marked ``*``."""
     if not rows:
         return [f"No games match (the store holds {total})."]
     order_w = max(5, *(len(shown(r.order)) for _, r in rows))
@@ -109,8 +110,8 @@ def list_lines(
     lines.append(f"{len(rows)} of {total} games; see one with: arena replay DB GAME")
     if marked:
         lines.append(
-            f"* {marked} of them played by an older version of a bot: the standings leave them out"
-            " (arena ratings DB --all-versions counts them apart)"
+            f"* {marked} of them the standings leave out (played by an older version of a bot,"
+            " or beyond games_per_pairing)"
         )
     return lines
 
@@ -397,7 +398,8 @@ def replay_command(
                 f"{db}: --winner {wanted.winner!r} is neither a role (order, chaos) nor one of its"
                 f" bots ({known})"
             )
-        uncounted = {number for number, _ in games} - counted
+        # A store of `arena play`'s counts none: nothing to tell apart there.
+        uncounted = {number for number, _ in games} - counted if counted else set()
         print("\n".join(list_lines(select_games(games, wanted), len(games), uncounted)))
         return
     if wanted != GameFilter():

@@ -336,7 +336,7 @@ def test_a_number_printed_by_faults_or_the_report_opens_that_game_in_replay(
     listed = arena("replay", store).stdout  # every game, those set aside marked as such
     marked = {int(line.split()[0]) for line in listed.splitlines() if line.endswith("  *")}
     assert marked == set(games) - counted, listed
-    assert "* 8 of them played by an older version of a bot: the standings leave them out" in listed
+    assert "* 8 of them the standings leave out (played by an older version of a bot," in listed
     faulted = json.loads(arena("faults", store, "--json").stdout)
     assert {row["game"] for row in faulted} == {
         n for n in counted if games[n].reason.value == "crash"
