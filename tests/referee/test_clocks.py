@@ -128,7 +128,7 @@ def test_a_clock_game_is_stored_and_exported_with_its_clocks(tmp_path: Path) -> 
         ({"clock_ms": 2000, "increment_ms": 0}, "time_control.increment_ms: 100 in the store"),
         (
             {"clock_ms": 2000, "increment_ms": 100, "measure": "cpu"},
-            'time_control.measure: null in the store, "cpu" now',
+            'time_control.measure: (the default) in the store, "cpu" now',
         ),
     ):
         path.write_text(json.dumps({**config, "time_control": change}))
