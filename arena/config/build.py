@@ -22,6 +22,7 @@ from arena.botspec import (
     bundled_bot_names,
     bundled_bot_path,
     claim_folders,
+    did_you_mean,
 )
 from arena.config.context import (
     Context,
@@ -31,7 +32,6 @@ from arena.config.context import (
     join,
     key_line,
     start_line,
-    suggest,
     text_of,
     value_line,
 )
@@ -454,7 +454,7 @@ def _bot(ctx: Context, item: Any, path: str, line: int | None, raw: str | None) 
         listed = ", ".join(known) if known else "none"
         raise ctx.error(
             path,
-            f"unknown bundled bot {name!r}{suggest(name, known)} (bundled bots: {listed});"
+            f"unknown bundled bot {name!r}{did_you_mean(name, known)} (bundled bots: {listed});"
             " give your own bot as {name: ..., path: ...}",
             line,
         )
@@ -522,7 +522,8 @@ def _bot_mapping(ctx: Context, item: Mapping[str, Any], path: str, line: int | N
             and bundled_bot_path(given) is None
         ):  # a bare name found nowhere: perhaps a bundled bot's, misspelt
             known = bundled_bot_names()
-            problem += f", nor a bundled bot's name{suggest(given, known)} ({', '.join(known)})"
+            hint = did_you_mean(given, known)
+            problem += f", nor a bundled bot's name{hint} ({', '.join(known)})"
         raise ctx.error(key, problem, at) from None
 
 

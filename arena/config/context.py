@@ -26,7 +26,6 @@ __all__ = [
     "value_line",
     "item_line",
     "start_line",
-    "suggest",
     "text_of",
     "field_kind",
 ]
@@ -74,11 +73,6 @@ def start_line(container: Any) -> int | None:
     return getattr(container, "line", None)
 
 
-def suggest(word: str, known: Iterable[str]) -> str:
-    """`` (did you mean 'x'?)``, or "" (``arena.botspec.did_you_mean``)."""
-    return did_you_mean(word, known)
-
-
 def text_of(value: Any, raw: str | None) -> str | None:
     """A string, or a number written where a string was meant (as it was written)."""
     if isinstance(value, str):
@@ -121,7 +115,7 @@ class Context:
             if not isinstance(key, str):
                 raise self.error(path or None, f"expected a string key, got {describe(key)}")
             if key not in known:
-                hint = suggest(key, known)
+                hint = did_you_mean(key, known)
                 if not hint and not path and self.key_hint is not None:
                     hint = self.key_hint(key)
                 raise self.error(
@@ -174,7 +168,7 @@ class Context:
         if isinstance(value, str) and value in choices:
             return str(value)
         listed = ", ".join(repr(c) for c in choices)
-        hint = suggest(value, choices) if isinstance(value, str) else ""
+        hint = did_you_mean(value, choices) if isinstance(value, str) else ""
         raise self.error(
             path,
             f"expected one of {listed}, got {describe(value)}{hint}",
