@@ -73,7 +73,9 @@ SHOW_LIMIT = 80
 """Characters of a bot's text quoted in a fault detail: enough to recognise it, one line."""
 
 _GAME_LINES = {Role.ORDER: b"game order\n", Role.CHAOS: b"game chaos\n"}
-_READY = re.compile(rb"ready(?:[ \t]+([\x20-\x7e]{1,64}))?[ \t]*")  # 64: NAME_MAX
+NAME_MAX = 64
+"""The longest display name a ``ready`` line may give."""
+_READY = re.compile(rb"ready(?:[ \t]+([\x20-\x7e]{1,%d}))?[ \t]*" % NAME_MAX)
 _CELL_SHAPED = re.compile(rb"[a-zA-Z][0-9]+[xXoO]")
 
 
@@ -169,8 +171,6 @@ def parse_ready(line: bytes) -> str | None:
 
 
 _READY_NAMED = re.compile(rb"ready[ \t]+(.*)", re.DOTALL)
-NAME_MAX = 64
-"""The longest display name a ``ready`` line may give."""
 
 
 def why_not_ready(line: bytes) -> str:
