@@ -383,7 +383,7 @@ def replay_command(
             raise ArenaError("--play and --ply need a GAME (arena replay DB lists them)")
         with Store.open(db, readonly=True) as store:
             games = list(store.numbered_games(include_inactive=True))
-            counted = {number for number, _ in store.numbered_games(fields=frozenset())}
+            counted = store.counted_numbers()
         if not games:
             raise ArenaError(f"{db}: no games stored yet (nothing to list)")
         names = sorted({r.order for _, r in games} | {r.chaos for _, r in games})

@@ -750,6 +750,11 @@ class Store:
         ``include_inactive`` or ``all_versions``, every one."""
         return "1" if include_inactive or self.all_versions else _COUNTED
 
+    def counted_numbers(self) -> set[int]:
+        """The numbers of the games that count (see ``games``): what the standings take."""
+        with self._reading("cannot read the games") as conn:
+            return {int(n) for (n,) in conn.execute(f"SELECT id FROM games WHERE {_COUNTED}")}
+
     def count_games(self, include_inactive: bool = False) -> int:
         """The number of games that count (see ``games``), or of every stored game."""
         with self._reading("cannot count games") as conn:
