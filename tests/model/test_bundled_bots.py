@@ -38,6 +38,15 @@ def bundled(tmp_path: Path) -> tuple[Path, Path]:
     return checkout, wheel
 
 
+@pytest.fixture
+def bundled_in_use(
+    bundled: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> tuple[Path, Path]:
+    """``bundled``, as the folders in which the config and the command line look bots up."""
+    monkeypatch.setattr(botspec, "bundled_dirs", lambda: bundled)
+    return bundled
+
+
 def config_error(config: Path, text: str) -> ConfigError:
     """The error of loading ``text`` written to ``config``."""
     config.write_text(text)
@@ -81,14 +90,13 @@ def test_the_default_folders_and_the_shipped_bots() -> None:
 
 
 def test_the_config_finds_bundled_bots_by_bare_name(
-    tmp_path: Path, bundled: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, bundled_in_use: tuple[Path, Path]
 ) -> None:
-    checkout, _wheel = bundled
-    monkeypatch.setattr(botspec, "bundled_dirs", lambda: bundled)
+    checkout, _wheel = bundled_in_use
     config = tmp_path / "t.yaml"
     config.write_text("bots: [random, mcts]\n")
     random, mcts = load_config(config).bots
-    assert random == BotSpec.bundled("random", bundled)
+    assert random == BotSpec.bundled("random", bundled_in_use)
     assert random.own_dir is False  # bots/ holds the other bundled bots: only its file counts
     assert (mcts.dir, mcts.own_dir) == (checkout / "mcts", True)
     error = config_error(config, "bots:\n  - random\n  - randon\n")
@@ -98,10 +106,8 @@ def test_the_config_finds_bundled_bots_by_bare_name(
     assert "greedy, mcts, native, random" in str(error)
 
 
-def test_a_bundled_name_hint_when_path_is_missing(
-    tmp_path: Path, bundled: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(botspec, "bundled_dirs", lambda: bundled)
+@pytest.mark.usefixtures("bundled_in_use")
+def test_a_bundled_name_hint_when_path_is_missing(tmp_path: Path) -> None:
     config = tmp_path / "t.yaml"
     error = config_error(config, "bots:\n  - name: random\n  - greedy\n")
     assert (error.key, error.line) == ("bots[0]", 2)
@@ -110,27 +116,24 @@ def test_a_bundled_name_hint_when_path_is_missing(
 
 
 def test_a_mapping_names_a_bundled_bot_by_its_bare_name(
-    tmp_path: Path, bundled: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, bundled_in_use: tuple[Path, Path]
 ) -> None:
     """``{name: baseline, path: random}`` is the bundled ``random`` under another name, as
     ``arena match random`` is; a file of that name beside the config is the bot instead."""
-    monkeypatch.setattr(botspec, "bundled_dirs", lambda: bundled)
     config = tmp_path / "t.yaml"
     config.write_text("bots:\n  - {name: baseline, path: random}\n  - {name: m2, path: mcts}\n")
     baseline, m2 = load_config(config).bots
-    spec = BotSpec.bundled("random", bundled)
+    spec = BotSpec.bundled("random", bundled_in_use)
     assert spec is not None and baseline == spec.renamed("baseline")
-    assert (m2.name, m2.program, m2.own_dir) == ("m2", bundled[0] / "mcts" / "main.py", True)
+    assert (m2.name, m2.program, m2.own_dir) == ("m2", bundled_in_use[0] / "mcts" / "main.py", True)
     (tmp_path / "random").write_text("#!/bin/sh\n")
     (tmp_path / "random").chmod(0o755)
     baseline, _ = load_config(config).bots
     assert baseline.program == tmp_path / "random"
 
 
-def test_a_mapping_s_bare_name_errors_name_the_key(
-    tmp_path: Path, bundled: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(botspec, "bundled_dirs", lambda: bundled)
+@pytest.mark.usefixtures("bundled_in_use")
+def test_a_mapping_s_bare_name_errors_name_the_key(tmp_path: Path) -> None:
     config = tmp_path / "t.yaml"
     error = config_error(config, "bots:\n  - random\n  - name: x\n    path: randon\n")
     assert (error.key, error.line) == ("bots[1].path", 4)
