@@ -24,7 +24,9 @@ or a bound passes, so that no test sleeps for luck and none can hang.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -188,6 +190,23 @@ def wait_for_no_leftovers(
     markers = tuple(markers)
     wait_until(lambda: not leftover_processes(markers), timeout)
     return leftover_processes(markers)
+
+
+@contextlib.contextmanager
+def open_bot_folder(prefix: str, bots: Mapping[str, str]) -> Iterator[Path]:
+    """A folder under /tmp that anyone may enter, holding ``bots`` (its name -> a fixture of
+    ``tests/bots``), executable: a bot of a uid of its own must reach them, which pytest's own
+    temporary folders do not allow. After the block: none of their processes left, then gone."""
+    folder = Path(tempfile.mkdtemp(prefix=prefix, dir="/tmp"))
+    folder.chmod(0o755)
+    for name, fixture in bots.items():
+        shutil.copy(TEST_BOTS_DIR / fixture, folder / name)
+        (folder / name).chmod(0o755)
+    try:
+        yield folder
+        assert wait_for_no_leftovers([str(folder)]) == []
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def process_states(marker: str) -> list[str]:

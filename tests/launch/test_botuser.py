@@ -14,13 +14,12 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import SANDBOX_MODES, TEST_BOTS_DIR, wait_for_no_leftovers
+from conftest import SANDBOX_MODES, TEST_BOTS_DIR, open_bot_folder
 
 from arena.botspec import BotSpec
 from arena.errors import SandboxError
@@ -41,16 +40,8 @@ AS_ROOT = pytest.mark.skipif(os.geteuid() != 0, reason="arena does not run as ro
 def open_folder(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """A folder under /tmp that others may enter, with two probe bots; the default user rule."""
     monkeypatch.delenv("ARENA_BOTS_AS_ROOT", raising=False)
-    folder = Path(tempfile.mkdtemp(prefix="botuser-", dir="/tmp"))
-    folder.chmod(0o755)
-    for name in ("probe.sh", "probe2.sh"):
-        shutil.copy(TEST_BOTS_DIR / "probe.sh", folder / name)
-        (folder / name).chmod(0o755)
-    try:
+    with open_bot_folder("botuser-", {"probe.sh": "probe.sh", "probe2.sh": "probe.sh"}) as folder:
         yield folder
-        assert wait_for_no_leftovers([str(folder)]) == []
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 def probe_report(stderr: str) -> dict[str, str]:

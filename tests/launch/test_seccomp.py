@@ -11,16 +11,14 @@ from __future__ import annotations
 import json
 import os
 import platform
-import shutil
 import struct
 import subprocess
 import sys
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import TEST_BOTS_DIR, wait_for_no_leftovers
+from conftest import open_bot_folder
 
 from arena.launch import seccomp
 from arena.launch.sandbox import bwrap_path
@@ -45,16 +43,8 @@ REFUSED = "Operation_not_permitted"
 @pytest.fixture
 def open_folder() -> Iterator[Path]:
     """A folder others may enter (a bot of its own uid must reach its program)."""
-    folder = Path(tempfile.mkdtemp(prefix="seccomp-", dir="/tmp"))
-    folder.chmod(0o755)
-    for name in ("keyring.py", "instant.py"):
-        shutil.copy(TEST_BOTS_DIR / name, folder / name)
-        (folder / name).chmod(0o755)
-    try:
-        yield folder
-        assert wait_for_no_leftovers([str(folder)]) == []
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
+    with open_bot_folder("seccomp-", {"keyring.py": "keyring.py", "instant.py": "instant.py"}) as f:
+        yield f
 
 
 BWRAP = pytest.mark.skipif(bwrap_path() is None, reason="bubblewrap is not usable here")
