@@ -121,25 +121,25 @@ def test_the_same_games_on_1_2_and_4_workers_and_a_lost_chunk_replayed_alike(
             assert run_tournament(plan, store).played == 120
         stored[workers] = games_of(config.db)
     assert stored[1] == stored[2] == stored[4]
-    # Resume: a whole chunk lost (indices 5-9 of r1~g1, both roles) is played again alike.
     config = randomised(tmp_path / "2", 2)
-    with contextlib.closing(sqlite3.connect(config.db)) as conn, conn:
-        conn.execute(
-            "DELETE FROM games WHERE 'g1' IN (order_name, chaos_name) AND "
-            "'r1' IN (order_name, chaos_name) AND slot BETWEEN 5 AND 9"
-        )
-    with Store.open(config.db) as store:
-        assert run_tournament(config.plan(), store).played == 10
+
+    def lose_and_resume(first: int, last: int) -> int:
+        """Delete r1~g1's games of indices ``first``-``last`` (both roles), resume; games played."""
+        with contextlib.closing(sqlite3.connect(config.db)) as conn, conn:
+            conn.execute(
+                "DELETE FROM games WHERE 'g1' IN (order_name, chaos_name) AND "
+                "'r1' IN (order_name, chaos_name) AND slot BETWEEN ? AND ?",
+                (first, last),
+            )
+        with Store.open(config.db) as store:
+            return run_tournament(config.plan(), store).played
+
+    # Resume: a whole chunk lost (indices 5-9) is played again alike.
+    assert lose_and_resume(5, 9) == 10
     assert games_of(config.db) == stored[1]
     # A chunk stopped part-way (indices 8-9 of that chunk lost): its first games are played
     # again, not stored, so that the bots reach where they were, and the rest comes out alike.
-    with contextlib.closing(sqlite3.connect(config.db)) as conn, conn:
-        conn.execute(
-            "DELETE FROM games WHERE 'g1' IN (order_name, chaos_name) AND "
-            "'r1' IN (order_name, chaos_name) AND slot BETWEEN 8 AND 9"
-        )
-    with Store.open(config.db) as store:
-        assert run_tournament(config.plan(), store).played == 4
+    assert lose_and_resume(8, 9) == 4
     assert games_of(config.db) == stored[1]
     assert wait_for_no_leftovers([str(tmp_path)]) == []
 
