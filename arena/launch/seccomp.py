@@ -57,8 +57,11 @@ class Table:
     """add_key, request_key, keyctl, userfaultfd, perf_event_open, bpf."""
     unshare: int
     clone: int
-    clone3: int | None
-    """None where the mode has no ``clone3`` of its own number."""
+    clone3: int
+
+    @property
+    def keyctl(self) -> int:
+        return self.refused[2]
 
 
 X86_64 = Table(0xC000003E, (248, 249, 250, 323, 298, 321), unshare=272, clone=56, clone3=435)
@@ -122,8 +125,7 @@ def _assemble(tables: Sequence[Table]) -> bytes:
             asm.jump(_JGE, _X32_BIT, "enosys")
         for call in table.refused:
             asm.jump(_JEQ, call, "eperm")
-        if table.clone3 is not None:
-            asm.jump(_JEQ, table.clone3, "enosys")
+        asm.jump(_JEQ, table.clone3, "enosys")
         asm.jump(_JEQ, table.unshare, "flags")
         asm.jump(_JEQ, table.clone, "flags")
         asm.ret(_ALLOW)
@@ -190,7 +192,7 @@ class _SockFprog(ctypes.Structure):
 
 _LIBC = ctypes.CDLL(None, use_errno=True)
 _PR_SET_NO_NEW_PRIVS, _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 38, 22, 2
-_SYS_KEYCTL = {"x86_64": 250, "aarch64": 219}.get(platform.machine())
+_SYS_KEYCTL = _TABLES[platform.machine()][0].keyctl if platform.machine() in _TABLES else None
 _KEYCTL_JOIN_SESSION_KEYRING = 1
 
 
