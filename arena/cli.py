@@ -195,7 +195,7 @@ MeasureOption = Annotated[
     Measure,
     typer.Option(
         metavar="wall|cpu",
-        help="Charge each move wall time, or the CPU time of the bot's processes.",
+        help="Charge each move the CPU time of the bot's processes, or wall time.",
     ),
 ]
 MarginMsOption = Annotated[
@@ -272,7 +272,7 @@ def match(
     ] = 2,
     move_ms: MoveMsOption = 100,
     clock: ClockOption = None,
-    measure: MeasureOption = Measure.WALL,
+    measure: MeasureOption = Measure.CPU,
     margin_ms: MarginMsOption = 0,
     startup_ms: StartupMsOption = 5000,
     seed: Annotated[
@@ -286,8 +286,11 @@ def match(
     memory_mb: MemoryMbOption = 1024,
     freeze_idle: Annotated[
         bool,
-        typer.Option("--freeze-idle", help="Stop the bot that is not on move; record CPU times."),
-    ] = False,
+        typer.Option(
+            "--freeze-idle/--no-freeze-idle",
+            help="Stop the bot that is not on move (--no-freeze-idle: let bots ponder).",
+        ),
+    ] = True,
     openings: Annotated[
         int,
         typer.Option(
@@ -530,7 +533,7 @@ def validate(
     ] = 3,
     move_ms: MoveMsOption = 100,
     clock: ClockOption = None,
-    measure: MeasureOption = Measure.WALL,
+    measure: MeasureOption = Measure.CPU,
     margin_ms: MarginMsOption = 0,
     startup_ms: StartupMsOption = 5000,
     sandbox: SandboxOption = SandboxMode.AUTO,
@@ -632,7 +635,7 @@ def sprt(
     ] = 20000,
     move_ms: MoveMsOption = 100,
     clock: ClockOption = None,
-    measure: MeasureOption = Measure.WALL,
+    measure: MeasureOption = Measure.CPU,
     margin_ms: MarginMsOption = 0,
     startup_ms: StartupMsOption = 5000,
     openings: Annotated[
@@ -775,7 +778,7 @@ def play(
         int, typer.Option(min=1, metavar="MS", help="The bot's time per move in ms.")
     ] = 100,
     clock: ClockOption = None,
-    measure: MeasureOption = Measure.WALL,
+    measure: MeasureOption = Measure.CPU,
     margin_ms: MarginMsOption = 0,
     db: Annotated[
         Path | None,

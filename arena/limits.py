@@ -19,6 +19,7 @@ __all__ = [
     "parse_clock",
     "CPU_WALL_FACTOR",
     "CPU_WALL_MARGIN_MS",
+    "QUICK_MS",
 ]
 
 _BOT_MOVES = 18
@@ -28,6 +29,11 @@ CPU_WALL_FACTOR = 3
 (plus ``CPU_WALL_MARGIN_MS``): a bot that sleeps or blocks is still bounded."""
 CPU_WALL_MARGIN_MS = 500
 """The margin of the wall-clock cap of a move under ``measure: cpu``."""
+QUICK_MS = 2
+"""A move answered within this many ms is quick: the idle bot is frozen only once the mover has
+thought longer (a bot that answers at once pays nothing for the freeze), and under ``measure:
+cpu`` a quick move is charged its wall time instead of a read of the CPU clock. It bounds what
+a bot can do on its opponent's time: this much a move."""
 
 
 def _at_least(default: int | None, minimum: int, why: str) -> Any:
@@ -41,8 +47,9 @@ def minimum_of(field: dataclasses.Field[Any]) -> tuple[int, str]:
 
 
 class Measure(enum.StrEnum):
-    """What a move is charged: ``wall`` time from `turn` to the reply, or the ``cpu`` time of
-    the bot's whole process tree (its own work, whatever the machine's load)."""
+    """What a move is charged: the ``cpu`` time of the bot's whole process tree (its own work,
+    whatever the machine's load: the default), or ``wall`` time from `turn` to the reply (the
+    machine's load then counts against the bot: for a machine kept for the run)."""
 
     WALL = "wall"
     CPU = "cpu"
@@ -53,17 +60,17 @@ class TimeControl:
     """How long a bot may take: a fixed time per move, or a game clock with an increment."""
 
     move_ms: int = 100
-    """Time for each move, measured from sending `turn` to the arrival of the reply line (not
-    used under a clock)."""
+    """Time for each move (not used under a clock): the bot's CPU time from its previous reply
+    to this one under ``measure: cpu``, else the wall time from sending `turn` to the reply."""
     startup_ms: int = _at_least(5000, 100, "no bot process starts in less")
-    """Time from starting the process to its `ready` line."""
+    """Time from starting the process to its `ready` line, measured as a move is."""
     clock_ms: int | None = None
     """A game clock per bot (None: a fixed ``move_ms`` per move). Each move's time is taken off
     the mover's clock; a move that takes more than is left loses by ``timeout``."""
     increment_ms: int = _at_least(0, 0, "")
     """Added to the mover's clock after each of its moves (Fischer increment; clock only)."""
-    measure: Measure = Measure.WALL
-    """What a move is charged: wall time, or the CPU time of the bot's process tree."""
+    measure: Measure = Measure.CPU
+    """What a move is charged: the CPU time of the bot's process tree, or wall time."""
     margin_ms: int = _at_least(0, 0, "")
     """Lateness within this many ms is not a loss (cutechess-cli's ``timemargin``)."""
 
@@ -91,10 +98,9 @@ class TimeControl:
         return 2 * _BOT_MOVES * per_move
 
     def definition(self) -> dict[str, object]:
-        """What a store keeps of it: every field, but ``measure`` only when it is not the
-        default (so that stores written before it existed stay resumable)."""
+        """What a store keeps of it: every field."""
         data: dict[str, object] = dataclasses.asdict(self)
-        data["measure"] = None if self.measure is Measure.WALL else self.measure.value
+        data["measure"] = self.measure.value
         return data
 
     def describe(self) -> str:

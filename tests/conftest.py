@@ -26,6 +26,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import os
+import select
 import shutil
 import signal
 import sqlite3
@@ -296,3 +297,35 @@ def _no_dead_harness_left_at_the_end() -> Iterator[None]:
         and cgroups.process_gone(int(entry.name.split("-")[1]))
     ]
     assert not left, f"cgroups of dead harnesses outlived the suite in {root}: {left}"
+
+
+@contextlib.contextmanager
+def hogs(count: int, core: int | None) -> Iterator[None]:
+    """``count`` processes that compute without end (pinned to ``core`` when given), stopped at
+    the end whatever happens. Each has a session of its own, as another user's work would: with
+    the kernel's autogroups, hogs sharing the test's session would share one CPU share. Yields
+    once every hog has said it is pinned and computing: a bot started before a hog is ready
+    would have the core to itself for a while, and the load the test means to make would not be
+    there (bounded: a hog that does not say so in 10 s fails the test)."""
+    pin = f"os.sched_setaffinity(0, {{{core}}})\n" if core is not None else ""
+    code = f"import os\n{pin}os.write(1, b'computing\\n')\nwhile True:\n    pass"
+    procs: list[subprocess.Popen[bytes]] = []
+    try:
+        for _ in range(count):
+            procs.append(
+                subprocess.Popen(
+                    [sys.executable, "-c", code], stdout=subprocess.PIPE, start_new_session=True
+                )
+            )
+        for proc in procs:
+            assert proc.stdout is not None
+            ready, _, _ = select.select([proc.stdout], [], [], 10)
+            assert ready and proc.stdout.readline() == b"computing\n", "a hog did not start"
+        yield
+    finally:
+        for proc in procs:
+            proc.kill()
+        for proc in procs:
+            proc.wait(timeout=10)
+            if proc.stdout is not None:
+                proc.stdout.close()

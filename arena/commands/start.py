@@ -70,7 +70,7 @@ def match_settings(
     sandbox: SandboxMode,
     *,
     memory_mb: int | None = None,
-    freeze_idle: bool = False,
+    freeze_idle: bool = True,
     hidden: tuple[str, ...] = (),
 ) -> MatchSettings:
     """The settings of a command's games (``memory_mb`` None: the default limits; ``hidden``:

@@ -18,7 +18,6 @@ from arena.config import TournamentConfig, load_config
 from arena.config.model import in_store_folder, store_folder_problem
 from arena.errors import ArenaError
 from arena.limits import AffinityMode, SandboxMode
-from arena.referee.match import TOO_LOADED_HINT
 from arena.tournament.affinity import core_count
 from arena.tournament.executors import executor_names
 
@@ -187,8 +186,6 @@ def _summarise(
         f"{plural(len(result.harness_errors), 'harness error')}{replayed}"
         f". Results: {escape(str(config.db))}"
     )
-    if any(TOO_LOADED_HINT in error for error in result.harness_errors):
-        console.print(f"The machine was too loaded to referee in wall time: {TOO_LOADED_HINT}.")
     repeats = result.distinct * 2 < result.total and not config.opening_plies
     console.print(
         f"{result.distinct} distinct {'game' if result.distinct == 1 else 'games'}"

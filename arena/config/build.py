@@ -145,7 +145,7 @@ def build(
                 ctx.choice(top, "affinity", "affinity", [m.value for m in AffinityMode])
             )
 
-    freeze_idle = ctx.flag(top, "freeze_idle", "freeze_idle") if "freeze_idle" in top else False
+    freeze_idle = ctx.flag(top, "freeze_idle", "freeze_idle") if "freeze_idle" in top else True
 
     executor = DEFAULT_EXECUTOR
     if "executor" in top:

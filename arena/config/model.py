@@ -64,8 +64,9 @@ class TournamentConfig:
     """How bots are isolated (resolved where the bots run: ``auto`` is shipped as is)."""
     affinity: AffinityMode = AffinityMode.AUTO
     """Whether each match is pinned to one core."""
-    freeze_idle: bool = False
-    """Stop the bot that is not on move (all its processes, with a cgroup); record CPU times."""
+    freeze_idle: bool = True
+    """Stop the bot that is not on move once its opponent has thought a moment (all its
+    processes); false lets bots think on their opponent's time."""
     executor: str = DEFAULT_EXECUTOR
     """Where matches run: a name of :data:`arena.tournament.executors.EXECUTORS`."""
     force_workers: bool = False

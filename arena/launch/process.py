@@ -89,6 +89,8 @@ class BotProcess:
         """Under bubblewrap, until the bot's first line: its FIFOs may not be open yet."""
         self._tmp_fd = -1  # the bot's /tmp, open for fstatvfs (bwrap's is visible only through it)
         self._stopped: set[int] = set()  # what ``freeze`` stopped outside the process group
+        self.frozen = False
+        """Whether ``freeze`` stopped it (``thaw`` then has work to do)."""
         self._schedstats = procfs.KeptSchedstats()  # its threads' files, while it runs
         self.tap: Tap | None = None
         """Optional transcript hook (see ``Tap``)."""
@@ -98,12 +100,6 @@ class BotProcess:
     def pid(self) -> int:
         return self.proc.pid if self.proc is not None else -1
 
-    def _cgroup_thread_ids(self) -> list[int] | None:
-        """The threads its cgroup lists (every process it has, wherever it went); None without
-        a cgroup to ask."""
-        cgroup = self.plan.cgroup
-        return cgroup.thread_ids() if cgroup is not None else None
-
     def run_delay_ns(self) -> int:
         """How long the bot's threads have waited for a CPU so far (``schedstat``), in ns: those
         its cgroup lists (``BotCgroup.run_delay_ns``), else its process tree's."""
@@ -111,15 +107,6 @@ class BotProcess:
         if cgroup is not None and (delay := cgroup.run_delay_ns(self._schedstats)) is not None:
             return delay
         return procfs.tree_run_delay_ns(self.pid)
-
-    def thread_states(self) -> dict[int, procfs.ThreadState]:
-        """Each of the bot's threads' CPU time, run-queue wait and whether it is runnable (the
-        threads ``run_delay_ns`` reads, ``KeptSchedstats.states``): for the referee's probe after
-        a missed deadline, which samples them to see a wait still going on."""
-        tids = self._cgroup_thread_ids()
-        if tids is None:
-            tids = procfs.tree_thread_ids(self.pid)
-        return self._schedstats.states(tids)
 
     @property
     def running(self) -> bool:
@@ -244,6 +231,7 @@ class BotProcess:
         of its tree and (without bubblewrap) to each process that carries its token, which finds a
         double-forked daemon too. Only one that left all three (a new session, a new parent and an
         empty environment, possible without a cgroup and without bubblewrap only) keeps running."""
+        self.frozen = True
         if self._frozen_whole(True):
             return
         self._signal_group(signal.SIGSTOP)
@@ -257,7 +245,10 @@ class BotProcess:
         self._stopped = stopped
 
     def thaw(self) -> None:
-        """Undo ``freeze``: every process it stopped runs again."""
+        """Undo ``freeze``: every process it stopped runs again (nothing to do if not frozen)."""
+        if not self.frozen:
+            return
+        self.frozen = False
         if self._frozen_whole(False):
             return
         self._signal_group(signal.SIGCONT)

@@ -15,10 +15,8 @@ import ctypes
 import fcntl
 import os
 import termios
-import threading
 import time
 from collections.abc import Iterable, Sequence
-from typing import NamedTuple
 
 __all__ = [
     "stat_fields",
@@ -34,9 +32,7 @@ __all__ = [
     "tree_work_ns",
     "tree_run_delay_ns",
     "threads_run_delay_ns",
-    "own_run_delay_ns",
     "KeptSchedstats",
-    "ThreadState",
     "unread_bytes",
     "die_with_parent",
 ]
@@ -243,14 +239,6 @@ def threads_run_delay_ns(tids: Iterable[int]) -> int:
     return total
 
 
-def own_run_delay_ns() -> int:
-    """How long the calling thread has waited for a CPU so far (its ``schedstat``), in ns: the
-    referee's own waiting, which makes it see a reply late that may have come in time. Read
-    through a file kept open (``_OWN``: the referee asks at the start of most moves of a bot
-    that takes its time, and opening it by its path costs several times the read)."""
-    return _run_delay(_OWN._read(threading.get_native_id()))
-
-
 def tree_thread_ids(pid: int) -> list[int]:
     """The thread ids of ``pid``'s tree (``tree_run_delay_ns``'s threads)."""
     return [int(task) for p in (pid, *descendants(pid)) for task in _tasks(p) if task.isdigit()]
@@ -265,21 +253,11 @@ def _run_delay(schedstat: bytes | None) -> int:
     return 0
 
 
-class ThreadState(NamedTuple):
-    """One thread's ``schedstat`` (its CPU time, its run-queue wait, how many times it got a CPU)
-    and whether it is runnable (state ``R`` in its ``stat``: running, or waiting for a CPU)."""
-
-    cpu_ns: int
-    delay_ns: int
-    runs: int
-    runnable: bool
-
-
 class KeptSchedstats:
     """The ``schedstat`` files of one bot's threads, kept open from move to move.
 
-    The referee reads its threads' run-queue wait at the start of most moves of a bot that takes
-    its time; opening ``/proc/<tid>/schedstat`` by its path costs about five times the ``pread``
+    The referee reads its threads' run-queue wait on every move of a bot that takes its time;
+    opening ``/proc/<tid>/schedstat`` by its path costs about five times the ``pread``
     of a file kept open. A file whose thread is gone stops reading: it is closed and opened again
     once (its tid may name a new thread since), and files of threads no longer listed are closed.
     At most ``MAX_FILES`` stay open (a bot's further threads are read by their path), so that the
@@ -320,20 +298,6 @@ class KeptSchedstats:
                 return None
         return total
 
-    def states(self, tids: Sequence[int]) -> dict[int, ThreadState]:
-        """The ``ThreadState`` of each of ``tids`` that can be read (its ``schedstat`` through the
-        kept file, its ``stat`` by its path): what the referee samples after a missed deadline,
-        to see a wait the kernel has not yet added to the run-queue delay."""
-        found = {}
-        for tid in tids:
-            fields = (self._read(tid) or b"").split()
-            stat = stat_fields(tid)
-            if len(fields) >= 3 and stat:
-                with contextlib.suppress(ValueError):
-                    cpu, delay, runs = int(fields[0]), int(fields[1]), int(fields[2])
-                    found[tid] = ThreadState(cpu, delay, runs, stat[0] == b"R")
-        return found
-
     def _read(self, tid: int) -> bytes | None:
         for _attempt in range(2):
             fd = self._fds.get(tid)
@@ -361,11 +325,6 @@ class KeptSchedstats:
         for tid in list(self._fds):
             self._drop(tid)
         self.tids = ()
-
-
-_OWN = KeptSchedstats()
-"""The ``schedstat`` files of this process's threads that asked ``own_run_delay_ns``."""
-os.register_at_fork(after_in_child=_OWN.close)  # the parent's threads are not the child's
 
 
 def unread_bytes(fd: int) -> int:

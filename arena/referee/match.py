@@ -7,12 +7,12 @@ for its next game, so that nothing it did (a late answer, a half-written line) c
 next game. A fault's detail quotes what the bot wrote (escaped, cut short) or says that nothing
 arrived, so that the bot's author can see what went wrong.
 
-Two things are never charged to a bot. A line it wrote before reading its ``turn`` is not an
-answer to that turn, whether it was already in the bot's stdout when the turn was about to be
-sent or arrives after it (its input still holds the unread ``turn`` when the line arrives): it
-is a line when no reply was due. And a reply that the
-referee saw late because the referee itself was not running (a stopped or starved worker) cannot
-be timed: the game is replayed from the start with fresh processes.
+A line a bot wrote before reading its ``turn`` is not an answer to that turn, whether it was
+already in the bot's stdout when the turn was about to be sent or arrives after it (its input
+still holds the unread ``turn`` when the line arrives): it is a line when no reply was due. How
+a move is timed and whose fault a late one is: ``arena.referee.clock`` and
+``arena.referee.blame``; a game the machine spoiled is played again as if nothing had happened
+(``Match.play``).
 
 The per-ply loop is the harness's hot path: it is written out in ``_play_plies`` with the board kept
 as a ``bytearray`` of protocol characters and the rules engine's bitboards
@@ -30,21 +30,12 @@ import termios
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TypeVar
 
 from arena.botspec import BotSpec
 from arena.launch import procfs
 from arena.launch.process import BotProcess, Channels, WaitStatus, tapped_io
 from arena.launch.sandbox import plan_launch, resolve_mode
-from arena.limits import (
-    CPU_WALL_FACTOR,
-    CPU_WALL_MARGIN_MS,
-    KeepBots,
-    Limits,
-    Measure,
-    SandboxMode,
-    TimeControl,
-)
+from arena.limits import QUICK_MS, KeepBots, Limits, Measure, SandboxMode, TimeControl
 from arena.protocol import (
     FEATURES,
     NO_LAST_MOVE,
@@ -55,33 +46,12 @@ from arena.protocol import (
     parse_ready,
     parse_reply,
     parse_want,
-    turn_line,
-    turn_suffix,
 )
 from arena.records import GameRecord
 from arena.referee import verdicts as faults
+from arena.referee.blame import LoadReading, MachineFault, judge_cap, too_loaded
+from arena.referee.clock import MoveClock, wall_cap_ns
 from arena.referee.keeper import BotKeeper, Kept
-from arena.referee.load import (
-    LOAD_PROBE_MS,
-    PACED_SHARE,
-    SAMPLE_NS,
-    STALL_MS,
-    STALL_NS,
-    STARVED_SHARE,
-    TOO_LOADED_HINT,
-    LoadReading,
-    Stalled,
-    Starved,
-    WaitWatch,
-    check_stall,
-    check_starved_start,
-    check_waited,
-    mostly_waiting,
-    read_load,
-    still_going,
-    too_loaded,
-    waited_for_others,
-)
 from arena.referee.position import PLY_MOVES, Position, canonical
 from arena.rules import CELLS, Board, Move, Reason, Role
 
@@ -91,19 +61,14 @@ __all__ = [
     "play_match",
     "play_person",
     "alternating_order_seats",
-    "STALL_MS",
     "MAX_REPLAYS",
-    "LOAD_PROBE_MS",
-    "STARVED_SHARE",
-    "PACED_SHARE",
-    "TOO_LOADED_HINT",
     "REPLAYED",
 ]
 
 MAX_REPLAYS = 3
-"""Stalls in one game after which the referee gives up: the machine cannot referee fairly."""
+"""Times one game is spoiled by the machine (``MachineFault``) before the referee gives up."""
 REPLAYED = "replayed: "
-"""How a game's detail says that it was replayed (the machine too loaded to time a move)."""
+"""How a game's detail says that it was replayed (the machine held a bot back)."""
 
 
 @dataclass(frozen=True)
@@ -116,10 +81,10 @@ class MatchSettings:
     """Resource limits of each bot process."""
     sandbox: SandboxMode = SandboxMode.AUTO
     """How bots are isolated (``auto``: bubblewrap where it works)."""
-    freeze_idle: bool = False
-    """Freeze the bot that is not on move (it cannot think on its opponent's time), and record
-    the CPU time of each move (of the whole bot: its cgroup's, else its process tree's, in
-    nanoseconds' resolution). See ``BotProcess.freeze`` for what is frozen where."""
+    freeze_idle: bool = True
+    """Freeze the bot that is not on move once the mover has thought for ``QUICK_MS``: no bot
+    runs on its opponent's time, nor can it be the load that makes its opponent late. See
+    ``BotProcess.freeze`` for what is frozen where; ``arena.referee.clock`` for the cost."""
     startup_attempts: int = 2
     """After this many failed start-ups in a row, a bot is not started again in this match: its
     remaining games are lost by ``startup`` at once instead of costing the allowance each."""
@@ -194,6 +159,10 @@ class Match:
     ) -> None:
         self.settings = settings or MatchSettings()
         self.seed = seed
+        self._fresh_seed = seed
+        self._since_fresh: list[tuple[int, tuple[str, ...]]] = []
+        """The games played since both bots were last as new processes started at
+        ``_fresh_seed``: what a replay plays again first (``play``)."""
         self.keeper = keeper
         """Where this match takes its bots' processes from and gives them back to, ready, at its
         end (None: each is started here and quit at the end)."""
@@ -287,11 +256,14 @@ class Match:
         bot that asked for ``match`` is told the seed of its first process in such a match (and
         resets there), the records carry ``seed``. A bot that did not ask plays on as it is.
         Lets one match play a tournament's consecutive chunks (``GameSlot.seed``)."""
+        fresh = all(seat.process is None or "match" in seat.wants for seat in self.seats)
         self.seed = seed
         for seat in self.seats:
             seat.starts = 0
             seat.seed = self._process_seed(seat)
             seat.starts = int(seat.process is not None)
+        if fresh:  # from here on, the games are those of new processes started at ``seed``
+            self._fresh_seed, self._since_fresh = seed, []
 
     def resets_at_match(self) -> bool:
         """Whether both bots' processes asked for ``match``: they then play the games after a
@@ -363,12 +335,12 @@ class Match:
             problem = self._start(seat)
             if problem is not None:
                 failures.append(self._startup_failed(seat, problem))
-        deadline = time.perf_counter_ns() + self.settings.time_control.startup_ms * 1_000_000
+        began = time.perf_counter_ns()
         starting = [seat.process for seat in pending if seat.process is not None]
         for seat in pending:
             if seat.process is not None and not seat.ready:
                 companions = [p for p in starting if p is not seat.process]
-                self._await_ready(seat, deadline, failures, companions)
+                self._await_ready(seat, began, failures, companions)
         if failures:
             raise failures[0]
 
@@ -385,15 +357,19 @@ class Match:
     def _await_ready(
         self,
         seat: _Seat,
-        deadline: int,
+        began: int,
         failures: list[_GameOver],
         companions: Sequence[BotProcess] = (),
     ) -> None:
-        """Wait for one seat's `ready`; faults of either seat meanwhile go to ``failures``.
-        ``companions``: the bots started beside it (``check_starved_start``)."""
+        """Wait for one seat's `ready`, started at ``began`` (``perf_counter_ns``) and timed as a
+        move is (``arena.referee.blame``); faults of either seat meanwhile go to ``failures``.
+        ``companions``: the bots started beside it, whose CPU is not the machine's load."""
         process = seat.process
         assert process is not None
         allowance = self.settings.time_control.startup_ms
+        on_cpu = self.settings.time_control.measure is Measure.CPU
+        allowed_ns = allowance * 1_000_000
+        deadline = began + (wall_cap_ns(allowed_ns) if on_cpu else allowed_ns)
         wants: set[str] = set()
         while True:
             status, line, culprit = self.channels.wait_line(process, deadline)
@@ -411,6 +387,11 @@ class Match:
         # A line after `ready` (EXTRA) stays in its buffer: a line when no reply was due, which
         # `_begin` reports, as it does when that line comes a moment later.
         started = status is WaitStatus.LINE or status is WaitStatus.EXTRA
+        used = process.cpu_ns() if on_cpu and started else 0
+        if used > allowed_ns:
+            detail = f"used {used / 1e6:.0f} ms of CPU to start (limit {allowance} ms)"
+            failures.append(self._startup_failed(seat, detail))
+            return
         if started and (name := parse_ready(line)) is not None:
             seat.display_name = name
             process.expecting = False
@@ -418,11 +399,15 @@ class Match:
             seat.ready = True
             seat.failed_startups = 0
             return
-        problem = faults.startup_problem(status, line, process, allowance)
-        if status is WaitStatus.TIMEOUT:
-            check_stall(process, deadline, "the start-up allowance")
-            began = deadline - allowance * 1_000_000
-            problem += check_starved_start(process, began, companions)
+        waited_ms = (deadline - began) // 1_000_000
+        problem = faults.startup_problem(status, line, process, waited_ms)
+        if status is WaitStatus.TIMEOUT and on_cpu:
+            if (used := process.cpu_ns()) > allowed_ns:
+                problem += f"; it used {used / 1e6:.0f} ms of CPU"
+            else:
+                beside = sum(companion.cpu_ns() for companion in companions)
+                start = LoadReading(0, 0, began)  # its processes are new: all of it is the start's
+                problem += judge_cap(process, start, "its start-up", beside)
         failures.append(self._startup_failed(seat, problem))
 
     def _fault_outside_turn(
@@ -438,14 +423,9 @@ class Match:
     def _seat_of(self, process: BotProcess | None) -> _Seat:
         return self.seats[0] if self.seats[0].process is process else self.seats[1]
 
-    # --- freezing the idle bot ------------------------------------------------------------------
-    def _freeze(self, seat: _Seat) -> None:
-        """Stop the whole bot, every descendant (``BotProcess.freeze``: its cgroup's freezer)."""
-        if seat.process is not None:
-            seat.process.freeze()
-
     def _continue(self, seat: _Seat) -> None:
-        if self.settings.freeze_idle and seat.process is not None:
+        """Thaw a seat's bot if the move clock froze it (``BotProcess.freeze``)."""
+        if seat.process is not None:
             seat.process.thaw()
 
     # --- a game ---------------------------------------------------------------------------------
@@ -457,41 +437,40 @@ class Match:
         plies Chaos moves first. The record keeps them in ``opening``, apart from the bots' own
         ``moves``. Raises ValueError for an opening that breaks the rules or makes five.
 
-        A game during which the referee itself was not running at a deadline is replayed (at most
-        ``MAX_REPLAYS`` times, then HarnessError): the record's detail says so.
+        A game the machine spoiled (``MachineFault``) is played again as a run without the
+        trouble would have played it: both bots restarted afresh, and the games since they last
+        were fresh played again unrecorded, so that they are where they were. At most
+        ``MAX_REPLAYS`` times, then ``HarnessError``; the record's detail says it was replayed.
         """
         start = Position.from_opening(opening) if opening else _EMPTY_BOARD
-        record, stalls = self._replaying(
-            lambda: self._play_game(order_seat, opening, start), self.seats
-        )
-        if stalls:
-            replayed = f"{REPLAYED}{'; '.join(stalls)}"
+        spoiled: list[str] = []
+        while True:
+            try:
+                if spoiled:
+                    self._replay_since_fresh()
+                record = self._play_game(order_seat, opening, start)
+                break
+            except MachineFault as fault:
+                spoiled.append(fault.detail)
+                if len(spoiled) >= MAX_REPLAYS:
+                    raise too_loaded(spoiled) from None
+        self._since_fresh.append((order_seat, tuple(opening)))
+        if spoiled:
+            replayed = f"{REPLAYED}{'; '.join(spoiled)}"
             record.detail = f"{record.detail}; {replayed}" if record.detail else replayed
         return record
 
-    def _replaying(
-        self,
-        attempt: Callable[[], _T],
-        seats: Sequence[_Seat],
-        again: Callable[[], None] | None = None,
-    ) -> tuple[_T, list[str]]:
-        """``attempt()``, tried again while the referee stalls (``Stalled``: it cannot judge a
-        deadline fairly) with ``seats``' bots restarted, at most ``MAX_REPLAYS`` times, then
-        ``HarnessError``; its result and the stalls. ``again``: what to do before each retry."""
-        stalls: list[str] = []
-        while True:
-            try:
-                return attempt(), stalls
-            except Stalled as stall:
-                for seat in seats:  # fresh processes: whatever they were doing is moot
-                    self._stop(seat, graceful=False)
-                    seat.stderr_left = ""
-                stalls.append(stall.detail)
-                if len(stalls) >= MAX_REPLAYS:
-                    hint = stall.hint if isinstance(stall, Starved) else None
-                    raise too_loaded(stalls, hint) from None
-                if again is not None:
-                    again()
+    def _replay_since_fresh(self) -> None:
+        """Restart both bots as they were last started afresh (the match's start, or a
+        ``reseed`` both reset at) and play the games since then again, unrecorded."""
+        for seat in self.seats:
+            self._stop(seat, graceful=False)
+            seat.starts = seat.failed_startups = 0
+            seat.stderr_left = ""
+        self.seed = self._fresh_seed
+        for order_seat, opening in self._since_fresh:
+            start = Position.from_opening(opening) if opening else _EMPTY_BOARD
+            self._play_game(order_seat, opening, start)
 
     def _play_game(self, order_seat: int, opening: Sequence[str], start: Position) -> GameRecord:
         order, chaos = self.seats[order_seat], self.seats[1 - order_seat]
@@ -506,12 +485,9 @@ class Match:
             measure=self.settings.time_control.measure.value,
             clock_start_ms=self.settings.time_control.clock_ms,
         )
-        if self.settings.freeze_idle:
-            record.cpu_ms = []
         try:
             self._ensure_ready((order, chaos))
-            first_mover = chaos if start.ply & 1 else order
-            self._begin(order, chaos, first_mover)
+            self._begin(order, chaos)
             winner, reason = self._play_plies(order, chaos, record, start)
             record.winner, record.reason = winner, reason
             if (excess := _limit_fault(order, chaos)) is not None:
@@ -530,7 +506,7 @@ class Match:
         self._finish(order, chaos, record)
         return record
 
-    def _begin(self, order: _Seat, chaos: _Seat, first_mover: _Seat) -> None:
+    def _begin(self, order: _Seat, chaos: _Seat) -> None:
         idle = self.channels.check_idle()
         if idle is not None:
             raise self._fault_outside_turn(self._seat_of(idle[1]), idle[0])
@@ -542,8 +518,6 @@ class Match:
                 raise self._fault_outside_turn(seat)
             if not seat.process.send(self._game_lines(seat, role)):
                 raise _GameOver(seat, Reason.CRASH, "exited (could not write `game` to it)")
-        if self.settings.freeze_idle:
-            self._freeze(chaos if first_mover is order else order)
 
     def _game_lines(self, seat: _Seat, role: Role) -> bytes:
         """``game <role>`` and the lines of the extensions the bot asked for: ``match <seed>``
@@ -580,40 +554,23 @@ class Match:
         whether it had read its ``turn`` (two system calls per ply: the price of never taking a
         stale line for a move, whoever the scheduler runs first).
 
-        Time: each move has a budget (``move_ms``, or what is left on the mover's clock) plus
-        ``margin_ms``. In wall mode the reply must arrive within it; under ``measure: cpu`` the
-        reply may take up to ``CPU_WALL_FACTOR`` times it plus ``CPU_WALL_MARGIN_MS`` in wall
-        time, and the CPU the bot's tree used since its previous reply (one clock read per move)
-        must fit it. Under a clock the time used is taken off the clock, the increment added.
+        A reply within ``QUICK_MS`` costs nothing more. For a move still thinking then, the move
+        clock (``arena.referee.clock``) freezes the idle bot and reads the mover's clocks, so
+        that the rest of the move is charged its CPU time.
         """
         seats = (order, chaos)
-        tc = self.settings.time_control
-        clocked = tc.clock_ms is not None
-        on_cpu = tc.measure is Measure.CPU
-        margin_ns = tc.margin_ms * 1_000_000
-        increment_ns = tc.increment_ms * 1_000_000
-        budget_ns = tc.budget_ms * 1_000_000
-        clocks = [budget_ns, budget_ns]  # each role's clock left, when clocked
-        prefix, suffix = TURN_PREFIX, turn_suffix(tc.move_ms)
+        timer = MoveClock(self.settings.time_control, self.settings.freeze_idle)
+        prefix = TURN_PREFIX
         board = bytearray(start.board)
         bits = list(start.bits)
         occupied = start.occupied
         last = start.last
         moves = record.moves
-        elapsed_ns: list[int] = []
-        left_ns: list[int] = []  # record.clock_ms when clocked
-        cpu: list[float] = []  # record.cpu_ms when freeze_idle
-        # Each bot's CPU clock (its cgroup's, else its tree's) as last read: its CPU time up to its
-        # previous reply (one reading per move instead of two: with freeze_idle it does nothing in
-        # between, and under measure: cpu what it did on its opponent's time is charged to its next
-        # move).
-        cpu_marks: list[int | None] = [None, None]
-        freeze = self.settings.freeze_idle
+        charged: list[int] = []
         # The fast path takes one read as the line only when it is one line within the limit
         # (its newline included); anything longer goes to wait_line, which says it is overlong.
         line_cap = self.settings.limits.line_bytes + 1
-        read_cpu = freeze or on_cpu
-        watch_load = not on_cpu  # wall mode: a late reply may be the load's doing
+        quick_ms, quick_ns = QUICK_MS, QUICK_MS * 1_000_000
         wait_line = self.channels.wait_line
         poll = self.channels.poll
         perf_ns = time.perf_counter_ns
@@ -629,23 +586,10 @@ class Match:
                 seat = seats[side]
                 process = seat.process
                 assert process is not None  # a bot stopped during a game has ended it
-                if freeze:
-                    self._continue(seat)
-                if read_cpu and cpu_marks[side] is None:  # its first move in this game
-                    cpu_marks[side] = process.cpu_ns()
-                if clocked:
-                    budget_ns = clocks[side]
-                    suffix = turn_suffix(budget_ns // 1_000_000)
-                allowed_ns = budget_ns + margin_ns
-                wall_ns = allowed_ns if not on_cpu else _cpu_wall_cap(allowed_ns)
-                if watch_load:
-                    # The run-queue baseline of a bot that has used a good part of its time on
-                    # some move (or whose pace is unknown): a late reply is then judged on the
-                    # CPU it waited for in this move. A bot that always answers at once costs
-                    # nothing here.
-                    paced = seat.move_ns < 0 or seat.move_ns * PACED_SHARE >= budget_ns
-                    seat.load_mark = read_load(process) if paced else None
-                message = prefix + board + b" " + last + suffix
+                if process.frozen:
+                    process.thaw()
+                wall_ns = timer.turn(side, process)
+                message = prefix + board + b" " + last + timer.suffix
                 in_fd, out_fd = process.stdin_fd, process.stdout_fd
                 # Anything in its stdout before its `turn` is sent is no answer to it, even if the
                 # bot reads that `turn` before the referee reads the line (FIONREAD below).
@@ -660,47 +604,26 @@ class Match:
                 if written != len(message):
                     raise _GameOver(seat, *faults.send_failure(process))
                 line = None
-                events = poll(-(-wall_ns // 1_000_000))
+                events = poll(quick_ms)
                 if len(events) == 1 and events[0][0] == out_fd and not process.outbuf:
                     data = read(out_fd, 65536)
                     if 0 < len(data) <= line_cap and data.find(b"\n") == len(data) - 1:
                         line = data[:-1]
                     else:
                         process.outbuf += data
-                if line is None:
-                    status, line, culprit = wait_line(process, started + wall_ns)
+                if line is None:  # more than one line, stderr too, or nothing yet
+                    status, line, culprit = wait_line(process, started + min(quick_ns, wall_ns))
+                    if status is WaitStatus.TIMEOUT:
+                        timer.thinking(started, process, seats[1 - side].process)
+                        status, line, culprit = wait_line(process, started + wall_ns)
                     if status is not WaitStatus.LINE:
-                        self._wait_fault(
-                            seat, status, line, culprit, started + wall_ns, budget_ns,
-                            cpu_marks[side],
-                        )  # fmt: skip
+                        self._wait_fault(seat, status, line, culprit, started, wall_ns, timer)
                 ioctl(in_fd, fionread, unread)
                 if unread[0]:  # its `turn` was still unread when this line came: not an answer
                     raise _GameOver(seat, Reason.MALFORMED, faults.written_before_turn(line))
-                elapsed = perf_ns() - started
-                if elapsed > wall_ns:
-                    if elapsed - wall_ns > STALL_NS:
-                        raise Stalled(elapsed - wall_ns, f"the deadline of ply {ply + 1}")
-                    measured = (
-                        check_waited(process, seat.load_mark, elapsed - wall_ns)
-                        if watch_load
-                        else ""
-                    )
-                    detail = self._late(elapsed, budget_ns, False) + measured
-                    raise _GameOver(seat, Reason.TIMEOUT, detail)
-                if elapsed > seat.move_ns:
-                    seat.move_ns = elapsed
-                used = elapsed
-                if read_cpu:
-                    cpu_now = process.cpu_ns()
-                    cpu_ns = max(cpu_now - (cpu_marks[side] or cpu_now), 0)
-                    cpu_marks[side] = cpu_now
-                    if freeze:
-                        cpu.append(round(cpu_ns / 1e6, 3))
-                    if on_cpu:
-                        used = cpu_ns
-                        if used > allowed_ns:
-                            raise _GameOver(seat, Reason.TIMEOUT, self._late(used, budget_ns, True))
+                used = timer.replied(perf_ns() - started, process)
+                if used > timer.allowed_ns:
+                    raise _GameOver(seat, Reason.TIMEOUT, timer.late(used))
                 move = PLY_MOVES.get(line)
                 if move is None:
                     reply = parse_reply(line)
@@ -718,33 +641,16 @@ class Match:
                 board[move.cell] = move.char
                 last = move.token
                 moves.append(move.text)
-                elapsed_ns.append(used)
-                if clocked:  # lateness within the margin leaves the clock at 0, not below
-                    clocks[side] = max(budget_ns - used, 0) + increment_ns
-                    left_ns.append(clocks[side])
-                if freeze:
-                    self._freeze(seat)
+                charged.append(used)
+                timer.charge(used)
                 for window in move.windows:
                     if mine & window == window:
                         return Role.ORDER, Reason.FIVE
             return Role.CHAOS, Reason.FULL
         finally:
-            record.ms = [round(t / 1e6, 3) for t in elapsed_ns]
-            if freeze:
-                record.cpu_ms = cpu
-            if clocked:
-                record.clock_ms = [round(t / 1e6, 3) for t in left_ns]
-
-    def _late(self, used_ns: int, budget_ns: int, on_cpu: bool) -> str:
-        """The detail of a move that took longer than it had (CPU or wall, move or clock)."""
-        tc = self.settings.time_control
-        if tc.clock_ms is None and not on_cpu:
-            return faults.late(used_ns, tc.move_ms)
-        what = "used" if on_cpu else faults.ANSWERED_AFTER
-        cpu = " of CPU" if on_cpu else ""
-        limit = f"{budget_ns / 1e6:.1f} ms left on its clock" if tc.clock_ms else f"{tc.move_ms} ms"
-        margin = f" + margin {tc.margin_ms} ms" if tc.margin_ms else ""
-        return f"{what} {used_ns / 1e6:.1f} ms{cpu} (limit {limit}{margin})"
+            record.ms = [round(t / 1e6, 3) for t in charged]
+            if timer.clocked:
+                record.clock_ms = [round(t / 1e6, 3) for t in timer.left]
 
     def _wait_fault(
         self,
@@ -752,39 +658,20 @@ class Match:
         status: WaitStatus,
         line: bytes,
         culprit: BotProcess | None,
-        deadline_ns: int,
-        budget_ns: int,
-        cpu_mark: int | None = None,
+        started_ns: int,
+        wall_ns: int,
+        timer: MoveClock,
     ) -> None:
-        """Raise the fault that a wait for ``seat``'s reply ended with (``Stalled`` when the
-        referee cannot tell, or when the bot was late because the machine would not run it).
-        ``cpu_mark``: under ``measure: cpu``, the bot's CPU clock its move is counted from."""
+        """Raise the fault that a wait for ``seat``'s reply ended with (``MachineFault`` when the
+        machine, not the bot, kept the reply from coming: ``arena.referee.blame``)."""
         process = seat.process
         assert process is not None
         if status is WaitStatus.TIMEOUT:
             crashed = faults.silent_crash(process)
             if crashed is not None:
                 raise _GameOver(seat, Reason.CRASH, crashed)
-            check_stall(process, deadline_ns, "a move's deadline")
-            tc = self.settings.time_control
-            on_cpu = tc.measure is Measure.CPU
-            if on_cpu and cpu_mark is not None:
-                used = process.cpu_ns() - cpu_mark
-                if used > budget_ns + tc.margin_ms * 1_000_000:
-                    detail = self._late(used, budget_ns, True)
-                    raise _GameOver(seat, Reason.TIMEOUT, f"{detail} without answering")
-            measured = self._check_starved(seat, budget_ns, deadline_ns)
-            silence = faults.silence(process, turn=True)
-            if on_cpu:
-                cap = _cpu_wall_cap(budget_ns + tc.margin_ms * 1_000_000) / 1e6
-                within = f"{cap:.0f} ms of wall time (the cap under measure: cpu)"
-            elif tc.clock_ms is not None:
-                within = f"the {budget_ns / 1e6:.1f} ms left on its clock"
-            else:
-                within = f"{tc.move_ms} ms"
-            if tc.margin_ms and not on_cpu:
-                within += f" + margin {tc.margin_ms} ms"
-            raise _GameOver(seat, Reason.TIMEOUT, f"no move within {within}: {silence}{measured}")
+            elapsed = time.perf_counter_ns() - started_ns
+            raise _GameOver(seat, Reason.TIMEOUT, timer.no_reply(process, elapsed))
         if status is WaitStatus.EOF:
             raise _GameOver(seat, Reason.CRASH, faults.exit_detail(process))
         if status is WaitStatus.OVERLONG:
@@ -795,46 +682,8 @@ class Match:
         # The other bot is at fault, while ``seat`` is on move and owes a reply.
         over = self._fault_outside_turn(self._seat_of(culprit), status)
         self._stop(over.culprit, graceful=False)
-        self._drop_owed_reply(seat, deadline_ns)
+        self._drop_owed_reply(seat, started_ns + wall_ns)
         raise over
-
-    def _check_starved(self, seat: _Seat, budget_ns: int, deadline_ns: int) -> str:
-        """Raise ``Starved`` if the bot, late, is late because it was waiting for a CPU; else
-        return what was measured, for the ``timeout``'s detail (``check_waited``).
-
-        Only a late move pays for this (nothing is read while bots are on time): from the
-        deadline, the referee waits up to ``LOAD_PROBE_MS`` (at most the move's own budget) more
-        for the reply, and reads the run-queue delay of the bot's threads (``schedstat``) at
-        both ends, sampling them every ``SAMPLE_NS`` meanwhile (``WaitWatch``) to add the
-        waits still going on at the end, which the kernel has not yet counted. The bot was held
-        back by the machine's load, and the game is replayed, not charged, when its threads
-        spent at least ``STARVED_SHARE`` of that time runnable but waiting for a CPU, or (where
-        the move has a baseline, ``_Seat.load_mark``) when they waited during the whole move at
-        least as long as it is now late. A bot that sleeps, blocks or computes past its time on
-        an idle machine waits for no CPU: it lost on time. The reply, late whatever happens, is
-        never taken.
-        """
-        process = seat.process
-        assert process is not None
-        probe_ns = max(min(budget_ns, LOAD_PROBE_MS * 1_000_000), 10_000_000)
-        watch = WaitWatch(process)
-        before = watch.reading()
-        end_ns = before.at_ns + probe_ns
-        while True:  # until the probe's end, or anything from the bot (its late reply, say)
-            next_ns = min(time.perf_counter_ns() + SAMPLE_NS, end_ns)
-            status, _line, _culprit = self.channels.wait_line(process, next_ns)
-            watch.sample()
-            if status is not WaitStatus.TIMEOUT or watch.at_ns >= end_ns:
-                break
-        after = watch.reading()
-        waited = waited_for_others(process, before, after)
-        span = after.at_ns - before.at_ns
-        if mostly_waiting(waited, span):
-            raise Starved(
-                f"the bot waited {waited / 1e6:.0f} ms for a CPU in the {span / 1e6:.0f} ms"
-                f" after its deadline{still_going(after)}"
-            )
-        return check_waited(process, seat.load_mark, after.at_ns - deadline_ns, after)
 
     def _drop_owed_reply(self, seat: _Seat, deadline_ns: int) -> None:
         """Wait (until the turn's deadline) for a reply that the other bot's fault made moot, and
@@ -850,7 +699,6 @@ class Match:
             self._stop(seat, graceful=False)
 
 
-_T = TypeVar("_T")
 _LINES = (WaitStatus.LINE, WaitStatus.EXTRA)  # a line came (and maybe more after it)
 
 
@@ -858,11 +706,6 @@ def _others(spec: BotSpec, private: tuple[str, ...]) -> tuple[str, ...]:
     """``private`` without ``spec``'s own paths (a file two bots share is each one's own)."""
     own = {os.path.realpath(path) for path in (spec.dir, *spec.named_files())}
     return tuple(path for path in private if os.path.realpath(path) not in own)
-
-
-def _cpu_wall_cap(allowed_ns: int) -> int:
-    """The wall-clock cap of a move whose CPU allowance is ``allowed_ns`` (``measure: cpu``)."""
-    return CPU_WALL_FACTOR * allowed_ns + CPU_WALL_MARGIN_MS * 1_000_000
 
 
 _EMPTY_BOARD = Position()  # read, never changed, by _play_plies
@@ -965,10 +808,8 @@ class _PersonMatch(Match):
         self.seats = (self.seats[0], _Seat(bot.renamed(person), 1, person=True))
         self.ask = ask
         self.on_move = on_move
-        self.clock_ns = self.settings.time_control.budget_ms * 1_000_000
-        """The bot's clock left (under a clock; the person has none)."""
         self.used_ns = 0
-        """The time charged for the bot's last move (wall or CPU, as measured)."""
+        """The time charged for the bot's last move (CPU or wall, as measured)."""
 
     def _play_plies(
         self, order: _Seat, chaos: _Seat, record: GameRecord, start: Position
@@ -976,13 +817,12 @@ class _PersonMatch(Match):
         """The person's game loop: the bot's moves judged as in a tournament (``_ask_bot``), the
         person's asked for; both timed, both told to ``on_move``."""
         bot, bot_role = (order, Role.ORDER) if not order.person else (chaos, Role.CHAOS)
+        timer = MoveClock(self.settings.time_control, freeze=False)
         board = Board()
         while (outcome := board.outcome) is None:
             started = time.perf_counter_ns()
             if board.turn is bot_role:
-                move, _stalls = self._replaying(
-                    lambda: self._ask_bot(bot, board), [bot], lambda: self._restart(bot, bot_role)
-                )
+                move = self._ask_bot_again(bot, bot_role, board, timer)
                 ms = round(self.used_ns / 1e6, 3)
             else:
                 move = self.ask(board.copy())
@@ -997,54 +837,54 @@ class _PersonMatch(Match):
                 self.on_move(move, role, ms)
         return outcome.winner, outcome.reason
 
+    def _ask_bot_again(self, seat: _Seat, role: Role, board: Board, timer: MoveClock) -> Move:
+        """The bot's move, asked again of the bot restarted when the machine held it back (a
+        person's moves cannot be played again)."""
+        spoiled: list[str] = []
+        while True:
+            try:
+                return self._ask_bot(seat, board, timer)
+            except MachineFault as fault:
+                spoiled.append(fault.detail)
+                self._stop(seat, graceful=False)
+                if len(spoiled) >= MAX_REPLAYS:
+                    raise too_loaded(spoiled) from None
+                self._restart(seat, role)
+
     def _restart(self, seat: _Seat, role: Role) -> None:
-        """Start the bot again mid-game (after a stall of the referee) and tell it its role."""
+        """Start the bot again mid-game and tell it its role."""
         self._ensure_ready((seat,))
         assert seat.process is not None
         if not seat.process.send(self._game_lines(seat, role)):
             raise _GameOver(seat, Reason.CRASH, "exited (could not write `game` to it)")
 
-    def _ask_bot(self, seat: _Seat, board: Board) -> Move:
+    def _ask_bot(self, seat: _Seat, board: Board, timer: MoveClock) -> Move:
         idle = self.channels.check_idle()  # a line written while the person was thinking
         if idle is not None:
             raise self._fault_outside_turn(seat, idle[0])
         process = seat.process
         assert process is not None
-        tc = self.settings.time_control
-        on_cpu = tc.measure is Measure.CPU
-        budget_ns = self.clock_ns if tc.clock_ms is not None else tc.move_ms * 1_000_000
-        allowed_ns = budget_ns + tc.margin_ms * 1_000_000
-        wall_ns = _cpu_wall_cap(allowed_ns) if on_cpu else allowed_ns
+        wall_ns = timer.turn(0, process)
         last = board.history[-1].token.encode() if board.history else NO_LAST_MOVE
-        message = turn_line(board.board_string().encode(), last, budget_ns // 1_000_000)
-        cpu0 = process.cpu_ns() if on_cpu else 0
-        seat.load_mark = None if on_cpu else read_load(process)
+        message = TURN_PREFIX + board.board_string().encode() + b" " + last + timer.suffix
         started = time.perf_counter_ns()
         if not process.send(message):
             raise _GameOver(seat, *faults.send_failure(process))
+        timer.thinking(started, process, None)  # no hot path here: every move read
         status, line, culprit = self.channels.wait_line(process, started + wall_ns)
         if status is not WaitStatus.LINE:
-            self._wait_fault(
-                seat, status, line, culprit, started + wall_ns, budget_ns, cpu0 if on_cpu else None
-            )
+            self._wait_fault(seat, status, line, culprit, started, wall_ns, timer)
         if procfs.unread_bytes(process.stdin_fd):
             raise _GameOver(seat, Reason.MALFORMED, faults.written_before_turn(line))
-        elapsed = time.perf_counter_ns() - started
-        if elapsed > wall_ns:
-            if elapsed - wall_ns > STALL_NS:
-                raise Stalled(elapsed - wall_ns, f"the deadline of ply {board.ply + 1}")
-            measured = check_waited(process, seat.load_mark, elapsed - wall_ns)
-            raise _GameOver(seat, Reason.TIMEOUT, self._late(elapsed, budget_ns, False) + measured)
-        used = process.cpu_ns() - cpu0 if on_cpu else elapsed
-        if used > allowed_ns:
-            raise _GameOver(seat, Reason.TIMEOUT, self._late(used, budget_ns, True))
+        used = timer.replied(time.perf_counter_ns() - started, process)
+        if used > timer.allowed_ns:
+            raise _GameOver(seat, Reason.TIMEOUT, timer.late(used))
         reply = parse_reply(line)
         if reply.move is None:
             assert reply.fault is not None
             raise _GameOver(seat, reply.fault, reply.detail)
         if not board.is_empty(reply.move.cell):
             raise _GameOver(seat, Reason.ILLEGAL, faults.occupied(reply.move.token))
+        timer.charge(used)
         self.used_ns = used
-        if tc.clock_ms is not None:
-            self.clock_ns = max(budget_ns - used, 0) + tc.increment_ms * 1_000_000
         return reply.move

@@ -193,8 +193,8 @@ def _differences(stored: Mapping[str, Any], wanted: Mapping[str, Any]) -> list[s
 
 
 def _shown(entries: Mapping[str, Any], key: str) -> str:
-    """An entry as the user wrote it; an unset one (null: a setting left at its default, as
-    ``measure: wall`` is stored) as ``(the default)``, a missing one as ``(not set)``."""
+    """An entry as the user wrote it; an unset one (null: a setting left at its default) as
+    ``(the default)``, a missing one as ``(not set)``."""
     if key not in entries:
         return "(not set)"
     return "(the default)" if entries[key] is None else json.dumps(entries[key])

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
@@ -23,7 +22,7 @@ from arena.botspec import BotSpec
 from arena.limits import AffinityMode
 from arena.records import GameRecord
 from arena.referee.match import REPLAYED, MatchSettings
-from arena.rules import RULES_VERSION, Reason
+from arena.rules import RULES_VERSION
 from arena.store.database import BotVersion, Store, VersionChange
 from arena.tournament.affinity import core_count
 from arena.tournament.capacity import fair_workers
@@ -227,11 +226,9 @@ def run_tournament(
         executor = make_executor(plan.executor, setup)
     else:
         executor = executor_factory(setup)
-    burst = StartupBurst()
     try:
         for attempt in range(1, MAX_ATTEMPTS + 1):
-            last = attempt == MAX_ATTEMPTS  # start-up faults are the bots' then
-            failed = _run_jobs(executor, jobs, store, observer, result, burst, last)
+            failed = _run_jobs(executor, jobs, store, observer, result)
             if not failed:
                 break
             done = store.completed_slots()
@@ -261,90 +258,22 @@ def _workers(plan: TournamentPlan, jobs: int, observer: TournamentObserver | Non
     return fair.workers
 
 
-class StartupBurst:
-    """Tells the harness's trouble from a bot's among start-up faults.
-
-    A bot that never starts is broken, and loses its games. But when bots that had started in
-    this run fail to start (``BOTS`` different ones within ``WINDOW_S``), the machine is
-    overloaded (too many workers, memory exhausted, a stalled disk): the start-up faults of
-    that round of jobs are the harness's trouble, not stored but replayed, and the run says
-    why. Start-up faults are therefore kept aside until the end of each round.
-    """
-
-    BOTS = 2
-    WINDOW_S = 30.0
-
-    def __init__(self) -> None:
-        self.started: set[str] = set()
-        self.faults: list[tuple[float, str]] = []
-        """(when, bot) of the round's start-up faults of bots that had started before."""
-
-    def seen(self, record: GameRecord) -> None:
-        """A game was stored: both bots started unless it ended by ``startup``."""
-        if record.reason is not Reason.STARTUP:
-            self.started.update((record.order, record.chaos))
-
-    def set_aside(self, record: GameRecord, now: float) -> bool:
-        """Whether to keep this game aside until the round ends: a start-up fault."""
-        if record.reason is not Reason.STARTUP:
-            return False
-        if record.loser_name in self.started:
-            self.faults.append((now, record.loser_name))
-        return True
-
-    def burst(self) -> list[str]:
-        """The bots of the round's largest burst (empty: none); then starts a new round."""
-        best: set[str] = set()
-        for start, _bot in self.faults:
-            bots = {bot for t, bot in self.faults if 0 <= t - start <= self.WINDOW_S}
-            best = max(best, bots, key=len)
-        self.faults = []
-        return sorted(best) if len(best) >= self.BOTS else []
-
-
 def _run_jobs(
     executor: MatchExecutor,
     jobs: list[MatchJob],
     store: Store,
     observer: TournamentObserver | None,
     result: TournamentResult,
-    burst: StartupBurst,
-    last: bool = False,
 ) -> list[MatchJob]:
-    """Play ``jobs``; the jobs to replay (failed, or with games that were the harness's).
-
-    ``last``: the run's last round, whose start-up faults are charged to their bots whatever
-    their timing (bots failing to start round after round, while other bots start, are not a
-    machine's passing overload: colluding bots could otherwise keep their games unplayed)."""
+    """Play ``jobs``; the jobs that failed (the harness's trouble), to be replayed."""
     by_key = {job.key: job for job in jobs}
     failed: dict[str, MatchJob] = {}
-    aside: list[GameDone] = []
     for batch in executor.execute(jobs):
-        games = [event for event in batch if isinstance(event, GameDone)]
-        now = time.monotonic()
-        kept: list[GameDone] = []
-        for event in games:
-            if event.recorded is None and not last and burst.set_aside(event.record, now):
-                aside.append(event)
-            else:
-                kept.append(event)
-        _store_games(kept, store, observer, result, burst)
+        _store_games([e for e in batch if isinstance(e, GameDone)], store, observer, result)
         for failure in batch:
             if isinstance(failure, JobFailed):
                 _record_failure(failure, store, observer, result)
                 failed[failure.key] = by_key[failure.key]
-    if aside:
-        bots = burst.burst()
-        if bots:
-            error = (
-                f"start-up failures of {', '.join(bots)}, which had started before, within"
-                f" {burst.WINDOW_S:.0f} s: the machine is overloaded (too many workers, too"
-                f" little memory?); {len(aside)} games are replayed, not charged"
-            )
-            _record_failure(JobFailed(aside[0].key, error), store, observer, result)
-            failed.update((event.key, by_key[event.key]) for event in aside)
-        else:  # a bot that failed alone: its own fault after all
-            _store_games(aside, store, observer, result, burst)
     return list(failed.values())
 
 
@@ -353,14 +282,12 @@ def _store_games(
     store: Store,
     observer: TournamentObserver | None,
     result: TournamentResult,
-    burst: StartupBurst,
 ) -> None:
     """Store the games a worker did not, and tell the new ones."""
     unrecorded = [event for event in games if event.recorded is None]
     stored = iter(store.add_games([(e.record, e.slot.index) for e in unrecorded]))
     for event in games:
         new = next(stored) if event.recorded is None else event.recorded
-        burst.seen(event.record)
         if new:  # told only once committed
             result.played += 1
             result.faults += event.record.reason.is_fault

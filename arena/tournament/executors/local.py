@@ -25,7 +25,6 @@ from typing import Protocol
 from arena.launch import procfs, reaper
 from arena.limits import KeepBots
 from arena.referee.match import MatchSettings
-from arena.rules import Reason
 from arena.tournament.affinity import plan_cores
 from arena.tournament.executors.base import (
     Event,
@@ -174,11 +173,7 @@ class _Batcher:
         """Record the games (when there is a sink), then tell the parent."""
         if not self.events:
             return
-        # A start-up fault is left to the parent, which alone sees whether bots fail to start
-        # all over the machine (the harness's trouble: replayed) or one bot does (its fault).
-        games = [
-            e for e in self.events if isinstance(e, GameDone) and e.record.reason != Reason.STARTUP
-        ]
+        games = [e for e in self.events if isinstance(e, GameDone)]
         if self.sink is not None and games:
             try:
                 recorded: Iterator[bool | None] = iter(self.sink(games))

@@ -1,0 +1,141 @@
+"""The move clock: what each move of a game may take and what it is charged, worded once.
+
+A move has a budget (``move_ms``, or what is left on the mover's game clock) plus ``margin_ms``.
+Under ``measure: cpu`` (the default) it is charged the CPU time of the bot's process tree and may
+take up to ``CPU_WALL_FACTOR`` times its allowance plus ``CPU_WALL_MARGIN_MS`` in wall time; under
+``measure: wall``, the wall time from its ``turn`` to its reply.
+
+A reply within ``QUICK_MS`` costs the referee nothing more: it is charged its wall time. A move
+still thinking then is the referee's business from there on: the idle bot is frozen (with
+``freeze_idle``) and the mover's CPU clock and run-queue delay read once, so that the rest of the
+move is charged its CPU time and, at the wall cap, ``arena.referee.blame`` can tell whose fault
+the wait was. Without ``freeze_idle`` the idle bot may think on its opponent's time, and under
+``measure: cpu`` what it spends there is charged to its next move (one clock read per move).
+"""
+
+from __future__ import annotations
+
+from arena.launch.process import BotProcess
+from arena.limits import CPU_WALL_FACTOR, CPU_WALL_MARGIN_MS, Measure, TimeControl
+from arena.protocol import turn_suffix
+from arena.referee import verdicts as faults
+from arena.referee.blame import LoadReading, judge_cap, read_load
+
+__all__ = ["MoveClock", "wall_cap_ns"]
+
+
+def wall_cap_ns(allowed_ns: int) -> int:
+    """The wall-clock cap of a move whose CPU allowance is ``allowed_ns`` (``measure: cpu``)."""
+    return CPU_WALL_FACTOR * allowed_ns + CPU_WALL_MARGIN_MS * 1_000_000
+
+
+class MoveClock:
+    """The time of the moves of one game, both sides'.
+
+    Per move: ``turn`` (the deadline), ``thinking`` (once the move is not quick), ``replied``
+    (what it is charged), ``charge`` (the move stands); ``late`` and ``no_reply`` word a
+    timeout."""
+
+    def __init__(self, tc: TimeControl, freeze: bool) -> None:
+        self.tc = tc
+        self.freeze = freeze
+        self.on_cpu = tc.measure is Measure.CPU
+        self.clocked = tc.clock_ms is not None
+        self.margin_ns = tc.margin_ms * 1_000_000
+        self.budget_ns = tc.budget_ms * 1_000_000
+        self.clocks = [self.budget_ns, self.budget_ns]  # each side's clock left, when clocked
+        self.left: list[int] = []  # the mover's clock after each move, when clocked
+        self.suffix = turn_suffix(tc.move_ms)
+        self.allowed_ns = self.budget_ns + self.margin_ns
+        self.side = 0
+        self.mark: LoadReading | None = None  # the mover's, once its move is not quick
+        self.quick_ns = 0  # the move's wall time up to ``mark``
+        # Without freeze_idle, each side's CPU clock at its previous reply: what it spends on
+        # its opponent's time is charged to its next move.
+        self.cpu_at: list[int | None] = [None, None]
+
+    def turn(self, side: int, process: BotProcess) -> int:
+        """A move of ``side`` begins: its wall-clock deadline, in ns from its ``turn``."""
+        self.side = side
+        self.mark = None
+        if self.clocked:
+            self.budget_ns = self.clocks[side]
+            self.suffix = turn_suffix(self.budget_ns // 1_000_000)
+            self.allowed_ns = self.budget_ns + self.margin_ns
+        if not self.on_cpu:
+            return self.allowed_ns
+        if not self.freeze and self.cpu_at[side] is None:
+            self.cpu_at[side] = process.cpu_ns()
+        return wall_cap_ns(self.allowed_ns)
+
+    def thinking(self, started_ns: int, mover: BotProcess, idle: BotProcess | None) -> None:
+        """The mover did not answer at once: freeze the idle bot, and read the mover's clocks."""
+        if self.mark is not None:
+            return
+        if self.freeze and idle is not None:
+            idle.freeze()
+        self.mark = read_load(mover)
+        self.quick_ns = self.mark.at_ns - started_ns
+
+    def used_ns(self, elapsed_ns: int, process: BotProcess) -> int:
+        """What the move of ``process`` has cost so far, ``elapsed_ns`` after its ``turn``."""
+        if not self.on_cpu:
+            return elapsed_ns
+        if not self.freeze:
+            before = self.cpu_at[self.side]
+            return process.cpu_ns() - (before or 0)
+        if self.mark is None:
+            return elapsed_ns  # a quick move
+        return self.quick_ns + process.cpu_ns() - self.mark.cpu_ns
+
+    def replied(self, elapsed_ns: int, process: BotProcess) -> int:
+        """The reply came ``elapsed_ns`` after the ``turn``: what the move is charged (over
+        ``allowed_ns``: a timeout, worded by ``late``)."""
+        used = self.used_ns(elapsed_ns, process)
+        if self.on_cpu and not self.freeze:
+            self.cpu_at[self.side] = (self.cpu_at[self.side] or 0) + used
+        return used
+
+    def charge(self, used_ns: int) -> None:
+        """The move stands: take its time off the mover's clock, and add the increment. Lateness
+        within the margin leaves the clock at 0, not below."""
+        if self.clocked:
+            left = max(self.budget_ns - used_ns, 0) + self.tc.increment_ms * 1_000_000
+            self.clocks[self.side] = left
+            self.left.append(left)
+
+    def late(self, used_ns: int) -> str:
+        """The detail of a move that took longer than it had."""
+        tc = self.tc
+        if not self.clocked and not self.on_cpu:
+            return faults.late(used_ns, tc.move_ms)
+        what = "used" if self.on_cpu else faults.ANSWERED_AFTER
+        cpu = " of CPU" if self.on_cpu else ""
+        if self.clocked:
+            limit = f"{self.budget_ns / 1e6:.1f} ms left on its clock"
+        else:
+            limit = f"{tc.move_ms} ms"
+        margin = f" + margin {tc.margin_ms} ms" if tc.margin_ms else ""
+        return f"{what} {used_ns / 1e6:.1f} ms{cpu} (limit {limit}{margin})"
+
+    def no_reply(self, process: BotProcess, elapsed_ns: int) -> str:
+        """The detail of a move with no reply by its wall-clock deadline; raises
+        ``MachineFault`` when the machine, not the bot, held it back (``blame.judge_cap``)."""
+        silence = faults.silence(process, turn=True)
+        if not self.on_cpu:
+            if self.clocked:
+                within = f"the {self.budget_ns / 1e6:.1f} ms left on its clock"
+            else:
+                within = f"{self.tc.move_ms} ms"
+            if self.tc.margin_ms:
+                within += f" + margin {self.tc.margin_ms} ms"
+            return f"no move within {within}: {silence}"
+        used = self.used_ns(elapsed_ns, process)
+        if used > self.allowed_ns:
+            return f"{self.late(used)} without answering"
+        assert self.mark is not None  # a move that reached its cap was not quick
+        measured = judge_cap(process, self.mark, "a move")
+        cap = wall_cap_ns(self.allowed_ns) / 1e6
+        return f"no move within {cap:.0f} ms of wall time (the cap under measure: cpu): " + (
+            f"{silence}{measured}"
+        )
