@@ -63,7 +63,9 @@ SANDBOX_MODES = [
     ),
 ]
 """The sandbox modes a test of bot processes runs in: ``bwrap`` only where bubblewrap works."""
-LEFTOVER_WAIT_S = 2.0
+LEFTOVER_WAIT_S = 10.0
+"""How long a killed bot may take to leave ``/proc``: a bwrap sandbox torn down on a busy machine
+takes seconds (waited for, not slept: the wait ends as soon as none is left)."""
 if os.geteuid() == 0:
     # As root, bots without bubblewrap run as an unprivileged user, who cannot reach pytest's
     # private temporary folders (0700) where the tests copy their bots: the suite runs them as

@@ -82,7 +82,7 @@ _ETC_ENTRIES = (
 _SYSTEM_DIRS = ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "opt")
 
 
-@dataclass
+@dataclass(kw_only=True)
 class LaunchPlan:
     """Everything ``subprocess.Popen`` needs to start one bot process."""
 
@@ -524,20 +524,49 @@ def plan_launch(
             argv += _io_command(list(spec.argv), nproc)
             env = _environment("/tmp", seed, token)  # the sandbox's own private /tmp
             return LaunchPlan(
-                argv, env, str(spec.dir), preexec, None, True, token, cgroup, io_dir, True, user,
-                passed,
-            )  # fmt: skip
+                argv=argv,
+                env=env,
+                cwd=str(spec.dir),
+                preexec=preexec,
+                scratch=None,
+                sandboxed=True,
+                token=token,
+                cgroup=cgroup,
+                io_dir=io_dir,
+                tmp_bounded=True,
+                user=user,
+                pass_fds=passed,
+            )
         scratch = tempfile.mkdtemp(prefix=f"arena-{spec.name[:20]}-", dir=reaper.scratch_root())
         bounded = os.geteuid() == 0 and _mount_tmpfs(scratch, limits.tmp_mb * _MB)
         if user is not None:
             os.chown(scratch, user.uid, user.gid)
         env = _environment(scratch, seed, token)
         return LaunchPlan(
-            list(spec.argv), env, str(spec.dir), preexec, scratch, False, token, cgroup, None,
-            bounded, user,
-        )  # fmt: skip
+            argv=list(spec.argv),
+            env=env,
+            cwd=str(spec.dir),
+            preexec=preexec,
+            scratch=scratch,
+            sandboxed=False,
+            token=token,
+            cgroup=cgroup,
+            tmp_bounded=bounded,
+            user=user,
+        )
     except BaseException:
-        LaunchPlan([], {}, "", _nothing, scratch, False, "", cgroup, io_dir, False, user).cleanup()
+        unstarted = LaunchPlan(
+            argv=[],
+            env={},
+            cwd="",
+            preexec=_nothing,
+            scratch=scratch,
+            sandboxed=False,
+            cgroup=cgroup,
+            io_dir=io_dir,
+            user=user,
+        )
+        unstarted.cleanup()  # whatever was made before the failure
         raise
 
 

@@ -122,8 +122,6 @@ class _Seat:
     wants: frozenset[str] = frozenset()  # the protocol extensions its process asked for
     seed: int | None = None  # the seed of this match for its process, until `match` told it
     person: bool = False  # a person's seat: no process, its moves come from ``ask``
-    move_ns: int = -1  # wall time of its process's slowest move (-1: none yet)
-    load_mark: LoadReading | None = None  # read as its `turn` was sent (``PACED_SHARE``)
 
 
 def alternating_order_seats(games: int) -> list[int]:
@@ -280,7 +278,6 @@ class Match:
             kept = self.keeper.take(self._key(seat))
             if kept is not None:  # ready already: its `ready` was read when it started
                 seat.process = kept.process
-                seat.move_ns = -1
                 self.channels.add(kept.process)
                 seat.display_name = kept.display_name
                 seat.wants = kept.wants
@@ -288,9 +285,14 @@ class Match:
                 seat.failed_startups = 0
                 return None
         plan = plan_launch(
-            seat.spec, self.sandbox, self.settings.limits, seed, self._cpu_seconds,
-            self.settings.hidden, _others(seat.spec, self.settings.private),
-        )  # fmt: skip
+            seat.spec,
+            self.sandbox,
+            self.settings.limits,
+            seed=seed,
+            cpu_seconds=self._cpu_seconds,
+            hidden=self.settings.hidden,
+            private=_others(seat.spec, self.settings.private),
+        )
         process = BotProcess(seat.spec, plan, self.settings.limits)
         if self.tap is not None:
             process.tap = functools.partial(self.tap, seat.index)
@@ -307,7 +309,6 @@ class Match:
                 plan.cleanup()  # its scratch folder, cgroup, FIFOs
             raise
         seat.process = process
-        seat.move_ns = -1
         self.channels.add(process)
         process.expecting = True
         if not process.send(VERSION_LINE):
