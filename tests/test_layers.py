@@ -295,3 +295,50 @@ def test_what_arena_match_imports_of_the_tournament_leaves_the_store_unloaded() 
         [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True
     )
     assert done.stdout.strip() == "[]"
+
+
+def _module_graph() -> dict[str, set[str]]:
+    """Each module of arena (packages' ``__init__`` aside: they re-export) and the modules it
+    imports, lazily or not."""
+    graph = {}
+    for path in MODULES:
+        if path.name != "__init__.py":
+            graph[_module_name(path)] = set()
+    for path in MODULES:
+        name = _module_name(path)
+        if name in graph:
+            graph[name] = {m for m in _imports(path, name) if m in graph and m != name}
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """One cycle through each module that is on one (depth-first search)."""
+    found: list[list[str]] = []
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    path: list[str] = []
+
+    def visit(node: str) -> None:
+        state[node] = 1
+        path.append(node)
+        for target in sorted(graph[node]):
+            if state.get(target) == 1:
+                found.append(path[path.index(target) :] + [target])
+            elif target not in state:
+                visit(target)
+        path.pop()
+        state[node] = 2
+
+    for node in sorted(graph):
+        if node not in state:
+            visit(node)
+    return found
+
+
+def test_no_module_imports_itself_through_others() -> None:
+    """Two modules that import each other (even lazily) are one module cut in two: a reader
+    cannot understand either alone."""
+    assert _cycles(_module_graph()) == []
+
+
+def test_the_cycle_check_sees_a_cycle() -> None:
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == [["a", "b", "c", "a"]]

@@ -46,6 +46,11 @@ __all__ = [
 ]
 
 
+KEPT_IDLE_S = 120.0
+"""How long, by default, a cluster worker keeps a run's bots after its last match of the run
+there when the driver never releases them (it was killed outright)."""
+
+
 @dataclass(frozen=True)
 class GameDone:
     """A game of job ``key`` finished."""

@@ -30,6 +30,7 @@ from arena.errors import ArenaError
 from arena.limits import KeepBots, SandboxMode
 from arena.referee import MatchSettings
 from arena.tournament.executors.base import (
+    KEPT_IDLE_S,
     Event,
     ExecutorSetup,
     ExecutorStatus,
@@ -61,9 +62,6 @@ CLUSTER_FORMS = "tcp://HOST:PORT (a Dask scheduler) or local:N (N worker process
 """What a cluster address may be, as told in errors."""
 MAX_LOCAL_WORKERS = 256
 """The most workers ``local:N`` starts."""
-KEPT_IDLE_S = 120.0
-"""How long, by default, a worker keeps a run's bots after its last match of the run there when
-the driver never releases them (it was killed outright)."""
 _LOCAL_RE = re.compile(r"local:([0-9]{1,4})")
 _TCP_RE = re.compile(r"(tcp|tls)://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):([0-9]{1,5})")
 

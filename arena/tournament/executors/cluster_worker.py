@@ -28,6 +28,7 @@ from distributed import Queue, WorkerPlugin, get_worker
 from arena.limits import SandboxMode
 from arena.referee import Match, MatchSettings
 from arena.tournament.executors.base import (
+    KEPT_IDLE_S,
     Event,
     GameDone,
     Handed,
@@ -37,7 +38,6 @@ from arena.tournament.executors.base import (
     play_job,
 )
 from arena.tournament.executors.botpack import unpack
-from arena.tournament.executors.cluster import KEPT_IDLE_S
 from arena.tournament.executors.worker import prepare_worker
 from arena.tournament.schedule import MatchJob
 
