@@ -554,8 +554,8 @@ def validate(
     """
     from arena.commands.validate import run_validate
 
-    # Alike in shape to match's call above, not a copy: each command passes its own options by
-    # name (Typer declares options per command); the shared part is ``_time_control``.
+    # Typer declares options per command, so each passes its own by name; ``_time_control`` is
+    # the part they share.
     raise typer.Exit(
         run_validate(
             bot,

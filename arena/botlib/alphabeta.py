@@ -699,7 +699,7 @@ def centre_value(x: int, o: int) -> int:
     this is the part of the position that matters to Order."""
     total = 0
     weights = CENTRE_WEIGHTS
-    # Alike in shape to perfect_search._score (the centre lines): inlined for speed (leaves).
+    # Inlined (not a shared helper): this runs at every leaf of the search.
     for line in CENTRE_LINES:
         xl = x & line
         ol = o & line

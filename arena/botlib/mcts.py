@@ -9,7 +9,7 @@ simulations. The design in detail: ``docs/bots.md``.
 As Chaos (``budgeted_move`` with Chaos to move, hence also ``perfect``'s Chaos) the leaves are
 valued by a second curve once a mark stands in the border: ``window_win_probability``, fitted on
 the shape of the live windows (how many hold 1, 2, 3 marks of one kind, how many are left), which
-tells apart Chaos's candidate moves whose threat evaluations are close (issue 25). Against
+tells apart Chaos's candidate moves whose threat evaluations are close. Against
 ``ref_ab3w4``'s depth-3 Order (``benchmarks/chaos_survival.py``, seeds 1-10, 200 games from the
 tournaments' 2-ply openings, 100 ms of work): 86 wins instead of 59, 27.4 plies a game instead of
 25.6, where that program's own Chaos lasts 24.3; seeds 11-20: 89 wins instead of 70, 27.3 plies
@@ -778,7 +778,7 @@ class Mcts:
         ``root_temperature``, over minus the logit of Order's chance after each move (one
         evaluation a root move, once a search). Why: the gain prior sorts Chaos's moves by the
         window weights, and a few hundred simulations reach only the first few dozen of them;
-        the curve the leaves are valued with tells the moves apart better (issue 25). ``evals``:
+        the curve the leaves are valued with tells the moves apart better. ``evals``:
         the positions' ``threat_eval`` by ``x | o << 36``, as the root's filter found them."""
         return self.sort_by_value(root, self.root_temperature, evals)
 

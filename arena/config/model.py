@@ -91,7 +91,6 @@ class TournamentConfig:
 
     def settings(self) -> MatchSettings:
         """How each match is played."""
-        # Fields passed on by name, like plan(): alike in shape, two records, not a copy.
         return MatchSettings(
             time_control=self.time_control,
             limits=self.limits,
@@ -125,7 +124,6 @@ class TournamentConfig:
 
     def plan(self) -> TournamentPlan:
         """The run this file describes, in the library's terms."""
-        # Fields passed on by name, like settings(): alike in shape, two records, not a copy.
         return TournamentPlan(
             name=self.name,
             bots=self.bots,

@@ -134,7 +134,6 @@ class EloRatings:
     predicts that ``a`` playing Order beats ``b`` playing Chaos.
     """
 
-    # Rating fields alike in shape to MLEFit's (mle.py): two different results, not a copy.
     overall: dict[str, float]
     """One rating per bot, whatever role it played (games against itself are skipped)."""
     as_order: dict[str, float]

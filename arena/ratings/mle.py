@@ -229,7 +229,6 @@ class MLEFit:
     ``*_ci95`` the half-widths of 95% intervals (``1.96 * se``), both in Elo points.
     """
 
-    # Rating fields alike in shape to EloRatings' (elo.py): two different results, not a copy.
     names: tuple[str, ...]
     """All bots rated, sorted by name."""
     games: int
