@@ -521,9 +521,9 @@ class BotSpec:
         named.update({m: f"arena/botlib/{m.name}" for m in botlib_modules(files) if m not in named})
         budget = MAX_BOT_BYTES
         for path, name in named.items():
-            if path != program:  # the program comes without a name (the hash it always had)
+            if path != program:  # the program without its name: renaming it keeps the version
                 # As bytes: a name that is not UTF-8 is hashed as it is (fsencode undoes the
-                # surrogates it was decoded with); a UTF-8 name hashes as it always did.
+                # surrogates it was decoded with).
                 digest.update(b"\0" + os.fsencode(name) + b"\0")
             budget -= _hash_file(digest, path, budget, self.name)
         return digest.hexdigest()[:16]

@@ -102,7 +102,7 @@ class MatchSettings:
 
     def __post_init__(self) -> None:
         keep: object = self.keep_bots
-        if isinstance(keep, bool):  # the key's type before ``auto``: it means what it meant
+        if isinstance(keep, bool):  # true keeps every bot, false none
             object.__setattr__(self, "keep_bots", KeepBots.ALL if keep else KeepBots.OFF)
 
 
