@@ -5,23 +5,26 @@ Under ``measure: cpu`` (the default) it is charged the CPU time of the bot's pro
 take up to ``CPU_WALL_FACTOR`` times its allowance plus ``CPU_WALL_MARGIN_MS`` in wall time; under
 ``measure: wall``, the wall time from its ``turn`` to its reply.
 
-A reply within ``QUICK_MS`` costs the referee nothing more: it is charged its wall time. A move
-still thinking then is the referee's business from there on: the idle bot is frozen (with
-``freeze_idle``) and the mover's CPU clock and run-queue delay read once, so that the rest of the
-move is charged its CPU time and, at the wall cap, ``arena.referee.blame`` can tell whose fault
-the wait was. Without ``freeze_idle`` the idle bot may think on its opponent's time, and under
-``measure: cpu`` what it spends there is charged to its next move (one clock read per move).
+A reply within ``QUICK_MS`` costs the referee nothing more: it is charged its wall time (at most
+``QUICK_MS``, should the referee read it late). A move still thinking then is the referee's
+business from there on: the idle bot is frozen (with ``freeze_idle``) and the mover's CPU clock
+and run-queue delay read once, so that the rest of the move is charged its CPU time and, at the
+wall cap, ``arena.referee.blame`` can tell whose fault the wait was. Without ``freeze_idle``
+the idle bot may think on its opponent's time, and under ``measure: cpu`` what it spends there
+is charged to its next move (one clock read per move).
 """
 
 from __future__ import annotations
 
 from arena.launch.process import BotProcess
-from arena.limits import CPU_WALL_FACTOR, CPU_WALL_MARGIN_MS, Measure, TimeControl
+from arena.limits import CPU_WALL_FACTOR, CPU_WALL_MARGIN_MS, QUICK_MS, Measure, TimeControl
 from arena.protocol import turn_suffix
 from arena.referee import verdicts as faults
 from arena.referee.blame import LoadReading, judge_cap, read_load
 
 __all__ = ["MoveClock", "wall_cap_ns"]
+
+_QUICK_NS = QUICK_MS * 1_000_000
 
 
 def wall_cap_ns(allowed_ns: int) -> int:
@@ -84,9 +87,12 @@ class MoveClock:
         if not self.freeze:
             before = self.cpu_at[self.side]
             return process.cpu_ns() - (before or 0)
+        # Up to the mark the move is charged its wall time, at most QUICK_MS: a reply the
+        # referee read late (not scheduled itself) is not the bot's time.
+        quick = min(elapsed_ns if self.mark is None else self.quick_ns, _QUICK_NS)
         if self.mark is None:
-            return elapsed_ns  # a quick move
-        return self.quick_ns + process.cpu_ns() - self.mark.cpu_ns
+            return quick
+        return quick + process.cpu_ns() - self.mark.cpu_ns
 
     def replied(self, elapsed_ns: int, process: BotProcess) -> int:
         """The reply came ``elapsed_ns`` after the ``turn``: what the move is charged (over

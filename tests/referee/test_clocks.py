@@ -392,7 +392,7 @@ def test_the_blame_rule_counts_only_the_cpu_others_held() -> None:
     with pytest.raises(blame.MachineFault, match="b was held back by the machine in a move"):
         blame.judge_cap(bot(900_000_000, 50_000_000), mark, "a move")
     assert "waited 10 ms" in blame.judge_cap(bot(10_000_000, 50_000_000), mark, "a move")
-    crowded = bot(3 * span, cores * span)  # its own processes filled its cores
+    crowded = bot(3 * span, 2 * cores * span)  # its own processes filled its cores
     assert "waited 0 ms" in blame.judge_cap(crowded, mark, "a move")
 
 
