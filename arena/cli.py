@@ -20,7 +20,8 @@ import typer.core
 from arena.limits import AffinityMode, Limits, Measure, SandboxMode, TimeControl, least, parse_clock
 
 # The choices of options, as Typer wants them: enums of the values. They mirror the library's
-# (``arena.rules.Reason``, ``FAULT_REASONS``, ``Role``; ``arena.commands.new_bot.Language``)
+# (``arena.rules.Reason``, ``FAULT_REASONS``, ``Role``; ``arena.commands.new_bot.Language``;
+# ``arena.report.audience.NAME_CHOICES``)
 # instead of importing them, so that ``arena --help`` does not import the rules;
 # tests/test_layers.py checks that they stay the same.
 
@@ -52,6 +53,13 @@ class Side(enum.StrEnum):
 
     order = "order"
     chaos = "chaos"
+
+
+class ShownNames(enum.StrEnum):
+    """The names a report shows (``arena.report.audience.NAME_CHOICES``)."""
+
+    entry = "entry"
+    both = "both"
 
 
 _HYPHEN = "\u2011"  # a non-breaking hyphen: wrapping never splits `--move-ms` or `no-color`
@@ -824,28 +832,40 @@ def report(
         ),
     ] = 3000,
     all_versions: AllVersionsOption = False,
+    public: Annotated[
+        bool,
+        typer.Option(
+            "--public",
+            help="A page to publish: no path of this machine (paths relative to the config's"
+            " folder) and no bot's stderr.",
+        ),
+    ] = False,
+    names: Annotated[
+        ShownNames | None,
+        typer.Option(
+            metavar="entry|both",
+            help="The bots' names shown: the config's names only (entry), or with the names"
+            " the bots gave themselves (both). Default: entry with --public, else both.",
+        ),
+    ] = None,
 ) -> None:
-    """Write a one-file HTML report: standings, charts, faults, survival and a game viewer.
+    """Write a one-file HTML report: settings, standings, charts, faults, a section per bot,
+    survival, a game viewer and every game.
 
     The page needs no network (charts inlined as SVG, the viewer a small script in the page).
+    Each bot's section and each game have an anchor (#bot-NAME, #game-N) to link to.
 
     \b
     Example:
       arena report tournaments/results/example.sqlite \\
-          --out report.html
+          --out report.html --public
     """
-    from arena.report import write_report
+    from arena.commands.report import report_command
 
-    summary = write_report(db, out, all_versions=all_versions, max_viewer_games=viewer_games)
-    kept = (
-        "every game"
-        if summary.viewer_games == summary.games
-        else f"{summary.viewer_games} of the games"
-    )
-    typer.echo(
-        f"wrote {summary.path} ({summary.size / 1e6:.2f} MB): {summary.bots} bots,"
-        f" {summary.games} games; the viewer holds {kept}"
-    )
+    report_command(
+        db, out, viewer_games=viewer_games, all_versions=all_versions, public=public,
+        names=None if names is None else names.value,
+    )  # fmt: skip
 
 
 def main() -> None:

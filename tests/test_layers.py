@@ -270,6 +270,7 @@ def test_the_clis_choices_mirror_the_librarys() -> None:
     would slow ``arena --help``): they must be the library's values, in the same order."""
     from arena import cli
     from arena.commands.new_bot import Language
+    from arena.report.audience import NAME_CHOICES
     from arena.rules import FAULT_REASONS, Reason, Role
 
     def values(kind: type[enum.Enum]) -> list[object]:
@@ -279,6 +280,7 @@ def test_the_clis_choices_mirror_the_librarys() -> None:
     assert values(cli.FaultReason) == [r.value for r in Reason if r in FAULT_REASONS]
     assert values(cli.Side) == values(Role)
     assert values(cli.Language) == values(Language)
+    assert values(cli.ShownNames) == list(NAME_CHOICES)
 
 
 def test_what_arena_match_imports_of_the_tournament_leaves_the_store_unloaded() -> None:

@@ -139,4 +139,5 @@ class TournamentConfig:
             force_workers=self.force_workers,
             cluster=self.cluster,
             trusted_bots=self.trusted_bots,
+            folder=None if self.path is None else self.path.parent,
         )

@@ -15,9 +15,24 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
-__all__ = ["ReportSummary", "write_report"]
+__all__ = ["ReportSummary", "require_matplotlib", "write_report"]
+
+
+def require_matplotlib() -> None:
+    """Raise an ``ArenaError`` saying how to install the charts' library when it is missing
+    (a plain install leaves it out), before any work."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        from arena.errors import ArenaError
+
+        raise ArenaError(
+            "the report draws its charts with matplotlib, which is not installed: install the"
+            " report extra (pip install 'arena[report]', or pip install -e '.[report]' in a"
+            " checkout)"
+        ) from None
 
 
 @dataclass(frozen=True)
@@ -42,17 +57,28 @@ def write_report(
     *,
     all_versions: bool = False,
     max_viewer_games: int | None = None,
+    public: bool = False,
+    names: str | None = None,
 ) -> ReportSummary:
     """Write the report of the store at ``db`` to ``out`` (whole or not at all, never over the
-    store or one of its files); ``all_versions`` as for ``arena ratings``."""
+    store or one of its files); ``all_versions`` as for ``arena ratings``.
+
+    ``public``: a page to publish, with no path of this machine (paths relative to the config's
+    folder, or the store's when the store does not name one) and no stderr. ``names``: ``entry``
+    (the config's names only) or ``both`` (with the names bots gave themselves beside); by
+    default ``entry`` on a public page and ``both`` otherwise."""
     from arena.export.files import atomic_write, refuse_same_file
+    from arena.report.audience import Audience
     from arena.report.data import DEFAULT_MAX_VIEWER_GAMES, collect
     from arena.report.page import render
+    from arena.report.settings import read_settings
     from arena.store.database import Store, protected_files
 
+    require_matplotlib()
     refuse_same_file(out, protected_files(db), "the store being reported on or one of its files")
     with Store.open(db, readonly=True, all_versions=all_versions) as store:
         title = store.get_meta("name") or Path(db).stem
+        settings = read_settings(store)
         data = collect(
             store.numbered_games(),
             title=title,
@@ -60,7 +86,13 @@ def write_report(
             if max_viewer_games is None
             else max_viewer_games,
         )
-    text = render(data)
+    folder = settings.folder if settings is not None and settings.folder else None
+    audience = Audience(
+        public=public,
+        names=names or ("entry" if public else "both"),
+        folder=PurePosixPath(folder or Path(db).resolve().parent),
+    )
+    text = render(data, audience, settings)
     with atomic_write(out, newline="\n") as stream:
         stream.write(text)
     return ReportSummary(

@@ -11,7 +11,7 @@ the page stays a few megabytes.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -24,8 +24,10 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_MAX_VIEWER_GAMES",
     "MAX_FAULT_ROWS",
+    "BotExtras",
     "FaultGame",
     "GameFacts",
+    "GameRow",
     "ReportData",
     "clock_increment",
     "collect",
@@ -38,6 +40,13 @@ more under a clock) unless told otherwise."""
 
 MAX_FAULT_ROWS = 500
 """Faulted games listed one by one at most (the latest ones); the counts cover them all."""
+
+MAX_BOT_FAULT_ROWS = 50
+"""Faulted games a bot's own section lists at most (its latest): one bot's flood of faults
+cannot push another's out of its section."""
+
+STDERR_LINES = 12
+"""Lines of a bot's stderr its section shows (the end of the latest game that left any)."""
 
 
 @dataclass(frozen=True)
@@ -96,6 +105,33 @@ class FaultGame:
 
 
 @dataclass(frozen=True)
+class GameRow:
+    """One stored game as the games table lists it (and a bot's section links to it)."""
+
+    number: int
+    order: str
+    chaos: str
+    order_won: bool
+    reason: str
+    plies: int
+
+
+@dataclass
+class BotExtras:
+    """What a bot's section shows beyond its standing: its latest faults and stderr."""
+
+    faults: list[FaultGame]
+    """Its latest faulted games (at most ``MAX_BOT_FAULT_ROWS``), oldest first."""
+    stderr_game: int | None = None
+    """The game whose stderr ``stderr`` ends: its latest faulted one that left any, else its
+    latest game that left any."""
+    stderr: tuple[str, ...] = ()
+    """The last lines of that stderr (bot-controlled text: the page escapes it)."""
+    stderr_of_fault: bool = False
+    """Whether ``stderr_game`` is one the bot lost by a fault (later games do not replace it)."""
+
+
+@dataclass(frozen=True)
 class ReportData:
     """Everything the page renders."""
 
@@ -116,6 +152,12 @@ class ReportData:
     """The games the viewer embeds, in store order."""
     viewer_share: int | None
     """None when the viewer holds every game; else the most games per bot and role it keeps."""
+    rows: list[GameRow]
+    """Every game, in store order."""
+    bots: dict[str, BotExtras]
+    """Per bot with games: its latest faults and the end of its stderr."""
+    period: tuple[float, float] | None
+    """When the first game started and the last ended (Unix time), None without games."""
 
     @property
     def games(self) -> int:
@@ -224,6 +266,8 @@ def collect(
     faults: list[FaultGame] = []
     fault_games = 0
     shown: dict[str, str] = {}  # each bot's display name in its latest game that gave one
+    bots: dict[str, BotExtras] = {}
+    start, end = float("inf"), float("-inf")
     for count, item in enumerate(records, 1):
         number, record = item if isinstance(item, tuple) else (count, item)
         results.append(GameResult.from_record(record))
@@ -233,18 +277,22 @@ def collect(
         ):
             if display:
                 shown[name] = display
+        start, end = min(start, record.started_at), max(end, record.finished_at)
         game = _facts(number, record)
         facts.append(game)
+        fault = None
         if record.reason in FAULT_REASONS:
             plies["fault"].append(game.plies)
             fault_games += 1
-            faults.append(_fault(game))
+            fault = _fault(game)
+            faults.append(fault)
             if len(faults) > 2 * MAX_FAULT_ROWS:
                 del faults[:-MAX_FAULT_ROWS]
         else:
             plies[game.reason].append(game.plies)
             if game.order_won:
                 chaos_losses.setdefault(game.chaos, []).append(game.plies)
+        _note_bots(bots, number, record, fault)
     viewer, share = select_for_viewer(facts, max_viewer_games)
     return ReportData(
         title=title,
@@ -255,7 +303,30 @@ def collect(
         fault_games=fault_games,
         viewer=viewer,
         viewer_share=share,
+        rows=[GameRow(g.number, g.order, g.chaos, g.order_won, g.reason, g.plies) for g in facts],
+        bots=bots,
+        period=(start, end) if facts else None,
     )
+
+
+def _note_bots(
+    bots: dict[str, BotExtras], number: int, record: GameRecord, fault: FaultGame | None
+) -> None:
+    """Keep in each of ``record``'s bots' extras its fault and the end of its stderr: the latest
+    faulted game's that left any, else the latest game's."""
+    from arena.referee.verdicts import last_lines
+
+    for name, stderr in ((record.order, record.stderr_order), (record.chaos, record.stderr_chaos)):
+        extras = bots.setdefault(name, BotExtras([]))
+        at_fault = fault is not None and fault.bot == name
+        if at_fault and fault is not None:
+            extras.faults.append(fault)
+            if len(extras.faults) > 2 * MAX_BOT_FAULT_ROWS:
+                del extras.faults[:-MAX_BOT_FAULT_ROWS]
+        if stderr.strip() and (at_fault or not extras.stderr_of_fault):
+            extras.stderr_game = number
+            extras.stderr = tuple(last_lines(stderr, STDERR_LINES))
+            extras.stderr_of_fault = at_fault
 
 
 def _fault(game: GameFacts) -> FaultGame:
@@ -290,7 +361,9 @@ def _clock_json(clock: tuple[int, int | None, array[float]] | None) -> list[Any]
     return [[start, increment, [round(x) for x in left]]]
 
 
-def viewer_json(data: ReportData) -> dict[str, Any]:
+def viewer_json(
+    data: ReportData, text: Callable[[str], str] = lambda written: written
+) -> dict[str, Any]:
     """The viewer's data: bot names once, then per game ``[number, order, chaos, winner,
     reason, opening, moves, win, detail, times, measure]`` and, only for a game under a clock,
     ``clock``. Bots are indices into ``names``, the winner ``0`` for Order and ``1`` for Chaos,
@@ -298,7 +371,8 @@ def viewer_json(data: ReportData) -> dict[str, Any]:
     final board (empty unless it ended with one). ``times``: the time charged for each of the
     bots' own moves (after the opening), in ms to 0.1, as ``measure`` (``wall``/``cpu``) says.
     ``clock``: ``[start, increment, left]``, each bot's clock at the start, the increment (null
-    when unknown) and the mover's clock after each of the bots' moves, in whole ms."""
+    when unknown) and the mover's clock after each of the bots' moves, in whole ms. ``text``
+    gives a bot-written detail as the page shows it."""
     from arena.referee.verdicts import DETAIL_WIDTH, shown_detail
 
     names = data.standings.names
@@ -313,7 +387,7 @@ def viewer_json(data: ReportData) -> dict[str, Any]:
             g.opening,
             list(g.moves),
             winning_cells(g.moves) if g.reason == "five" else [],
-            shown_detail(g.detail, DETAIL_WIDTH) if g.reason in FAULT_REASONS else "",
+            text(shown_detail(g.detail, DETAIL_WIDTH)) if g.reason in FAULT_REASONS else "",
             [_compact(t, 1) for t in g.times],
             g.measure,
             *_clock_json(g.clock),

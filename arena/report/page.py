@@ -12,7 +12,6 @@ bots the per-bot charts and cell labels give way to rank-only views (see ``plots
 
 from __future__ import annotations
 
-import html
 import json
 from collections.abc import Callable, Sequence
 from importlib import resources
@@ -20,17 +19,16 @@ from typing import TYPE_CHECKING, Any
 
 from arena.ratings.standings import SURVIVAL_DEFINITION
 from arena.report import plots
+from arena.report.anchors import bot_anchor, e
+from arena.report.audience import Audience
 from arena.report.data import ReportData, viewer_json
+from arena.report.perbot import bots_section, fault_rows, games_section
 
 if TYPE_CHECKING:
     from arena.ratings.standings import BotStanding, Standings
+    from arena.report.settings import TournamentSettings
 
 __all__ = ["render", "script_json"]
-
-
-def e(text: object) -> str:
-    """HTML-escaped text (quotes too: safe in an attribute)."""
-    return html.escape(str(text), quote=True)
 
 
 def script_json(data: Any) -> str:
@@ -58,19 +56,14 @@ def _pct(value: float | None) -> str:
 Cell = tuple[str, Callable[["BotStanding"], str], str]  # header, text, css class
 
 
-def _label(bot: BotStanding) -> str:
-    """The bot's name, and the name it gave itself beside it when that differs (as the CLI's
-    table shows it: ``g1 (GreedyBot 2.1)``)."""
-    display = bot.display_name
-    return bot.name if not display or display == bot.name else f"{bot.name} ({display})"
-
-
-def _standings_table(standings: Standings) -> str:
+def _standings_table(standings: Standings, audience: Audience) -> str:
+    """Every row on the page, none in a box that scrolls down: a printed or captured page shows
+    them all (only a narrow window scrolls it sideways)."""
     from arena.ratings.standings import FAULT_NAMES
 
     columns: list[Cell] = [
         ("#", lambda b: str(b.rank), ""),
-        ("bot", _label, "name"),
+        ("bot", lambda b: audience.label(b.name, b.display_name), "name"),
         ("games", lambda b: str(b.tally.games), ""),
         ("Elo ±95%", lambda b: b.rating.text(), ""),
         ("as Order ±95%", lambda b: b.order.text(), ""),
@@ -92,10 +85,13 @@ def _standings_table(standings: Standings) -> str:
         cells = []
         for header, text, css in columns:
             title = f' title="{e(faults)}"' if header == "faults" and faults else ""
-            cells.append(f'<td class="{css}"{title}>{e(text(b))}</td>')
+            shown = e(text(b))
+            if header == "bot":
+                shown = f'<a href="#{bot_anchor(b.name)}">{shown}</a>'
+            cells.append(f'<td class="{css}"{title}>{shown}</td>')
         rows.append(f'<tr data-bot="{e(b.name)}">{"".join(cells)}</tr>')
     return (
-        f'<div class="scroll"><table id="standings-table"><thead><tr>{head}</tr></thead>'
+        f'<div class="wide"><table id="standings-table"><thead><tr>{head}</tr></thead>'
         f"<tbody>{''.join(rows)}</tbody></table></div>"
     )
 
@@ -208,7 +204,7 @@ def _cross_charts(standings: Standings) -> str:
     )
 
 
-def _faults_section(data: ReportData) -> str:
+def _faults_section(data: ReportData, audience: Audience) -> str:
     from arena.ratings.standings import FAULT_NAMES
 
     standings = data.standings
@@ -217,7 +213,8 @@ def _faults_section(data: ReportData) -> str:
         return '<p id="no-faults">No game was lost by a bot\'s own fault.</p>'
     head = "".join(f"<th>{e(r)}</th>" for r in FAULT_NAMES)
     rows = "".join(
-        f'<tr><td class="name">{e(b.name)}</td><td>{b.fault_total}</td>'
+        f'<tr><td class="name"><a href="#{bot_anchor(b.name)}">{e(b.name)}</a></td>'
+        f"<td>{b.fault_total}</td>"
         + "".join(f"<td>{b.faults[r] or ''}</td>" for r in FAULT_NAMES)
         + "</tr>"
         for b in faulty
@@ -226,12 +223,7 @@ def _faults_section(data: ReportData) -> str:
         '<div class="scroll"><table id="faults-table"><thead><tr><th class="name">bot</th>'
         f"<th>all</th>{head}</tr></thead><tbody>{rows}</tbody></table></div>"
     )
-    listed = "".join(
-        f'<tr><td>{f.number}</td><td class="name">{e(f.bot)}</td><td class="name">{e(f.role)}</td>'
-        f'<td class="name">{e(f.opponent)}</td><td class="name">{e(f.reason)}</td>'
-        f'<td>{f.plies}</td><td class="detail">{e(f.detail or "-")}</td></tr>'
-        for f in data.faults
-    )
+    listed = fault_rows(data.faults, audience)
     shown = (
         f"the latest {len(data.faults)} of {data.fault_games}"
         if len(data.faults) < data.fault_games
@@ -244,10 +236,12 @@ def _faults_section(data: ReportData) -> str:
         '<th class="name">against</th><th class="name">fault</th><th>plies</th>'
         f'<th class="name">detail</th></tr></thead><tbody>{listed}</tbody></table></div>'
     )
+    stderr = "" if audience.public else " and the end of its stderr"
     return (
         f"<p>{standings.fault_total} game{'s' * (standings.fault_total != 1)} lost by a bot's own"
-        " fault, per bot and reason (each bot's stderr:"
-        " <code>arena faults DB --bot NAME</code>).</p>" + table + games
+        f" fault, per bot and reason (each bot's section lists its faults{stderr}).</p>"
+        + table
+        + games
     )
 
 
@@ -305,7 +299,7 @@ def _survival_section(data: ReportData) -> str:
     return f'<div class="charts">{"".join(parts)}</div>{note}{table}'
 
 
-def _viewer_section(data: ReportData) -> str:
+def _viewer_section(data: ReportData, audience: Audience) -> str:
     if data.viewer_share is None:
         note = f"All {data.games} games."
     else:
@@ -332,36 +326,77 @@ def _viewer_section(data: ReportData) -> str:
         '<p class="note">Outlined: the last move. Grey marks: the opening. Yellow: the winning'
         " five. Under each position: the time its last move used and, under a game clock, both"
         " bots' clocks after it.</p></div></div>"
-        f'<script type="application/json" id="viewer-data">{script_json(viewer_json(data))}'
-        "</script>"
+        '<script type="application/json" id="viewer-data">'
+        f"{script_json(viewer_json(data, audience.text))}</script>"
         f"<script>{_resource('viewer.js')}</script>"
     )
 
 
-def render(data: ReportData) -> str:
-    """The whole page."""
+def _settings_line(data: ReportData, settings: TournamentSettings | None) -> list[str]:
+    """The tournament's settings as the store keeps them, and how far its games got."""
+    if settings is None:
+        return [f"{len(data.standings.bots)} bots", f"{data.games} games"]
+    parts = [
+        settings.format,
+        f"{settings.bots} bots",
+        f"{settings.games_per_pairing} game{'s' * (settings.games_per_pairing != 1)}"
+        " per ordered pairing",
+        settings.time_control,
+        f"seed {settings.seed}",
+    ]
+    if settings.opening_plies:
+        parts.append(f"random openings of {settings.opening_plies} plies")
+    parts.append(f"{data.games} of {settings.owed} games played")
+    return parts
+
+
+def _dates(data: ReportData, written: float) -> str:
+    from arena.report.settings import utc_minute
+
+    played = ""
+    if data.period is not None and data.period[0] > 0:  # 0: a store that kept no times
+        first, last = (utc_minute(t) for t in data.period)
+        played = f"played {first}" if first == last else f"played {first} to {last}"
+        played += "; "
+    return f"{played}report written {utc_minute(written)}"
+
+
+def _header(data: ReportData, settings: TournamentSettings | None, written: float, nav: str) -> str:
+    standings = data.standings
+    summary = _settings_line(data, settings)
+    if standings.distinct_games is not None and standings.distinct_games != data.games:
+        summary.append(f"{standings.distinct_games} distinct")
+    results = [f"Order won {_pct(standings.order_win_rate)}"]
+    if standings.role_advantage.value is not None:
+        results.append(f"Order's advantage {standings.role_advantage.text()} Elo")
+    return (
+        f"<header><h1>{e(data.title)}</h1>"
+        f'<p class="summary" id="settings">{e(" · ".join(summary))}</p>'
+        f'<p class="summary">{e(" · ".join(results))}</p>'
+        f'<p class="summary" id="dates">{e(_dates(data, written))}</p><nav>{nav}</nav></header>'
+    )
+
+
+def render(
+    data: ReportData,
+    audience: Audience | None = None,
+    settings: TournamentSettings | None = None,
+    written: float | None = None,
+) -> str:
+    """The whole page, for ``audience`` (default: the organiser's, every name); ``settings``
+    from the store, ``written`` the Unix time the page says it was written (default: now)."""
+    import time
+
     from arena import __version__
 
+    audience = audience or Audience()
     standings = data.standings
     played = [b for b in standings.bots if b.tally.games]
-    advantage = standings.role_advantage
-    summary = [
-        f"{len(standings.bots)} bots",
-        f"{data.games} games"
-        + (
-            f" ({standings.distinct_games} distinct)"
-            if standings.distinct_games is not None and standings.distinct_games != data.games
-            else ""
-        ),
-        f"Order won {_pct(standings.order_win_rate)}",
-    ]
-    if advantage.value is not None:
-        summary.append(f"Order's advantage {advantage.text()} Elo")
     sections: Sequence[tuple[str, str, str]] = (
         (
             "standings",
             "Standings",
-            _standings_table(standings) + _standings_notes(standings),
+            _standings_table(standings, audience) + _standings_notes(standings),
         ),
         (
             "ratings",
@@ -371,23 +406,24 @@ def render(data: ReportData) -> str:
             else '<p class="note">No games yet.</p>',
         ),
         ("cross", "Cross-table and likelihood of superiority", _cross_charts(standings)),
-        ("faults", "Faults", _faults_section(data)),
+        ("faults", "Faults", _faults_section(data, audience)),
+        ("bots", "Bots", bots_section(data, audience)),
         ("lengths", "Game lengths and Chaos survival", _survival_section(data)),
-        ("viewer", "Game viewer", _viewer_section(data)),
+        ("viewer", "Game viewer", _viewer_section(data, audience)),
+        ("games", "Games", games_section(data)),
     )
     nav = "".join(f'<a href="#{key}">{e(title)}</a>' for key, title, _ in sections)
     body = "".join(
         f'<section id="{key}"><h2>{e(title)}</h2>{content}</section>'
         for key, title, content in sections
     )
+    header = _header(data, settings, time.time() if written is None else written, nav)
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{e(data.title)}: arena report</title>"
         f"<style>{_resource('report.css')}</style></head><body>"
-        f"<header><h1>{e(data.title)}</h1>"
-        f'<p class="summary">{e(" · ".join(summary))}</p><nav>{nav}</nav></header>'
-        f"{body}"
+        f"{header}{body}"
         f'<section><p class="note">Written by arena {e(__version__)}.</p></section>'
         "</body></html>\n"
     )

@@ -2,7 +2,8 @@
 // of the chosen bot and role, and steps through one: the last move outlined, the opening's marks
 // dimmed, and on the final board the winning five (or "full board") as in `arena replay`; with
 // the game's time control in its header and, for each ply, the time the mover used and, under a
-// clock, both clocks after it (as `arena replay` prints them).
+// clock, both clocks after it (as `arena replay` prints them). A "watch" link elsewhere on the
+// page (data-view: a game's number) opens that game here.
 // Every bot-controlled string reaches the page through textContent, never as markup.
 (function () {
   "use strict";
@@ -190,6 +191,19 @@
     draw();
   }
 
+  // A game's "watch" link (the games table): its Order bot's games listed, the game loaded.
+  function show(number) {
+    for (var k = 0; k < games.length; k++) {
+      if (games[k][0] !== number) { continue; }
+      bot.value = String(games[k][1]);
+      role.value = "order";
+      fill();
+      pick.value = String(k);
+      load(k);
+      return;
+    }
+  }
+
   names.forEach(function (name, i) {
     var option = document.createElement("option");
     option.value = String(i);
@@ -204,6 +218,10 @@
   $("v-prev").addEventListener("click", function () { step(ply - 1); });
   $("v-next").addEventListener("click", function () { step(ply + 1); });
   $("v-last").addEventListener("click", function () { step(game ? game[6].length : 0); });
+  document.addEventListener("click", function (event) {
+    var link = event.target.closest("[data-view]");
+    if (link) { show(Number(link.getAttribute("data-view"))); }
+  });
   document.addEventListener("keydown", function (event) {
     if (!game || event.target.tagName === "SELECT" || event.target.tagName === "INPUT") { return; }
     var moves = { ArrowLeft: ply - 1, ArrowRight: ply + 1, Home: 0, End: game[6].length };

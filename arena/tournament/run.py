@@ -88,6 +88,9 @@ class TournamentPlan:
     trusted_bots: bool = False
     """Whether a cluster may run the bots without bubblewrap
     (``arena.tournament.executors.cluster``)."""
+    folder: Path | None = None
+    """The config's folder, kept in the store so that a page to publish can show paths relative
+    to it rather than the host's (None: not from a file)."""
 
     def describe(self) -> dict[str, object]:
         """What the store keeps of the run's definition (shown by ``arena ratings``)."""
@@ -102,6 +105,7 @@ class TournamentPlan:
             "seed": self.seed,
             "opening_plies": self.opening_plies,
             "bots": [bot.name for bot in self.bots],
+            "folder": None if self.folder is None else str(self.folder),
         }
 
 

@@ -338,7 +338,8 @@ def test_report_page_in_headless_chromium(browser: Any, tournament: Tournament) 
     text = browser.find_element(By.TAG_NAME, "body").text
     for name in tournament.names:
         assert re.search(rf"\b{name}\b", text), name
-    assert "3 bots · 24 games" in text
+    assert "round-robin · 3 bots · 4 games per ordered pairing" in text
+    assert "· 24 of 24 games played" in text
     # The faults: markup's 16 (a loaded machine might add a timeout of another bot).
     faults = [r for r in tournament.games.values() if r.reason.is_fault]
     at_fault = {r.chaos if r.winner.value == "order" else r.order for r in faults}
@@ -708,5 +709,5 @@ def test_the_standings_show_the_names_the_bots_gave_themselves(tmp_path: Path) -
             assert store.add_game(record, slot)
     write_report(db, tmp_path / "report.html")
     text = (tmp_path / "report.html").read_text()
-    assert '<td class="name">py (PyBot &lt;1&gt;)</td>' in text
-    assert '<td class="name">c</td>' in text
+    assert '<td class="name"><a href="#bot-py">py (PyBot &lt;1&gt;)</a></td>' in text
+    assert '<td class="name"><a href="#bot-c">c</a></td>' in text
