@@ -3,8 +3,8 @@ the table of every game: what a bot's author is sent a link to.
 
 Each bot's section has the anchor ``#bot-NAME`` and each game's row ``#game-N``
 (``arena.report.anchors``); the standings and the faults link to them. Beyond
-``MAX_LISTED_GAMES`` games only the latest are listed and linked (the counts cover them all), so
-that a large tournament's page stays a few megabytes.
+``MAX_LISTED_GAMES`` games only the latest are listed and linked (a bot's totals cover them
+all), so that a large tournament's page stays a few megabytes.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 __all__ = ["MAX_LISTED_GAMES", "bots_section", "fault_rows", "games_section"]
 
-MAX_LISTED_GAMES = 10_000
+MAX_LISTED_GAMES = 5_000
 """Games the games table lists and the bots' sections link at most (the latest)."""
 
 REASONS = {"five": "five in a row", "full": "full board", "illegal": "illegal move"}
@@ -33,21 +33,21 @@ _Meetings = dict[str, dict[str, list[tuple[int, bool]]]]
 
 
 def _meetings(rows: Sequence[GameRow]) -> dict[str, _Meetings]:
-    """Per bot, per opponent and role, its games and whether it won each."""
+    """Per bot, per opponent and role, its listed games and whether it won each."""
     met: dict[str, _Meetings] = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
-    for row in rows:
+    for row in rows[-MAX_LISTED_GAMES:]:
         met[row.order][row.chaos]["order"].append((row.number, row.order_won))
         met[row.chaos][row.order]["chaos"].append((row.number, not row.order_won))
     return met
 
 
-def _games_cell(games: list[tuple[int, bool]], listed: int) -> str:
+def _games_cell(games: list[tuple[int, bool]]) -> str:
     """``2/3: 4 9 17``, the won games' numbers in bold, each a link to its row."""
     if not games:
         return "-"
     won = sum(w for _, w in games)
-    links = " ".join(game_link(n, "won" if w else "") for n, w in games if n >= listed)
-    return f"{won}/{len(games)}: {links}" if links else f"{won}/{len(games)}"
+    links = " ".join(game_link(n, "won" if w else "") for n, w in games)
+    return f"{won}/{len(games)}: {links}"
 
 
 def fault_rows(faults: Sequence[FaultGame], audience: Audience, *, bot: bool = True) -> str:
@@ -96,14 +96,11 @@ def _bot_stderr(data: ReportData, name: str, audience: Audience) -> str:
     )
 
 
-def _bot_article(
-    data: ReportData, bot: BotStanding, met: _Meetings, listed: int, audience: Audience
-) -> str:
+def _bot_article(data: ReportData, bot: BotStanding, met: _Meetings, audience: Audience) -> str:
     t = bot.tally
     rows = "".join(
-        f'<tr><td class="name">{bot_link(opponent)}</td>'
-        f'<td class="name">{_games_cell(roles.get("order", []), listed)}</td>'
-        f'<td class="name">{_games_cell(roles.get("chaos", []), listed)}</td></tr>'
+        f"<tr><td>{bot_link(opponent)}</td><td>{_games_cell(roles.get('order', []))}</td>"
+        f"<td>{_games_cell(roles.get('chaos', []))}</td></tr>"
         for opponent, roles in met.items()
     )
     games = (
@@ -126,36 +123,30 @@ def _bot_article(
     )
 
 
-def _first_listed(data: ReportData) -> int:
-    """The number of the first game listed (the latest ``MAX_LISTED_GAMES``)."""
-    rows = data.rows[-MAX_LISTED_GAMES:]
-    return rows[0].number if rows else 0
-
-
 def bots_section(data: ReportData, audience: Audience) -> str:
     """Every bot's section, in standings order."""
     met = _meetings(data.rows)
-    listed = _first_listed(data)
+    listed = len(data.rows[-MAX_LISTED_GAMES:])
+    among = "" if listed == len(data.rows) else f" (among the latest {listed} games)"
     note = (
-        '<p class="note">Each bot\'s games by opponent and role, game numbers in bold where it'
-        " won (each links to the game's row), its faults"
+        f'<p class="note">Each bot\'s games{among} by opponent and role, game numbers in bold'
+        " where it won (each links to the game's row), its faults"
         + ("" if audience.public else " and the end of its stderr")
         + ". A bot's heading is an anchor: its link can be sent to its author.</p>"
     )
     return note + "".join(
-        _bot_article(data, bot, met.get(bot.name, {}), listed, audience)
-        for bot in data.standings.bots
+        _bot_article(data, bot, met.get(bot.name, {}), audience) for bot in data.standings.bots
     )
 
 
 def _game_row(row: GameRow, viewed: bool) -> str:
     winner = "Order" if row.order_won else "Chaos"
     watch = f'<a href="#viewer" data-view="{row.number}">watch</a>' if viewed else ""
-    return (
-        f'<tr id="{game_anchor(row.number)}"><td>{row.number}</td>'
-        f'<td class="name">{bot_link(row.order)}</td><td class="name">{bot_link(row.chaos)}</td>'
-        f'<td class="name">{winner}</td><td class="name">{e(REASONS.get(row.reason, row.reason))}'
-        f'</td><td>{row.plies}</td><td class="name">{watch}</td></tr>'
+    return (  # left-aligned cells but the numbers (report.css), no class on each cell
+        f'<tr id="{game_anchor(row.number)}"><td>{row.number}</td><td>{bot_link(row.order)}</td>'
+        f"<td>{bot_link(row.chaos)}</td><td>{winner}</td>"
+        f"<td>{e(REASONS.get(row.reason, row.reason))}</td><td>{row.plies}</td>"
+        f"<td>{watch}</td></tr>"
     )
 
 

@@ -317,3 +317,29 @@ def test_a_bots_link_opens_its_section(browser: Any, tournament: Class) -> None:
     )
     assert browser.find_element(By.ID, "v-ply").text.startswith("ply 0 / ")
     assert console_errors(browser) == []
+
+
+def test_past_the_listing_limit_the_latest_games_are_listed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Beyond ``MAX_LISTED_GAMES`` (here 10) the games table and the bots' sections list and link
+    the latest games only, and say so; a bot's totals still count every game."""
+    from arena.report import perbot, write_report
+
+    monkeypatch.setattr(perbot, "MAX_LISTED_GAMES", 10)
+    db = tmp_path / "many.sqlite"
+    games = report_scale().build_store(db, 4, pairs=2)  # 24 games
+    out = tmp_path / "many.html"
+    write_report(db, out)
+    text = out.read_text()
+    with Store.open(db, readonly=True) as store:
+        numbers = [n for n, _ in store.numbered_games()]
+    assert len(numbers) == games == 24
+    table = _section(text, "games")
+    assert [int(n) for n in re.findall(r'<tr id="game-(\d+)">', table)] == numbers[-10:]
+    assert "The latest 10 of 24 games" in table
+    bots = _section(text, "bots")
+    linked = {int(n) for n in re.findall(r'href="#game-(\d+)"', bots)}
+    assert linked == set(numbers[-10:])
+    assert "(among the latest 10 games)" in bots
+    assert bots.count("12 games; won") == 4  # totals over all 24 games
