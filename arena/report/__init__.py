@@ -1,14 +1,17 @@
 """``arena report``: a stored tournament as one self-contained HTML page.
 
-The page holds the standings with their intervals, ratings charts (overall and per role), the
-cross-table and likelihood-of-superiority heat maps, faults per bot and reason, game lengths and
-Chaos survival, and a game viewer that steps through stored games in the browser (with each
-move's time and, under a game clock, both clocks after each ply). It needs no
-network: styles, charts (matplotlib, inlined as SVG), data and script are all in the file.
+The page holds the tournament's settings, the standings with their intervals, ratings charts
+(overall and per role), the cross-table and likelihood-of-superiority heat maps, faults per bot
+and reason, a section per bot, game lengths and Chaos survival, a game viewer that steps through
+stored games in the browser (with each move's time and, under a game clock, both clocks after
+each ply) and the table of games. It needs no network: styles, charts (matplotlib, inlined as
+SVG), data and script are all in the file. A public page (``audience``) shows no path of the
+machine and no stderr.
 
 Layering: above the store and the ratings, which it only reads, and below nothing but the CLI.
-``data`` reads a store into what the page shows, ``plots`` draws the charts, ``page`` writes the
-markup. Importing this package is cheap; matplotlib loads when a report is written.
+``data`` reads a store into what the page shows, ``settings`` the run's description, ``plots``
+draws the charts, ``page`` and ``perbot`` write the markup. Importing this package is cheap;
+matplotlib loads when a report is written.
 """
 
 from __future__ import annotations

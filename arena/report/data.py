@@ -271,12 +271,7 @@ def collect(
     for count, item in enumerate(records, 1):
         number, record = item if isinstance(item, tuple) else (count, item)
         results.append(GameResult.from_record(record))
-        for name, display in (
-            (record.order, record.order_display),
-            (record.chaos, record.chaos_display),
-        ):
-            if display:
-                shown[name] = display
+        shown.update((n, d) for n, d in _displays(record) if d)
         start, end = min(start, record.started_at), max(end, record.finished_at)
         game = _facts(number, record)
         facts.append(game)
@@ -307,6 +302,11 @@ def collect(
         bots=bots,
         period=(start, end) if facts else None,
     )
+
+
+def _displays(record: GameRecord) -> tuple[tuple[str, str], tuple[str, str]]:
+    """Each bot of ``record`` with the name it gave itself in that game (or "")."""
+    return (record.order, record.order_display), (record.chaos, record.chaos_display)
 
 
 def _note_bots(

@@ -6,8 +6,10 @@ config controls (bot names, fault details, the tournament's name) is HTML-escape
 one place it becomes markup; the viewer's data is JSON inside a ``<script type="application/json">``
 with ``<``, ``>`` and ``&`` written as ``\\u`` escapes, so no name can close the script.
 
-Large tournaments: tables sit in scrolling boxes, matrices are images, and past a few dozen
-bots the per-bot charts and cell labels give way to rank-only views (see ``plots``).
+The standings show every row, on screen and in print (a person reads them whole); the longer
+tables sit in scrolling boxes on screen and print whole (``report.css``). Large tournaments:
+matrices are images, and past a few dozen bots the per-bot charts and cell labels give way to
+rank-only views (see ``plots``).
 """
 
 from __future__ import annotations

@@ -343,3 +343,23 @@ def test_past_the_listing_limit_the_latest_games_are_listed(
     assert linked == set(numbers[-10:])
     assert "(among the latest 10 games)" in bots
     assert bots.count("12 games; won") == 4  # totals over all 24 games
+
+
+@pytest.mark.parametrize(
+    ("written", "shown"),
+    [
+        ('File "/srv/t/students/a/main.py", line 3', 'File "students/a/main.py", line 3'),
+        ("/srv/t/students/go/main.go:103 +0x40f", "students/go/main.go:103 +0x40f"),
+        ("panic: open /srv/t/../x/data.bin: no such file", "panic: open …/data.bin: no such file"),
+        ('File "/usr/lib/python3.11/json/__init__.py"', 'File "…/__init__.py"'),
+        ("cwd=/srv/t and /tmp/", "cwd=. and …/tmp"),
+        ("relative students/a/main.py and a/b stay", "relative students/a/main.py and a/b stay"),
+        ("1/2 of moves, http://example.org/x", "1/2 of moves, http:…/x"),
+    ],
+)
+def test_public_paths_are_relative_to_the_config_folder(written: str, shown: str) -> None:
+    from pathlib import PurePosixPath
+
+    from arena.report.audience import without_host_paths
+
+    assert without_host_paths(written, PurePosixPath("/srv/t")) == shown
