@@ -23,6 +23,7 @@ import pytest
 from conftest import REPO_ROOT, TEST_BOTS_DIR, run_arena
 from test_report import browser, console_errors, load, report_scale  # noqa: F401 - a fixture
 
+from arena.limits import TimeControl
 from arena.report.anchors import bot_anchor
 from arena.store.database import Store
 
@@ -97,8 +98,9 @@ def test_the_header_states_the_settings_and_the_dates(tournament: Class) -> None
     assert len(games) == 12
     settings = re.search(r'<p class="summary" id="settings">(.*?)</p>', text)
     assert settings is not None
+    per_move = TimeControl(move_ms=1000).describe()  # 1000 ms/move, the default measure
     assert settings.group(1) == (
-        "round-robin · 3 bots · 2 games per ordered pairing · 1000 ms/move (wall) · seed 7"
+        f"round-robin · 3 bots · 2 games per ordered pairing · {per_move} · seed 7"
         " · 12 of 12 games played"
     )
     dates = re.search(r'<p class="summary" id="dates">(.*?)</p>', text)
