@@ -365,3 +365,23 @@ def test_public_paths_are_relative_to_the_config_folder(written: str, shown: str
     from arena.report.audience import without_host_paths
 
     assert without_host_paths(written, PurePosixPath("/srv/t")) == shown
+
+
+WIDER_THAN_THE_PAGE = """
+const width = document.documentElement.clientWidth;
+return Array.from(document.querySelectorAll('body *'))
+  .filter(el => el.getBoundingClientRect().right > width + 1)
+  .map(el => el.tagName + '#' + el.id + '.' + el.className);
+"""
+
+
+def test_a_printed_page_fits_its_width(browser: Any, tournament: Class) -> None:  # noqa: F811
+    """On an A4 page's width (about 720 px), with a long name in the standings (the name crashy
+    gave itself), nothing in print runs past the right edge, where the paper would cut it."""
+    browser.set_window_size(720, 1000)
+    load(browser, tournament.page)
+    browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "print"})
+    try:
+        assert browser.execute_script(WIDER_THAN_THE_PAGE) == []
+    finally:
+        browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
