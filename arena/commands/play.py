@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from arena import boardview
 from arena.commands.stopping import exit_code, stopped_like_ctrl_c, wait_readable
 from arena.errors import ArenaError
-from arena.limits import SandboxMode, TimeControl
+from arena.limits import Measure, SandboxMode, TimeControl
 from arena.records import GameRecord
 from arena.rules import Board, Move, Reason, Role, cell_name
 
@@ -122,7 +122,7 @@ class _Terminal:
 
 def _time_text(tc: TimeControl) -> str:
     """``100 ms a move`` for the plain time control, else its whole description."""
-    plain = tc.clock_ms is None and tc.measure.value == "wall" and not tc.margin_ms
+    plain = tc.clock_ms is None and tc.measure is Measure.CPU and not tc.margin_ms
     return f"{tc.move_ms} ms a move" if plain else tc.describe()
 
 

@@ -23,6 +23,7 @@ from typing import Any
 from arena import boardview
 from arena.commands.stopping import wait_readable
 from arena.errors import ArenaError
+from arena.limits import Measure
 from arena.protocol import shown
 from arena.records import GameRecord
 from arena.rules import Reason, Role
@@ -146,7 +147,7 @@ def frame_lines(
     move = index - len(record.opening) - 1  # among the bots' own moves
     if 0 <= move < len(record.ms):
         note += f" in {record.ms[move]:.1f} ms"
-        if record.measure != "wall":
+        if record.measure != Measure.CPU.value:  # the default goes without saying
             note += f" ({record.measure})"
     clocks = record.clocks_after(move) if index > len(record.opening) else None
     if clocks is not None:

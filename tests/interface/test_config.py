@@ -160,7 +160,7 @@ def test_defaults(project: Path) -> None:
     assert cfg.db == project / "conf" / "results" / "weekly.sqlite"
     assert cfg.sandbox is SandboxMode.AUTO
     assert cfg.affinity is AffinityMode.AUTO
-    assert cfg.freeze_idle is False
+    assert cfg.freeze_idle is True
     assert cfg.keep_bots is cfg.settings().keep_bots is KeepBots.AUTO
     assert cfg.executor == "local"
     assert cfg.opening_plies == cfg.plan().opening_plies == 0

@@ -362,7 +362,8 @@ def test_a_number_printed_by_faults_or_the_report_opens_that_game_in_replay(
     written = arena("report", store, "--out", page)
     assert written.returncode == 0, written.stderr
     html = page.read_text()
-    in_table = re.findall(r'<tr><td>(\d+)</td><td class="name">crashy</td>', html)
+    fault_row = r'<tr><td><a href="#game-(\d+)">\d+</a></td><td class="name"><a href="#bot-crashy">'
+    in_table = re.findall(fault_row, html)
     assert sorted(map(int, in_table)) == sorted(row["game"] for row in faulted)
     viewer = re.search(r'<script type="application/json" id="viewer-data">(.*?)</script>', html)
     assert viewer is not None

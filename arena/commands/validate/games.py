@@ -14,7 +14,7 @@ from arena.botspec import BotSpec
 from arena.commands.validate.probe import SILENCE_MS
 from arena.commands.validate.report import Report
 from arena.commands.validate.transcript import Transcript
-from arena.limits import Limits, SandboxMode
+from arena.limits import Limits, Measure, SandboxMode
 from arena.records import GameRecord
 from arena.referee import verdicts as faults
 from arena.referee.match import Match, MatchSettings
@@ -133,7 +133,7 @@ def judge_games(report: Report, records: list[GameRecord], limits: Limits) -> No
             f"{len(times)} moves: median {statistics.median(times):.1f} ms,"
             f" max {max(times):.1f} ms {of}"
         )
-        if tc.measure.value != "wall":
+        if tc.measure is not Measure.CPU:
             checks["time"].summary += f", {tc.measure.value} time"
         if report.clocks_left_ms:
             checks[
