@@ -501,9 +501,9 @@ class Match:
             record.detail = over.detail
             self._stop(over.culprit, graceful=False)
             if over.reason in (Reason.CRASH, Reason.STARTUP):
-                last_words = faults.last_stderr_line(over.culprit.stderr_left)
-                if last_words:  # e.g. the exception, or why bwrap could not start it
-                    record.detail += f"; last on stderr: {last_words}"
+                clue = faults.stderr_clue(over.culprit.stderr_left)
+                if clue:  # e.g. the exception, or why bwrap could not start it
+                    record.detail += f"; {clue}"
         self._finish(order, chaos, record)
         return record
 

@@ -2,7 +2,8 @@
 
 Why a module of its own: a fault's detail is the only thing a bot's author sees of what went
 wrong, so each one says what the bot wrote (``protocol.quote``) or that nothing arrived at all,
-how its process ended, and its last line on stderr; the referee only decides *which* fault it is.
+how its process ended, and the line of its stderr that says why (``clue``); the referee only
+decides *which* fault it is.
 
 The same module says what to do about one (``HINTS``, ``advice``): ``arena validate`` prints a
 fault's detail with the hint for it, and finds that hint from the words the details here are made
@@ -20,6 +21,7 @@ from pathlib import Path
 from arena.launch import procfs
 from arena.launch.process import BotProcess, WaitStatus
 from arena.protocol import escape, quote, shown, why_not_ready
+from arena.referee.clue import telling_line
 from arena.rules import Reason
 
 __all__ = [
@@ -39,7 +41,7 @@ __all__ = [
     "send_failure",
     "exit_detail",
     "silent_crash",
-    "last_stderr_line",
+    "stderr_clue",
     "DETAIL_WIDTH",
     "shown_detail",
     "last_lines",
@@ -206,12 +208,14 @@ def silent_crash(process: BotProcess | None) -> str | None:
     return None
 
 
-def last_stderr_line(text: str, limit: int = 200) -> str:
-    """The last non-blank line of ``text``, escaped and cut to ``limit`` characters."""
-    for line in reversed(text.splitlines()):
-        if line.strip():
-            return escape(line.strip(), limit)
-    return ""
+def stderr_clue(text: str, limit: int = 200) -> str:
+    """The most telling line of a bot's stderr ``text`` (``clue.telling_line``), escaped, cut to
+    ``limit`` characters and labelled: ``last on stderr: ...`` when it is the last line, else
+    ``on stderr: ...``; "" when the bot wrote nothing there."""
+    line, last = telling_line(text)
+    if not line:
+        return ""
+    return f"{'last on stderr' if last else 'on stderr'}: {escape(line, limit)}"
 
 
 # --- what to do about a fault -----------------------------------------------------------------

@@ -77,6 +77,7 @@ FAULTS = [
     ("endless_line", "format", "end each line with \\n"),
     ("extra_line_later", "silence", "exactly one line per `turn`"),
     ("garbage", "format", "a cell and a mark"),
+    ("go_panic", "crash", "see its stderr"),
     ("hang_midgame", "time", "answer well within"),
     ("ignore_quit", "quit", "exit when you read `quit`"),
     ("illegal", "legal", "play an empty cell"),
@@ -85,6 +86,7 @@ FAULTS = [
     ("not_a_move", "format", "a cell and a mark"),
     ("raises_in_choose", "crash", "see its stderr"),
     ("reply_before_reading", "silence", "exactly one line per `turn`"),
+    ("traceback_then_log", "crash", "see its stderr"),
     ("unflushed", "startup", "nothing arrived on stdout: flush after each line"),
 ]
 

@@ -200,6 +200,19 @@ FAULTS = [
         r"^exited with code 1; last on stderr: crash_midgame: exiting on my 3rd turn$",
         (3,),
     ),
+    Fault(  # the panic line, not the last of its stack (main.go:103 +0x40f)
+        "go_panic.py",
+        Reason.CRASH,
+        r"^exited with code 2; on stderr: panic: runtime error: index out of range \[36\]"
+        r" with length 36$",
+        (2,),
+    ),
+    Fault(  # the traceback's exception, not the line its exit handler logged after it
+        "traceback_then_log.py",
+        Reason.CRASH,
+        r"^exited with code 1; on stderr: ValueError: no idea what to play on [XO.]{6}$",
+        (2,),
+    ),
     Fault(
         "closes_stdout.py",
         Reason.CRASH,

@@ -89,8 +89,8 @@ class Probe:
     def _crash(self, where: str) -> None:
         detail = faults.exit_detail(self.process)
         self.process.drain_stderr()
-        last = faults.last_stderr_line(self.process.take_stderr())
-        self._fail(Reason.CRASH, detail + (f"; last on stderr: {last}" if last else ""), where)
+        clue = faults.stderr_clue(self.process.take_stderr())
+        self._fail(Reason.CRASH, detail + (f"; {clue}" if clue else ""), where)
 
     def _wait(self, ms: float) -> tuple[WaitStatus, bytes]:
         process = self.process
@@ -153,8 +153,8 @@ class Probe:
         process.drain_stderr()
         stderr = process.take_stderr()
         self._said = f"{following.decode('utf-8', 'replace')}\n{stderr}"
-        last = faults.last_stderr_line(stderr)
-        return words + (f"; last on stderr: {last}" if last else "")
+        clue = faults.stderr_clue(stderr)
+        return words + (f"; {clue}" if clue else "")
 
     def _silent(self, after: str) -> bool:
         """Listen for ``SILENCE_MS``: True when nothing came (output is a ``silence`` failure)."""
@@ -242,9 +242,9 @@ class Probe:
         took = (time.perf_counter_ns() - sent) / 1e6
         code = process.stop(graceful=False)  # it has exited: this only reaps it and its pipes
         if code != 0:
-            last = faults.last_stderr_line(process.take_stderr())
+            clue = faults.stderr_clue(process.take_stderr())
             check.fail(
-                f"exit status {code} after `quit`" + (f"; last on stderr: {last}" if last else ""),
+                f"exit status {code} after `quit`" + (f"; {clue}" if clue else ""),
                 faults.HINTS["quit_code"],
             )
             return
