@@ -7,6 +7,7 @@ check sees only this test's processes).
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import queue
@@ -24,7 +25,8 @@ from factories import copy_bot
 
 from arena.botspec import BotSpec
 from arena.commands.new_bot import Language, build_c_bot, create_bot
-from arena.commands.validate import CHECKS, validate_bot
+from arena.commands.validate import CHECKS, print_report, validate_bot
+from arena.commands.validate.games import MIN_MOVES_A_GAME
 from arena.launch.sandbox import bwrap_path
 from arena.limits import SandboxMode, TimeControl
 from arena.referee.match import Match, MatchSettings
@@ -158,6 +160,49 @@ def test_every_fault_fixture_is_covered() -> None:
         if "Fault fixture" in path.read_text().split('"""')[1]
     }
     assert fault_fixtures - not_for_validate <= {name for name, *_ in FAULTS}
+
+
+def test_games_too_short_to_judge_say_not_judged_not_pass(no_leftover_processes: Path) -> None:
+    """Every game of ``short`` ends at its second move (it answers late): one reply a game shows
+    neither that its replies are well formed nor that it stays up, so neither is a PASS."""
+    bot = no_leftover_processes / "short.py"
+    bot.write_text(
+        "import os, sys, time\n"
+        "turns = 0\n"
+        "for line in iter(sys.stdin.buffer.readline, b''):\n"
+        "    if line.startswith(b'arena'):\n"
+        "        os.write(1, b'ready short\\n')\n"
+        "    elif line.startswith(b'game'):\n"
+        "        turns = 0\n"
+        "    elif line.startswith(b'turn'):\n"
+        "        turns += 1\n"
+        "        if turns == 2:\n"
+        "            time.sleep(0.4)  # late: the game ends here\n"
+        "        cell = line.index(b'.', 5) - 5\n"
+        "        os.write(1, f\"{'abcdef'[cell % 6]}{cell // 6 + 1}X\\n\".encode())\n"
+        "    elif line.startswith(b'quit'):\n"
+        "        break\n"
+    )
+    report = validate_bot(BotSpec.from_path(bot), games=2, sandbox=SandboxMode.NONE)
+    assert [check.key for check in report.failures()] == ["time"]
+    for key in ("format", "legal", "crash"):
+        check = report.checks[key]
+        assert check.status == "skip", (key, check.summary)
+        assert check.summary == (
+            f"not judged: the games were too short, 4 of its moves in 4 games (at least"
+            f" {4 * MIN_MOVES_A_GAME} needed: {MIN_MOVES_A_GAME} a game)"
+        )
+    printed = io.StringIO()
+    print_report(report, printed)
+    assert "skip  every reply is one well-formed move line" in printed.getvalue()
+
+
+def test_long_enough_games_are_judged(no_leftover_processes: Path) -> None:
+    report = validate_bot(
+        _copy("instant", no_leftover_processes), games=1, sandbox=SandboxMode.NONE
+    )
+    assert len(report.move_times_ms) >= 2 * MIN_MOVES_A_GAME
+    assert all(report.checks[key].status == "pass" for key in ("format", "legal", "crash"))
 
 
 @pytest.mark.parametrize("name", ["never_ready", "slow_start"])

@@ -20,9 +20,12 @@ from arena.referee import verdicts as faults
 from arena.referee.match import Match, MatchSettings
 from arena.rules import Role
 
-__all__ = ["play_games", "judge_games", "random_opponent"]
+__all__ = ["MIN_MOVES_A_GAME", "play_games", "judge_games", "random_opponent"]
 
 _DROPPED = re.compile(r"\[(\d+) earlier bytes dropped\]\n")
+MIN_MOVES_A_GAME = 4
+"""The bot's moves a game, on average, below which its replies are not judged from its games
+(against ``random`` a game seldom ends before each bot's fourth move, unless a fault ends it)."""
 
 
 def play_games(
@@ -152,3 +155,19 @@ def judge_games(report: Report, records: list[GameRecord], limits: Limits) -> No
         checks["crash"].summary = f"{len(records)} games in one process, {wins} won against random"
     elif checks["crash"].status == "pass" and not checks["crash"].summary:
         checks["crash"].summary = f"no exit nor closed stdout in {len(records)} games"
+    _too_short_to_judge(report, len(records))
+
+
+def _too_short_to_judge(report: Report, games: int) -> None:
+    """Replies and staying up are not judged from games that ended after a move or two: a bot
+    whose every game ended at its second turn has shown one reply a game, not that it plays."""
+    moves = len(report.move_times_ms)
+    needed = MIN_MOVES_A_GAME * games
+    if moves >= needed:
+        return
+    why = (
+        f"not judged: the games were too short, {moves} of its moves in {games} games"
+        f" (at least {needed} needed: {MIN_MOVES_A_GAME} a game)"
+    )
+    for key in ("format", "legal", "time", "crash"):
+        report.checks[key].skip(why)  # a failure stays one
