@@ -41,6 +41,7 @@ __all__ = [
     "did_you_mean",
     "bare_name",
     "folder_program",
+    "build_hint",
     "claim_folders",
     "empty_folder",
     "MAX_BOT_FILES",
@@ -209,7 +210,7 @@ _SOURCE_SUFFIXES = (".c", ".cc", ".cpp", ".rs", ".go", ".zig", ".nim", ".f90")
 """Source files a folder bot's ``main`` may be built from."""
 
 
-def _build_hint(folder: Path) -> str:
+def build_hint(folder: Path) -> str:
     """What to do about a folder bot whose program is not built yet (a Makefile, sources)."""
     if any((folder / name).is_file() for name in ("Makefile", "makefile", "GNUmakefile")):
         return f"; it has a Makefile: build the bot first (make -C {shlex.quote(str(folder))})"
@@ -297,7 +298,7 @@ class BotSpec:
                     shown,
                     "path",
                     f"expected a bot file or a folder holding main.py or an executable main,"
-                    f" got {given!r} (a folder without either: {program}){_build_hint(program)}",
+                    f" got {given!r} (a folder without either: {program}){build_hint(program)}",
                 )
             default_name, program = program.name, main
         elif not program.is_file():

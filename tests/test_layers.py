@@ -31,6 +31,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "arena.records",
             "arena.limits",
             "arena.botspec",
+            "arena.botfolder",
             "arena.bot",
             "arena.launch",
         ),

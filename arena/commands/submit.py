@@ -200,6 +200,8 @@ def run_submit(
         )
     say = sys.stderr if json_output else sys.stdout
     if not quiet:
+        for notice in config.notices:  # e.g. the bots a folder entry found, and those skipped
+            print(f"note: {notice}", file=say)
         print(f"validating {spec.name} ...", file=say, flush=True)
     report = validate_bot(
         spec,

@@ -35,6 +35,7 @@ from arena.config.context import (
     text_of,
     value_line,
 )
+from arena.config.folders import FOLDER_KEYS, Entry, expand_entries, path_hint
 from arena.config.model import TournamentConfig, in_store_folder, store_folder_problem
 from arena.errors import BotSpecError
 from arena.limits import (
@@ -121,13 +122,18 @@ def build(
     fmt = ctx.choice(top, "format", "format", FORMATS) if "format" in top else "round-robin"
     listed = top.get("bots")
     games = 10
-    if isinstance(listed, list | tuple) and len(listed) >= 2:  # else _bots says what is wrong
+    entries: list[Entry] = []
+    found: list[str] = []
+    if isinstance(listed, list | tuple):  # else _bots says what is wrong
+        entries, found = expand_entries(ctx, listed)
+    if len(entries) >= 2:
         # Before any bot is looked at: a pool too large to plan is refused at once.
-        games = _games_per_pairing(ctx, top, len(listed), fmt)
+        games = _games_per_pairing(ctx, top, len(entries), fmt)
     sandbox = SandboxMode.AUTO
     if "sandbox" in top:
         sandbox = SandboxMode(ctx.choice(top, "sandbox", "sandbox", [m.value for m in SandboxMode]))
-    bots, notices = _bots(ctx, top, reserved, db, sandbox)
+    bots, notices = _bots(ctx, top, entries, reserved, db, sandbox)
+    notices = found + notices
     time_control = _section(ctx, top, "time_control", TimeControl)
     limits = _section(ctx, top, "limits", Limits)
     workers = core_count()
@@ -343,42 +349,44 @@ def _check_clock(ctx: Context, section: Mapping[str, Any]) -> None:
 def _bots(
     ctx: Context,
     top: Mapping[str, Any],
+    entries: list[Entry],
     reserved: dict[Path, str],
     db: Path,
     sandbox: SandboxMode,
 ) -> tuple[tuple[BotSpec, ...], list[str]]:
-    """The bots, each folder decided (its own or shared), and what to tell about folders: a bot
-    in the store's folder is refused unless no sandbox is asked for (then only told)."""
+    """The bots of ``entries`` (folder entries expanded), each folder decided (its own or
+    shared), and what to tell about folders: a bot in the store's folder is refused unless no
+    sandbox is asked for (then only told)."""
     if "bots" not in top:
         raise ctx.error("bots", "missing (expected a list of at least 2 bots)", start_line(top))
     seq = top["bots"]
     line = value_line(top, "bots")
     if not isinstance(seq, list | tuple):
         raise ctx.error("bots", f"expected a list of bots, got {describe(seq)}", line)
-    if len(seq) < 2:
+    if len(entries) < 2:
         raise ctx.error(
-            "bots", f"expected at least 2 bots, got {len(seq)}", key_line(top, "bots") or line
+            "bots", f"expected at least 2 bots, got {len(entries)}", key_line(top, "bots") or line
         )
     specs: list[BotSpec] = []
-    seen: dict[str, int] = {}
-    for i, item in enumerate(seq):
-        path = f"bots[{i}]"
-        item_at = item_line(seq, i)
-        raw = getattr(seq, "raw", None)
-        spec = _bot(ctx, item, path, item_at, raw[i] if raw else None)
+    seen: dict[str, Entry] = {}
+    for entry in entries:
+        item, path, item_at = entry.item, entry.path, entry.line
+        spec = _bot(ctx, item, path, item_at, entry.raw)
         if spec.own_dir and isinstance(item, Mapping) and "dir" in item:
             _check_own_folder(ctx, spec, reserved, f"{path}.dir", value_line(item, "dir"))
+        elif spec.own_dir and entry.origin is not None:
+            _check_own_folder(ctx, spec, reserved, entry.described, item_at)
         if sandbox is not SandboxMode.NONE and in_store_folder(spec, db):
-            raise ctx.error(path, store_folder_problem(spec, db), item_at)
+            raise ctx.error(entry.described, store_folder_problem(spec, db), item_at)
         if spec.name in seen:
             where = path if not isinstance(item, Mapping) else f"{path}.name"
             name_line = value_line(item, "name") if isinstance(item, Mapping) else item_at
             raise ctx.error(
-                where,
-                f"duplicate bot name {spec.name!r} (already used by bots[{seen[spec.name]}])",
+                where if entry.origin is None else entry.described,
+                f"duplicate bot name {spec.name!r} (already used by {seen[spec.name].described})",
                 name_line,
             )
-        seen[spec.name] = i
+        seen[spec.name] = entry
         specs.append(spec)
     claimed, shared = claim_folders(specs, reserved)
     notices = []
@@ -443,10 +451,12 @@ def _bot(ctx: Context, item: Any, path: str, line: int | None, raw: str | None) 
     if name is None:
         raise ctx.error(
             path,
-            "expected a bot: a mapping with 'name' and 'path' or 'command', or the name of a"
-            f" bundled bot, got {describe(item)}",
+            "expected a bot: a mapping with 'name' and 'path' or 'command', {folder: DIR}, or"
+            f" the name of a bundled bot, got {describe(item)}",
             line,
         )
+    if hint := path_hint(ctx.base_dir, name):
+        raise ctx.error(path, f"expected a bundled bot's name, got the path {name!r}{hint}", line)
     _check_bot_name(ctx, name, item, path, line)
     bundled = bundled_bot_path(name)
     if bundled is None:
@@ -467,7 +477,7 @@ def _bot(ctx: Context, item: Any, path: str, line: int | None, raw: str | None) 
 
 
 def _bot_mapping(ctx: Context, item: Mapping[str, Any], path: str, line: int | None) -> BotSpec:
-    ctx.check_keys(item, BOT_KEYS, path)
+    ctx.check_keys(item, (*BOT_KEYS, *FOLDER_KEYS), path)  # a misspelt 'folder' is told so
     raws = getattr(item, "raw", {})
     if "name" not in item:
         raise ctx.error(path, "missing required key 'name'", start_line(item) or line)

@@ -1,0 +1,177 @@
+"""A class entered by one line: ``- {folder: students}`` is every bot in the folder.
+
+Each sub-folder with a program, and each program directly in the folder, is a bot named after it;
+the run says which it found and which entries it skipped, and why. A bot written as a path where
+a name is expected gets the mapping to write.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import TEST_BOTS_DIR, run_arena
+from factories import write_config
+
+from arena.config import config_from_dict, load_config
+from arena.errors import ConfigError
+
+CORRECT = ["alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi", "ivan"]
+BROKEN = {"mallory": "crash_midgame.py", "oscar": "go_panic.py", "trudy": "illegal.py"}
+
+
+def _folder_bot(folder: Path, name: str, fixture: str = "instant.py") -> Path:
+    (folder / name).mkdir(parents=True)
+    shutil.copyfile(TEST_BOTS_DIR / fixture, folder / name / "main.py")
+    return folder / name
+
+
+def _class(root: Path) -> Path:
+    """``root/students``: 12 submissions (3 broken) as folders and single files, and what a
+    class folder also holds: notes, a hidden folder, a folder not built yet."""
+    students = root / "students"
+    for name in CORRECT[:6]:
+        _folder_bot(students, name)
+    for name in CORRECT[6:]:
+        shutil.copyfile(TEST_BOTS_DIR / "instant.py", students / f"{name}.py")
+    _folder_bot(students, "oscar", BROKEN["oscar"])
+    shutil.copyfile(TEST_BOTS_DIR / BROKEN["mallory"], students / "mallory.py")
+    shutil.copyfile(TEST_BOTS_DIR / BROKEN["trudy"], students / "trudy.py")
+    (students / "notes.txt").write_text("grades\n")
+    (students / ".git").mkdir()
+    (students / "peggy").mkdir()
+    (students / "peggy" / "main.c").write_text("int main(void) { return 0; }\n")
+    return students
+
+
+def test_a_folder_entry_is_every_bot_in_it_and_says_what_it_skipped(tmp_path: Path) -> None:
+    _class(tmp_path)
+    (tmp_path / "students" / "Zoë Ng.py").write_text("print('ready')\n")
+    config = load_config(write_config(tmp_path, ["random", {"folder": "students"}]))
+    names = [spec.name for spec in config.bots]
+    assert names == ["random", *sorted([*CORRECT, *BROKEN, "Zoe-Ng"], key=str.lower)]
+    bob = next(spec for spec in config.bots if spec.name == "bob")
+    assert bob.own_dir and bob.dir == tmp_path / "students" / "bob"
+    found = config.notices[0]
+    assert found.startswith("bots[1]: students: 13 bots found (alice, bob, carol, ")
+    assert "3 skipped: students/.git: hidden; students/notes.txt: not a program" in found
+    assert "students/peggy: no main.py or executable main (build main.c into an executable" in found
+
+
+def _error(tmp_path: Path, bots: list[object]) -> str:
+    with pytest.raises(ConfigError) as caught:
+        load_config(write_config(tmp_path, bots, file="t.yaml"))
+    return str(caught.value)
+
+
+def _line_of(config: Path, text: str) -> int:
+    return next(i for i, line in enumerate(config.read_text().splitlines(), 1) if text in line)
+
+
+def test_folder_errors_name_the_file_line_and_key(tmp_path: Path) -> None:
+    config = tmp_path / "t.yaml"
+    missing = _error(tmp_path, ["random", {"folder": "nowhere"}])
+    line = _line_of(config, '"folder"')
+    assert missing.startswith(f"{config}:{line}: bots[1].folder: expected an existing folder")
+    (tmp_path / "one").mkdir()
+    shutil.copyfile(TEST_BOTS_DIR / "instant.py", tmp_path / "one" / "main.py")
+    own = _error(tmp_path, ["random", {"folder": "one"}])
+    assert "got a bot's own folder (it holds main.py): write {name: one, path: one}" in own
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "empty" / "readme.md").write_text("soon\n")
+    empty = _error(tmp_path, ["random", {"folder": "empty"}])
+    assert "expected a folder holding bots, found none (empty/readme.md: not a program" in empty
+    extra = _error(tmp_path, ["random", {"folder": "one", "name": "x"}])
+    assert "bots[1].name: unknown key 'name' beside 'folder'" in extra
+
+
+def test_two_bots_of_one_name_are_an_error_naming_both(tmp_path: Path) -> None:
+    students = tmp_path / "students"
+    _folder_bot(students, "alice")
+    shutil.copyfile(TEST_BOTS_DIR / "instant.py", students / "alice.py")
+    clash = _error(tmp_path, ["random", {"folder": "students"}])
+    assert clash.endswith(
+        "bots[1].folder: students/alice and students/alice.py would both be the bot 'alice':"
+        " rename one"
+    )
+    (students / "alice.py").unlink()
+    _folder_bot(students, "random")
+    again = _error(tmp_path, ["random", {"folder": "students"}])
+    assert again.endswith(
+        "bots[1].folder (students/random): duplicate bot name 'random' (already used by bots[0])"
+    )
+
+
+def test_a_path_where_a_name_is_expected_gets_the_mapping_to_write(tmp_path: Path) -> None:
+    _class(tmp_path)
+    given = _error(tmp_path, ["random", "students/alice"])
+    assert given.endswith(
+        "bots[1]: expected a bundled bot's name, got the path 'students/alice'; a bot of your own"
+        " is a mapping: write {name: alice, path: students/alice}, or {folder: students} for all"
+        " 12 bots in students"
+    )
+    file = _error(tmp_path, ["random", "students/grace.py"])
+    assert "write {name: grace, path: students/grace.py}, or {folder: students}" in file
+    shutil.copyfile(TEST_BOTS_DIR / "instant.py", tmp_path / "solo.py")
+    alone = _error(tmp_path, ["random", "solo.py"])
+    assert alone.endswith("write {name: solo, path: solo.py}")
+
+
+def test_a_folder_entry_works_from_python_too(tmp_path: Path) -> None:
+    _class(tmp_path)
+    config = config_from_dict({"bots": [{"folder": "students"}]}, base_dir=tmp_path)
+    assert len(config.bots) == 12
+
+
+def test_a_class_of_twelve_with_three_broken_is_found_played_and_named(
+    no_leftover_processes: Path,
+) -> None:
+    root = no_leftover_processes
+    _class(root)
+    config = write_config(
+        root,
+        [{"folder": "students"}],
+        games_per_pairing=1,
+        sandbox="none",
+        time_control={"move_ms": 300, "startup_ms": 3000},
+    )
+    run = run_arena("tournament", config, cwd=root, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert "note: bots[0]: students: 12 bots found (alice, bob, carol, dave, erin, " in run.stdout
+    assert "3 skipped: students/.git: hidden; students/notes.txt" in run.stdout
+    assert "132 games played this run" in run.stdout
+    for name in [*CORRECT, *BROKEN]:
+        assert re.search(rf"^\s*\d+\s+{name}\s", run.stdout, re.MULTILINE), name
+    faults = run_arena("faults", root / "t.sqlite", "--json", cwd=root)
+    assert faults.returncode == 0, faults.stderr
+    at_fault = {game["bot"] for game in json.loads(faults.stdout)}
+    assert at_fault == set(BROKEN)
+    panics = run_arena("faults", root / "t.sqlite", "--bot", "oscar", "--json", cwd=root)
+    details = {game["detail"] for game in json.loads(panics.stdout)}
+    assert details == {
+        "exited with code 2; on stderr: panic: runtime error: index out of range [36] with"
+        " length 36"
+    }
+
+
+def test_submit_adds_a_late_entry_beside_a_folder_entry(no_leftover_processes: Path) -> None:
+    root = no_leftover_processes
+    students = root / "students"
+    for name in ("alice", "bob"):
+        _folder_bot(students, name)
+    config = write_config(root, [{"folder": "students"}], sandbox="none", workers=1)
+    assert run_arena("tournament", config, "--quiet", cwd=root).returncode == 0
+    late = _folder_bot(root / "late", "zed")
+    added = run_arena("submit", late, config, cwd=root)
+    assert added.returncode == 0, added.stderr
+    assert "note: bots[0]: students: 2 bots found (alice, bob)" in added.stdout
+    assert "zed: #" in added.stdout and "added zed to" in added.stdout
+    assert [spec.name for spec in load_config(config).bots] == ["alice", "bob", "zed"]
+    inside = _folder_bot(students, "carol")
+    again = run_arena("submit", inside, config, cwd=root)
+    assert (
+        again.returncode == 2 and "a bot named carol is already in the tournament" in again.stderr
+    )
