@@ -532,9 +532,12 @@ def new_bot(
 
 @app.command(cls=_Command)
 def validate(
-    bot: Annotated[
-        str,
-        typer.Argument(metavar="BOT", help="The bot: a program, its folder, or a bundled name."),
+    bots: Annotated[
+        list[str],
+        typer.Argument(
+            metavar="BOT...",
+            help="The bots: programs, their folders, bundled names, or a folder of bots.",
+        ),
     ],
     games: Annotated[
         int, typer.Option(min=1, metavar="N", help="Games in each role against random.")
@@ -550,15 +553,25 @@ def validate(
     ] = False,
     json_output: JsonOption = False,
     memory_mb: MemoryMbOption = 1024,
+    total_s: Annotated[
+        float,
+        typer.Option(
+            min=1,
+            metavar="S",
+            help="With several bots: bots not started within S seconds are not checked.",
+        ),
+    ] = 600,
 ) -> None:
-    """Check that BOT speaks the protocol: start-up, replies, timing, silence, quit, sandbox.
+    """Check that a bot speaks the protocol: start-up, replies, timing, silence, quit, sandbox.
 
     Prints a checklist, each failure with what the bot wrote and a hint; exit status 0 only when
-    every check passes.
+    every check passes. Several bots, or a folder of bots (each sub-folder and program in it),
+    are checked at once, as many as the machine runs fairly, into one table: a row per bot.
 
     \b
     Example:
       arena validate mybot --transcript
+      arena validate bots/
     """
     from arena.commands.validate import run_validate
 
@@ -566,7 +579,7 @@ def validate(
     # the part they share.
     raise typer.Exit(
         run_validate(
-            bot,
+            bots,
             games=games,
             move_ms=move_ms,
             startup_ms=startup_ms,
@@ -575,6 +588,7 @@ def validate(
             json_output=json_output,
             transcript=transcript,
             memory_mb=memory_mb,
+            total_s=total_s,
         )
     )
 

@@ -2,20 +2,26 @@
 
 Each sub-folder with a program, and each program directly in the folder, is a bot named after it;
 the run says which it found and which entries it skipped, and why. A bot written as a path where
-a name is expected gets the mapping to write.
+a name is expected gets the mapping to write. ``arena validate`` on the folder prints one table.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
+import threading
+import time
 from pathlib import Path
 
 import pytest
 from conftest import TEST_BOTS_DIR, run_arena
 from factories import write_config
 
+from arena.botspec import BotSpec
+from arena.commands.validate.batch import validate_many
+from arena.commands.validate.report import Report
 from arena.config import config_from_dict, load_config
 from arena.errors import ConfigError
 
@@ -157,6 +163,31 @@ def test_a_class_of_twelve_with_three_broken_is_found_played_and_named(
     }
 
 
+def test_validate_on_the_folder_prints_one_table_and_fails_for_the_broken_three(
+    no_leftover_processes: Path,
+) -> None:
+    students = _class(no_leftover_processes)
+    run = run_arena(
+        "validate",
+        students,
+        "--games",
+        "1",
+        "--sandbox",
+        "none",
+        cwd=no_leftover_processes,
+        env={**os.environ, "COLUMNS": "200"},
+    )
+    assert run.returncode == 1, run.stderr
+    lines = run.stdout.splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("bot "))
+    rows = {line.split()[0]: line.split()[1] for line in lines[header + 1 : header + 13]}
+    assert rows == {**dict.fromkeys(CORRECT, "PASS"), **dict.fromkeys(BROKEN, "FAIL")}
+    assert lines[header + 13] == "FAIL: 3 of 12 bots did not pass: mallory, oscar, trudy"
+    oscar = next(line for line in lines if line.startswith("oscar "))
+    assert "stays up" in oscar and "on stderr: panic: runtime error" in oscar
+    assert "students/peggy: no main.py or executable main" in run.stdout
+
+
 def test_submit_adds_a_late_entry_beside_a_folder_entry(no_leftover_processes: Path) -> None:
     root = no_leftover_processes
     students = root / "students"
@@ -175,3 +206,59 @@ def test_submit_adds_a_late_entry_beside_a_folder_entry(no_leftover_processes: P
     assert (
         again.returncode == 2 and "a bot named carol is already in the tournament" in again.stderr
     )
+
+
+def _report(spec: BotSpec) -> Report:
+    return Report(spec.name, list(spec.argv), 100, 1000, "none")
+
+
+def test_checks_run_no_more_at_once_than_the_workers(tmp_path: Path) -> None:
+    spec = BotSpec.from_path(shutil.copyfile(TEST_BOTS_DIR / "instant.py", tmp_path / "a.py"))
+    running, most, lock = [0], [0], threading.Lock()
+
+    def check(bot: BotSpec) -> Report:
+        with lock:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+        time.sleep(0.05)  # work that overlaps with the others' when they run at once
+        with lock:
+            running[0] -= 1
+        return _report(bot)
+
+    specs = [spec.renamed(f"b{i}") for i in range(6)]
+    rows = validate_many(specs, check, workers=2, total_s=60)
+    assert [row.bot for row in rows] == [f"b{i}" for i in range(6)]
+    assert {row.status for row in rows} == {"PASS"} and most[0] == 2
+
+
+def test_bots_not_started_within_the_bound_are_not_checked(tmp_path: Path) -> None:
+    spec = BotSpec.from_path(shutil.copyfile(TEST_BOTS_DIR / "instant.py", tmp_path / "a.py"))
+
+    def check(bot: BotSpec) -> Report:
+        time.sleep(0.6)  # longer than the batch's bound
+        return _report(bot)
+
+    rows = validate_many(
+        [spec.renamed("first"), spec.renamed("late")], check, workers=1, total_s=0.5
+    )
+    assert [(row.bot, row.status) for row in rows] == [("first", "PASS"), ("late", "not checked")]
+    assert rows[1].check == "the batch's 0.5 s were used up"
+
+
+def test_several_bots_named_one_by_one_make_one_table_and_json(
+    no_leftover_processes: Path,
+) -> None:
+    root = no_leftover_processes
+    good = _folder_bot(root, "good")
+    bad = _folder_bot(root, "bad", "not_a_move.py")
+    run = run_arena("validate", good, bad, "--games", "1", "--sandbox", "none", "--json", cwd=root)
+    assert run.returncode == 1, run.stderr
+    data = json.loads(run.stdout)
+    assert data["ok"] is False
+    assert [(b["bot"], b["status"], b["check"]) for b in data["bots"]] == [
+        ("good", "PASS", None),
+        ("bad", "FAIL", "every reply is one well-formed move line"),
+    ]
+    assert data["bots"][1]["validation"]["checks"][1]["status"] == "fail"
+    one = run_arena("validate", good, bad, "--transcript", cwd=root)
+    assert one.returncode == 2 and "--transcript shows one bot's lines: give one bot" in one.stderr

@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from arena.botspec import BotSpec
+from arena.commands.validate import batch
 from arena.commands.validate.games import judge_games, play_games
 from arena.commands.validate.probe import Probe
 from arena.commands.validate.report import Report, print_report
@@ -18,7 +19,10 @@ from arena.launch.sandbox import resolve_mode
 from arena.limits import Limits, SandboxMode, TimeControl
 from arena.referee import verdicts as faults
 
-__all__ = ["validate_bot", "run_validate"]
+__all__ = ["validate_bot", "run_validate", "DEFAULT_TOTAL_S"]
+
+DEFAULT_TOTAL_S = 600.0
+"""How long a batch of bots may take, by default: a class's checks, each a few seconds."""
 
 
 def validate_bot(
@@ -105,7 +109,7 @@ def _run(
 
 
 def run_validate(
-    bot: str,
+    bots: Sequence[str],
     *,
     games: int,
     move_ms: int,
@@ -115,33 +119,45 @@ def run_validate(
     transcript: bool,
     time_control: TimeControl | None = None,
     memory_mb: int | None = None,
+    total_s: float = DEFAULT_TOTAL_S,
 ) -> int:
-    """The command; its exit status (0 only when every check passes; 128 + the signal when
-    stopped by Ctrl-C, SIGTERM or SIGHUP). ``memory_mb``: the bot's ``limits.memory_mb`` (None:
-    the default, a tournament's)."""
+    """The command; its exit status (0 only when every check of every bot passes; 128 + the
+    signal when stopped by Ctrl-C, SIGTERM or SIGHUP). ``memory_mb``: the bots'
+    ``limits.memory_mb`` (None: the default, a tournament's). Several bots, or a folder of them,
+    are checked at once and shown as one table (``batch``), within ``total_s`` seconds."""
     from arena.commands.start import resolve_bot, start_harness
+    from arena.commands.stopping import exit_code, stopped_like_ctrl_c
 
-    spec = resolve_bot(bot)
     stream = sys.stderr if json_output else sys.stdout
 
     def emit(line: str) -> None:
         print(line, file=stream, flush=True)
 
-    from arena.commands.stopping import exit_code, stopped_like_ctrl_c
+    limits = Limits() if memory_mb is None else Limits(memory_mb=memory_mb)
 
+    def check(spec: BotSpec, emit_transcript: Callable[[str], None] | None = None) -> Report:
+        return validate_bot(
+            spec,
+            games=games,
+            move_ms=move_ms,
+            startup_ms=startup_ms,
+            sandbox=sandbox,
+            transcript=emit_transcript,
+            time_control=time_control,
+            limits=limits,
+        )
+
+    if len(bots) != 1 or batch.is_folder_of_bots(bots[0]):
+        if transcript:
+            raise ArenaError("--transcript shows one bot's lines: give one bot")
+        specs = batch.bots_to_check(bots, resolve_bot, emit)
+        start_harness()
+        return _check_many(specs, check, limits, total_s, json_output, emit)
+    spec = resolve_bot(bots[0])
     start_harness()
     try:
         with stopped_like_ctrl_c():  # SIGTERM, SIGHUP: the bot stopped as by Ctrl-C
-            report = validate_bot(
-                spec,
-                games=games,
-                move_ms=move_ms,
-                startup_ms=startup_ms,
-                sandbox=sandbox,
-                transcript=emit if transcript else None,
-                time_control=time_control,
-                limits=Limits() if memory_mb is None else Limits(memory_mb=memory_mb),
-            )
+            report = check(spec, emit if transcript else None)
     except KeyboardInterrupt as stop:
         code, name = exit_code(stop)
         print(f"arena: validation of {spec.name} interrupted ({name})", file=sys.stderr)
@@ -151,3 +167,37 @@ def run_validate(
     else:
         print_report(report)
     return 0 if report.ok else 1
+
+
+def _check_many(
+    specs: list[BotSpec],
+    check: Callable[[BotSpec], Report],
+    limits: Limits,
+    total_s: float,
+    json_output: bool,
+    emit: Callable[[str], None],
+) -> int:
+    """Several bots checked at once, as many as the machine runs fairly; one table."""
+    from arena.commands.stopping import exit_code, stopped_like_ctrl_c
+    from arena.tournament.capacity import fair_workers
+
+    workers = min(len(specs), fair_workers(limits.memory_mb).workers)
+    emit(f"validating {len(specs)} bots, {workers} at a time (at most {total_s:g} s in all)")
+    try:
+        with stopped_like_ctrl_c():
+            rows = batch.validate_many(
+                specs,
+                check,
+                workers=workers,
+                total_s=total_s,
+                progress=lambda row: emit(f"  {row.bot}: {row.status}"),
+            )
+    except KeyboardInterrupt as stop:
+        code, name = exit_code(stop)
+        print(f"arena: validation interrupted ({name})", file=sys.stderr)
+        return code
+    if json_output:
+        batch.print_json(rows)
+    else:
+        batch.print_table(rows)
+    return 0 if all(row.status == "PASS" for row in rows) else 1

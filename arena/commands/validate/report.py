@@ -113,7 +113,7 @@ class Report:
 _MARK = {"pass": "PASS", "fail": "FAIL", "skip": "skip"}
 
 
-def _folded(text: str, indent: str, columns: int) -> str:
+def folded(text: str, indent: str, columns: int) -> str:
     """``text`` folded to ``columns`` (at least 40 characters a line), each line indented."""
     width = max(40, columns - len(indent))
     lines = textwrap.wrap(text, width, break_on_hyphens=False) or [""]
@@ -145,9 +145,9 @@ def print_report(report: Report, out: TextIO | None = None) -> None:
         else:
             print(head.rstrip(), file=out)
             if text:
-                print(_folded(text, "        ", columns), file=out)
+                print(folded(text, "        ", columns), file=out)
         if check.status == "fail" and check.hint:
-            print(_folded("hint: " + check.hint, "        ", columns), file=out)
+            print(folded("hint: " + check.hint, "        ", columns), file=out)
     failures = report.failures()
     if failures:
         print(f"FAIL: {len(failures)} of {len(report.checks)} checks failed", file=out)
