@@ -535,8 +535,7 @@ def validate(
     bots: Annotated[
         list[str],
         typer.Argument(
-            metavar="BOT...",
-            help="The bots: programs, their folders, bundled names, or a folder of bots.",
+            metavar="BOT...", help="Programs, bot folders, bundled names, folders of bots."
         ),
     ],
     games: Annotated[

@@ -120,20 +120,15 @@ def build(
     if config_path is not None:
         reserved[config_path] = "the config"
     fmt = ctx.choice(top, "format", "format", FORMATS) if "format" in top else "round-robin"
-    listed = top.get("bots")
+    entries, found = expand_entries(ctx, top.get("bots"))  # folders: bots to count, not run
     games = 10
-    entries: list[Entry] = []
-    found: list[str] = []
-    if isinstance(listed, list | tuple):  # else _bots says what is wrong
-        entries, found = expand_entries(ctx, listed)
-    if len(entries) >= 2:
+    if len(entries) >= 2:  # else _bots says what is wrong
         # Before any bot is looked at: a pool too large to plan is refused at once.
         games = _games_per_pairing(ctx, top, len(entries), fmt)
     sandbox = SandboxMode.AUTO
     if "sandbox" in top:
         sandbox = SandboxMode(ctx.choice(top, "sandbox", "sandbox", [m.value for m in SandboxMode]))
     bots, notices = _bots(ctx, top, entries, reserved, db, sandbox)
-    notices = found + notices
     time_control = _section(ctx, top, "time_control", TimeControl)
     limits = _section(ctx, top, "limits", Limits)
     workers = core_count()
@@ -180,7 +175,7 @@ def build(
         affinity=affinity,
         freeze_idle=freeze_idle,
         executor=executor,
-        notices=tuple(notices),
+        notices=tuple(found + notices),
         opening_plies=opening_plies,
         cluster=cluster,
         trusted_bots=trusted_bots,
@@ -370,17 +365,11 @@ def _bots(
     specs: list[BotSpec] = []
     seen: dict[str, Entry] = {}
     for entry in entries:
-        item, path, item_at = entry.item, entry.path, entry.line
-        spec = _bot(ctx, item, path, item_at, entry.raw)
-        if spec.own_dir and isinstance(item, Mapping) and "dir" in item:
-            _check_own_folder(ctx, spec, reserved, f"{path}.dir", value_line(item, "dir"))
-        elif spec.own_dir and entry.origin is not None:
-            _check_own_folder(ctx, spec, reserved, entry.described, item_at)
-        if sandbox is not SandboxMode.NONE and in_store_folder(spec, db):
-            raise ctx.error(entry.described, store_folder_problem(spec, db), item_at)
+        spec = _entry_bot(ctx, entry, reserved, db, sandbox)
         if spec.name in seen:
-            where = path if not isinstance(item, Mapping) else f"{path}.name"
-            name_line = value_line(item, "name") if isinstance(item, Mapping) else item_at
+            item = entry.item
+            where = entry.path if not isinstance(item, Mapping) else f"{entry.path}.name"
+            name_line = value_line(item, "name") if isinstance(item, Mapping) else entry.line
             raise ctx.error(
                 where if entry.origin is None else entry.described,
                 f"duplicate bot name {spec.name!r} (already used by {seen[spec.name].described})",
@@ -419,6 +408,21 @@ def _bots(
             " may read and which are part of their version"
         )
     return tuple(claimed), notices
+
+
+def _entry_bot(
+    ctx: Context, entry: Entry, reserved: dict[Path, str], db: Path, sandbox: SandboxMode
+) -> BotSpec:
+    """The bot of one entry, its folder checked: none may hold the results or the config."""
+    item, path = entry.item, entry.path
+    spec = _bot(ctx, item, path, entry.line, entry.raw)
+    if spec.own_dir and isinstance(item, Mapping) and "dir" in item:
+        _check_own_folder(ctx, spec, reserved, f"{path}.dir", value_line(item, "dir"))
+    elif spec.own_dir and entry.origin is not None:
+        _check_own_folder(ctx, spec, reserved, entry.described, entry.line)
+    if sandbox is not SandboxMode.NONE and in_store_folder(spec, db):
+        raise ctx.error(entry.described, store_folder_problem(spec, db), entry.line)
+    return spec
 
 
 def _check_own_folder(

@@ -7,7 +7,7 @@ expected gets the mapping to write instead.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -41,8 +41,11 @@ class Entry:
         return self.path if self.origin is None else f"{self.path} ({self.origin})"
 
 
-def expand_entries(ctx: Context, seq: Sequence[Any]) -> tuple[list[Entry], list[str]]:
-    """The entries of ``bots:`` with each folder entry expanded, and what to tell of each folder."""
+def expand_entries(ctx: Context, seq: Any) -> tuple[list[Entry], list[str]]:
+    """The entries of ``bots:`` with each folder entry expanded, and what to tell of each folder
+    (none when ``seq`` is no list: the caller says what is wrong)."""
+    if not isinstance(seq, list | tuple):
+        return [], []
     raws = getattr(seq, "raw", None)
     entries: list[Entry] = []
     notices: list[str] = []
