@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.botfolder import FolderError, bot_name_for, scan_folder
-from arena.botspec import BotPartError, BotSpec, bare_name
+from arena.botspec import BotPartError, BotSpec, bare_name, folder_program
 from arena.config.context import Context, item_line, value_line
 
 __all__ = ["Entry", "FOLDER_KEYS", "expand_entries", "path_hint"]
@@ -100,6 +100,8 @@ def path_hint(base: Path, given: str) -> str:
             return ""
     except OSError:
         return ""
+    if where.is_dir() and folder_program(where) is None:
+        return f"; every bot in a folder is entered as {{folder: {given}}}"
     name = bot_name_for(where) or "NAME"
     hint = f"; a bot of your own is a mapping: write {{name: {name}, path: {given}}}"
     parent = Path(given).parent

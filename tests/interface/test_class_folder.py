@@ -121,6 +121,8 @@ def test_a_path_where_a_name_is_expected_gets_the_mapping_to_write(tmp_path: Pat
     )
     file = _error(tmp_path, ["random", "students/grace.py"])
     assert "write {name: grace, path: students/grace.py}, or {folder: students}" in file
+    whole = _error(tmp_path, ["random", "students"])
+    assert whole.endswith("; every bot in a folder is entered as {folder: students}")
     shutil.copyfile(TEST_BOTS_DIR / "instant.py", tmp_path / "solo.py")
     alone = _error(tmp_path, ["random", "solo.py"])
     assert alone.endswith("write {name: solo, path: solo.py}")
