@@ -102,7 +102,8 @@ def scan_folder(folder: Path, shown: str) -> FolderScan:
         if name in first_of:
             raise FolderError(
                 shown,
-                f"{first_of[name]} and {where} would both be the bot {name!r}: rename one",
+                f"expected one entry per bot name, got {first_of[name]} and {where}, both"
+                f" named {name!r} (rename one)",
             )
         first_of[name] = where
         scan.bots.append((name, entry))

@@ -100,8 +100,8 @@ def test_two_bots_of_one_name_are_an_error_naming_both(tmp_path: Path) -> None:
     shutil.copyfile(TEST_BOTS_DIR / "instant.py", students / "alice.py")
     clash = _error(tmp_path, ["random", {"folder": "students"}])
     assert clash.endswith(
-        "bots[1].folder: students/alice and students/alice.py would both be the bot 'alice':"
-        " rename one"
+        "bots[1].folder: expected one entry per bot name, got students/alice and"
+        " students/alice.py, both named 'alice' (rename one)"
     )
     (students / "alice.py").unlink()
     _folder_bot(students, "random")
