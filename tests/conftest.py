@@ -14,7 +14,8 @@ default the ``tests/bots`` and ``bots`` folders; tests that copy their bots to a
 folder pass that folder, which no other test run can share). ``child_processes`` lists the
 children of the test process itself (a zombie among them is a child nobody reaped).
 
-``run_arena`` runs the ``arena`` command in a subprocess (bounded); ``bundled_program`` names a
+``run_arena`` runs the ``arena`` command in a subprocess (bounded), ``start_arena`` starts it
+(for a test that stops it midway); ``bundled_program`` names a
 bundled bot's program (``bots/<name>/main.py``).
 
 ``wait_until`` is the suite's one way to wait for something: it polls a condition until it holds
@@ -134,6 +135,21 @@ def run_arena(
         stdin=subprocess.DEVNULL,
         env=None if env is None else dict(env),
         check=False,
+    )
+
+
+def start_arena(*args: object, cwd: str | os.PathLike[str] | None = None) -> subprocess.Popen[str]:
+    """``python -m arena ARGS`` started, not awaited (a test that stops it midway): its output
+    piped as text, stdin closed, in a session of its own (so that the test can kill its whole
+    group if it does not stop)."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "arena", *map(str, args)],
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
     )
 
 

@@ -9,14 +9,16 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import re
 import shutil
+import signal
 import threading
 import time
 from pathlib import Path
 
 import pytest
-from conftest import TEST_BOTS_DIR, run_arena
+from conftest import TEST_BOTS_DIR, run_arena, start_arena
 from factories import write_config
 
 from arena.botspec import BotSpec
@@ -264,3 +266,33 @@ def test_several_bots_named_one_by_one_make_one_table_and_json(
     assert data["bots"][1]["validation"]["checks"][1]["status"] == "fail"
     one = run_arena("validate", good, bad, "--transcript", cwd=root)
     assert one.returncode == 2 and "--transcript shows one bot's lines: give one bot" in one.stderr
+
+
+def test_ctrl_c_stops_a_batch_leaving_no_bot_running(no_leftover_processes: Path) -> None:
+    """SIGINT once the first bot's row is in: no bot is started any more, those being checked
+    end within their bounds, and the command exits with 128 + 2, no table and no process left."""
+    root = no_leftover_processes
+    students = root / "students"
+    for name in ("a", "b", "c", "d", "e", "f"):
+        _folder_bot(students, name)
+    process = start_arena("validate", "students", "--sandbox", "none", cwd=root)
+    lines: queue.Queue[str] = queue.Queue()
+    assert process.stdout is not None
+    reader = threading.Thread(target=lambda: [lines.put(line) for line in process.stdout])
+    reader.start()
+    try:
+        seen = [lines.get(timeout=60) for _ in range(3)]  # found, validating, a first row
+        assert seen[2].rstrip().endswith(": PASS"), seen
+        process.send_signal(signal.SIGINT)
+        process.wait(timeout=60)  # its stderr is a few lines: the pipe cannot fill
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=10)
+    reader.join(timeout=10)
+    out = "".join(seen) + "".join(lines.get() for _ in range(lines.qsize()))
+    assert process.stderr is not None
+    err = process.stderr.read()
+    assert process.returncode == 128 + signal.SIGINT, err
+    assert "arena: validation interrupted (SIGINT)" in err and "Traceback" not in err
+    assert "first failing check" not in out and len(out.splitlines()) < 2 + 6

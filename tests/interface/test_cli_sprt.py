@@ -8,12 +8,10 @@ import json
 import os
 import shutil
 import signal
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from conftest import bundled_program, run_arena, stored_game_count, wait_until
+from conftest import bundled_program, run_arena, start_arena, stored_game_count, wait_until
 
 from arena.botspec import BotSpec
 from arena.commands.sprt import Progress
@@ -83,15 +81,7 @@ def test_a_signal_stops_it_like_ctrl_c_and_it_resumes(
     db = root / "results" / "t.sqlite"
     # Bounds 1 Elo apart: two copies of random take thousands of games to tell them apart.
     args = ["sprt", "r1.py", "r2.py", "--elo0", "0", "--elo1", "1", "--db", "results/t.sqlite"]
-    process = subprocess.Popen(
-        [sys.executable, "-m", "arena", *args, "--json"],
-        cwd=root,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
+    process = start_arena(*args, "--json", cwd=root)
     try:
         wait_until(lambda: stored_game_count(db) >= 2 or process.poll() is not None, 60)
         assert process.poll() is None, process.communicate()

@@ -9,13 +9,11 @@ import json
 import os
 import shutil
 import signal
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
-from conftest import TEST_BOTS_DIR, run_arena, stored_game_count, wait_until
+from conftest import TEST_BOTS_DIR, run_arena, start_arena, stored_game_count, wait_until
 
 from arena.commands.new_bot import create_bot
 from arena.commands.submit import add_bot_entry, placing
@@ -138,15 +136,7 @@ def test_sigterm_stops_submit_like_ctrl_c(no_leftover_processes: Path) -> None:
     config = root / "ladder.yaml"
     text = "bots:\n  - random  # baseline, alone: a ladder to start\ngames_per_pairing: 500\n"
     config.write_text(text)
-    process = subprocess.Popen(
-        [sys.executable, "-m", "arena", "submit", "mine", "ladder.yaml", "--quiet"],
-        cwd=root,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
+    process = start_arena("submit", "mine", "ladder.yaml", "--quiet", cwd=root)
     db = root / "results" / "ladder.sqlite"
     try:
         wait_until(lambda: stored_game_count(db) >= 1 or process.poll() is not None, 60)

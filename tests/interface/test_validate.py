@@ -13,14 +13,12 @@ import os
 import queue
 import shutil
 import signal
-import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
 
 import pytest
-from conftest import REPO_ROOT, TEST_BOTS_DIR, run_arena
+from conftest import REPO_ROOT, TEST_BOTS_DIR, run_arena, start_arena
 from factories import copy_bot
 
 from arena.botspec import BotSpec
@@ -311,14 +309,16 @@ def test_a_signal_stops_validate_like_ctrl_c(
     """SIGTERM or SIGHUP mid-check: 128 + the signal, one line, and the bot gone (the fixture
     checks that no process of the test's folder is left)."""
     spec = _copy("paced", no_leftover_processes)  # slow moves: the check is still running
-    process = subprocess.Popen(
-        [sys.executable, "-m", "arena", "validate", str(spec.program), "--games", "50"]
-        + ["--move-ms", "1000", "--sandbox", "none", "--transcript"],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
+    process = start_arena(
+        "validate",
+        spec.program,
+        "--games",
+        "50",
+        "--move-ms",
+        "1000",
+        "--sandbox",
+        "none",
+        "--transcript",
     )
     lines: queue.Queue[str] = queue.Queue()
     reader = threading.Thread(target=lambda: [lines.put(line) for line in process.stdout or ()])
