@@ -94,6 +94,8 @@ def test_folder_errors_name_the_file_line_and_key(tmp_path: Path) -> None:
     assert "expected a folder holding bots, found none (empty/readme.md: not a program" in empty
     extra = _error(tmp_path, ["random", {"folder": "one", "name": "x"}])
     assert "bots[1].name: unknown key 'name' beside 'folder'" in extra
+    typo = _error(tmp_path, ["random", {"fodler": "one"}])
+    assert "bots[1].fodler: unknown key 'fodler' (did you mean 'folder'?)" in typo
 
 
 def test_two_bots_of_one_name_are_an_error_naming_both(tmp_path: Path) -> None:
