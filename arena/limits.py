@@ -97,6 +97,13 @@ class TimeControl:
         per_move = CPU_WALL_FACTOR * (most + self.margin_ms) + CPU_WALL_MARGIN_MS
         return 2 * _BOT_MOVES * per_move
 
+    def startup_wall_ms(self) -> int:
+        """The longest a start-up may take in wall time: ``startup_ms``, or its wall-clock cap
+        under ``measure: cpu`` (where ``startup_ms`` bounds its CPU time)."""
+        if self.measure is Measure.WALL:
+            return self.startup_ms
+        return CPU_WALL_FACTOR * self.startup_ms + CPU_WALL_MARGIN_MS
+
     def definition(self) -> dict[str, object]:
         """What a store keeps of it: every field."""
         data: dict[str, object] = dataclasses.asdict(self)

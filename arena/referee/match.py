@@ -50,7 +50,7 @@ from arena.protocol import (
 from arena.records import GameRecord
 from arena.referee import verdicts as faults
 from arena.referee.blame import LoadReading, MachineFault, judge_cap, too_loaded
-from arena.referee.clock import MoveClock, wall_cap_ns
+from arena.referee.clock import MoveClock
 from arena.referee.keeper import BotKeeper, Kept
 from arena.referee.position import PLY_MOVES, Position, canonical
 from arena.rules import CELLS, Board, Move, Reason, Role
@@ -370,7 +370,7 @@ class Match:
         allowance = self.settings.time_control.startup_ms
         on_cpu = self.settings.time_control.measure is Measure.CPU
         allowed_ns = allowance * 1_000_000
-        deadline = began + (wall_cap_ns(allowed_ns) if on_cpu else allowed_ns)
+        deadline = began + self.settings.time_control.startup_wall_ms() * 1_000_000
         wants: set[str] = set()
         while True:
             status, line, culprit = self.channels.wait_line(process, deadline)

@@ -64,11 +64,11 @@ STALL_MARGIN_S = 15.0
 def slowest_game_seconds(settings: MatchSettings) -> float:
     """The longest one game can take when nothing is wrong with the harness.
 
-    Both bots may (re)start in a game (each within its start-up allowance), and every ply may
+    Both bots may (re)start in a game (each within its start-up's wall time), and every ply may
     use its whole time (``TimeControl.longest_moves_ms``: a clock, a margin, the wall cap of
     ``measure: cpu``); beyond that come the stopping of bots and the recording."""
     tc = settings.time_control
-    return (2 * tc.startup_ms + tc.longest_moves_ms()) / 1000 + STALL_MARGIN_S
+    return (2 * tc.startup_wall_ms() + tc.longest_moves_ms()) / 1000 + STALL_MARGIN_S
 
 
 class Connection(Protocol):
