@@ -41,12 +41,20 @@ _PLAIN = re.compile(r"[A-Za-z0-9_./][A-Za-z0-9_./+-]*")
 
 
 def _scalar(text: str) -> str:
-    """``text`` as a YAML scalar: plain when safe, else double-quoted (JSON is valid YAML)."""
-    return (
-        text
-        if _PLAIN.fullmatch(text) and text not in {"null", "true", "false"}
-        else json.dumps(text)
-    )
+    """``text`` as a YAML scalar: plain when the loader reads it back as this very string, else
+    double-quoted (JSON is valid YAML). ``NULL``, ``yes``, ``No``, ``1e3`` are names too."""
+    return text if _PLAIN.fullmatch(text) and _reads_back(text) else json.dumps(text)
+
+
+def _reads_back(text: str) -> bool:
+    """Whether YAML reads plain ``text`` as that string (``2001-13-45`` fails as a date). A
+    leading digit is quoted whatever this reader says: YAML 1.2 readers take ``1e3`` as a number."""
+    if text[:1].isdigit():
+        return False
+    try:
+        return bool(yaml.safe_load(text) == text)
+    except (yaml.YAMLError, ValueError):
+        return False
 
 
 def _last_end(node: yaml.Node) -> yaml.Mark:

@@ -17,6 +17,7 @@ from conftest import TEST_BOTS_DIR, run_arena, start_arena, stored_game_count, w
 
 from arena.commands.new_bot import create_bot
 from arena.commands.submit import add_bot_entry, placing
+from arena.config import load_config
 from arena.errors import ArenaError
 from arena.records import GameRecord
 from arena.rules import Reason, Role
@@ -73,6 +74,21 @@ def test_block_insertion_keeps_comments_in_place() -> None:
 def test_odd_names_are_quoted() -> None:
     updated = add_bot_entry("bots: [a, b]\n", {"name": "x", "path": "my bots/true: yes.py"})
     assert yaml.safe_load(updated)["bots"][-1] == {"name": "x", "path": "my bots/true: yes.py"}
+
+
+@pytest.mark.parametrize("name", ["NULL", "yes", "No", "off", "1e3", "12", "0x1F", "2001-01-01"])
+@pytest.mark.parametrize("text", [BLOCK, CASES["flow"]], ids=["block", "flow"])
+def test_a_name_yaml_would_read_as_another_type_reads_back_as_that_name(
+    tmp_path: Path, text: str, name: str
+) -> None:
+    """A valid bot name that plain YAML reads as null, a boolean, a number or a date is written
+    quoted: the tournament loader gives back that name, not "got null"."""
+    (tmp_path / "mine").mkdir()
+    shutil.copy(TEST_BOTS_DIR / "instant.py", tmp_path / "mine" / "main.py")
+    (tmp_path / "g.py").write_text("")
+    config = tmp_path / "t.yaml"
+    config.write_text(add_bot_entry(text, {"name": name, "path": "mine/main.py"}))
+    assert load_config(config).bots[-1].name == name
 
 
 @pytest.mark.parametrize("text", ["seed: 1\n", "bots: 3\n", "bots: []\n", "- a\n"])
