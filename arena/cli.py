@@ -790,6 +790,29 @@ def replay(
 
 
 @app.command(cls=_Command)
+def discard(
+    db: StoreArgument,
+    games: Annotated[
+        list[int] | None,
+        typer.Argument(metavar="GAME...", help="The games' numbers, as arena replay lists them."),
+    ] = None,
+    list_only: Annotated[
+        bool, typer.Option("--list", help="List the games discarded so far.")
+    ] = False,
+) -> None:
+    """Set a result right: discard stored games by number. They are kept aside (listed by
+    --list), count no more, and the next run of the tournament plays their slots again.
+
+    \b
+    Example:
+      arena discard tournaments/results/example.sqlite 5 9
+    """
+    from arena.commands.discard import discard_command
+
+    discard_command(db, games or [], list_only=list_only)
+
+
+@app.command(cls=_Command)
 def play(
     bot: Annotated[
         str, typer.Argument(metavar="BOT", help="A bot: a program path, or a bundled bot's name.")

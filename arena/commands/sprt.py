@@ -206,7 +206,7 @@ def run_sprt(
     start_harness()
     with Store.open(path) as store:
         if fresh:
-            store.reset()
+            print(f"--fresh: {store.reset().describe()}", file=say, flush=True)
         store.claim(definition(a, b, settings, openings, seed), max_games // 2)
         store.set_meta("name", f"sprt {a} vs {b}")
         store.register_bots([BotVersion(s.name, s.version(), s.command) for s in (spec_a, spec_b)])

@@ -114,7 +114,7 @@ def run_tournament_command(
     display = ProgressDisplay(console, quiet)
     with Store.open(config.db) as store:
         if fresh:
-            store.reset()
+            _say(f"--fresh: {store.reset().describe()}", console, quiet)
         try:
             with stopped_like_ctrl_c():
                 result = run_tournament(config.plan(), store, display)
@@ -138,11 +138,8 @@ def _announce(config: TournamentConfig, console: Console, quiet: bool) -> None:
     where they run here (the sandbox's one warning; a bot this machine cannot start, stopped)."""
     from arena.tournament.run import oversubscribed
 
-    for notice in config.notices:  # once a run; on stderr when quiet, as it may matter
-        if quiet:
-            print(f"arena: note: {notice}", file=sys.stderr, flush=True)
-        else:
-            console.print(f"[yellow]note:[/] {escape(notice)}")
+    for notice in config.notices:  # once a run
+        _say(notice, console, quiet)
     if oversubscribed(config.workers) and config.force_workers and not quiet:
         console.print(
             f"[yellow]warning:[/] {config.workers} workers on {core_count()} cores: bots "
@@ -159,6 +156,14 @@ def _announce(config: TournamentConfig, console: Console, quiet: bool) -> None:
             check_launchable(spec, config.sandbox)
     if config.executor == "inline":  # bots run in this process: none may outlive it, even killed
         start_harness()
+
+
+def _say(notice: str, console: Console, quiet: bool) -> None:
+    """A note the user must see: on stderr when quiet, as it may matter."""
+    if quiet:
+        print(f"arena: note: {notice}", file=sys.stderr, flush=True)
+    else:
+        console.print(f"[yellow]note:[/] {escape(notice)}")
 
 
 def _summarise(

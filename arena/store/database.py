@@ -25,6 +25,7 @@ from typing import Any, NamedTuple, TypedDict, Unpack
 
 from arena.errors import StoreError
 from arena.records import GameRecord, Reason
+from arena.store import aside
 from arena.store import rows as gamerows
 from arena.store.rows import dumps, safe_text
 from arena.store.runlock import RunLock, holder_info
@@ -34,6 +35,7 @@ __all__ = [
     "BotVersion",
     "VersionChange",
     "HarnessErrorRow",
+    "Reset",
     "Store",
     "StoredResult",
     "protected_files",
@@ -269,6 +271,36 @@ class VersionChange:
     """The version it had in the previous run that included it; its games are now set aside."""
     new_version: str
     """The version registered now."""
+
+
+@dataclass(frozen=True)
+class Reset:
+    """What ``Store.reset`` discarded, and where it is kept."""
+
+    games: int
+    """Stored games it discarded (every version's)."""
+    harness_errors: int
+    """Recorded harness errors it discarded."""
+    backup: Path | None
+    """The copy of the store made before (None: it held nothing to keep)."""
+
+    def describe(self) -> str:
+        """One line for the user: how many games went, and the file that keeps them."""
+        if self.backup is None:
+            return "the store held no games: nothing to discard"
+        games = f"{self.games} game{'' if self.games == 1 else 's'}"
+        errors = self.harness_errors
+        if errors:
+            games += f" and {errors} harness error{'' if errors == 1 else 's'}"
+        return f"{games} discarded, kept in {self.backup} (arena ratings and replay read it)"
+
+
+def _contents(conn: sqlite3.Connection) -> tuple[int, ...]:
+    """(games, their last number, harness errors, their last number, discarded games): what a
+    reset must find unchanged after its copy, and the counts it reports."""
+    games = conn.execute("SELECT COUNT(*), COALESCE(MAX(id), 0) FROM games").fetchone()
+    errors = conn.execute("SELECT COUNT(*), COALESCE(MAX(id), 0) FROM harness_errors").fetchone()
+    return (*games, *errors, len(aside.discarded_games(conn)))
 
 
 @dataclass(frozen=True)
@@ -870,24 +902,83 @@ class Store:
         except StoreError:
             return None
 
-    def reset(self) -> None:
-        """Delete every game and harness error, in one transaction (for ``--fresh``).
+    def reset(self) -> Reset:
+        """Empty the store for ``--fresh``, keeping what it held in a copy beside it.
 
+        Every game, harness error and discarded game goes, in one transaction, once a copy of
+        the whole file is made (``aside.new_backup_path``; none when there is nothing to keep).
         Bots and meta entries are kept, but not the definition of the tournament: the next
         ``claim`` records its own. A reset takes the run lock first (held until ``close``): a
-        store that another run is using is never emptied under it.
+        store that another run is using is never emptied under it. Should anything be written
+        between the copy and the reset, nothing is deleted (StoreError).
         """
         self._take_run_lock()
+        with self._reading("cannot read the store") as conn:
+            before = _contents(conn)
+        backup = self._backup() if any(before[::2]) else None
         with self._writing("cannot reset the store") as conn:
+            if _contents(conn) != before:
+                raise self._fail(
+                    "the store changed while it was copied; nothing was discarded (run again)"
+                )
             conn.execute("DELETE FROM meta WHERE key = 'definition'")
             conn.execute("DELETE FROM games")
             conn.execute("DELETE FROM harness_errors")
+            aside.clear_discarded(conn)
             conn.execute("DELETE FROM sqlite_sequence WHERE name IN ('games', 'harness_errors')")
             conn.execute(
                 "INSERT INTO meta (key, value) VALUES (?, ?)"
                 " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
                 (_RUN_HOLDER, holder_info()),
             )
+        return Reset(games=before[0], harness_errors=before[2], backup=backup)
+
+    def _backup(self) -> Path:
+        """A copy of the store in a new file beside it (``aside``); a StoreError when it cannot
+        be made, and no partial copy left."""
+        try:
+            target = aside.new_backup_path(self.path)
+        except OSError as exc:
+            raise self._fail(f"cannot make a backup beside it: {exc.strerror or exc}") from None
+        try:
+            with self._reading("cannot copy the store") as conn:
+                aside.copy_store(conn, target)
+        except BaseException:
+            target.unlink(missing_ok=True)
+            raise
+        return target
+
+    def discard(self, numbers: Collection[int]) -> list[int]:
+        """Move the games ``numbers`` aside (``arena discard``): kept, listed by ``discarded``,
+        no longer counted, and their slots owed again. Every number must be a stored game
+        (StoreError naming those that are not, and nothing moved); takes the run lock, so that
+        no run is under way. Returns the numbers discarded, sorted."""
+        wanted = sorted(set(numbers))
+        if not wanted:
+            return []
+        self._take_run_lock()
+        with self._writing("cannot discard games") as conn:
+            stored = {
+                int(n)
+                for (n,) in conn.execute(
+                    f"SELECT id FROM games WHERE id IN ({', '.join('?' * len(wanted))})", wanted
+                )
+            }
+            absent = [n for n in wanted if n not in stored]
+            if absent:
+                low, high = conn.execute("SELECT MIN(id), MAX(id) FROM games").fetchone()
+                held = "no games" if low is None else f"games {low} to {high}"
+                raise self._fail(
+                    f"no game {', '.join(map(str, absent))} (it holds {held}, less any discarded:"
+                    " arena replay lists them); nothing was discarded"
+                )
+            aside.discard_games(conn, wanted, time.time())
+        return wanted
+
+    def discarded(self) -> list[aside.DiscardedGame]:
+        """The games ``discard`` kept aside, in the order they were discarded."""
+        with self._reading("cannot read the discarded games") as conn:
+            return aside.discarded_games(conn)
 
     def close(self) -> None:
         """Close the store (idempotent).

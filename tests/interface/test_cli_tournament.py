@@ -335,10 +335,16 @@ def test_a_changed_bot_is_replayed_and_its_old_games_set_aside(tmp_path: Path) -
 def test_fresh_starts_over(tmp_path: Path) -> None:
     config = write_config(tmp_path, bot_entries(tmp_path, ["instant", "paced"]))
     assert run_arena("tournament", config, "--quiet").returncode == 0
+    before = stored_slots(tmp_path / "t.sqlite")
     again = run_arena("tournament", config, "--fresh")
     assert again.returncode == 0, again.stderr
     assert "4 games played this run, 0 resumed" in again.stdout
     assert stored_slots(tmp_path / "t.sqlite") == owed(["instant", "paced"], 2)
+    said = re.search(r"--fresh: 4 games discarded, kept in (\S+) ", again.stdout)
+    assert said is not None, again.stdout
+    backup = Path(said[1])
+    assert backup.parent == tmp_path and backup.name.startswith("t.before-fresh-")
+    assert stored_slots(backup) == before == owed(["instant", "paced"], 2)
 
 
 def test_paths_are_printed_as_they_are(tmp_path: Path) -> None:
