@@ -414,20 +414,36 @@ def ratings(
         bool, typer.Option("--wide", help="Every column; matrices at any width.")
     ] = False,
     all_versions: AllVersionsOption = False,
+    csv_output: Annotated[
+        bool, typer.Option("--csv", help="Print the standings as CSV (for a gradebook).")
+    ] = False,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", "-o", metavar="FILE", help="With --csv: write here, not stdout."),
+    ] = None,
 ) -> None:
-    """Standings of a stored tournament: Elo overall and per role, with intervals.
+    """Standings of a stored tournament: score, Elo overall and per role, with intervals.
 
     Elo: a maximum-likelihood fit of all games (order-independent, 95% intervals). seq:
     sequential Elo, K=16, every bot starting at 1500, over the games in a fixed interleaving of
-    rounds (the same games give the same numbers). A footer explains every column.
+    rounds (the same games give the same numbers). A legend and a footer explain every column.
 
     \b
     Example:
       arena ratings tournaments/results/example.sqlite --wide
+      arena ratings tournaments/results/example.sqlite \\
+          --csv -o marks.csv
     """
     from arena.commands.ratings import ratings_command
 
-    ratings_command(db, json_output=json_output, wide=wide, all_versions=all_versions)
+    ratings_command(
+        db,
+        json_output=json_output,
+        wide=wide,
+        all_versions=all_versions,
+        csv_output=csv_output,
+        out=out,
+    )
 
 
 @app.command(cls=_Command)

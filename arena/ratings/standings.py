@@ -15,7 +15,7 @@ sequential Elo (numpy, scipy, ``elo``) load when ``compute_all`` runs.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -181,6 +181,23 @@ class BotStanding:
     display_name: str = ""
     """The name the bot gave itself with ``ready <name>`` in its latest game ("" if none): the
     bot's own words, shown beside ``name``, never instead of it."""
+    shared_rank: int = 0
+    """The rank it shares with the bots it is tied with (``tied``): the first one's; 0 reads as
+    ``rank``."""
+    tied: bool = False
+    """Whether another bot has exactly its results and rating (``_tied``): listed after or before
+    it only by name, the same place."""
+
+    @property
+    def place(self) -> str:
+        """Its rank as a table shows it: ``3``, or ``3=`` when tied."""
+        return f"{self.shared_rank or self.rank}{'=' if self.tied else ''}"
+
+    @property
+    def score(self) -> float | None:
+        """The share of the points it won: a win is a point, and there are no draws (None
+        without games)."""
+        return self.tally.wins / self.tally.games if self.tally.games else None
 
     @property
     def fault_total(self) -> int:
@@ -196,9 +213,12 @@ class BotStanding:
             "name": self.name,
             "display_name": self.display_name,
             "rank": self.rank,
+            "shared_rank": self.shared_rank or self.rank,
+            "tied": self.tied,
             "group": self.group,
             "games": t.games,
             "wins": t.wins,
+            "score": self.score,
             "wins_order": t.wins_order,
             "games_order": t.games_order,
             "wins_chaos": t.wins_chaos,
@@ -438,6 +458,32 @@ def _faults(results: Sequence[GameResult], names: Iterable[str]) -> dict[str, di
     return counts
 
 
+TIE_ELO = 1e-6
+"""Ratings closer than this are one rating: bots with the same results against the same
+opponents are fitted equal but for the last bits of the arithmetic."""
+
+
+def _tied(a: BotTally, b: BotTally, fit: MLEFit, name_a: str, name_b: str) -> bool:
+    """Whether two bots are exactly tied: the same games and wins, overall and per role, and the
+    same overall rating (bots without games are tied with one another)."""
+    mine = (a.games, a.games_order, a.wins_order, a.wins_chaos)
+    if mine != (b.games, b.games_order, b.wins_order, b.wins_chaos):
+        return False
+    return a.games == 0 or abs(fit.rating[name_a] - fit.rating[name_b]) < TIE_ELO
+
+
+def _shared_ranks(ordered: Sequence[str], tied: Callable[[str, str], bool]) -> list[int]:
+    """Per bot of ``ordered`` (best first), its rank: that of the first bot it is tied with
+    through a run of ties, else its position."""
+    ranks: list[int] = []
+    for position, name in enumerate(ordered, 1):
+        if ranks and tied(ordered[position - 2], name):
+            ranks.append(ranks[-1])
+        else:
+            ranks.append(position)
+    return ranks
+
+
 def preload() -> None:
     """Import what ``compute_all`` needs (numpy, the fit, the Elo modules), a tenth of a second
     or, on a loaded machine, more: a caller with a core to spare before its standings (a
@@ -497,6 +543,7 @@ def compute_all(
         return Rating(value, None if bound else ci, bound)
 
     ordered = sorted(fit.names, key=lambda n: (counts[n].games == 0, -fit.rating[n], n))
+    shared = _shared_ranks(ordered, lambda a, b: _tied(counts[a], counts[b], fit, a, b))
     bots = []
     for rank, name in enumerate(ordered, 1):
         t = counts[name]
@@ -519,6 +566,8 @@ def compute_all(
                 faults=faults[name],
                 survival=survival.get(name),
                 display_name=(display_names or {}).get(name, ""),
+                shared_rank=shared[rank - 1],
+                tied=shared.count(shared[rank - 1]) > 1,
             )
         )
     return Standings(

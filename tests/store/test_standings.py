@@ -8,6 +8,8 @@ simulated games directly, since they test the rendering and not the games.
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import os
 import pty
@@ -21,6 +23,7 @@ import pytest
 from conftest import REPO_ROOT, TEST_BOTS_DIR, bundled_program, run_arena
 
 from arena.commands.display.standings import render_standings
+from arena.export.standings import write_standings_csv
 from arena.ratings import GameResult
 from arena.ratings.elo import DEFAULT_INITIAL, DEFAULT_K
 from arena.ratings.standings import compute_all
@@ -98,10 +101,12 @@ def test_terminal_standings_fit_80_columns_and_explain_themselves(store: Path) -
     assert "crashy" in out and "greedy" in out and "hostile" in out
     assert re.search(r"^Faults \(\d+ games lost by the bot's own fault\): ", out, re.M), out
     assert re.search(r"crashy \d+ \(\d+ crash\)", out), out
-    assert re.search(
-        r"^\s*#\s+bot\s+games\s+Elo ±95%\s+Order\s+Chaos\s+seq\s+surv\s+faults$", out, re.M
-    )
-    assert f"K={DEFAULT_K:g}, start {DEFAULT_INITIAL:.0f}" in out
+    assert re.search(r"^\s*#\s+bot\s+score\s+Elo ±95%\s+Order\s+Chaos\s+surv\s+faults$", out, re.M)
+    assert "(seq: left out to fit 80 columns; see --wide or --json)" in out  # a long name
+    assert re.search(r"^1\s+greedy\s+12/12 100%\s", out, re.M), out
+    assert "Legend: score: games won of games played, and the share of the points;" in out
+    wide = run_arena("ratings", store, "--wide").stdout
+    assert f"K={DEFAULT_K:g}, start {DEFAULT_INITIAL:.0f}" in wide
     assert "\x1b" not in out
 
 
@@ -239,7 +244,7 @@ def test_a_column_left_out_to_fit_is_said_and_not_explained() -> None:
     assert max(len(line) for line in lines) <= 60, text
     header = lines[1].split()
     assert "seq" not in header and "surv" not in header and "faults" not in header
-    said = "(seq, surv and faults: left out to fit 60 columns; see --wide or --json)"
+    said = "(seq, surv, faults and score's wins/games: left out to fit 60 columns; see --wide or"
     assert said in " ".join(lines)
     assert "seq: sequential Elo" not in " ".join(lines) and "surv: Chaos" not in " ".join(lines)
     full = " ".join(line.text for line in render_standings(standings, width=120))
@@ -284,9 +289,13 @@ def test_bounds_and_missing_roles_are_shown_as_such() -> None:
     games += [GameResult("solo", "x", True), GameResult("solo", "y", False)]
     standings = compute_all(games)
     rows = {line.text.split()[1]: line.text for line in render_standings(standings)[2:6]}
-    assert re.search(r"ace\s+\d+\s+>\d+\s+>\d+\s+>\d+", rows["ace"]), rows["ace"]
+    assert re.search(r"ace\s+8/8 100%\s+>\d+\s+>\d+\s+>\d+", rows["ace"]), rows["ace"]
     solo = rows["solo"].split()
-    assert solo[6] == "-" and "±" not in rows["ace"]
+    assert solo[7] == "-" and "±" not in rows["ace"]
+    legend = " ".join(line.text for line in render_standings(standings))
+    ace = standings.bot("ace").rating.text()
+    assert f"{ace}: won every game (in that role), so only a lower bound is known" in legend
+    assert "-: no games (in that role)" in legend
 
 
 def test_bot_text_is_shown_escaped() -> None:
@@ -354,3 +363,62 @@ def test_all_versions_rates_older_versions_apart(tmp_path: Path) -> None:
     every = json.loads(run_arena("ratings", db, "--json", "--all-versions").stdout)
     games = {b["name"]: b["games"] for b in every["bots"]}
     assert games == {"a@new11111": 2, "a@old00000": 4, "b@bbb": 6}
+
+
+def test_exact_ties_share_a_rank_and_are_said() -> None:
+    """Two bots with the same results against the same opponent are fitted equal: they share
+    a place (``2=``), a line names them, the legend explains ``=``, and JSON says so; a bot
+    with other results is never tied, even next to them."""
+    games = [GameResult("t1", "z", True), GameResult("z", "t1", False)] * 2
+    games += [GameResult("t2", "z", True), GameResult("z", "t2", False)] * 2
+    games += [GameResult("ace", "z", True), GameResult("z", "ace", False)] * 3
+    games += [GameResult("ace", "t1", True), GameResult("ace", "t2", True)]
+    standings = compute_all(games)
+    assert [b.place for b in standings.bots] == ["1", "2=", "2=", "4"]
+    lines = [line.text for line in render_standings(standings)]
+    assert re.match(r"^2=\s+t1\s", lines[3]) and re.match(r"^2=\s+t2\s", lines[4]), lines
+    text = " ".join(lines)
+    assert "Tied: 2= t1 and t2 (the same games, wins per role and rating" in text
+    assert "=: a rank shared by an exact tie" in text
+    bots = {b["name"]: b for b in standings.to_json()["bots"]}
+    assert (bots["t2"]["rank"], bots["t2"]["shared_rank"], bots["t2"]["tied"]) == (3, 2, True)
+    assert bots["ace"]["tied"] is False and bots["ace"]["score"] == 1.0
+
+    apart = compute_all(games + [GameResult("t1", "z", True)])
+    assert [b.place for b in apart.bots] == ["1", "2", "3", "4"]
+    assert "Tied" not in " ".join(line.text for line in render_standings(apart))
+
+
+def test_ratings_csv_is_a_gradebook_of_the_table(store: Path, tmp_path: Path) -> None:
+    printed = run_arena("ratings", store, "--csv")
+    assert printed.returncode == 0, printed.stderr
+    rows = list(csv.DictReader(io.StringIO(printed.stdout)))
+    data = json.loads(run_arena("ratings", store, "--json").stdout)
+    assert [row["bot"] for row in rows] == [b["name"] for b in data["bots"]]
+    for row, bot in zip(rows, data["bots"], strict=True):
+        assert (int(row["rank"]), int(row["games"]), int(row["wins"])) == (
+            bot["shared_rank"], bot["games"], bot["wins"],
+        )  # fmt: skip
+        assert float(row["score_percent"]) == round(100 * bot["wins"] / bot["games"], 1)
+        assert int(row["faults"]) == bot["fault_total"]
+        bound = {None: "", ">": "lower bound", "<": "upper bound"}[bot["rating"]["bound"]]
+        assert row["elo_bound"] == bound and int(row["elo"]) == round(bot["elo"])
+    file = tmp_path / "marks.csv"
+    written = run_arena("ratings", store, "--csv", "-o", file)
+    assert written.returncode == 0 and written.stdout == ""
+    assert file.read_text() == printed.stdout
+    refused = run_arena("ratings", store, "--csv", "--out", store)
+    assert refused.returncode == 2 and "refusing to write" in refused.stderr
+    both = run_arena("ratings", store, "--csv", "--json")
+    assert both.returncode == 2 and "choose one" in both.stderr
+
+
+def test_standings_csv_cells_cannot_be_formulas() -> None:
+    """A name a bot gave itself is the bot's own text: escaped as the games' CSV escapes it."""
+    games = [GameResult("a", "b", True), GameResult("b", "a", False)]
+    standings = compute_all(games, display_names={"a": '=HYPERLINK("http://x")', "b": "@SUM"})
+    out = io.StringIO()
+    assert write_standings_csv(standings, out) == 2
+    rows = list(csv.DictReader(io.StringIO(out.getvalue())))
+    assert [row["display_name"] for row in rows] == ['\'=HYPERLINK("http://x")', "'@SUM"]
+    assert [row["rank"] for row in rows] == ["1", "2"] and rows[0]["elo_bound"] == "lower bound"

@@ -155,6 +155,13 @@ def _percent(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.0f}%"
 
 
+def _score(b: BotStanding) -> str:
+    """``31/40  78%``: games won of games played, and the share of the points."""
+    if b.score is None:
+        return "-"
+    return f"{b.tally.wins}/{b.tally.games} {_percent(b.score):>4}"
+
+
 def _survival(b: BotStanding) -> str:
     return "-" if b.survival is None else _plies(b.survival.mean_plies_lost)
 
@@ -163,16 +170,16 @@ def _columns(wide: bool) -> list[Column]:
     """The compact columns, or all of them (``wide``)."""
     from arena.ratings.standings import FAULT_NAMES
 
-    rank = Column("#", ">", lambda b: str(b.rank))
+    rank = Column("#", ">", lambda b: b.place)
     limit = None if wide else DISPLAY_LIMIT
     name = Column("bot", "<", lambda b: bot_label(b.name, b.display_name, limit))
-    games = Column("games", ">", lambda b: str(b.tally.games))
+    score = Column("score", ">", _score)
     elo = Column("Elo ±95%", ">", lambda b: b.rating.text())
     if not wide:
         return [
             rank,
             name,
-            games,
+            score,
             elo,
             Column("Order", ">", lambda b: b.order.text(interval=False)),
             Column("Chaos", ">", lambda b: b.chaos.text(interval=False)),
@@ -183,7 +190,7 @@ def _columns(wide: bool) -> list[Column]:
     columns = [
         rank,
         name,
-        games,
+        score,
         Column("won Order", ">", lambda b: _wins(b.tally.wins_order, b.tally.games_order)),
         Column("won Chaos", ">", lambda b: _wins(b.tally.wins_chaos, b.tally.games_chaos)),
         elo,
@@ -208,13 +215,24 @@ def _main_table(standings: Standings, width: int, wide: bool) -> tuple[list[Line
     dropped: list[str] = []
     if not wide:
         # Over-long names: drop what is repeated or summarised elsewhere, never the names.
-        for header in ("seq", "surv", "faults"):
+        # Last, the score keeps its share alone (``78%``), its wins/games said left out.
+        for header in ("seq", "surv", "faults", SCORE_COUNTS):
             if _width(lines) <= width:
                 break
-            columns = [c for c in columns if c.header != header]
+            columns = [
+                _SHARE_ONLY if c.header == "score" and header == SCORE_COUNTS else c
+                for c in columns
+                if c.header != header
+            ]
             dropped.append(header)
             lines = _table(columns, standings.bots)
     return lines, dropped
+
+
+SCORE_COUNTS = "score's wins/games"
+"""What the narrowest table leaves out of the score: its share stays."""
+
+_SHARE_ONLY = Column("score", ">", lambda b: _percent(b.score))
 
 
 def _listed(words: Sequence[str]) -> str:
@@ -321,6 +339,38 @@ def _los_lines(standings: Standings, width: int, wide: bool) -> list[Line]:
     )
 
 
+def _legend(standings: Standings, rows: Sequence[str]) -> str:
+    """What the table's symbols mean, each said only when the table shows it, with a bound it
+    shows as the example (``>2469``)."""
+    ratings = [r for b in standings.bots for r in (b.rating, b.order, b.chaos)]
+    above = next((r.text() for r in ratings if r.bound == ">"), None)
+    below = next((r.text() for r in ratings if r.bound == "<"), None)
+    parts = ["score: games won of games played, and the share of the points"]
+    if above is not None:
+        parts.append(f"{above}: won every game (in that role), so only a lower bound is known")
+    if below is not None:
+        parts.append(f"{below}: lost every game (in that role), an upper bound")
+    if any(" - " in f" {row} " for row in rows):
+        parts.append("-: no games (in that role)")
+    if any(b.tied for b in standings.bots):
+        parts.append("=: a rank shared by an exact tie")
+    return "Legend: " + "; ".join(parts) + "."
+
+
+def _tie_lines(standings: Standings, width: int) -> list[Line]:
+    """``Tied: 3= alpha and beta (the same results and rating).``: each exact tie in words."""
+    ties: dict[str, list[str]] = {}
+    for b in standings.bots:
+        if b.tied:
+            ties.setdefault(b.place, []).append(b.name)
+    if not ties:
+        return []
+    said = "; ".join(f"{place} {_listed(names)}" for place, names in ties.items())
+    return _wrapped(
+        f"Tied: {said} (the same games, wins per role and rating: listed by name).", width
+    )
+
+
 def _footer(standings: Standings, width: int, dropped: Sequence[str] = ()) -> list[Line]:
     """What each rating column means (not the ``dropped`` ones: the table does not show them)."""
     from arena.ratings.standings import SURVIVAL_DEFINITION
@@ -341,8 +391,7 @@ def _footer(standings: Standings, width: int, dropped: Sequence[str] = ()) -> li
         "Order, Chaos: the same fit with a strength per role (compare an Order rating with a "
         "Chaos rating; intervals in --wide). "
         + ("" if "seq" in dropped else seq)
-        + ">R / <R: the bot won / lost every game (in that role): the data give no value, only a "
-        "bound; R is where the prior stops it. -: no games (in that role)."
+        + "A bound's R (>R, <R) is where the prior stops the rating: the data give no value."
         + ("" if "surv" in dropped else surv)
     )
     return _wrapped(text, width)
@@ -361,6 +410,8 @@ def render_standings(
     lines = [Line(title, heading=True)]
     table, dropped = _main_table(standings, width, wide)
     lines += table
+    lines += _wrapped(_legend(standings, [line.text for line in table[1:]]), width)
+    lines += _tie_lines(standings, width)
     if dropped:
         lines += _wrapped(
             f"({_listed(dropped)}: left out to fit {width} columns; see --wide or --json)",
