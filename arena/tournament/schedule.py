@@ -16,6 +16,7 @@ import hashlib
 import random
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from arena.botspec import BotSpec
 from arena.rules import Board
@@ -42,6 +43,9 @@ MAX_OPENING_PLIES = 24
 CHUNK = 10
 """Games per chunk: where a match may be cut (a worker gives the rest of its match to an idle one
 when both bots reset at ``match <seed>``: ``arena.tournament.executors.local``)."""
+
+_Bot = TypeVar("_Bot")
+"""A bot as ``pairings`` pairs it: its ``BotSpec``, or its name."""
 
 MIN_JOBS = 4
 """A tournament of fewer pairings is cut into this many matches, at chunk boundaries, whatever
@@ -128,8 +132,9 @@ def _chunks(slots: Sequence[GameSlot]) -> list[list[GameSlot]]:
     return chunks
 
 
-def pairings(bots: Sequence[BotSpec], format: str = "round-robin") -> list[tuple[BotSpec, BotSpec]]:
-    """Unordered pairs to play: all pairs (round-robin) or the first bot against each other."""
+def pairings(bots: Sequence[_Bot], format: str = "round-robin") -> list[tuple[_Bot, _Bot]]:
+    """Unordered pairs to play: all pairs (round-robin) or the first bot against each other
+    (bots, or their names: the store's account of what is owed pairs names)."""
     if format not in FORMATS:
         raise ValueError(f"unknown format {format!r}; expected one of {', '.join(FORMATS)}")
     if format == "gauntlet":

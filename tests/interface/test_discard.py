@@ -41,9 +41,14 @@ def test_discarded_games_are_played_again_and_nothing_else(tmp_path: Path) -> No
     kept = {number: row[1:] for number, row in rows(db, DISCARDED).items()}  # after the time
     assert kept == {5: before[5], 9: before[9]}
 
+    owed = " ".join(run_arena("ratings", db).stdout.split())
+    assert "INCOMPLETE: 2 games are still owed, in " in owed
+    assert "not played yet: the run stopped, is still going, or games were discarded" in owed
+
     again = run_arena("tournament", config)
     assert again.returncode == 0, again.stderr
     assert "2 games played this run, 22 resumed" in again.stdout
+    assert "INCOMPLETE" not in again.stdout
     after = rows(db)
     assert {n: after[n] for n in before if n not in (5, 9)} == {
         n: row for n, row in before.items() if n not in (5, 9)

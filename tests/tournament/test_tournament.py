@@ -10,6 +10,7 @@ import contextlib
 import dataclasses
 import json
 import os
+import re
 import shutil
 import signal
 import sqlite3
@@ -22,7 +23,13 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import pytest
-from conftest import REPO_ROOT, child_processes, leftover_processes, wait_for_no_leftovers
+from conftest import (
+    REPO_ROOT,
+    child_processes,
+    leftover_processes,
+    run_arena,
+    wait_for_no_leftovers,
+)
 from factories import copy_bot
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -45,6 +52,7 @@ from arena.tournament.executors import (
     JobFailed,
     LocalPoolExecutor,
 )
+from arena.tournament.owed import owed_games
 from arena.tournament.run import MAX_ATTEMPTS, TournamentPlan, TournamentResult, run_tournament
 from arena.tournament.schedule import (
     CHUNK,
@@ -309,7 +317,23 @@ def test_a_bot_that_always_kills_its_worker_cannot_hang_the_tournament(
         assert len(store.harness_errors()) == 2 * MAX_ATTEMPTS == len(result.harness_errors)
         assert slots_of(store) == Counter(owed_slots("ab", 2))
         assert store.count_games() == result.played == 4
+        owed = owed_games(store)
     assert wait_for_no_leftovers([str(tmp_path)], timeout=10) == []
+    # The standings say what is owed, which pairings and why, never "No faults" alone.
+    assert [(p.pairing, p.games, p.harness_errors) for p in owed] == [
+        ("a~killer", 4, MAX_ATTEMPTS),
+        ("b~killer", 4, MAX_ATTEMPTS),
+    ]
+    assert all("worker process died" in p.why for p in owed)
+    table = run_arena("ratings", config.db)
+    assert table.returncode == 0, table.stderr
+    text = " ".join(table.stdout.split())
+    assert "INCOMPLETE: 8 games are still owed, in 2 pairings: a~killer 4 (3 harness errors" in text
+    assert re.search(r"a~killer 4 \(3 harness errors, the last: [^)]*worker process died", text)
+    assert "b~killer 4 (3 harness errors" in text
+    assert "No faults." not in text and "No faults in the games stored" in text
+    lines = table.stdout.splitlines()
+    assert lines.index(next(x for x in lines if x.startswith("INCOMPLETE"))) < lines.index("")
     assert child_processes() == []
     assert list(scratch.iterdir()) == []  # not even the killed workers' bots' folders are left
 

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
     from arena.ratings.standings import BotStanding, Standings
     from arena.store.database import Store
+    from arena.tournament.owed import OwedPairing
 
 __all__ = [
     "bot_label",
@@ -244,10 +245,16 @@ def _wrapped(text: str, width: int) -> list[Line]:
     return [Line(t) for t in textwrap.wrap(text, width, break_on_hyphens=False)]
 
 
-def _fault_lines(standings: Standings, width: int, db: str) -> list[Line]:
+def _fault_lines(standings: Standings, width: int, db: str, owed: bool) -> list[Line]:
     faulty = [b for b in standings.bots if b.fault_total]
     if not faulty:
-        return [Line("No faults.")]
+        return [
+            Line(
+                "No faults in the games stored (games are still owed: above)."
+                if owed
+                else "No faults."
+            )
+        ]
     parts = []
     for b in faulty:
         reasons = ", ".join(f"{n} {r}" for r, n in b.faults.items() if n)
@@ -371,6 +378,33 @@ def _tie_lines(standings: Standings, width: int) -> list[Line]:
     )
 
 
+OWED_LISTED = 6
+"""Pairings named one by one in the owed games' lines; the rest are counted."""
+
+
+def _owed_lines(owed: Sequence[OwedPairing], width: int) -> list[Line]:
+    """``INCOMPLETE: 4 games are still owed ...``: how many, which pairings, why."""
+    if not owed:
+        return []
+    from arena.protocol import escape
+
+    total = sum(p.games for p in owed)
+    parts = []
+    for p in owed[:OWED_LISTED]:
+        errors = f"{p.harness_errors} harness error{'s' if p.harness_errors != 1 else ''}"
+        why = f"{errors}, the last: {escape(p.why, 120)}" if p.harness_errors else p.why
+        parts.append(f"{p.pairing} {p.games} ({why})")
+    if len(owed) > OWED_LISTED:
+        parts.append(f"and {len(owed) - OWED_LISTED} more pairings")
+    pairings = f"{len(owed)} pairing{'s' if len(owed) != 1 else ''}"
+    return _wrapped(
+        f"INCOMPLETE: {total} game{'s are' if total != 1 else ' is'} still owed, in {pairings}:"
+        f" {'; '.join(parts)}. The standings leave them out; the same arena tournament command"
+        " plays them.",
+        width,
+    )
+
+
 def _footer(standings: Standings, width: int, dropped: Sequence[str] = ()) -> list[Line]:
     """What each rating column means (not the ``dropped`` ones: the table does not show them)."""
     from arena.ratings.standings import SURVIVAL_DEFINITION
@@ -398,11 +432,17 @@ def _footer(standings: Standings, width: int, dropped: Sequence[str] = ()) -> li
 
 
 def render_standings(
-    standings: Standings, *, width: int = DEFAULT_WIDTH, wide: bool = False, db: str = "DB"
+    standings: Standings,
+    *,
+    width: int = DEFAULT_WIDTH,
+    wide: bool = False,
+    db: str = "DB",
+    owed: Sequence[OwedPairing] = (),
 ) -> list[Line]:
-    """Every line of the standings: table, summary, faults, survival, matrices, footer."""
+    """Every line of the standings: table, summary, faults, survival, matrices, footer; with
+    ``owed`` (``arena.tournament.owed``), the games still owed right under the table."""
     if not standings.bots:
-        return [Line("No games stored yet.")]
+        return [Line("No games stored yet."), *_owed_lines(owed, width)]
     distinct = standings.distinct_games
     title = f"Standings: {standings.games} games"
     if distinct is not None:
@@ -412,6 +452,7 @@ def render_standings(
     lines += table
     lines += _wrapped(_legend(standings, [line.text for line in table[1:]]), width)
     lines += _tie_lines(standings, width)
+    lines += _owed_lines(owed, width)
     if dropped:
         lines += _wrapped(
             f"({_listed(dropped)}: left out to fit {width} columns; see --wide or --json)",
@@ -446,7 +487,7 @@ def render_standings(
             f"met ({described}); Order and Chaos ratings compare only within a group.",
             width,
         )
-    lines += _fault_lines(standings, width, db)
+    lines += _fault_lines(standings, width, db, bool(owed))
     for section in (_cross_lines(standings, width, wide), _los_lines(standings, width, wide)):
         if section:
             lines.append(Line(""))
@@ -460,11 +501,14 @@ def print_standings(console: Console, store: Store, *, wide: bool = False) -> No
     """Print the standings of ``store``'s games, and its harness errors, on ``console``."""
     from rich.text import Text
 
+    from arena.tournament.owed import owed_games
+
     standings = load_standings(store, for_terminal=True)
     width = output_width(console)
     bold = "" if no_color() else "bold"
     db = str(store.path)
-    for line in render_standings(standings, width=width, wide=wide, db=db):
+    owed = owed_games(store)
+    for line in render_standings(standings, width=width, wide=wide, db=db, owed=owed):
         console.print(Text(line.text, style=bold if line.heading else ""), soft_wrap=True)
     errors = store.harness_errors()
     if errors:
@@ -474,7 +518,7 @@ def print_standings(console: Console, store: Store, *, wide: bool = False) -> No
         console.print(
             Text(
                 f"{len(errors)} harness errors (not counted against any bot; their games were "
-                f"replayed). The last: {escape(last[-1], 200)}"
+                f"replayed{', or are owed' if owed else ''}). The last: {escape(last[-1], 200)}"
             ),
             soft_wrap=True,
         )
