@@ -38,7 +38,12 @@ def ratings_command(
             _write_csv(store, db, out)
             return
         if json_output:
+            from dataclasses import asdict
+
+            from arena.tournament.owed import owed_games
+
             data = load_standings(store).to_json()
+            data["owed"] = [asdict(pairing) for pairing in owed_games(store)]
             print(json.dumps(data, indent=2, allow_nan=False))
             return
         from rich.console import Console

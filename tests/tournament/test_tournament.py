@@ -334,6 +334,8 @@ def test_a_bot_that_always_kills_its_worker_cannot_hang_the_tournament(
     assert "No faults." not in text and "No faults in the games stored" in text
     lines = table.stdout.splitlines()
     assert lines.index(next(x for x in lines if x.startswith("INCOMPLETE"))) < lines.index("")
+    data = json.loads(run_arena("ratings", config.db, "--json").stdout)
+    assert [(p["pairing"], p["games"]) for p in data["owed"]] == [("a~killer", 4), ("b~killer", 4)]
     assert child_processes() == []
     assert list(scratch.iterdir()) == []  # not even the killed workers' bots' folders are left
 
