@@ -543,3 +543,21 @@ def test_a_file_name_that_is_not_utf8_in_a_bots_folder_is_hashed(tmp_path: Path)
     assert result.returncode == 0, result.stdout + result.stderr
     no_traceback(result)
     assert stored_slots(tmp_path / "t.sqlite") == owed(["instant", "odd"], 2)
+
+
+def test_a_run_that_ends_owing_games_says_so_beside_its_standings(tmp_path: Path) -> None:
+    """A bot that kills its worker every time: its games stay owed after every replay, and the
+    standings at the end name the pairings and the harness error, not "No faults" alone."""
+    killer = copy_bot(tmp_path / "bots", "kill_parent.py", executable=True)
+    bots = [
+        *bot_entries(tmp_path, ["instant", "paced"]),
+        {"name": "killer", "command": [str(killer)]},
+    ]
+    config = write_config(tmp_path, bots, sandbox="none", games_per_pairing=1)
+    result = run_arena("tournament", config)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "arena: incomplete: 4 games are still owed" in result.stderr
+    text = " ".join(result.stdout.split())
+    assert "INCOMPLETE: 4 games are still owed, in 2 pairings: instant~killer 2 (3 harness" in text
+    assert "paced~killer 2 (3 harness errors, the last: worker process died" in text
+    assert "No faults in the games stored" in text and "No faults." not in text
