@@ -346,18 +346,24 @@ def _los_lines(standings: Standings, width: int, wide: bool) -> list[Line]:
     )
 
 
-def _legend(standings: Standings, rows: Sequence[str]) -> str:
+def _legend(standings: Standings, share_only: bool) -> str:
     """What the table's symbols mean, each said only when the table shows it, with a bound it
-    shows as the example (``>2469``)."""
+    shows as the example (``>2469``); ``share_only``: the score shows its share alone."""
     ratings = [r for b in standings.bots for r in (b.rating, b.order, b.chaos)]
     above = next((r.text() for r in ratings if r.bound == ">"), None)
     below = next((r.text() for r in ratings if r.bound == "<"), None)
-    parts = ["score: games won of games played, and the share of the points"]
+    parts = [
+        "score: the share of the points won"
+        if share_only
+        else "score: games won of games played, and the share of the points"
+    ]
+    if any(b.rating.ci95 is not None and not b.rating.bound for b in standings.bots):
+        parts.append("±: the 95% interval")
     if above is not None:
         parts.append(f"{above}: won every game (in that role), so only a lower bound is known")
     if below is not None:
         parts.append(f"{below}: lost every game (in that role), an upper bound")
-    if any(" - " in f" {row} " for row in rows):
+    if any(r.value is None for r in ratings):
         parts.append("-: no games (in that role)")
     if any(b.tied for b in standings.bots):
         parts.append("=: a rank shared by an exact tie")
@@ -450,7 +456,7 @@ def render_standings(
     lines = [Line(title, heading=True)]
     table, dropped = _main_table(standings, width, wide)
     lines += table
-    lines += _wrapped(_legend(standings, [line.text for line in table[1:]]), width)
+    lines += _wrapped(_legend(standings, SCORE_COUNTS in dropped), width)
     lines += _tie_lines(standings, width)
     lines += _owed_lines(owed, width)
     if dropped:
