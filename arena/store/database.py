@@ -787,6 +787,16 @@ class Store:
         with self._reading("cannot read the games") as conn:
             return {int(n) for (n,) in conn.execute(f"SELECT id FROM games WHERE {_COUNTED}")}
 
+    def counted_by_pairing(self) -> dict[tuple[str, str], int]:
+        """(Order bot, Chaos bot) -> how many of its games count (see ``games``): what a
+        tournament still owes is its games per pairing less these, counted in one query."""
+        with self._reading("cannot count games") as conn:
+            rows = conn.execute(
+                f"SELECT order_name, chaos_name, COUNT(*) FROM games WHERE {_COUNTED}"
+                " GROUP BY order_name, chaos_name"
+            ).fetchall()
+        return {(order, chaos): int(count) for order, chaos, count in rows}
+
     def count_games(self, include_inactive: bool = False) -> int:
         """The number of games that count (see ``games``), or of every stored game."""
         with self._reading("cannot count games") as conn:

@@ -3,8 +3,8 @@ beside the table, so that a run that ended short (harness errors, a stop, games 
 never read as complete.
 
 Read from the store alone: the tournament the last run described (its bots, format and games per
-pairing), the slots stored for the bots' current versions, and the harness errors recorded
-against each pairing's matches (``a~b#0``: the job keys of ``arena.tournament.schedule``).
+pairing), the games that count per pairing (current versions, owed slots), and the harness errors
+recorded against each pairing's matches (``a~b#0``: the job keys of ``arena.tournament.schedule``).
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ def owed_games(store: Store) -> list[OwedPairing]:
     active = {bot.name for bot in store.active_bots()}
     if not set(names) <= active:  # another run's bots since: this description is not theirs
         return []
-    done = store.completed_slots()
+    counted = store.counted_by_pairing()
     errors = Counter[str]()
     last: dict[str, str] = {}
     for error in store.harness_errors():
@@ -58,11 +58,7 @@ def owed_games(store: Store) -> list[OwedPairing]:
         last[pairing] = (error.error.strip().splitlines() or [""])[-1]
     owed = []
     for a, b in pairings(names, format):
-        missing = sum(
-            (order, chaos, slot) not in done
-            for order, chaos in ((a, b), (b, a))
-            for slot in range(per_pairing)
-        )
+        missing = max(0, 2 * per_pairing - counted.get((a, b), 0) - counted.get((b, a), 0))
         if missing:
             key = f"{a}~{b}"
             owed.append(OwedPairing(key, missing, last.get(key, NOT_PLAYED), errors[key]))

@@ -95,7 +95,7 @@ def test_discarded_games_are_kept_and_their_slots_owed_again(tmp_path: Path) -> 
     with Store.open(path) as store:
         assert store.discard([3, 1]) == [1, 3]
         assert store.completed_slots() == {("alpha", "beta", 1), ("alpha", "beta", 3)}
-        assert store.count_games() == 2
+        assert store.count_games() == 2 and store.counted_by_pairing() == {("alpha", "beta"): 2}
         listed = store.discarded()
         assert [(g.number, g.order, g.chaos, g.slot) for g in listed] == [
             (1, "alpha", "beta", 0),
