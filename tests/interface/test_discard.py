@@ -75,3 +75,10 @@ def test_a_game_not_stored_is_one_line_and_nothing_is_discarded(tmp_path: Path) 
     ]
     assert rows(db) == before
     assert run_arena("discard", db, "--list").stdout == f"no games discarded from {db}\n"
+    for args, said in (
+        ([], "give the numbers of the games to discard (arena replay DB lists them)"),
+        (["3", "--list"], "--list: lists the discarded games; give no game numbers with it"),
+    ):
+        wrong = run_arena("discard", db, *args)
+        assert wrong.returncode == 2 and wrong.stderr == f"arena: error: {said}\n", wrong.stderr
+    assert rows(db) == before
