@@ -247,14 +247,10 @@ def _wrapped(text: str, width: int) -> list[Line]:
 
 def _fault_lines(standings: Standings, width: int, db: str, owed: bool) -> list[Line]:
     faulty = [b for b in standings.bots if b.fault_total]
+    if not faulty and owed:  # never alone: the games owed could hold faults
+        return [Line("No faults in the games stored (games are still owed: above).")]
     if not faulty:
-        return [
-            Line(
-                "No faults in the games stored (games are still owed: above)."
-                if owed
-                else "No faults."
-            )
-        ]
+        return [Line("No faults.")]
     parts = []
     for b in faulty:
         reasons = ", ".join(f"{n} {r}" for r, n in b.faults.items() if n)
