@@ -137,98 +137,132 @@ def run(
         Whatever ``choose`` raises, after a line on stderr saying so: a bug in the bot ends it,
         visibly, as a ``crash`` whose detail is the exception's last line.
     """
-    source = sys.stdin.buffer if stdin is None else stdin
-    sink = sys.stdout.buffer if stdout is None else stdout
-    own_rng = rng is None
-    rng = make_rng() if rng is None else rng
+    session = _Session(
+        choose,
+        sys.stdout.buffer if stdout is None else stdout,
+        make_rng() if rng is None else rng,
+        own_rng=rng is None,
+        hooks=(on_game, on_end, on_match),
+    )
     shown = " ".join((name or "").split()).encode("ascii", "replace")
-    hello = b"ready " + shown + b"\n" if shown else b"ready\n"
-    if reuse and (own_rng or on_match is not None):
-        hello = b"want match\n" + hello
-    role: Role | None = None
-    games = 0
-    readline = source.readline
-    monotonic = time.monotonic
-
-    def send(data: bytes) -> None:
-        sink.write(data)
-        sink.flush()
-
+    session.hello = b"ready " + shown + b"\n" if shown else b"ready\n"
+    if reuse and (rng is None or on_match is not None):
+        session.hello = b"want match\n" + session.hello
+    readline = (sys.stdin.buffer if stdin is None else stdin).readline
     with redirect_stdout(sys.stderr):
         try:
-            while True:
-                raw = readline()
-                if not raw:
-                    return  # end of input: the harness is gone or done with us
-                now = monotonic()
-                parts = raw.split()
-                if not parts:
-                    continue
-                command = parts[0]
-                if command == b"turn":
-                    try:
-                        board = Board.from_string(parts[1].decode("ascii", "replace"))
-                        ms = int(parts[3])
-                    except (IndexError, ValueError):
-                        _log(f"cannot read turn line {raw!r}")
-                        continue
-                    state = BotState(
-                        board=board,
-                        role=board.turn if role is None else role,
-                        last=MOVE_BY_TOKEN.get(parts[2]),
-                        ms=ms,
-                        deadline=now + ms / 1000.0,
-                        rng=rng,
-                        game=games,
-                    )
-                    try:
-                        result = choose(state)
-                    except Exception:
-                        # Say where, then let it go: the traceback ends stderr, naming it.
-                        _log(f"choose raised on a turn of game {games}; exiting")
-                        raise
-                    send(_reply(state, result))
-                elif command == b"game":
-                    games += 1
-                    try:
-                        role = Role(parts[1].decode("ascii", "replace"))
-                    except (IndexError, ValueError):
-                        _log(f"cannot read game line {raw!r}")
-                        role = None
-                    if on_game is not None and role is not None:
-                        on_game(role)
-                elif command == b"end":
-                    if on_end is not None:
-                        won = len(parts) > 1 and parts[1] == b"win"
-                        reason = parts[2].decode("ascii", "replace") if len(parts) > 2 else ""
-                        on_end(won, reason)
-                elif command == b"match":
-                    try:
-                        seed = int(parts[1])
-                    except (IndexError, ValueError):
-                        _log(f"cannot read match line {raw!r}")
-                        continue
-                    # As a process started afresh for this match: its seed, its first game next.
-                    os.environ["ARENA_SEED"] = str(seed)
-                    if own_rng:
-                        rng.seed(seed)
-                    games, role = 0, None
-                    if on_match is not None:
-                        on_match(seed)
-                elif command == b"arena":
-                    if parts[1:] != [b"1"]:
-                        _log(f"this helper speaks arena 1; harness said {raw!r}")
-                    send(hello)
-                elif command == b"quit":
-                    return
-                else:
-                    _log(f"ignoring unknown line {raw!r}")
+            while (raw := readline()) and session.handle(raw):
+                pass
         except BrokenPipeError:
             # The harness closed our stdout: nothing more can be said. Point fd 1 at /dev/null so
             # that the interpreter's final flush does not complain on stderr.
             try:
                 devnull = os.open(os.devnull, os.O_WRONLY)
-                os.dup2(devnull, sink.fileno())
+                os.dup2(devnull, session.sink.fileno())
             except (OSError, ValueError, AttributeError):
                 pass
+
+
+class _Session:
+    """What ``run`` keeps from line to line: the role of the game on, the games of the match, the
+    generator, and what to say and whom to tell. One method per line the harness writes."""
+
+    def __init__(
+        self,
+        choose: Chooser,
+        sink: BinaryIO,
+        rng: random.Random,
+        own_rng: bool,
+        hooks: tuple[
+            Callable[[Role], None] | None,
+            Callable[[bool, str], None] | None,
+            Callable[[int], None] | None,
+        ],
+    ) -> None:
+        self.choose = choose
+        self.sink = sink
+        self.rng = rng
+        self.own_rng = own_rng  # ``run`` made it, so it reseeds it at ``match``
+        self.on_game, self.on_end, self.on_match = hooks
+        self.hello = b"ready\n"
+        self.role: Role | None = None
+        self.games = 0
+
+    def send(self, data: bytes) -> None:
+        self.sink.write(data)
+        self.sink.flush()
+
+    def handle(self, raw: bytes) -> bool:
+        """Act on one line; False once the harness said ``quit``."""
+        now = time.monotonic()  # a turn's deadline counts from the moment its line was read
+        parts = raw.split()
+        if not parts:
+            return True
+        command = parts[0]
+        if command == b"turn":
+            self.turn(raw, parts, now)
+        elif command == b"game":
+            self.game(raw, parts)
+        elif command == b"end":
+            if self.on_end is not None:
+                won = len(parts) > 1 and parts[1] == b"win"
+                self.on_end(won, parts[2].decode("ascii", "replace") if len(parts) > 2 else "")
+        elif command == b"match":
+            self.match(raw, parts)
+        elif command == b"arena":
+            if parts[1:] != [b"1"]:
+                _log(f"this helper speaks arena 1; harness said {raw!r}")
+            self.send(self.hello)
+        elif command == b"quit":
+            return False
+        else:
+            _log(f"ignoring unknown line {raw!r}")
+        return True
+
+    def turn(self, raw: bytes, parts: list[bytes], now: float) -> None:
+        try:
+            board = Board.from_string(parts[1].decode("ascii", "replace"))
+            ms = int(parts[3])
+        except (IndexError, ValueError):
+            _log(f"cannot read turn line {raw!r}")
             return
+        state = BotState(
+            board=board,
+            role=board.turn if self.role is None else self.role,
+            last=MOVE_BY_TOKEN.get(parts[2]),
+            ms=ms,
+            deadline=now + ms / 1000.0,
+            rng=self.rng,
+            game=self.games,
+        )
+        try:
+            result = self.choose(state)
+        except Exception:
+            # Say where, then let it go: the traceback ends stderr, naming it.
+            _log(f"choose raised on a turn of game {self.games}; exiting")
+            raise
+        self.send(_reply(state, result))
+
+    def game(self, raw: bytes, parts: list[bytes]) -> None:
+        self.games += 1
+        try:
+            self.role = Role(parts[1].decode("ascii", "replace"))
+        except (IndexError, ValueError):
+            _log(f"cannot read game line {raw!r}")
+            self.role = None
+        if self.on_game is not None and self.role is not None:
+            self.on_game(self.role)
+
+    def match(self, raw: bytes, parts: list[bytes]) -> None:
+        """As a process started afresh for this match: its seed, its first game next."""
+        try:
+            seed = int(parts[1])
+        except (IndexError, ValueError):
+            _log(f"cannot read match line {raw!r}")
+            return
+        os.environ["ARENA_SEED"] = str(seed)
+        if self.own_rng:
+            self.rng.seed(seed)
+        self.games, self.role = 0, None
+        if self.on_match is not None:
+            self.on_match(seed)
