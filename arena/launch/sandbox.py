@@ -491,83 +491,69 @@ def plan_launch(
     process of the bot is root on the host.
     """
     mode = resolve_mode(mode)
-    token = secrets.token_hex(8)
     user = bot_user()
-    cgroup: BotCgroup | None = None
-    io_dir: str | None = None
-    scratch: str | None = None
+    plan = LaunchPlan(
+        argv=list(spec.argv),
+        env={},
+        cwd=str(spec.dir),
+        preexec=_nothing,
+        scratch=None,
+        sandboxed=mode is SandboxMode.BWRAP,
+        token=secrets.token_hex(8),
+        user=user,
+    )
     try:
         if user is not None:
-            check_reachable(list(spec.argv), spec.dir, user, mode is SandboxMode.BWRAP, spec.name)
-        cgroup = BotCgroup.create(limits.processes, limits.memory_mb)
+            check_reachable(plan.argv, spec.dir, user, plan.sandboxed, spec.name)
+        plan.cgroup = BotCgroup.create(limits.processes, limits.memory_mb)
         # Under bwrap, bwrap itself (root) changes to the bot's user; RLIMIT_NPROC, per user, is
         # set before it all the same.
-        unwrapped = mode is SandboxMode.NONE
+        unwrapped = not plan.sandboxed
         filtered = unwrapped and seccomp.usable()
-        preexec = _make_preexec(limits, cpu_seconds, cgroup, user, unwrapped, filtered)
-        if mode is SandboxMode.BWRAP:
-            bwrap = bwrap_path()
-            assert bwrap is not None  # resolve_mode checked it
-            io_dir = tempfile.mkdtemp(prefix="arena-io-", dir=reaper.scratch_root())
-            _make_fifos(io_dir)
-            if user is not None:
-                for path in (io_dir, *(os.path.join(io_dir, n) for n in ("in", "out"))):
-                    os.chown(path, user.uid, user.gid)
-            # RLIMIT_NPROC set inside the namespace counts this sandbox's processes only; a uid
-            # of its own (set before bwrap) or a cgroup bounds them already.
-            nproc = limits.processes if cgroup is None and os.geteuid() != 0 else None
-            seccomp_fd = seccomp.program_fd()
-            passed = () if seccomp_fd is None else (seccomp_fd,)
-            argv = _bwrap_argv(bwrap, spec, limits, io_dir, user, hidden, seccomp_fd, private)
-            if user is not None:
-                argv += _as_user(user)
-            argv += _io_command(list(spec.argv), nproc)
-            env = _environment("/tmp", seed, token)  # the sandbox's own private /tmp
-            return LaunchPlan(
-                argv=argv,
-                env=env,
-                cwd=str(spec.dir),
-                preexec=preexec,
-                scratch=None,
-                sandboxed=True,
-                token=token,
-                cgroup=cgroup,
-                io_dir=io_dir,
-                tmp_bounded=True,
-                user=user,
-                pass_fds=passed,
+        plan.preexec = _make_preexec(limits, cpu_seconds, plan.cgroup, user, unwrapped, filtered)
+        if plan.sandboxed:
+            _wrap(plan, spec, limits, hidden, private)
+            plan.env = _environment("/tmp", seed, plan.token)  # the sandbox's own private /tmp
+        else:
+            plan.scratch = scratch = tempfile.mkdtemp(
+                prefix=f"arena-{spec.name[:20]}-", dir=reaper.scratch_root()
             )
-        scratch = tempfile.mkdtemp(prefix=f"arena-{spec.name[:20]}-", dir=reaper.scratch_root())
-        bounded = os.geteuid() == 0 and _mount_tmpfs(scratch, limits.tmp_mb * _MB)
-        if user is not None:
-            os.chown(scratch, user.uid, user.gid)
-        env = _environment(scratch, seed, token)
-        return LaunchPlan(
-            argv=list(spec.argv),
-            env=env,
-            cwd=str(spec.dir),
-            preexec=preexec,
-            scratch=scratch,
-            sandboxed=False,
-            token=token,
-            cgroup=cgroup,
-            tmp_bounded=bounded,
-            user=user,
-        )
+            plan.tmp_bounded = os.geteuid() == 0 and _mount_tmpfs(scratch, limits.tmp_mb * _MB)
+            if user is not None:
+                os.chown(scratch, user.uid, user.gid)
+            plan.env = _environment(scratch, seed, plan.token)
+        return plan
     except BaseException:
-        unstarted = LaunchPlan(
-            argv=[],
-            env={},
-            cwd="",
-            preexec=_nothing,
-            scratch=scratch,
-            sandboxed=False,
-            cgroup=cgroup,
-            io_dir=io_dir,
-            user=user,
-        )
-        unstarted.cleanup()  # whatever was made before the failure
+        plan.cleanup()  # whatever was made before the failure
         raise
+
+
+def _wrap(
+    plan: LaunchPlan,
+    spec: BotSpec,
+    limits: Limits,
+    hidden: Sequence[str | os.PathLike[str]],
+    private: Sequence[str | os.PathLike[str]],
+) -> None:
+    """Make ``plan`` start the bot under bubblewrap, its stdin and stdout through FIFOs."""
+    bwrap = bwrap_path()
+    assert bwrap is not None  # resolve_mode checked it
+    user = plan.user
+    plan.io_dir = io_dir = tempfile.mkdtemp(prefix="arena-io-", dir=reaper.scratch_root())
+    _make_fifos(io_dir)
+    if user is not None:
+        for path in (io_dir, *(os.path.join(io_dir, n) for n in ("in", "out"))):
+            os.chown(path, user.uid, user.gid)
+    # RLIMIT_NPROC set inside the namespace counts this sandbox's processes only; a uid of its
+    # own (set before bwrap) or a cgroup bounds them already.
+    nproc = limits.processes if plan.cgroup is None and os.geteuid() != 0 else None
+    seccomp_fd = seccomp.program_fd()
+    plan.pass_fds = () if seccomp_fd is None else (seccomp_fd,)
+    argv = _bwrap_argv(bwrap, spec, limits, io_dir, user, hidden, seccomp_fd, private)
+    if user is not None:
+        argv += _as_user(user)
+    plan.argv = argv + _io_command(list(spec.argv), nproc)
+    plan.tmp_bounded = True
 
 
 def _nothing() -> None:
