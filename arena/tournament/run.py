@@ -35,7 +35,7 @@ from arena.tournament.executors import (
     MatchExecutor,
     make_executor,
 )
-from arena.tournament.schedule import MatchJob, plan_matches
+from arena.tournament.schedule import MatchJob, in_rounds, plan_matches
 
 __all__ = [
     "TournamentObserver",
@@ -207,7 +207,7 @@ def run_tournament(
         opening_plies=plan.opening_plies,
     )
     total = sum(len(job.slots) for job in owed)
-    jobs = [job for job in (job.without(done) for job in owed) if job.slots]
+    jobs = in_rounds(owed, done, plan.format)
     missing = sum(job.owed for job in jobs)
     result = TournamentResult(total, already=total - missing, changes=changes, missing=missing)
     if observer is not None:

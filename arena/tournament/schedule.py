@@ -7,6 +7,12 @@ cut into chunks of ``CHUNK`` games, each with its own seed, and grouped into mat
 parallel work: a worker starts the two bots once and reuses them) in which roles alternate, so
 that a tournament stopped at any point is balanced. The plan depends on the config alone, never
 on the workers, so that the same games are played however many run them.
+
+A round robin is played in rounds, as chess round robins are (Berger tables): in each round every
+bot meets one opponent (a bye for an odd pool), and the executors hand out no match of a round
+while one of an earlier round waits (``MatchJob.round``). So at any moment the games per bot
+differ by at most one meeting's games plus those in flight, and standings taken mid-run are fair.
+The order changes which games are played first, never which games: each chunk's seed is its own.
 """
 
 from __future__ import annotations
@@ -27,6 +33,8 @@ __all__ = [
     "pairings",
     "pairing_count",
     "plan_matches",
+    "in_rounds",
+    "berger_rounds",
     "random_opening",
     "FORMATS",
     "MAX_OPENING_PLIES",
@@ -92,6 +100,9 @@ class MatchJob:
     """Its games as planned (0: as many as its slots): what its bots' CPU limit is made for, kept
     when games are taken off it (played already, or handed to another worker), so that its bots
     are those kept from matches of its like (``arena.referee.keeper``)."""
+    round: int = 0
+    """The round it is played in (``in_rounds``): no match of a later round is handed out while
+    one of this round waits."""
 
     def slot_key(self, slot: GameSlot) -> tuple[str, str, int]:
         """(Order name, Chaos name, index): the store's key of a slot."""
@@ -185,6 +196,71 @@ def opening_for(seed: int, index: int, plies: int) -> tuple[str, ...]:
     return random_opening(_derived_seed(seed, "opening", str(index)), plies)
 
 
+def berger_rounds(count: int) -> list[list[tuple[int, int]]]:
+    """The rounds of a round robin of ``count`` players (indices, the lower first in each pair),
+    by the circle method of Berger tables: player 0 stays, the others turn one place a round. An
+    odd pool gets a phantom player, whose opponent in a round has the bye."""
+    size = count + count % 2
+    circle = list(range(size))
+    rounds = []
+    for _ in range(size - 1):
+        pairs = [(circle[i], circle[size - 1 - i]) for i in range(size // 2)]
+        rounds.append([(min(pair), max(pair)) for pair in pairs if max(pair) < count])
+        circle = [circle[0], circle[-1], *circle[1:-1]]
+    return rounds
+
+
+def _berger_order(
+    bots: Sequence[BotSpec], pairs: list[tuple[BotSpec, BotSpec]], format: str
+) -> list[tuple[int, tuple[BotSpec, BotSpec]]]:
+    """``pairs`` with their rounds, in round order: a round robin's Berger rounds; a gauntlet is
+    one round (the challenger meets everyone in it, each other bot one opponent)."""
+    if format == "gauntlet":
+        return [(0, pair) for pair in pairs]
+    index = {bot.name: i for i, bot in enumerate(bots)}
+    by_indices = {(index[a.name], index[b.name]): (a, b) for a, b in pairs}
+    return [
+        (number, by_indices[pair])
+        for number, pairs_of_round in enumerate(berger_rounds(len(bots)))
+        for pair in pairs_of_round
+    ]
+
+
+def in_rounds(
+    owed: Sequence[MatchJob],
+    done: Collection[tuple[str, str, int]],
+    format: str = "round-robin",
+) -> list[MatchJob]:
+    """The matches of ``owed`` (a plan, in round order) that miss games, each in the round it is
+    played in now, in round order: a function of the plan and the games stored.
+
+    A meeting (a pairing's matches) goes in the round of the more advanced of its bots, counted
+    in meetings played whole (in a gauntlet, the challenger, which meets everyone, is not
+    counted): from the start that is its Berger round; after a stop, the rounds left; for a late
+    entry or a changed bot, which lags, its meetings are played beside the others' next round,
+    not one a round (its opponents have played theirs; it catches up in parallel).
+    """
+    missing = [job.without(done) for job in owed]
+    meetings: dict[tuple[str, str], list[MatchJob]] = {}
+    for job in missing:
+        meetings.setdefault((job.bot_a.name, job.bot_b.name), []).append(job)
+    played: dict[str, int] = {}
+    for (a, b), jobs in meetings.items():
+        if not any(job.slots for job in jobs):
+            played[a] = played.get(a, 0) + 1
+            played[b] = played.get(b, 0) + 1
+    placed: list[MatchJob] = []
+    for (a, b), jobs in meetings.items():
+        if not any(job.slots for job in jobs):
+            continue
+        counted = (b,) if format == "gauntlet" else (a, b)
+        number = max(played.get(name, 0) for name in counted)
+        placed += (dataclasses.replace(job, round=number) for job in jobs if job.slots)
+        played[a] = played.get(a, 0) + 1
+        played[b] = played.get(b, 0) + 1
+    return sorted(placed, key=lambda job: job.round)  # stable: the plan's order within a round
+
+
 def plan_matches(
     bots: Sequence[BotSpec],
     games_per_pairing: int,
@@ -202,7 +278,8 @@ def plan_matches(
     seeded from the tournament's seed and its name (``a~b#3``). A pairing is one match, or, when
     there are fewer than ``MIN_JOBS`` pairings, as many near-equal matches of whole chunks as make
     ``MIN_JOBS`` (a match is named after its first chunk). With ``opening_plies``, the games of
-    index i start from ``opening_for(seed, i, plies)``.
+    index i start from ``opening_for(seed, i, plies)``. The matches come in round order, those
+    with games missing from ``done`` only (``in_rounds``).
     """
     pairs = pairings(bots, format)
     per_chunk = max(1, (chunk + 1) // 2)  # index pairs
@@ -211,7 +288,7 @@ def plan_matches(
     starts = [chunks * i // parts for i in range(parts)]
     jobs = []
     openings = [opening_for(seed, index, opening_plies) for index in range(games_per_pairing)]
-    for a, b in pairs:
+    for meeting_round, (a, b) in _berger_order(bots, pairs, format):
         name = f"{a.name}~{b.name}"
         seeds = [_derived_seed(seed, f"{name}#{number}") for number in range(chunks)]
         slots = [
@@ -221,7 +298,6 @@ def plan_matches(
         ]
         for first, end in zip(starts, [*starts[1:], chunks], strict=True):
             part = tuple(slots[2 * per_chunk * first : 2 * per_chunk * end])
-            job = MatchJob(f"{name}#{first}", a, b, part, seeds[first], len(part)).without(done)
-            if job.slots:
-                jobs.append(job)
-    return jobs
+            key = f"{name}#{first}"
+            jobs.append(MatchJob(key, a, b, part, seeds[first], len(part), meeting_round))
+    return in_rounds(jobs, done, format)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections import deque
 from pathlib import Path
@@ -25,8 +26,15 @@ def names(job: MatchJob) -> tuple[str, str]:
     return job.bot_a.name, job.bot_b.name
 
 
+def one_round(count: int, games: int = 1) -> deque[MatchJob]:
+    """The matches of ``count`` bots as if all were of one round, in pairing order (b0~b1,
+    b0~b2, ...): how placement chooses within a round."""
+    jobs = [dataclasses.replace(job, round=0) for job in plan_matches(bots(count), games)]
+    return deque(sorted(jobs, key=lambda job: (int(job.bot_a.name[1:]), int(job.bot_b.name[1:]))))
+
+
 def test_a_worker_takes_the_match_whose_bots_it_holds_else_one_of_them_else_the_head() -> None:
-    queue = deque(plan_matches(bots(6), 1))
+    queue = one_round(6)
     held = HeldBots()
     first = next_job(queue, held)  # holds nothing yet: the head
     assert names(first) == ("b0", "b1")
@@ -34,7 +42,7 @@ def test_a_worker_takes_the_match_whose_bots_it_holds_else_one_of_them_else_the_
     nxt = next_job(queue, held)  # none with both: the first with one of them
     assert len({"b0", "b1"} & set(names(nxt))) == 1
     assert names(nxt) == ("b0", "b2")
-    again = deque(plan_matches(bots(6), 1))
+    again = one_round(6)
     again.rotate(-5)  # b1~b2 is now the head; b0~b2 further down holds both of b0, b2
     both = HeldBots()
     both.played(MatchJob("x", bot("b0"), bot("b2"), (), 0))
@@ -101,7 +109,7 @@ def test_the_last_matches_go_longest_first_and_the_rest_by_held_bots() -> None:
     costs = MatchCosts()
     for i, spec in enumerate(six):  # b5 the slowest bot, b0 the quickest
         costs.observe(played(spec.name, "x", 0.1 * (i + 1), 0.0))
-    queue = deque(plan_matches(six, 1))  # 15 matches, b0~b1 first, b4~b5 last
+    queue = one_round(6)  # 15 matches, b0~b1 first, b4~b5 last
     held = HeldBots()
     held.played(queue[0])
     assert names(next_job(queue, held, costs, last=4)) == ("b0", "b1")  # long queue: held bots
@@ -110,3 +118,21 @@ def test_the_last_matches_go_longest_first_and_the_rest_by_held_bots() -> None:
     left = sorted(queue, key=costs.seconds, reverse=True)
     taken = [next_job(queue, held, costs, last=4) for _ in range(len(left))]
     assert [job.key for job in taken] == [job.key for job in left]
+
+
+def test_no_match_of_a_later_round_is_taken_while_one_of_the_head_round_waits() -> None:
+    """Held bots and the longest-first tail choose within the head's round only: the games per
+    bot stay level whatever the workers keep."""
+    six = bots(6)
+    costs = MatchCosts()
+    for i, spec in enumerate(six):
+        costs.observe(played(spec.name, "x", 0.1 * (i + 1), 0.0))
+    for last in (0, 100):  # by held bots; longest first
+        queue = deque(plan_matches(six, 1))  # 5 rounds of 3 matches
+        held = HeldBots()
+        taken = []
+        while queue:
+            held.played(queue[-1])  # holds the bots of the queue's last match, of a later round
+            taken.append(next_job(queue, held, costs, last=last))
+        assert [job.round for job in taken] == sorted(job.round for job in taken)
+        assert [job.round for job in taken] == [r for r in range(5) for _ in range(3)]

@@ -8,6 +8,11 @@ for the one whose bots it played most recently, and otherwise takes the queue's 
 is in blocks of the pairing matrix (``in_blocks``), so the match it wants is usually near. The
 local pool and the cluster both hand out their matches this way.
 
+Every choice stays within the round of the queue's head (``MatchJob.round``): the queue is in
+round order (chunks given back by a worker and failed matches go to its front, and are of the
+head's round or an earlier one), so no match of a later round starts while one of an earlier
+round waits, and the games per bot stay level (``arena.tournament.schedule``).
+
 Once the queue is short (``next_job``'s ``last``), the local pool and the cluster's driver hand
 out the match expected to take longest (``MatchCosts``: its bots' time on move per game so far),
 as the longest-first rule of scheduling does: the run then ends on short matches, and the workers
@@ -20,7 +25,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from arena.records import GameRecord
 from arena.referee.keeper import MAX_KEPT
@@ -33,18 +38,18 @@ LOOKAHEAD = 256
 
 
 def in_blocks(jobs: Sequence[MatchJob], size: int = MAX_KEPT // 2) -> list[MatchJob]:
-    """The jobs in blocks of the pairing matrix: the bots cut into groups of ``size`` (in order
-    of first appearance), the matches between two groups together. A worker that keeps at most
-    ``2 x size`` bots then starts each bot a few times per row of blocks, not once per match
-    (300 bots, one worker keeping 64: 2,644 starts instead of 43,133)."""
+    """The jobs in blocks of the pairing matrix, round by round: the bots cut into groups of
+    ``size`` (in order of first appearance), within a round the matches between two groups
+    together. A worker that keeps at most ``2 x size`` bots then finds matches of bots it keeps
+    near the head of the queue."""
     group: dict[str, int] = {}
     for job in jobs:
         for name in (job.bot_a.name, job.bot_b.name):
             group.setdefault(name, len(group) // size)
 
-    def block(job: MatchJob) -> tuple[int, int]:
+    def block(job: MatchJob) -> tuple[int, int, int]:
         a, b = group[job.bot_a.name], group[job.bot_b.name]
-        return min(a, b), max(a, b)
+        return job.round, min(a, b), max(a, b)
 
     return sorted(jobs, key=block)  # stable: within a block, the plan's order
 
@@ -126,6 +131,11 @@ class MatchCosts:
         return per_game * len(job.slots)
 
 
+def _of_round(queue: deque[MatchJob], number: int, most: int) -> Iterator[MatchJob]:
+    """The first ``most`` jobs of ``queue`` as long as they are of round ``number``."""
+    return itertools.takewhile(lambda job: job.round == number, itertools.islice(queue, most))
+
+
 def next_job(
     queue: deque[MatchJob],
     held: HeldBots | None,
@@ -133,18 +143,20 @@ def next_job(
     last: int = 0,
 ) -> MatchJob:
     """Take from ``queue`` the match for a worker holding ``held``: among the first
-    ``LOOKAHEAD``, the first with both its bots held, else the first with one, else the head.
-    ``held`` None (nothing known, or no bot is kept): the head. ``held`` is updated.
+    ``LOOKAHEAD`` of the head's round, the first with both its bots held, else the first with
+    one, else the head. ``held`` None (nothing known, or no bot is kept): the head. ``held`` is
+    updated.
 
-    With ``costs``, once ``queue`` holds ``last`` matches or fewer: the one expected to take
-    longest (``MatchCosts.seconds``; the first of equals)."""
+    With ``costs``, once ``queue`` holds ``last`` matches or fewer: among those of the head's
+    round, the one expected to take longest (``MatchCosts.seconds``; the first of equals)."""
     best = 0
+    head_round = queue[0].round
     if costs is not None and len(queue) <= last:
-        expected = [costs.seconds(job) for job in queue]
+        expected = [costs.seconds(job) for job in _of_round(queue, head_round, len(queue))]
         best = expected.index(max(expected))
     elif held is not None and len(held):
         score = -1
-        for i, job in enumerate(itertools.islice(queue, LOOKAHEAD)):
+        for i, job in enumerate(_of_round(queue, head_round, LOOKAHEAD)):
             count = held.count(job)
             if count > score:
                 best, score = i, count
