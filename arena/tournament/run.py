@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -128,6 +128,10 @@ class TournamentObserver(Protocol):
         """Once, from executors that tell: the last matches play and a core waits (prepare the
         standings there)."""
 
+    def planned(self, jobs: Sequence[MatchJob], workers: int) -> None:
+        """Before the games: the matches to play, in the order they are handed out, and how
+        many workers play them (what an estimate of the time left needs)."""
+
 
 @dataclass
 class TournamentResult:
@@ -216,6 +220,8 @@ def run_tournament(
         result.distinct = store.count_distinct_games()
         return result
     result.workers = _workers(plan, len(jobs), observer)
+    if (planned := getattr(observer, "planned", None)) is not None:
+        planned(jobs, result.workers)
     setup = ExecutorSetup(
         settings=plan.settings,
         workers=result.workers,

@@ -6,15 +6,16 @@ from __future__ import annotations
 import sys
 import threading
 import time
-from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from rich.markup import escape
 
 from arena.records import GameRecord
 from arena.store.database import VersionChange
+from arena.tournament.eta import WorkLeft
 from arena.tournament.executors import ExecutorStatus
+from arena.tournament.schedule import MatchJob
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -26,15 +27,9 @@ __all__ = ["ProgressDisplay"]
 class ProgressDisplay:
     """Games done/total, games/s, ETA and faults: a bar on a terminal, plain lines elsewhere.
 
-    The ETA divides the games left by the rate of the *recent* games (the last
-    ``ETA_WINDOW_S`` seconds, and at least the last ``ETA_MIN_GAMES`` games), so that it follows
-    a run whose games slow down (one long pairing left, fewer busy workers), and it is shown
-    only once a few games have finished: the first games carry the bots' start-up and say
-    nothing of the pace.
+    The ETA is the work left (``arena.tournament.eta.WorkLeft``): each game still owed costed by
+    its bots' games so far, shared among the workers, never less than the longest chunk left.
     """
-
-    ETA_WINDOW_S = 30.0
-    ETA_MIN_GAMES = 5
 
     def __init__(
         self, console: Console, quiet: bool, clock: Callable[[], float] = time.monotonic
@@ -47,7 +42,7 @@ class ProgressDisplay:
         self.start = clock()
         self.last_print = 0.0
         self.last_busy = -1e9
-        self.recent: deque[float] = deque()  # finishing times of the recent games
+        self.work: WorkLeft | None = None  # the games left and their cost (``planned``)
         self.progress: Progress | None = None
         self.task: TaskID | None = None
         self.workers = ""  # e.g. "busy 2/3 workers", from executors that tell (a cluster)
@@ -59,15 +54,12 @@ class ProgressDisplay:
 
     def eta(self) -> str:
         """``eta 1m05s``, or ``eta -`` while the pace is not known yet."""
-        left = self.total - self.done
-        if left <= 0:
+        if self.total - self.done <= 0:
             return "eta 0s"
-        if self.played < self.ETA_MIN_GAMES or len(self.recent) < 2:
+        expected = None if self.work is None else self.work.seconds()
+        if expected is None:
             return "eta -"
-        span = self.clock() - self.recent[0]
-        if span <= 0:
-            return "eta -"
-        seconds = round(left * span / (len(self.recent) - 1))
+        seconds = round(expected)
         if seconds < 60:
             return f"eta {seconds}s"
         if seconds < 3600:
@@ -112,16 +104,16 @@ class ProgressDisplay:
             progress.start()
             self.progress = progress
 
+    def planned(self, jobs: Sequence[MatchJob], workers: int) -> None:
+        self.work = WorkLeft(jobs, workers, self.clock)
+
     def game(self, record: GameRecord) -> None:
         self.done += 1
         self.played += 1
         self.faults += record.reason.is_fault
         now = self.clock()
-        self.recent.append(now)
-        while (
-            len(self.recent) > self.ETA_MIN_GAMES + 1 and now - self.recent[0] > self.ETA_WINDOW_S
-        ):
-            self.recent.popleft()
+        if self.work is not None:
+            self.work.observe(record)
         rate = self.played / max(now - self.start, 1e-9)
         if self.progress is not None and self.task is not None:
             # Ten redraws a second at most: with fast bots, games come in by the thousand.
