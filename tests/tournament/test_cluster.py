@@ -31,7 +31,7 @@ from conftest import (
     wait_for_no_leftovers,
     wait_until,
 )
-from factories import log_of, logged_bots
+from factories import games_of, log_of, logged_bots
 
 pytest.importorskip("distributed")
 
@@ -53,7 +53,7 @@ from arena.tournament.executors import (  # noqa: E402
 from arena.tournament.executors.botpack import UnsafePackError  # noqa: E402
 from arena.tournament.executors.cluster import ClusterExecutor  # noqa: E402
 from arena.tournament.executors.cluster_worker import kept_bots  # noqa: E402
-from arena.tournament.schedule import plan_matches  # noqa: E402
+from arena.tournament.schedule import MatchJob, plan_matches  # noqa: E402
 
 SETTINGS = MatchSettings(TimeControl(move_ms=500, startup_ms=5000), sandbox=SandboxMode.NONE)
 CHILDREN_WAIT_S = 20.0
@@ -759,3 +759,41 @@ def test_an_idle_worker_of_the_cluster_takes_the_later_chunks_of_a_match(clean: 
     assert runs[2][0] == runs[1][0]  # the same games, each under its chunk's seed
     assert runs[2][1] == runs[1][1]  # the bots were told the same seeds
     assert runs[1][2] == 2 and runs[2][2] == 4  # the idle worker started the pair for its chunks
+
+
+def test_the_cluster_hands_out_the_rounds_in_order_and_stores_the_local_pool_s_games(
+    clean: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Six bots with random moves from their seeds: the driver submits the five rounds' matches
+    round after round, and the games are those the local pool plays, move for move."""
+    bots = []
+    for i in range(6):
+        folder = clean / "bots" / f"s{i}"
+        folder.mkdir(parents=True)
+        (folder / "main.py").write_text((TEST_BOTS_DIR / "seeded.py").read_text())
+        bots.append(BotSpec.from_path(folder))
+    submitted: list[int] = []
+    submit = ClusterExecutor._submit
+
+    def spy(self: ClusterExecutor, job: MatchJob, worker: str | None = None) -> Any:
+        submitted.append(job.round)
+        return submit(self, job, worker)
+
+    monkeypatch.setattr(ClusterExecutor, "_submit", spy)
+    for executor in ("local", "cluster"):
+
+        def factory(setup: ExecutorSetup, kind: str = executor) -> object:
+            if kind == "local":
+                from arena.tournament.executors.local import make_local
+
+                return make_local(setup)
+            return ClusterExecutor(
+                "local:2", setup.settings, cache_root=str(clean / "cache"), trusted=True
+            )
+
+        with Store.open(clean / f"{executor}.sqlite") as store:
+            result = run_tournament(plan_for(bots, 2, executor=executor), store, Quiet(), factory)  # type: ignore[arg-type]
+            assert result.complete and result.harness_errors == []
+    assert submitted == [r for r in range(5) for _ in range(3)]
+    games = games_of(clean / "cluster.sqlite")
+    assert len(games) == 60 and games == games_of(clean / "local.sqlite")
