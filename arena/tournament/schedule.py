@@ -20,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import random
+from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
@@ -235,29 +236,27 @@ def in_rounds(
     played in now, in round order: a function of the plan and the games stored.
 
     A meeting (a pairing's matches) goes in the round of the more advanced of its bots, counted
-    in meetings played whole (in a gauntlet, the challenger, which meets everyone, is not
-    counted): from the start that is its Berger round; after a stop, the rounds left; for a late
-    entry or a changed bot, which lags, its meetings are played beside the others' next round,
-    not one a round (its opponents have played theirs; it catches up in parallel).
+    in meetings played whole or placed before it (in a gauntlet, the challenger, which meets
+    everyone, is not counted): from the start that is its Berger round; after a stop, the rounds
+    left; for a late entry or a changed bot, which lags, its meetings go beside its opponents'
+    next round, not one a round (they have played theirs; it catches up in parallel).
     """
-    missing = [job.without(done) for job in owed]
     meetings: dict[tuple[str, str], list[MatchJob]] = {}
-    for job in missing:
-        meetings.setdefault((job.bot_a.name, job.bot_b.name), []).append(job)
-    played: dict[str, int] = {}
-    for (a, b), jobs in meetings.items():
-        if not any(job.slots for job in jobs):
-            played[a] = played.get(a, 0) + 1
-            played[b] = played.get(b, 0) + 1
+    for job in owed:
+        missing = job.without(done)
+        meetings.setdefault((job.bot_a.name, job.bot_b.name), []).extend(
+            [missing] if missing.slots else []
+        )
+    played: Counter[str] = Counter()
+    for pair, jobs in meetings.items():
+        if not jobs:
+            played.update(pair)
     placed: list[MatchJob] = []
     for (a, b), jobs in meetings.items():
-        if not any(job.slots for job in jobs):
-            continue
-        counted = (b,) if format == "gauntlet" else (a, b)
-        number = max(played.get(name, 0) for name in counted)
-        placed += (dataclasses.replace(job, round=number) for job in jobs if job.slots)
-        played[a] = played.get(a, 0) + 1
-        played[b] = played.get(b, 0) + 1
+        if jobs:
+            number = max(played[name] for name in ((b,) if format == "gauntlet" else (a, b)))
+            placed += (dataclasses.replace(job, round=number) for job in jobs)
+            played.update((a, b))
     return sorted(placed, key=lambda job: job.round)  # stable: the plan's order within a round
 
 
