@@ -28,8 +28,12 @@ class ProgressDisplay:
     """Games done/total, games/s, ETA and faults: a bar on a terminal, plain lines elsewhere.
 
     The ETA is the work left (``arena.tournament.eta.WorkLeft``): each game still owed costed by
-    its bots' games so far, shared among the workers, never less than the longest chunk left.
+    its bots' games so far, shared among the workers, never less than the longest chunk left. It
+    is shown once ``ETA_MIN_GAMES`` games have finished: the first carry the bots' first starts,
+    which the rest of the run does not repeat.
     """
+
+    ETA_MIN_GAMES = 5
 
     def __init__(
         self, console: Console, quiet: bool, clock: Callable[[], float] = time.monotonic
@@ -57,7 +61,7 @@ class ProgressDisplay:
         if self.total - self.done <= 0:
             return "eta 0s"
         expected = None if self.work is None else self.work.seconds()
-        if expected is None:
+        if expected is None or self.played < self.ETA_MIN_GAMES:
             return "eta -"
         seconds = round(expected)
         if seconds < 60:
