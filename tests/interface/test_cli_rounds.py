@@ -43,6 +43,13 @@ def games_per_bot(db: Path) -> Counter[str]:
     return counts
 
 
+def failed_matches(db: Path) -> int:
+    """Matches that failed for the harness (a loaded machine): each is played again after the
+    rounds (``run_tournament``'s attempts), its two bots a meeting behind until then."""
+    with contextlib.closing(sqlite3.connect(f"{db.as_uri()}?mode=ro", uri=True)) as conn:
+        return int(conn.execute("SELECT COUNT(*) FROM harness_errors").fetchone()[0])
+
+
 def spread(db: Path) -> int:
     counts = games_per_bot(db).values()
     return max(counts) - min(counts)
@@ -80,8 +87,9 @@ def test_a_stopped_round_robin_is_level_and_resumes_to_the_games_of_an_unstopped
     assert process.returncode == 128 + signal.SIGINT, output
     stored = stored_game_count(db)
     assert GAMES // 2 <= stored < GAMES
-    assert spread(db) <= 2 * MEETING, games_per_bot(db)  # the issue's bound: 8
-    assert max(spreads) <= MEETING + IN_FLIGHT, spreads  # and at every look during the run
+    lag = MEETING * failed_matches(db)  # none unless the machine is overloaded
+    assert spread(db) <= 2 * MEETING + lag, games_per_bot(db)  # the issue's bound: 8
+    assert max(spreads) <= MEETING + IN_FLIGHT + lag, spreads  # and at every look during the run
     resumed = run_arena("tournament", stopped, "--quiet", timeout=300)
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     unstopped = class_config(tmp_path / "unstopped", workers=1)
