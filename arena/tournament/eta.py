@@ -98,30 +98,33 @@ class WorkLeft:
         return self._shares
 
     def game_seconds(self, a: str, b: str) -> float:
-        """The expected wall time of a game of ``a`` and ``b``: the sum of their shares (a bot
-        without games: half the mean game)."""
+        """The expected wall time of a game of ``a`` and ``b``: the sum of their shares."""
         shares = self._fit()
-        unknown = self._wall / self._games / 2 if self._games else 0.0
-        return shares.get(a, unknown) + shares.get(b, unknown)
+        return shares.get(a, self._unknown()) + shares.get(b, self._unknown())
+
+    def _unknown(self) -> float:
+        """The share of a bot without games yet: half the mean game."""
+        return self._wall / self._games / 2 if self._games else 0.0
 
     def seconds(self) -> float | None:
         """The time from now until the games left are played; None while no game has taken
-        time. Worked out again at most every ``RECOUNT_S`` (it reads every pairing left)."""
+        time. Worked out again at most every ``RECOUNT_S`` (a new fit reads every pairing)."""
         now = self.clock()
         if self._counted is None or now - self._counted[0] >= self.RECOUNT_S:
-            left = self._count()
+            left = self._estimate()
             self._counted = None if left is None else (now, left - (now - self._last))
         return (
             None if self._counted is None else max(0.0, self._counted[1] - (now - self._counted[0]))
         )
 
-    def _count(self) -> float | None:
+    def _estimate(self) -> float | None:
         """The time from the last game told until the games left are played."""
         if self._wall <= 0:
             return None
         shares = self._fit()
-        unknown = self._wall / self._games / 2
-        work = sum(games * shares.get(name, unknown) for name, games in self.left_per_bot.items())
+        work = sum(
+            games * shares.get(name, self._unknown()) for name, games in self.left_per_bot.items()
+        )
         tail = 0.0
         if self._open <= self.TAIL_PAIRINGS:  # the run's end: one chunk may outlast the rest
             for (a, b), games in self.left.items():
