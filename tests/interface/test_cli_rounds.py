@@ -12,12 +12,10 @@ import contextlib
 import os
 import signal
 import sqlite3
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 
-from conftest import run_arena, stored_game_count, wait_until
+from conftest import run_arena, start_arena, stored_game_count, wait_until
 from factories import copy_bot, games_of, write_config
 
 BOTS = [f"s{i:02d}" for i in range(20)]
@@ -60,14 +58,7 @@ def test_a_stopped_round_robin_is_level_and_resumes_to_the_games_of_an_unstopped
 ) -> None:
     stopped = class_config(tmp_path / "stopped", workers=2)
     db = tmp_path / "stopped" / "t.sqlite"
-    process = subprocess.Popen(
-        [sys.executable, "-m", "arena", "tournament", str(stopped), "--quiet"],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        start_new_session=True,
-    )
+    process = start_arena("tournament", stopped, "--quiet")
     spreads = []
     try:
 
@@ -79,7 +70,7 @@ def test_a_stopped_round_robin_is_level_and_resumes_to_the_games_of_an_unstopped
 
         assert wait_until(half_way, 120, interval=0.05), "not half way in time"
         os.killpg(process.pid, signal.SIGINT)
-        output = process.communicate(timeout=30)[0]
+        output = "".join(process.communicate(timeout=30))
     finally:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
