@@ -218,7 +218,9 @@ def test_the_standings_show_each_bots_faults_by_reason(truth: Truth) -> None:
             count = _faults(truth.db)[bot, reason] if counts is None else counts[bot]
             assert count > 0
             assert f"{bot} {count} ({count} {reason})" in flat
-            row = next(line for line in output.splitlines() if re.match(rf"\d+\s+{bot}\b", line))
+            row = next(
+                line for line in output.splitlines() if re.match(rf"\s*\d+=?\s+{bot}\b", line)
+            )
             assert row.split()[-1] == str(count), row  # the table's faults column
         assert f"arena faults {truth.db}" in output
 

@@ -420,12 +420,14 @@ def test_the_time_extension_is_sent_only_to_a_bot_that_asks(tmp_path: Path) -> N
 def test_the_replay_shows_each_moves_time_and_both_clocks() -> None:
     record = GameRecord(
         "a", "b", Role.CHAOS, Reason.TIMEOUT, moves=["a1X", "b1O"], ms=[100.0, 250.5],
-        opening=["f6O"], clock_ms=[1400.0, 1249.5], clock_start_ms=1500, measure="cpu",
+        opening=["f6O"], clock_ms=[1400.0, 1249.5], clock_start_ms=1500, measure="wall",
     )  # fmt: skip
     frames = boardview.frames(record.moves, record.opening)
     assert frame_lines(record, frames, 1)[1] == "ply 1/3: opening played f6O"
     line = frame_lines(record, frames, 2)[1]
-    assert line == "ply 2/3: Chaos played a1X in 100.0 ms (cpu); clocks: Order 1.50 s, Chaos 1.40 s"
+    assert (
+        line == "ply 2/3: Chaos played a1X in 100.0 ms (wall); clocks: Order 1.50 s, Chaos 1.40 s"
+    )
     assert "clocks: Order 1.25 s, Chaos 1.40 s" in frame_lines(record, frames, 3)[1]
 
 
