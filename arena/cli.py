@@ -389,6 +389,22 @@ def tournament(
             " they could reach its scheduler (and so run code on every worker).",
         ),
     ] = False,
+    rating_interval: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            metavar="N",
+            help="Print the standings (compact) every N games, also with --quiet.",
+        ),
+    ] = None,
+    serve: Annotated[
+        str | None,
+        typer.Option(
+            metavar="[HOST:]PORT",
+            help="Serve a live page of the run (standings, games in progress) at HOST:PORT;"
+            " HOST is 127.0.0.1 unless given.",
+        ),
+    ] = None,
     quiet: QuietOption = False,
 ) -> None:
     """Run a tournament, or resume it: only the games missing from its store are played.
@@ -402,8 +418,37 @@ def tournament(
     overrides = Overrides(
         workers, sandbox, affinity, executor, force_workers, cluster, trusted_bots
     )
-    code = run_tournament_command(config, overrides, fresh=fresh, quiet=quiet)
+    code = run_tournament_command(
+        config,
+        overrides,
+        fresh=fresh,
+        quiet=quiet,
+        rating_interval=rating_interval,
+        serve=serve,
+    )
     raise typer.Exit(code)
+
+
+@app.command(cls=_Command)
+def serve(
+    db: StoreArgument,
+    port: Annotated[
+        int, typer.Option(min=0, max=65535, metavar="N", help="The port (0: any free one).")
+    ] = 8642,
+    host: Annotated[
+        str, typer.Option(metavar="HOST", help="The address to listen on.")
+    ] = "127.0.0.1",
+) -> None:
+    """Serve the live page of a store, running or finished, until Ctrl-C: the standings, the
+    cross-table, faults, the games in progress move by move, a page per bot.
+
+    \b
+    Example:
+      arena serve tournaments/results/example.sqlite
+    """
+    from arena.commands.serve import serve_command
+
+    serve_command(db, host, port)
 
 
 @app.command(cls=_Command)

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import enum
 import shlex
+import socket
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -98,26 +101,40 @@ class Overrides:
 
 
 def run_tournament_command(
-    config_path: Path, overrides: Overrides | None = None, *, fresh: bool, quiet: bool
+    config_path: Path,
+    overrides: Overrides | None = None,
+    *,
+    fresh: bool,
+    quiet: bool,
+    rating_interval: int | None = None,
+    serve: str | None = None,
 ) -> int:
     """``arena tournament``: the config with the command line's ``overrides``, announced, played
-    into its store with live progress, then the standings and a summary."""
+    into its store with live progress (the standings every ``rating_interval`` games; a live
+    page at ``serve``, ``[HOST:]PORT``), then the standings and a summary."""
     from rich.console import Console
 
     from arena.store.database import Store
+    from arena.tournament.live import live_folder
     from arena.tournament.run import run_tournament
 
     console = Console(highlight=False, soft_wrap=True)
     overrides = overrides or Overrides()
     config = overrides.applied(load_config(config_path))
+    sock = None if serve is None else _listen(serve)
     _announce(config, console, quiet)
-    display = ProgressDisplay(console, quiet)
-    with Store.open(config.db) as store:
+    display = ProgressDisplay(console, quiet, rating_interval=rating_interval)
+    plan = config.plan()
+    if sock is not None or display.live:  # the games in progress, for the page or the bar
+        plan = dataclasses.replace(plan, live=True)
+    with Store.open(config.db) as store, contextlib.ExitStack() as serving:
         if fresh:
             _say(f"--fresh: {store.reset().describe()}", console, quiet)
+        serving.enter_context(_served(config.db, sock, console, quiet))
+        display.follow(store, live_folder(config.db) if plan.live else None)
         try:
             with stopped_like_ctrl_c():
-                result = run_tournament(config.plan(), store, display)
+                result = run_tournament(plan, store, display)
         except KeyboardInterrupt as stop:
             display.stop()
             code, name = exit_code(stop)
@@ -131,6 +148,36 @@ def run_tournament_command(
             display.stop()
         _summarise(result, config, store, console)
     return 0 if result.complete else 1
+
+
+def _listen(address: str) -> socket.socket:
+    """The live page's socket, listening at ``[HOST:]PORT`` (a clear error before the run)."""
+    from arena.commands.serve import listening
+    from arena.report.server import parse_address
+
+    try:
+        host, port = parse_address(address)
+    except ValueError as exc:
+        raise ArenaError(f"--serve: {exc}") from None
+    return listening(host, port, "--serve")
+
+
+@contextlib.contextmanager
+def _served(db: Path, sock: socket.socket | None, console: Console, quiet: bool) -> Iterator[None]:
+    """The live page of ``db`` served from ``sock`` (if any) by a process of its own while
+    the block runs; stopped at its end."""
+    if sock is None:
+        yield
+        return
+    from arena.report.server import serve_in_background, stop_background, url_of
+
+    with sock:
+        server = serve_in_background(db, sock)
+        _say(f"live page: {url_of(sock)}", console, quiet)
+        try:
+            yield
+        finally:
+            stop_background(server)
 
 
 def _announce(config: TournamentConfig, console: Console, quiet: bool) -> None:

@@ -174,6 +174,10 @@ class Match:
         """Optional transcript hook, ``tap(seat, direction, time_ns, data)``: every write to a
         bot and every read from its stdout (see ``arena.launch.process.Tap``; ``arena validate
         --transcript``). Set it before the games; unset, it costs nothing in the game loop."""
+        self.current: GameRecord | None = None
+        """The game being played (its ``moves`` grow as they are played; ``finished_at`` is set
+        when it ends), or the last one: what a live view of the run shows, read from another
+        thread of this process (``arena.tournament.live``)."""
         tc = self.settings.time_control
         # RLIMIT_CPU only stops a runaway: allow every move its full time on every core.
         worst_case = expected_games * tc.bot_game_ms() / 1000 * (os.cpu_count() or 1)
@@ -486,6 +490,7 @@ class Match:
             measure=self.settings.time_control.measure.value,
             clock_start_ms=self.settings.time_control.clock_ms,
         )
+        self.current = record
         try:
             self._ensure_ready((order, chaos))
             self._begin(order, chaos)

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from arena.ratings.standings import BotStanding, Standings
     from arena.report.settings import TournamentSettings
 
-__all__ = ["render", "script_json"]
+__all__ = ["live_charts", "live_sections", "render", "resource", "script_json"]
 
 
 def script_json(data: Any) -> str:
@@ -39,7 +39,8 @@ def script_json(data: Any) -> str:
     return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
 
 
-def _resource(name: str) -> str:
+def resource(name: str) -> str:
+    """A file of the package (its style sheet, its scripts)."""
     return resources.files("arena.report").joinpath(name).read_text(encoding="utf-8")
 
 
@@ -330,8 +331,28 @@ def _viewer_section(data: ReportData, audience: Audience) -> str:
         " bots' clocks after it.</p></div></div>"
         '<script type="application/json" id="viewer-data">'
         f"{script_json(viewer_json(data, audience.text))}</script>"
-        f"<script>{_resource('viewer.js')}</script>"
+        f"<script>{resource('viewer.js')}</script>"
     )
+
+
+def live_sections(data: ReportData, audience: Audience | None = None) -> dict[str, str]:
+    """The live page's tables, as the report renders them: section id -> HTML."""
+    audience = audience or Audience()
+    return {
+        "standings": _standings_table(data.standings, audience) + _standings_notes(data.standings),
+        "faults": _faults_section(data, audience),
+    }
+
+
+def live_charts(data: ReportData) -> dict[str, str]:
+    """The live page's charts, as the report draws them (matplotlib): section id -> HTML."""
+    played = any(b.tally.games for b in data.standings.bots)
+    return {
+        "ratings": f'<div class="chart">{plots.ratings_chart(data.standings)}</div>'
+        if played
+        else '<p class="note">No games yet.</p>',
+        "cross": _cross_charts(data.standings),
+    }
 
 
 def _settings_line(data: ReportData, settings: TournamentSettings | None) -> list[str]:
@@ -424,7 +445,7 @@ def render(
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{e(data.title)}: arena report</title>"
-        f"<style>{_resource('report.css')}</style></head><body>"
+        f"<style>{resource('report.css')}</style></head><body>"
         f"{header}{body}"
         f'<section><p class="note">Written by arena {e(__version__)}.</p></section>'
         "</body></html>\n"

@@ -35,6 +35,7 @@ from arena.tournament.executors import (
     MatchExecutor,
     make_executor,
 )
+from arena.tournament.live import LiveFeed, LiveProgress, live_folder, remove_folder
 from arena.tournament.schedule import MatchJob, in_rounds, plan_matches
 
 __all__ = [
@@ -91,6 +92,9 @@ class TournamentPlan:
     folder: Path | None = None
     """The config's folder, kept in the store so that a page to publish can show paths relative
     to it rather than the host's (None: not from a file)."""
+    live: bool = False
+    """Keep the games in progress and the run's progress in the store's live folder while it
+    runs (``arena.tournament.live``: for a live page; needs ``db``; not a cluster's games)."""
 
     def describe(self) -> dict[str, object]:
         """What the store keeps of the run's definition (shown by ``arena ratings``)."""
@@ -192,6 +196,23 @@ def run_tournament(
     executor_factory: ExecutorFactory | None = None,
 ) -> TournamentResult:
     """Play every game ``plan`` owes that ``store`` does not hold yet."""
+    if not plan.live or plan.db is None:
+        return _run(plan, store, observer, executor_factory)
+    folder = live_folder(plan.db)
+    feed = LiveFeed(folder).start()  # the games an inline executor plays in this process
+    try:
+        return _run(plan, store, LiveProgress(folder, observer), executor_factory)
+    finally:
+        feed.stop()
+        remove_folder(folder)
+
+
+def _run(
+    plan: TournamentPlan,
+    store: Store,
+    observer: TournamentObserver | None,
+    executor_factory: ExecutorFactory | None,
+) -> TournamentResult:
     specs = list(plan.bots)
     store.claim(_definition(plan), plan.games_per_pairing)  # refuses another tournament's
     store.set_meta("config", json.dumps(plan.describe()))
@@ -226,7 +247,7 @@ def run_tournament(
         settings=plan.settings,
         workers=result.workers,
         affinity=plan.affinity,
-        sink_factory=None if plan.db is None else partial(_store_sink, plan.db),
+        sink_factory=None if plan.db is None else partial(_store_sink, plan.db, plan.live),
         cluster=plan.cluster,
         trusted_bots=plan.trusted_bots,
         status=getattr(observer, "executor_status", None),
@@ -306,12 +327,15 @@ def _store_games(
                 observer.game(event.record)
 
 
-def _store_sink(db: Path) -> Callable[[list[GameDone]], list[bool]]:
-    """In a worker process: its own connection to the store, committing each batch of its games.
+def _store_sink(db: Path, live: bool = False) -> Callable[[list[GameDone]], list[bool]]:
+    """In a worker process: its own connection to the store, committing each batch of its games
+    (and, when ``live``, its games in progress written beside the store).
 
     Workers commit in parallel (SQLite serialises the short write transactions), so the parent,
     which shares the cores with them, does next to nothing per game.
     """
+    if live:  # the worker's life is the feed's: its daemon thread ends with it
+        LiveFeed(live_folder(db)).start()
     store = Store.open(db)
 
     def record(games: list[GameDone]) -> list[bool]:

@@ -2,7 +2,8 @@
 
 Why: a tournament that must still be running when a test interrupts it needs games that take a
 known, small time; bots get a minimal environment, so the pause comes as a command argument
-(default 20 ms). Moves: X in the first empty cell.
+(default 20 ms). Moves: X in the first empty cell. The second argument, if any, is the name it
+gives in ``ready`` (default ``paced``): a live page must show any such name as text.
 """
 
 import os
@@ -13,6 +14,7 @@ import time
 def main() -> None:
     """Answer each line; exit on ``quit`` or end of input."""
     pause = (int(sys.argv[1]) if len(sys.argv) > 1 else 20) / 1000.0
+    name = sys.argv[2] if len(sys.argv) > 2 else "paced"
     readline = sys.stdin.buffer.readline
     while True:
         line = readline()
@@ -23,7 +25,7 @@ def main() -> None:
             cell = line.index(b".", 5) - 5
             os.write(1, f"{'abcdef'[cell % 6]}{cell // 6 + 1}X\n".encode())
         elif line.startswith(b"arena"):
-            os.write(1, b"ready paced\n")
+            os.write(1, f"ready {name}\n".encode())
 
 
 if __name__ == "__main__":

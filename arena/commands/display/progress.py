@@ -18,8 +18,13 @@ from arena.tournament.executors import ExecutorStatus
 from arena.tournament.schedule import MatchJob
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from rich.console import Console
     from rich.progress import Progress, TaskID
+
+    from arena.commands.display.watch import RunWatch
+    from arena.store.database import Store
 
 __all__ = ["ProgressDisplay"]
 
@@ -36,9 +41,18 @@ class ProgressDisplay:
     ETA_MIN_GAMES = 5
 
     def __init__(
-        self, console: Console, quiet: bool, clock: Callable[[], float] = time.monotonic
+        self,
+        console: Console,
+        quiet: bool,
+        clock: Callable[[], float] = time.monotonic,
+        rating_interval: int | None = None,
     ) -> None:
         self.console = console
+        self.rating_interval = rating_interval
+        """Print the compact standings every this many games of the run (None: never)."""
+        self.watch: RunWatch | None = None
+        """What the bar shows beneath it on a terminal (set by ``follow``)."""
+        self.store: Store | None = None
         self.quiet = quiet
         self.live = console.is_terminal and not quiet
         self.clock = clock
@@ -70,6 +84,16 @@ class ProgressDisplay:
             return f"eta {seconds // 60}m{seconds % 60:02d}s"
         return f"eta {seconds // 3600}h{seconds % 3600 // 60:02d}m"
 
+    def follow(self, store: Store, live: Path | None) -> None:
+        """Read ``store`` for the periodic standings, and on a terminal show beneath the bar
+        the top of the standings, the latest faults and the games in progress (``live``: the
+        run's live folder, None when it keeps none)."""
+        self.store = store
+        if self.live:
+            from arena.commands.display.watch import RunWatch
+
+            self.watch = RunWatch(store, live, self.console, self.clock)
+
     def started(self, total: int, already: int, jobs: int) -> None:
         self.total, self.done = total, already
         if self.quiet:
@@ -79,12 +103,14 @@ class ProgressDisplay:
                 f"resuming: {already} of {self.plural(total, 'game')} already played"
             )
         if self.live and total > already:
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+            from rich.progress import BarColumn, MofNCompleteColumn, TextColumn
 
             from arena.commands.display.standings import no_color
+            from arena.commands.display.watch import WatchedProgress
 
             # No refresh thread (auto_refresh=False): workers are forked from this process.
-            progress = Progress(
+            progress = WatchedProgress(
+                self.watch,
                 TextColumn("games" if no_color() else "[bold]games"),
                 BarColumn(),
                 MofNCompleteColumn(),
@@ -119,6 +145,10 @@ class ProgressDisplay:
         if self.work is not None:
             self.work.observe(record)
         rate = self.played / max(now - self.start, 1e-9)
+        if self.watch is not None:
+            self.watch.game(record)
+        if self.rating_interval and self.played % self.rating_interval == 0:
+            self.print_standings()
         if self.progress is not None and self.task is not None:
             # Ten redraws a second at most: with fast bots, games come in by the thousand.
             if now - self.last_print > 0.1 or self.done == self.total:
@@ -140,6 +170,28 @@ class ProgressDisplay:
                 flush=True,
             )
             self.last_print = now
+
+    def print_standings(self) -> None:
+        """The compact standings of the games stored so far (``--rating-interval``)."""
+        from rich.text import Text
+
+        from arena.commands.display.standings import (
+            compact_standings,
+            load_standings,
+            no_color,
+            output_width,
+        )
+
+        if self.store is None:
+            return
+        standings = load_standings(self.store, for_terminal=True)
+        bold = "" if no_color() else "bold"
+        lines = compact_standings(standings, width=output_width(self.console))
+        for line in lines:
+            self.console.print(Text(line.text, style=bold if line.heading else ""), soft_wrap=True)
+        self.console.print()
+        if self.progress is None:
+            self.console.file.flush()
 
     def winding_down(self) -> None:
         """The run's last matches play and a core waits: load what the standings need there,

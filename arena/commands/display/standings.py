@@ -13,6 +13,7 @@ only the title and column headers are bold, and not even that under ``NO_COLOR``
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import textwrap
 from collections.abc import Callable, Sequence
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "bot_label",
+    "compact_standings",
     "load_standings",
     "no_color",
     "output_width",
@@ -497,6 +499,20 @@ def render_standings(
     lines.append(Line(""))
     lines += _footer(standings, width, dropped)
     return lines
+
+
+def compact_standings(
+    standings: Standings, *, width: int = DEFAULT_WIDTH, top: int = 0
+) -> list[Line]:
+    """The standings' title and table alone (the first ``top`` bots when ``top``), for a view
+    that shows them again and again while a run goes on."""
+    if not standings.bots:
+        return [Line("No games stored yet.")]
+    title = f"Standings: {standings.games} games"
+    shown = standings.bots[:top] if top else standings.bots
+    table, _dropped = _main_table(dataclasses.replace(standings, bots=shown), width, False)
+    more = len(standings.bots) - len(shown)
+    return [Line(title, heading=True), *table, *([Line(f"({more} more)")] if more else [])]
 
 
 def print_standings(console: Console, store: Store, *, wide: bool = False) -> None:

@@ -1,0 +1,230 @@
+"""What the live page shows, kept fresh by one thread: a store read-only, and its run's live folder.
+
+The thread polls cheaply (the highest game number, the count of games, the live folder's small
+files) every ``POLL_S``, and publishes a ``Snapshot`` whenever a game ended or a move was played:
+the game count and the games in progress are always fresh. The costly parts are redone only as
+often as their cost allows: the standings tables and the matplotlib charts each wait
+``COST_SHARE`` times what they last took, within their bounds (``TABLES_S``, ``CHARTS_S``). So a
+big store costs the machine, whose cores the run uses, about 2% of a core, and a small one
+shows its standings within a second.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from arena.report.data import ReportData, collect
+from arena.tournament.live import RunProgress, live_folder, read_games, read_progress
+
+__all__ = ["LiveState", "Snapshot"]
+
+POLL_S = 0.25
+TABLES_S = (0.5, 5.0)
+"""The least and the most time between two computations of the standings' tables."""
+CHARTS_S = (5.0, 120.0)
+"""The same for the charts."""
+COST_SHARE = 50
+"""A costly part waits this many times its own cost before it is redone (within its bounds):
+it then takes about 2% of a core at most."""
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """One state of the page, shared by every request until the next."""
+
+    version: int = 0
+    title: str = ""
+    games: int = 0
+    """Games that count (the standings may lag behind them: they are computed less often)."""
+    stored: int = 0
+    """The highest game number in the store (it grows with each stored game)."""
+    progress: RunProgress = field(default_factory=RunProgress)
+    live: list[dict[str, Any]] = field(default_factory=list)
+    """The games in progress (``arena.tournament.live.LiveGame`` as JSON)."""
+    standings: dict[str, Any] = field(default_factory=dict)
+    """What ``arena ratings DB --json`` prints."""
+    sections: dict[str, str] = field(default_factory=dict)
+    """Section id -> its HTML (every bot-controlled string escaped by ``arena.report.page``)."""
+    sections_version: int = 0
+    """Changes when ``sections`` do (the page then fetches them)."""
+
+    def state_json(self) -> dict[str, Any]:
+        """What each pushed update carries."""
+        return {
+            "version": self.version,
+            "title": self.title,
+            "games": self.games,
+            "progress": self.progress.to_json(),
+            "live": self.live,
+            "sections_version": self.sections_version,
+        }
+
+    def standings_json(self) -> dict[str, Any]:
+        """``GET /standings.json``: the standings and the run's progress."""
+        return {**self.standings, "progress": self.progress.to_json()}
+
+
+class _Throttle:
+    """When a costly part may be redone: after ``COST_SHARE`` times its last cost, and no sooner
+    than ``floor`` seconds."""
+
+    def __init__(self, bounds: tuple[float, float]) -> None:
+        self.floor, self.ceiling = bounds
+        self.next = 0.0
+
+    def due(self, now: float) -> bool:
+        return now >= self.next
+
+    def spent(self, started: float, now: float) -> None:
+        wait = COST_SHARE * (now - started)
+        self.next = now + min(self.ceiling, max(self.floor, wait))
+
+
+class LiveState:
+    """The store at ``db`` and its live folder, watched by a thread (``start``/``stop``)."""
+
+    def __init__(self, db: Path, *, charts: bool = True) -> None:
+        self.db = db
+        self.folder = live_folder(db)
+        self.charts = charts
+        self.snapshot = Snapshot()
+        self.changed = threading.Condition()
+        self.computed = threading.Event()
+        """Set once the standings were computed (a request that needs them waits for it)."""
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._tables = _Throttle(TABLES_S)
+        self._chart_throttle = _Throttle(CHARTS_S)
+        self._computed_at = -1  # the store's highest game number at the last computation
+        self._charted_at = -1
+        self._chart_html: dict[str, str] = {}
+        self._published_charts = self._chart_html
+        self._chart_data: tuple[ReportData, int]
+        self._chart_wanted = threading.Event()
+        self._charter = threading.Thread(target=self._draw_charts, name="arena-live-charts")
+        self._charter.daemon = True
+
+    def start(self) -> LiveState:
+        """Start watching (the server answers at once; the first snapshot follows)."""
+        self._thread = threading.Thread(target=self._run, name="arena-live-state", daemon=True)
+        self._thread.start()
+        self._charter.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._chart_wanted.set()
+        with self.changed:
+            self.changed.notify_all()
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+        self._charter.join(timeout=10)
+
+    @property
+    def stopped(self) -> bool:
+        return self._stop.is_set()
+
+    def wait(self, version: int, timeout: float) -> Snapshot:
+        """The snapshot after ``version``, or the same one after ``timeout`` seconds."""
+        with self.changed:
+            self.changed.wait_for(
+                lambda: self.snapshot.version != version or self._stop.is_set(), timeout
+            )
+            return self.snapshot
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            # A store being replaced, a file half there: next time.
+            with contextlib.suppress(Exception):
+                self.refresh()
+            self._stop.wait(POLL_S)
+
+    def _draw_charts(self) -> None:
+        """The charts' thread: draws when asked, so that polls go on meanwhile."""
+        while self._chart_wanted.wait() and not self._stop.is_set():
+            self._chart_wanted.clear()
+            data, stored = self._chart_data
+            started = time.monotonic()
+            try:
+                from arena.report.page import live_charts
+
+                charts = live_charts(data)
+            except ImportError:  # no matplotlib: the page goes without its charts
+                self.charts = False
+                return
+            except Exception:  # a store that changed under it: next time
+                continue
+            with self.changed:
+                self._chart_html, self._charted_at = charts, stored
+            self._chart_throttle.spent(started, time.monotonic())
+
+    def refresh(self) -> None:
+        """Read what changed and publish it (one poll)."""
+        from arena.store.database import Store
+
+        old, old_charts = self.snapshot, self._published_charts
+        progress = read_progress(self.folder)
+        live = [game.__dict__ for game in read_games(self.folder)]
+        now = time.monotonic()
+        with Store.open(self.db, readonly=True) as store:
+            stored = store.game_numbers()[1] or 0
+            games = store.count_games() if stored != old.stored else old.games
+            update: dict[str, Any] = {}
+            if stored != self._computed_at and self._tables.due(now):
+                update = self._compute(store, stored, now)
+        if not update and self._chart_html is not old_charts:  # new charts, drawn meanwhile
+            self._published_charts = self._chart_html
+            update = {"sections": {**old.sections, **self._chart_html}}
+        if not update and (progress, live, stored) == (old.progress, old.live, old.stored):
+            return
+        new = Snapshot(
+            version=old.version + 1,
+            title=update.get("title", old.title),
+            games=games,
+            stored=stored,
+            progress=progress,
+            live=live,
+            standings=update.get("standings", old.standings),
+            sections=update.get("sections", old.sections),
+            sections_version=old.sections_version + bool(update),
+        )
+        with self.changed:
+            self.snapshot = new
+            self.changed.notify_all()
+        if new.sections:
+            self.computed.set()
+
+    def _compute(self, store: Any, stored: int, now: float) -> dict[str, Any]:
+        """The standings and the page's sections, from the store as it is now."""
+        from arena.commands.display.standings import load_standings
+        from arena.report.page import live_sections
+
+        title = store.get_meta("name") or self.db.stem
+        standings = load_standings(store).to_json()
+        data = collect(store.numbered_games(), title=title, max_viewer_games=0)
+        sections = live_sections(data)
+        self._computed_at = stored
+        self._tables.spent(now, time.monotonic())
+        sections.update(self._charts(data, stored))
+        return {
+            "title": title,
+            "standings": json.loads(json.dumps(standings, allow_nan=False)),
+            "sections": sections,
+        }
+
+    def _charts(self, data: ReportData, stored: int) -> dict[str, str]:
+        """The charts last drawn; the charts' thread asked for new ones when they are due."""
+        now = time.monotonic()
+        wanted = self.charts and stored != self._charted_at and self._chart_throttle.due(now)
+        if wanted and not self._chart_wanted.is_set():
+            self._chart_data = (data, stored)
+            self._chart_throttle.next = now + CHARTS_S[1]  # until this drawing says its cost
+            self._chart_wanted.set()
+        self._published_charts = self._chart_html
+        return self._chart_html

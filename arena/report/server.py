@@ -1,0 +1,258 @@
+"""The live page's server: the standard library's ``http.server``, with server-sent events.
+
+Why this stack: one page for a handful of viewers needs no framework, and a dependency-free
+server starts with the CLI anywhere arena runs. Each connection has a thread; a pushed update is
+a line of JSON written to every open event stream. The server only reads (the store opened
+read-only, the run's live folder), answers ``GET`` and ``HEAD`` on its own few paths, and runs
+in a process of its own beside a run (``serve_in_background``), so a slow or hostile client
+costs the run nothing: a stream that is not read is dropped after ``SEND_TIMEOUT_S``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import signal
+import socket
+import subprocess
+import sys
+import threading
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from arena.report.live import LiveState
+
+__all__ = ["LiveServer", "bind", "parse_address", "serve_in_background"]
+
+DEFAULT_PORT = 8642
+SEND_TIMEOUT_S = 5.0
+"""A client that reads nothing for this long is dropped."""
+HEARTBEAT_S = 15.0
+"""An event stream with nothing new gets a comment line this often (proxies keep it open)."""
+FIRST_WAIT_S = 30.0
+"""How long a request waits for the standings when the server has just started."""
+MAX_STREAMS = 64
+"""Open event streams at most; more are refused (503) so that clients cannot pile up threads."""
+SECURITY_HEADERS = {
+    # Only the page's own script runs (never one in its content), nothing is fetched elsewhere.
+    "Content-Security-Policy": (
+        "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src data:;"
+        " connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+    ),
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-store",
+}
+
+
+def parse_address(text: str) -> tuple[str, int]:
+    """``[HOST:]PORT`` -> (host, port); the host is 127.0.0.1 unless given. ValueError if bad."""
+    host, _, port = text.rpartition(":")
+    host = host.strip("[]") or "127.0.0.1"
+    if not port.isdigit() or not 0 <= int(port) <= 65535:
+        raise ValueError(f"expected [HOST:]PORT with a port from 0 to 65535, got {text!r}")
+    return host, int(port)
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening socket on ``host:port`` (port 0: any free one). OSError when taken."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(64)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def url_of(sock: socket.socket) -> str:
+    host, port = sock.getsockname()[:2]
+    return f"http://{f'[{host}]' if ':' in host else host}:{port}/"
+
+
+class LiveServer(ThreadingHTTPServer):
+    """The HTTP server of one store's live page, on a socket already listening."""
+
+    daemon_threads = True
+
+    def __init__(self, sock: socket.socket, state: LiveState) -> None:
+        super().__init__(sock.getsockname()[:2], _Handler, bind_and_activate=False)
+        self.socket.close()
+        self.socket = sock
+        self.state = state
+        self.streams = threading.BoundedSemaphore(MAX_STREAMS)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: LiveServer
+    server_version = "arena-live"
+    sys_version = ""
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (the base's name)
+        """Quiet: a page polled by ten clients would fill the terminal."""
+
+    def do_GET(self) -> None:
+        self._answer(body=True)
+
+    def do_HEAD(self) -> None:
+        self._answer(body=False)
+
+    def _refuse_method(self) -> None:
+        self._send(HTTPStatus.METHOD_NOT_ALLOWED, b"only GET and HEAD\n", "text/plain", True,
+                   {"Allow": "GET, HEAD"})  # fmt: skip
+
+    do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = do_CONNECT = do_TRACE = _refuse_method
+
+    def _answer(self, body: bool) -> None:
+        from arena.report.livepage import live_page
+        from arena.report.page import resource
+
+        path = urlsplit(self.path).path
+        if path in ("/", "/standings.json") or path.startswith("/bot/"):
+            self.server.state.computed.wait(FIRST_WAIT_S)  # the first of them, whole
+        snapshot = self.server.state.snapshot
+        if path == "/":
+            self._send(HTTPStatus.OK, live_page(snapshot).encode(), "text/html", body)
+        elif path == "/live.js":
+            self._send(HTTPStatus.OK, resource("live.js").encode(), "text/javascript", body)
+        elif path == "/standings.json":
+            self._json(snapshot.standings_json(), body)
+        elif path == "/state.json":
+            self._json(snapshot.state_json(), body)
+        elif path == "/sections.json":
+            self._json({"version": snapshot.sections_version, **snapshot.sections}, body)
+        elif path == "/events" and body:
+            self._events()
+        elif path.startswith("/bot/") and unquote(path[5:]) in _names(snapshot.standings):
+            self._send(HTTPStatus.OK, self._bot_page(unquote(path[5:])), "text/html", body)
+        else:
+            self._send(HTTPStatus.NOT_FOUND, b"not found\n", "text/plain", body)
+
+    def _json(self, data: Any, body: bool) -> None:
+        text = json.dumps(data, allow_nan=False, ensure_ascii=True)
+        self._send(HTTPStatus.OK, text.encode(), "application/json", body)
+
+    def _send(
+        self,
+        status: HTTPStatus,
+        data: bytes,
+        kind: str,
+        body: bool,
+        extra: dict[str, str] | None = None,
+    ) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", f"{kind}; charset=utf-8")
+        self.send_header("Content-Length", str(len(data)))
+        for name, value in {**SECURITY_HEADERS, **(extra or {})}.items():
+            self.send_header(name, value)
+        self.end_headers()
+        if body:
+            self.wfile.write(data)
+
+    def _bot_page(self, name: str) -> bytes:
+        from arena.report.anchors import e
+        from arena.report.livepage import bot_page
+        from arena.store.database import Store
+
+        bot = next(b for b in self.server.state.snapshot.standings["bots"] if b["name"] == name)
+        rating = bot.get("rating") or {}
+        value = rating.get("value")
+        standing = (
+            f"rank {e(bot.get('rank'))} · {e(bot.get('games'))} games · Elo "
+            f"{'-' if value is None else round(value)}"
+        )
+        with Store.open(self.server.state.db, readonly=True) as store:
+            return bot_page(name, store.numbered_games(), standing).encode()
+
+    def _events(self) -> None:
+        """Server-sent events: the state now, then each new one, until the client goes."""
+        if not self.server.streams.acquire(blocking=False):
+            self._send(HTTPStatus.SERVICE_UNAVAILABLE, b"too many streams\n", "text/plain", True)
+            return
+        try:
+            self.connection.settimeout(SEND_TIMEOUT_S)
+            self.send_response(HTTPStatus.OK)
+            self.send_header("Content-Type", "text/event-stream; charset=utf-8")
+            for name, value in SECURITY_HEADERS.items():
+                self.send_header(name, value)
+            self.end_headers()
+            self.close_connection = True
+            state, version = self.server.state, -1
+            while not state.stopped:
+                snapshot = state.wait(version, HEARTBEAT_S)
+                if snapshot.version == version:
+                    self.wfile.write(b": still here\n\n")
+                else:
+                    data = json.dumps(snapshot.state_json(), allow_nan=False, ensure_ascii=True)
+                    self.wfile.write(f"event: state\ndata: {data}\n\n".encode())
+                    version = snapshot.version
+                self.wfile.flush()
+        except OSError:  # gone, or not reading: dropped
+            pass
+        finally:
+            self.server.streams.release()
+
+
+def _names(standings: dict[str, Any]) -> set[str]:
+    return {bot["name"] for bot in standings.get("bots", ())}
+
+
+def serve(db: Path, sock: socket.socket) -> None:
+    """Serve the live page of the store at ``db`` on ``sock`` until SIGTERM, SIGHUP or Ctrl-C
+    (held for this thread's ``sigwait`` from the start: the server's threads inherit that)."""
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
+    state = LiveState(db).start()
+    server = LiveServer(sock, state)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.2})
+    thread.start()
+    try:
+        signal.sigwait({signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
+    finally:
+        state.stop()
+        server.shutdown()
+        thread.join(timeout=10)
+        server.server_close()
+
+
+def serve_in_background(db: Path, sock: socket.socket) -> subprocess.Popen[bytes]:
+    """The live page of ``db`` served from ``sock`` by a process of its own, which dies with
+    this one (stop it with ``stop_background``)."""
+    from arena.launch import procfs
+
+    def preexec() -> None:
+        procfs.die_with_parent(signal.SIGTERM)
+
+    return subprocess.Popen(
+        [sys.executable, "-m", "arena.report.server", str(db), str(sock.fileno())],
+        pass_fds=(sock.fileno(),),
+        stdin=subprocess.DEVNULL,
+        preexec_fn=preexec,
+    )
+
+
+def stop_background(process: subprocess.Popen[bytes]) -> None:
+    """The background server stopped (bounded: killed when it does not end at once)."""
+    process.terminate()
+    try:
+        process.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=5)
+
+
+def _main(argv: list[str]) -> None:
+    """``python -m arena.report.server DB FD``: serve on the inherited listening socket FD."""
+    db, fd = Path(argv[0]), int(argv[1])
+    with contextlib.closing(socket.socket(fileno=fd)) as sock:
+        serve(db, sock)
+
+
+if __name__ == "__main__":
+    _main(sys.argv[1:])

@@ -1,0 +1,246 @@
+"""Watching a tournament as it runs: ``--rating-interval``, ``--serve`` and ``arena serve``.
+
+Real runs of the ``arena`` command with paced bots (so that games are in progress for a while),
+a real server on 127.0.0.1 at a free port (the command picks it: ``--serve 127.0.0.1:0``, and
+says where), plain HTTP from here, and a headless chromium (the report test's ``browser``
+fixture) that must see the page follow the run without reload. Every wait is bounded.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import re
+import select
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import run_arena, wait_until
+from factories import bot_entries, copy_bot, write_config
+from test_report import WAIT_S, browser, console_errors  # noqa: F401 (a fixture)
+
+from arena.report.server import parse_address
+
+RUN_S = 120.0
+"""Bound on a whole run."""
+MARKUP = "<img src=x onerror=alert(1)><script>alert(2)</script>"
+"""What the bot ``markup`` (``tests/bots/paced.py``) calls itself."""
+
+
+def _config(folder: Path, games: int = 6, pace_ms: int = 40) -> Path:
+    """Three paced bots (one naming itself in HTML), ``games`` per ordered pairing."""
+    bots = bot_entries(folder, ["alpha", "beta"], pace_ms=pace_ms)
+    paced = copy_bot(folder / "markup", "paced.py")
+    bots.append({"name": "markup", "command": ["python3", str(paced), str(pace_ms), MARKUP]})
+    return write_config(folder, bots, games_per_pairing=games, sandbox="none")
+
+
+@dataclass
+class Served:
+    """A tournament running with ``--serve``, and where its page is."""
+
+    process: subprocess.Popen[str]
+    host: str
+    port: int
+    db: Path
+
+    def get(self, path: str, method: str = "GET") -> tuple[int, bytes, dict[str, str]]:
+        conn = http.client.HTTPConnection(self.host, self.port, timeout=10)
+        try:
+            conn.request(method, path)
+            answer = conn.getresponse()
+            return answer.status, answer.read(), dict(answer.getheaders())
+        finally:
+            conn.close()
+
+    def json(self, path: str) -> Any:
+        status, body, _ = self.get(path)
+        assert status == 200, body
+        return json.loads(body)
+
+
+def _url_line(process: subprocess.Popen[str], timeout: float) -> str:
+    """The ``live page: URL`` line the command writes on stderr (bounded)."""
+    assert process.stderr is not None
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([process.stderr], [], [], deadline - time.monotonic())
+        if not ready:
+            break
+        line = process.stderr.readline()
+        if not line:
+            break
+        found = re.search(r"live page: http://(\S+)/", line)
+        if found:
+            return found.group(1)
+    raise AssertionError("the command never said where its live page is")
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[Served]:
+    """``arena tournament CONFIG --serve 127.0.0.1:0 --quiet``, running (stopped at the end)."""
+    config = _config(tmp_path, games=16, pace_ms=60)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "arena", "tournament", str(config), "--quiet"]
+        + ["--serve", "127.0.0.1:0"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        host, port = parse_address(_url_line(process, 30))
+        yield Served(process, host, port, tmp_path / "t.sqlite")
+    finally:
+        if process.poll() is None:
+            process.terminate()
+        process.communicate(timeout=30)
+
+
+def test_rating_interval_prints_the_table_in_a_pipe(tmp_path: Path) -> None:
+    """In a pipe and quiet: the compact table every N games, then the final standings."""
+    config = _config(tmp_path, games=4, pace_ms=1)
+    done = run_arena("tournament", config, "--rating-interval", 4, "--quiet", timeout=RUN_S)
+    assert done.returncode == 0, done.stdout + done.stderr
+    tables = re.findall(r"^Standings: (\d+) games", done.stdout, re.MULTILINE)
+    # 24 games: a table each 4 told (of the games stored by then: workers store theirs in
+    # batches, so a table may count more), and the final standings.
+    counts = [int(n) for n in tables]
+    assert len(counts) == 24 // 4 + 1 and counts == sorted(counts), done.stdout
+    assert counts[0] >= 4 and counts[-1] == 24
+    assert "games 4/24" not in done.stdout  # quiet: no progress line
+
+
+def test_the_page_follows_the_run_and_refuses_what_is_not_its_own(served: Served) -> None:
+    first = wait_until(lambda: served.json("/standings.json").get("games"), 60)
+    assert first, "no game was stored in time"
+    progress = served.json("/standings.json")["progress"]
+    assert progress["running"] and progress["total"] == 96
+    second = wait_until(lambda: served.json("/standings.json")["games"] > first, 30)
+    assert second, "the games did not grow"
+    live = wait_until(lambda: served.json("/state.json")["live"], 10)
+    assert live and {"order", "chaos", "moves", "opening"} <= set(live[0])
+    # It only reads, and only its own pages.
+    status, _, headers = served.get("/", "POST")
+    assert status == 405 and headers["Allow"] == "GET, HEAD"
+    assert served.get("/", "DELETE")[0] == 405
+    assert served.get("/../../etc/passwd")[0] == 404
+    assert served.get("/bot/..%2F..%2Fetc%2Fpasswd")[0] == 404
+    status, body, headers = served.get("/", "HEAD")
+    assert (
+        status == 200 and body == b"" and "script-src 'self'" in headers["Content-Security-Policy"]
+    )
+    # The bot's HTML name is escaped in the page the server renders.
+    page = served.get("/")[1].decode()
+    assert MARKUP not in page
+    assert served.process.wait(timeout=RUN_S) == 0
+
+
+def test_a_client_that_never_reads_does_not_stall_the_run(served: Served) -> None:
+    """Streams opened and never read, and a request never finished: the run goes on, and the
+    server still answers others."""
+    hostile = []
+    for _ in range(4):
+        sock = socket.create_connection((served.host, served.port), timeout=5)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)
+        sock.sendall(b"GET /events HTTP/1.1\r\nHost: x\r\n\r\n")
+        hostile.append(sock)
+    half = socket.create_connection((served.host, served.port), timeout=5)
+    half.sendall(b"GET / HT")
+    hostile.append(half)
+    try:
+        start = time.monotonic()
+        assert served.get("/")[0] == 200
+        assert time.monotonic() - start < 5
+        assert served.process.wait(timeout=RUN_S) == 0
+    finally:
+        for sock in hostile:
+            sock.close()
+    finished = run_arena("ratings", served.db, "--json")
+    assert json.loads(finished.stdout)["games"] == 96
+
+
+def _serve_store(db: Path) -> tuple[subprocess.Popen[str], Served]:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "arena", "serve", str(db), "--port", "0"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None
+    ready, _, _ = select.select([process.stdout], [], [], 30)
+    assert ready, "arena serve said nothing"
+    found = re.search(r"at http://(\S+)/", process.stdout.readline())
+    assert found
+    host, port = parse_address(found.group(1))
+    return process, Served(process, host, port, db)
+
+
+def test_serve_a_finished_store_as_arena_ratings_sees_it(tmp_path: Path) -> None:
+    config = _config(tmp_path, games=2, pace_ms=1)
+    done = run_arena("tournament", config, "--quiet", timeout=RUN_S)
+    assert done.returncode == 0, done.stderr
+    db = tmp_path / "t.sqlite"
+    process, served = _serve_store(db)
+    try:
+        standings = served.json("/standings.json")
+        progress = standings.pop("progress")
+        assert not progress["running"]
+        assert standings == json.loads(run_arena("ratings", db, "--json").stdout)
+        page = served.get("/")[1].decode()
+        assert 'id="standings-table"' in page and MARKUP not in page
+        assert served.get("/bot/alpha")[0] == 200
+        assert served.get("/bot/nobody")[0] == 404
+    finally:
+        process.terminate()
+        process.communicate(timeout=30)
+    assert process.returncode == 0
+
+
+def test_the_page_in_a_browser(served: Served, browser: Any) -> None:  # noqa: F811
+    """Headless chromium: the game count grows without reload, a game in progress is drawn,
+    the HTML name shows as text and no script of it runs, a bot's page opens from the
+    standings."""
+    from selenium.common.exceptions import NoAlertPresentException
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    browser.get(f"http://{served.host}:{served.port}/")
+    wait = WebDriverWait(browser, 60)
+    count = wait.until(lambda d: int(d.find_element(By.ID, "games").text or 0))
+    wait.until(lambda d: int(d.find_element(By.ID, "games").text) > count)
+    drawn = wait.until(
+        lambda d: d.execute_script(
+            "return Array.from(document.querySelectorAll('.live-game .cell'))"
+            ".map(c => c.textContent).filter(Boolean)"
+        )
+    )
+    assert set(drawn) <= {"X", "O"}
+    wait.until(
+        lambda d: (
+            MARKUP in d.execute_script("return document.getElementById('standings').textContent")
+        )
+    )
+    with pytest.raises(NoAlertPresentException):
+        browser.switch_to.alert.text  # noqa: B018
+    assert console_errors(browser) == []
+    link = WebDriverWait(browser, WAIT_S).until(
+        lambda d: d.find_element(By.CSS_SELECTOR, '#standings-table tr[data-bot="alpha"] a')
+    )
+    link.click()
+    wait.until(lambda d: d.find_element(By.ID, "bot-name").text == "alpha")
+    assert d_games(browser) > 0
+
+
+def d_games(driver: Any) -> int:
+    from selenium.webdriver.common.by import By
+
+    return len(driver.find_elements(By.CSS_SELECTOR, "#bot-games tbody tr"))
