@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 from conftest import run_arena, wait_until
 from factories import bot_entries, copy_bot, write_config
+from ptyrun import PtyRun
 from test_report import WAIT_S, browser, console_errors  # noqa: F401 (a fixture)
 
 from arena.report.server import parse_address
@@ -116,6 +117,21 @@ def test_rating_interval_prints_the_table_in_a_pipe(tmp_path: Path) -> None:
     assert len(counts) == 24 // 4 + 1 and counts == sorted(counts), done.stdout
     assert counts[0] >= 4 and counts[-1] == 24
     assert "games 4/24" not in done.stdout  # quiet: no progress line
+
+
+def test_the_bar_shows_standings_faults_and_the_games_in_progress(tmp_path: Path) -> None:
+    """On a terminal, beneath the bar: the top of the standings, the latest faults (here a
+    bot that crashes), and the games in progress with how long since their last move."""
+    bots = bot_entries(tmp_path, ["alpha", "beta"], pace_ms=60)
+    crash = copy_bot(tmp_path / "crash", "crash_midgame.py")
+    bots.append({"name": "crasher", "path": str(crash)})
+    config = write_config(tmp_path, bots, games_per_pairing=4, sandbox="none")
+    with PtyRun("tournament", config, "--rating-interval", 6, rows=60) as run:
+        run.expect(r"playing now:\s+\S+ vs \S+: ply \d+, \d+ s in, last move", timeout=60)
+        run.expect(r"latest faults:\s+crasher \(crash against", timeout=60)
+        run.expect(r"Standings: \d+ games", timeout=60)
+        assert run.wait(timeout=RUN_S) == 0
+    assert not (tmp_path / "t.sqlite.live").exists()  # the run took its live folder away
 
 
 def test_the_page_follows_the_run_and_refuses_what_is_not_its_own(served: Served) -> None:

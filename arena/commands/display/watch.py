@@ -108,8 +108,8 @@ class WatchedProgress(Progress):
     """A rich ``Progress`` bar with a ``RunWatch``'s lines beneath it (none when None)."""
 
     def __init__(self, watch: RunWatch | None, *columns: Any, **options: Any) -> None:
+        self.watch = watch  # before the base's start, which draws
         super().__init__(*columns, **options)
-        self.watch = watch
 
     def get_renderables(self) -> Iterable[RenderableType]:
         yield from super().get_renderables()

@@ -1,0 +1,104 @@
+"""A run's live folder (``arena.tournament.live``): the games in progress, move by move, from every
+process that plays them (the inline executor's parent and the pool's workers), the run's
+progress, and nothing left at the end; a dead process's file and a damaged one are skipped.
+
+Real runs of paced bots through ``run_tournament`` with ``live=True``; a thread here reads the
+folder as a live page would, every 50 ms, for as long as the run lasts (bounded by it)."""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+
+import pytest
+from factories import copy_bot
+
+from arena.botspec import BotSpec
+from arena.limits import SandboxMode, TimeControl
+from arena.referee.match import MatchSettings
+from arena.store.database import Store
+from arena.tournament.live import LiveGame, live_folder, read_games, read_progress
+from arena.tournament.run import TournamentPlan, run_tournament
+
+
+def _plan(folder: Path, executor: str) -> TournamentPlan:
+    paced = copy_bot(folder / "bots", "paced.py")
+    bots = tuple(
+        BotSpec.from_command(["python3", str(paced), "150", f"shown-{name}"], name)
+        for name in ("a", "b")
+    )
+    settings = MatchSettings(
+        time_control=TimeControl(move_ms=1000, startup_ms=5000), sandbox=SandboxMode.NONE
+    )
+    return TournamentPlan(
+        name="t",
+        bots=bots,
+        games_per_pairing=2,
+        workers=2,
+        settings=settings,
+        db=folder / "t.sqlite",
+        executor=executor,
+        live=True,
+    )
+
+
+@pytest.mark.parametrize("executor", ["inline", "local"])
+def test_the_games_in_progress_are_seen_move_by_move(tmp_path: Path, executor: str) -> None:
+    plan = _plan(tmp_path, executor)
+    folder = live_folder(plan.db or "")
+    seen: list[LiveGame] = []
+    progress = []
+    stop = threading.Event()
+
+    def watch() -> None:
+        while not stop.wait(0.05):
+            seen.extend(read_games(folder))
+            progress.append(read_progress(folder))
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    try:
+        with Store.open(tmp_path / "t.sqlite") as store:
+            result = run_tournament(plan, store)
+    finally:
+        stop.set()
+        watcher.join(timeout=10)
+    assert result.played == 4
+    assert not folder.exists()
+    # The same game seen at several plies, its moves growing one by one (a prefix each time).
+    by_game: dict[tuple[str, float], set[tuple[str, ...]]] = {}
+    for game in seen:
+        by_game.setdefault((game.order, game.started_at), set()).add(tuple(game.moves))
+    grown = max(by_game.values(), key=len)
+    assert len(grown) >= 3, by_game
+    ordered = sorted(grown, key=len)
+    pairs = zip(ordered, ordered[1:], strict=False)
+    assert all(longer[: len(shorter)] == shorter for shorter, longer in pairs)
+    # The names the bots gave in ``ready`` (none yet while they start).
+    assert {game.order_display for game in seen} - {""} == {"shown-a", "shown-b"}
+    running = [p for p in progress if p.running]
+    assert running and running[-1].total == 4 and running[0].done <= running[-1].done
+
+
+def test_a_dead_process_and_a_damaged_file_are_skipped(tmp_path: Path) -> None:
+    folder = tmp_path / "t.sqlite.live"
+    folder.mkdir()
+    game = {
+        "order": "a",
+        "chaos": "b",
+        "order_display": "",
+        "chaos_display": "",
+        "opening": [],
+        "moves": ["a1X"],
+        "started_at": 1.0,
+        "moved_at": 2.0,
+    }
+    dead = 2**22 + 12345  # above pid_max's default: no such process
+    (folder / f"{dead}.json").write_text(json.dumps({"pid": dead, "games": [game]}))
+    (folder / "1.json").write_text(json.dumps({"pid": 1, "games": [game, {"order": 3}]}))
+    (folder / "2.json").write_text("{half")
+    (folder / "progress.json").write_text(json.dumps({"total": "many", "pid": 1}))
+    assert read_games(folder) == [LiveGame(**game)]  # pid 1 lives; its bad entry skipped
+    assert not read_progress(folder).running
+    assert read_games(tmp_path / "nothing") == []
