@@ -3,10 +3,11 @@
 The thread polls cheaply (the highest game number, the count of games, the live folder's small
 files) every ``POLL_S``, and publishes a ``Snapshot`` whenever a game ended or a move was played:
 the game count and the games in progress are always fresh. The costly parts are redone only as
-often as their cost allows: the standings tables and the matplotlib charts each wait
-``COST_SHARE`` times what they last took, within their bounds (``TABLES_S``, ``CHARTS_S``). So a
-big store costs the machine, whose cores the run uses, about 2% of a core, and a small one
-shows its standings within a second.
+often as their cost allows: the standings tables and the matplotlib charts (drawn by a thread of
+their own, so that polls go on meanwhile) each wait ``COST_SHARE`` times what they last took,
+and at least ``TABLES_S`` or ``CHARTS_S``. So the page takes about 1% of a core each for tables
+and charts from the machine whose cores the run uses, and a small store shows its standings
+within a second.
 """
 
 from __future__ import annotations
@@ -25,13 +26,15 @@ from arena.tournament.live import RunProgress, live_folder, read_games, read_pro
 __all__ = ["LiveState", "Snapshot"]
 
 POLL_S = 0.25
-TABLES_S = (0.5, 5.0)
-"""The least and the most time between two computations of the standings' tables."""
-CHARTS_S = (5.0, 120.0)
-"""The same for the charts."""
-COST_SHARE = 50
-"""A costly part waits this many times its own cost before it is redone (within its bounds):
-it then takes about 2% of a core at most."""
+STOP_S = 2.0
+"""How long stopping waits for a poll under way (a computation of the tables may be)."""
+TABLES_S = 0.5
+"""The least time between two computations of the standings' tables."""
+CHARTS_S = 5.0
+"""The least time between two drawings of the charts."""
+COST_SHARE = 100
+"""A costly part waits this many times its own cost before it is redone (and at least its
+least time): each takes 1% of a core at most."""
 
 
 @dataclass(frozen=True)
@@ -74,16 +77,15 @@ class _Throttle:
     """When a costly part may be redone: after ``COST_SHARE`` times its last cost, and no sooner
     than ``floor`` seconds."""
 
-    def __init__(self, bounds: tuple[float, float]) -> None:
-        self.floor, self.ceiling = bounds
+    def __init__(self, floor: float) -> None:
+        self.floor = floor
         self.next = 0.0
 
     def due(self, now: float) -> bool:
         return now >= self.next
 
     def spent(self, started: float, now: float) -> None:
-        wait = COST_SHARE * (now - started)
-        self.next = now + min(self.ceiling, max(self.floor, wait))
+        self.next = now + max(self.floor, COST_SHARE * (now - started))
 
 
 class LiveState:
@@ -117,14 +119,15 @@ class LiveState:
         self._charter.start()
         return self
 
-    def stop(self) -> None:
+    def stop(self, wait: bool = True) -> None:
+        """Stop watching: the streams end now; with ``wait``, after the poll under way (a
+        drawing under way is left to finish alone: its thread is a daemon)."""
         self._stop.set()
         self._chart_wanted.set()
         with self.changed:
             self.changed.notify_all()
-        if self._thread is not None:
-            self._thread.join(timeout=10)
-        self._charter.join(timeout=10)
+        if wait and self._thread is not None:
+            self._thread.join(timeout=STOP_S)
 
     @property
     def stopped(self) -> bool:
@@ -224,7 +227,7 @@ class LiveState:
         wanted = self.charts and stored != self._charted_at and self._chart_throttle.due(now)
         if wanted and not self._chart_wanted.is_set():
             self._chart_data = (data, stored)
-            self._chart_throttle.next = now + CHARTS_S[1]  # until this drawing says its cost
+            self._chart_throttle.next = float("inf")  # until this drawing says its cost
             self._chart_wanted.set()
         self._published_charts = self._chart_html
         return self._chart_html

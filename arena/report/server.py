@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
+import re
 import signal
 import socket
 import subprocess
@@ -28,12 +30,19 @@ from arena.report.live import LiveState
 __all__ = ["LiveServer", "bind", "parse_address", "serve_in_background"]
 
 DEFAULT_PORT = 8642
+REQUEST_TIMEOUT_S = 30.0
+"""A connection that sends nothing for this long is closed."""
 SEND_TIMEOUT_S = 5.0
 """A client that reads nothing for this long is dropped."""
 HEARTBEAT_S = 15.0
 """An event stream with nothing new gets a comment line this often (proxies keep it open)."""
 FIRST_WAIT_S = 30.0
 """How long a request waits for the standings when the server has just started."""
+LOOPBACK = re.compile(r"localhost|127(\.\d{1,3}){3}|::1")
+NICENESS = 19
+"""The server's CPU priority, the lowest: what it takes from a run is what the run leaves."""
+BOT_PAGES = 64
+"""Bot pages kept rendered at most."""
 MAX_STREAMS = 64
 """Open event streams at most; more are refused (503) so that clients cannot pile up threads."""
 SECURITY_HEADERS = {
@@ -87,6 +96,10 @@ class LiveServer(ThreadingHTTPServer):
         self.socket = sock
         self.state = state
         self.streams = threading.BoundedSemaphore(MAX_STREAMS)
+        self.bot_pages: dict[tuple[str, int], bytes] = {}
+        """Bot pages by name and the store's highest game number: a page asked again and again
+        is read from the store once per new game, whoever asks."""
+        self.bot_pages_lock = threading.Lock()
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -94,6 +107,7 @@ class _Handler(BaseHTTPRequestHandler):
     server_version = "arena-live"
     sys_version = ""
     protocol_version = "HTTP/1.1"
+    timeout = REQUEST_TIMEOUT_S  # a request never finished does not hold its thread for ever
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (the base's name)
         """Quiet: a page polled by ten clients would fill the terminal."""
@@ -114,6 +128,9 @@ class _Handler(BaseHTTPRequestHandler):
         from arena.report.livepage import live_page
         from arena.report.page import resource
 
+        if not self._host_allowed():
+            self._send(HTTPStatus.FORBIDDEN, b"not this host\n", "text/plain", body)
+            return
         path = urlsplit(self.path).path
         if path in ("/", "/standings.json") or path.startswith("/bot/"):
             self.server.state.computed.wait(FIRST_WAIT_S)  # the first of them, whole
@@ -134,6 +151,14 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(HTTPStatus.OK, self._bot_page(unquote(path[5:])), "text/html", body)
         else:
             self._send(HTTPStatus.NOT_FOUND, b"not found\n", "text/plain", body)
+
+    def _host_allowed(self) -> bool:
+        """On a loopback address, only requests to a loopback name: a web page elsewhere that
+        made its own name point here (DNS rebinding) reads nothing."""
+        if not LOOPBACK.fullmatch(str(self.server.server_address[0])):
+            return True
+        host = (self.headers.get("Host") or "").rsplit(":", 1)[0] if self.headers else ""
+        return bool(LOOPBACK.fullmatch(host.strip("[]")))
 
     def _json(self, data: Any, body: bool) -> None:
         text = json.dumps(data, allow_nan=False, ensure_ascii=True)
@@ -157,6 +182,17 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(data)
 
     def _bot_page(self, name: str) -> bytes:
+        server = self.server
+        key = (name, server.state.snapshot.stored)
+        with server.bot_pages_lock:  # one reading of the store at a time, each page once
+            page = server.bot_pages.get(key)
+            if page is None:
+                if len(server.bot_pages) >= BOT_PAGES:
+                    server.bot_pages.clear()
+                page = server.bot_pages[key] = self._render_bot_page(name)
+        return page
+
+    def _render_bot_page(self, name: str) -> bytes:
         from arena.report.anchors import e
         from arena.report.livepage import bot_page
         from arena.store.database import Store
@@ -208,16 +244,19 @@ def serve(db: Path, sock: socket.socket) -> None:
     """Serve the live page of the store at ``db`` on ``sock`` until SIGTERM, SIGHUP or Ctrl-C
     (held for this thread's ``sigwait`` from the start: the server's threads inherit that)."""
     signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
+    # The page yields the CPU to anything else: beside a run, its bots' moves are timed.
+    with contextlib.suppress(OSError):
+        os.nice(NICENESS)
     state = LiveState(db).start()
     server = LiveServer(sock, state)
+    # Daemon threads: a stop is at once (nothing is written; the kernel closes the sockets).
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.2})
+    thread.daemon = True
     thread.start()
     try:
         signal.sigwait({signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
     finally:
-        state.stop()
-        server.shutdown()
-        thread.join(timeout=10)
+        state.stop(wait=False)
         server.server_close()
 
 
@@ -238,13 +277,10 @@ def serve_in_background(db: Path, sock: socket.socket) -> subprocess.Popen[bytes
 
 
 def stop_background(process: subprocess.Popen[bytes]) -> None:
-    """The background server stopped (bounded: killed when it does not end at once)."""
-    process.terminate()
-    try:
-        process.wait(timeout=5)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait(timeout=5)
+    """The background server killed and reaped: it only reads, so there is nothing for it to
+    finish, and at the lowest CPU priority on a busy machine even its exit could wait."""
+    process.kill()
+    process.wait(timeout=10)
 
 
 def _main(argv: list[str]) -> None:

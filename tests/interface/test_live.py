@@ -52,10 +52,12 @@ class Served:
     port: int
     db: Path
 
-    def get(self, path: str, method: str = "GET") -> tuple[int, bytes, dict[str, str]]:
+    def get(
+        self, path: str, method: str = "GET", headers: dict[str, str] | None = None
+    ) -> tuple[int, bytes, dict[str, str]]:
         conn = http.client.HTTPConnection(self.host, self.port, timeout=10)
         try:
-            conn.request(method, path)
+            conn.request(method, path, headers=headers or {})
             answer = conn.getresponse()
             return answer.status, answer.read(), dict(answer.getheaders())
         finally:
@@ -149,6 +151,9 @@ def test_the_page_follows_the_run_and_refuses_what_is_not_its_own(served: Served
     assert served.get("/", "DELETE")[0] == 405
     assert served.get("/../../etc/passwd")[0] == 404
     assert served.get("/bot/..%2F..%2Fetc%2Fpasswd")[0] == 404
+    # A page elsewhere whose name was made to point here (DNS rebinding) reads nothing.
+    assert served.get("/standings.json", headers={"Host": "evil.example:80"})[0] == 403
+    assert served.get("/standings.json", headers={"Host": "localhost"})[0] == 200
     status, body, headers = served.get("/", "HEAD")
     assert (
         status == 200 and body == b"" and "script-src 'self'" in headers["Content-Security-Policy"]
@@ -166,7 +171,7 @@ def test_a_client_that_never_reads_does_not_stall_the_run(served: Served) -> Non
     for _ in range(4):
         sock = socket.create_connection((served.host, served.port), timeout=5)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)
-        sock.sendall(b"GET /events HTTP/1.1\r\nHost: x\r\n\r\n")
+        sock.sendall(b"GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         hostile.append(sock)
     half = socket.create_connection((served.host, served.port), timeout=5)
     half.sendall(b"GET / HT")
