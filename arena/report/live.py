@@ -80,12 +80,17 @@ class _Throttle:
     def __init__(self, floor: float) -> None:
         self.floor = floor
         self.next = 0.0
+        self.first = True
 
     def due(self, now: float) -> bool:
         return now >= self.next
 
     def spent(self, started: float, now: float) -> None:
-        self.next = now + max(self.floor, COST_SHARE * (now - started))
+        # The first time includes importing numpy, scipy or matplotlib: it says nothing of the
+        # next ones.
+        cost = 0.0 if self.first else now - started
+        self.first = False
+        self.next = now + max(self.floor, COST_SHARE * cost)
 
 
 class LiveState:

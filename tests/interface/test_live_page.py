@@ -89,7 +89,7 @@ def _url_line(process: subprocess.Popen[str], timeout: float) -> str:
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[Served]:
     """``arena tournament CONFIG --serve 127.0.0.1:0 --quiet``, running (stopped at the end)."""
-    config = _config(tmp_path, games=16, pace_ms=60)
+    config = _config(tmp_path, games=24, pace_ms=60)
     process = subprocess.Popen(
         [sys.executable, "-m", "arena", "tournament", str(config), "--quiet"]
         + ["--serve", "127.0.0.1:0"],
@@ -140,7 +140,7 @@ def test_the_page_follows_the_run_and_refuses_what_is_not_its_own(served: Served
     first = wait_until(lambda: served.json("/standings.json").get("games"), 60)
     assert first, "no game was stored in time"
     progress = served.json("/standings.json")["progress"]
-    assert progress["running"] and progress["total"] == 96
+    assert progress["running"] and progress["total"] == 144
     second = wait_until(lambda: served.json("/standings.json")["games"] > first, 30)
     assert second, "the games did not grow"
     live = wait_until(lambda: served.json("/state.json")["live"], 10)
@@ -185,7 +185,7 @@ def test_a_client_that_never_reads_does_not_stall_the_run(served: Served) -> Non
         for sock in hostile:
             sock.close()
     finished = run_arena("ratings", served.db, "--json")
-    assert json.loads(finished.stdout)["games"] == 96
+    assert json.loads(finished.stdout)["games"] == 144
 
 
 def _serve_store(db: Path) -> tuple[subprocess.Popen[str], Served]:
