@@ -26,6 +26,8 @@ from arena.tournament.live import RunProgress, live_folder, read_games, read_pro
 __all__ = ["LiveState", "Snapshot"]
 
 POLL_S = 0.25
+IDLE_S = 10.0
+"""Nothing asked for this long and no stream open: nobody looks, nothing costly is computed."""
 STOP_S = 2.0
 """How long stopping waits for a poll under way (a computation of the tables may be)."""
 TABLES_S = 0.5
@@ -105,6 +107,10 @@ class LiveState:
         self.computed = threading.Event()
         """Set once the standings were computed (a request that needs them waits for it)."""
         self._stop = threading.Event()
+        self._wake = threading.Event()
+        self._asked = -1e9  # when a page or its data was last asked for
+        self._viewers = 0  # open event streams
+        self._viewers_lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._tables = _Throttle(TABLES_S)
         self._chart_throttle = _Throttle(CHARTS_S)
@@ -146,12 +152,47 @@ class LiveState:
             )
             return self.snapshot
 
+    @property
+    def watched(self) -> bool:
+        """Whether anyone looks: an event stream is open, or something was asked lately.
+        Nobody looking, the costly parts wait (a run served to nobody pays for nothing)."""
+        return self._viewers > 0 or time.monotonic() - self._asked < IDLE_S
+
+    def asked(self) -> bool:
+        """A request came; whether it found nobody looking before (the standings may be old:
+        the next poll, at once, brings them up to date)."""
+        idle = not self.watched
+        self._asked = time.monotonic()
+        if idle:  # nothing was computed meanwhile: one computation now is within the share
+            self._tables.next = 0.0
+            self._wake.set()
+        return idle
+
+    def viewing(self, opened: bool) -> None:
+        """An event stream opened (``opened``) or closed."""
+        with self._viewers_lock:
+            self._viewers += 1 if opened else -1
+        if opened:
+            self._wake.set()
+
+    def current(self, timeout: float) -> Snapshot:
+        """The snapshot once the standings take every game stored now in (or after
+        ``timeout`` seconds, as they are)."""
+        deadline = time.monotonic() + timeout
+        with self.changed:
+            self.changed.wait_for(
+                lambda: self._computed_at >= self.snapshot.stored or self._stop.is_set(),
+                max(deadline - time.monotonic(), 0),
+            )
+            return self.snapshot
+
     def _run(self) -> None:
         while not self._stop.is_set():
             # A store being replaced, a file half there: next time.
             with contextlib.suppress(Exception):
                 self.refresh()
-            self._stop.wait(POLL_S)
+            self._wake.wait(POLL_S)
+            self._wake.clear()
 
     def _draw_charts(self) -> None:
         """The charts' thread: draws when asked, so that polls go on meanwhile."""
@@ -184,7 +225,7 @@ class LiveState:
             stored = store.game_numbers()[1] or 0
             games = store.count_games() if stored != old.stored else old.games
             update: dict[str, Any] = {}
-            if stored != self._computed_at and self._tables.due(now):
+            if stored != self._computed_at and self._tables.due(now) and self.watched:
                 update = self._compute(store, stored, now)
         if not update and self._chart_html is not old_charts:  # new charts, drawn meanwhile
             self._published_charts = self._chart_html

@@ -132,9 +132,13 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(HTTPStatus.FORBIDDEN, b"not this host\n", "text/plain", body)
             return
         path = urlsplit(self.path).path
+        state = self.server.state
+        was_idle = state.asked()
         if path in ("/", "/standings.json") or path.startswith("/bot/"):
-            self.server.state.computed.wait(FIRST_WAIT_S)  # the first of them, whole
-        snapshot = self.server.state.snapshot
+            state.computed.wait(FIRST_WAIT_S)  # the first of them, whole
+            if was_idle:  # the standings of nobody's page may be old: brought up to date
+                state.current(FIRST_WAIT_S)
+        snapshot = state.snapshot
         if path == "/":
             self._send(HTTPStatus.OK, live_page(snapshot).encode(), "text/html", body)
         elif path == "/live.js":
@@ -212,6 +216,7 @@ class _Handler(BaseHTTPRequestHandler):
         if not self.server.streams.acquire(blocking=False):
             self._send(HTTPStatus.SERVICE_UNAVAILABLE, b"too many streams\n", "text/plain", True)
             return
+        self.server.state.viewing(True)
         try:
             self.connection.settimeout(SEND_TIMEOUT_S)
             self.send_response(HTTPStatus.OK)
@@ -233,6 +238,7 @@ class _Handler(BaseHTTPRequestHandler):
         except OSError:  # gone, or not reading: dropped
             pass
         finally:
+            self.server.state.viewing(False)
             self.server.streams.release()
 
 
@@ -261,12 +267,12 @@ def serve(db: Path, sock: socket.socket) -> None:
 
 
 def serve_in_background(db: Path, sock: socket.socket) -> subprocess.Popen[bytes]:
-    """The live page of ``db`` served from ``sock`` by a process of its own, which dies with
-    this one (stop it with ``stop_background``)."""
+    """The live page of ``db`` served from ``sock`` by a process of its own, killed by the
+    kernel if this one dies (stop it with ``stop_background``)."""
     from arena.launch import procfs
 
     def preexec() -> None:
-        procfs.die_with_parent(signal.SIGTERM)
+        procfs.die_with_parent(signal.SIGKILL)
 
     return subprocess.Popen(
         [sys.executable, "-m", "arena.report.server", str(db), str(sock.fileno())],

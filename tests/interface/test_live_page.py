@@ -265,3 +265,22 @@ def d_games(driver: Any) -> int:
     from selenium.webdriver.common.by import By
 
     return len(driver.find_elements(By.CSS_SELECTOR, "#bot-games tbody tr"))
+
+
+def test_an_address_that_cannot_serve_is_a_one_line_error(tmp_path: Path) -> None:
+    """A bad ``--serve`` or a port in use: one line naming the option, before any game."""
+    config = _config(tmp_path, games=1, pace_ms=1)
+    bad = run_arena("tournament", config, "--serve", "localhost:http")
+    assert bad.returncode != 0 and not (tmp_path / "t.sqlite").exists()
+    assert "--serve: expected [HOST:]PORT with a port from 0 to 65535, got" in bad.stderr
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        busy = run_arena("tournament", config, "--serve", f"127.0.0.1:{port}")
+        assert busy.returncode != 0 and not (tmp_path / "t.sqlite").exists()
+        assert f"--serve: cannot listen on 127.0.0.1:{port}: Address already in use" in busy.stderr
+        done = run_arena("tournament", config, "--quiet")
+        assert done.returncode == 0, done.stderr
+        served = run_arena("serve", tmp_path / "t.sqlite", "--port", port)
+        assert f"--port: cannot listen on 127.0.0.1:{port}" in served.stderr
