@@ -79,17 +79,18 @@ class _Throttle:
     """When a costly part may be redone: after ``COST_SHARE`` times its last cost, and no sooner
     than ``floor`` seconds."""
 
-    def __init__(self, floor: float) -> None:
+    def __init__(self, floor: float, first_free: bool = False) -> None:
         self.floor = floor
         self.next = 0.0
-        self.first = True
+        self.first = first_free
 
     def due(self, now: float) -> bool:
         return now >= self.next
 
     def spent(self, started: float, now: float) -> None:
-        # The first time includes importing numpy, scipy or matplotlib: it says nothing of the
-        # next ones.
+        # The tables' first time includes importing numpy and scipy: it says nothing of the
+        # next ones, which would wait too long for it. (The charts' first, with matplotlib's
+        # import, only a third more than the next: counted.)
         cost = 0.0 if self.first else now - started
         self.first = False
         self.next = now + max(self.floor, COST_SHARE * cost)
@@ -112,7 +113,7 @@ class LiveState:
         self._viewers = 0  # open event streams
         self._viewers_lock = threading.Lock()
         self._thread: threading.Thread | None = None
-        self._tables = _Throttle(TABLES_S)
+        self._tables = _Throttle(TABLES_S, first_free=True)
         self._chart_throttle = _Throttle(CHARTS_S)
         self._computed_at = -1  # the store's highest game number at the last computation
         self._charted_at = -1
