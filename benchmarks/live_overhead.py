@@ -58,7 +58,7 @@ def _clients(host: str, port: int, stop: threading.Event) -> list[threading.Thre
                 conn.request("GET", "/standings.json")
                 conn.getresponse().read()
                 conn.close()
-            except OSError:
+            except (OSError, http.client.HTTPException):
                 return  # the run ended and its server with it
 
     def stream(read: bool) -> None:
