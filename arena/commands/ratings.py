@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from arena.commands.display.standings import load_standings, print_standings
 from arena.errors import ArenaError
@@ -11,7 +11,7 @@ from arena.errors import ArenaError
 if TYPE_CHECKING:
     from arena.store.database import Store
 
-__all__ = ["ratings_command"]
+__all__ = ["ratings_command", "ratings_json"]
 
 
 def ratings_command(
@@ -38,17 +38,23 @@ def ratings_command(
             _write_csv(store, db, out)
             return
         if json_output:
-            from dataclasses import asdict
-
-            from arena.tournament.owed import owed_games
-
-            data = load_standings(store).to_json()
-            data["owed"] = [asdict(pairing) for pairing in owed_games(store)]
-            print(json.dumps(data, indent=2, allow_nan=False))
+            print(json.dumps(ratings_json(store), indent=2, allow_nan=False))
             return
         from rich.console import Console
 
         print_standings(Console(highlight=False, soft_wrap=True), store, wide=wide)
+
+
+def ratings_json(store: Store) -> dict[str, Any]:
+    """What ``arena ratings DB --json`` prints: the standings and the games still owed (the
+    live page serves the same)."""
+    from dataclasses import asdict
+
+    from arena.tournament.owed import owed_games
+
+    data = load_standings(store).to_json()
+    data["owed"] = [asdict(pairing) for pairing in owed_games(store)]
+    return data
 
 
 def _write_csv(store: Store, db: Path, out: Path | None) -> None:

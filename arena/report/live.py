@@ -252,11 +252,11 @@ class LiveState:
 
     def _compute(self, store: Any, stored: int, now: float) -> dict[str, Any]:
         """The standings and the page's sections, from the store as it is now."""
-        from arena.commands.display.standings import load_standings
+        from arena.commands.ratings import ratings_json
         from arena.report.page import live_sections
 
         title = store.get_meta("name") or self.db.stem
-        standings = load_standings(store).to_json()
+        standings = ratings_json(store)
         data = collect(store.numbered_games(), title=title, max_viewer_games=0)
         sections = live_sections(data)
         self._computed_at = stored
