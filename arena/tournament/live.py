@@ -17,7 +17,7 @@ import os
 import shutil
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -25,6 +25,7 @@ from typing import Any
 from arena.records import GameRecord
 from arena.store.database import VersionChange
 from arena.tournament.executors.base import ExecutorStatus, active_matches
+from arena.tournament.schedule import MatchJob
 
 __all__ = [
     "LiveFeed",
@@ -290,6 +291,9 @@ class LiveProgress:
 
     def winding_down(self) -> None:
         self._tell("winding_down")
+
+    def planned(self, jobs: Sequence[MatchJob], workers: int) -> None:
+        self._tell("planned", jobs, workers)
 
 
 def remove_folder(folder: Path) -> None:
