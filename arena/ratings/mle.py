@@ -20,7 +20,17 @@ from arena.ratings import ELO_PER_LOGIT
 if TYPE_CHECKING:
     from arena.ratings import GameLike
 
-__all__ = ["ELO_PER_LOGIT", "LogisticPosterior", "MLEFit", "PairCounts", "aggregate", "fit_mle"]
+__all__ = [
+    "ELO_PER_LOGIT",
+    "LogisticPosterior",
+    "MLEFit",
+    "OverallFit",
+    "PairCounts",
+    "aggregate",
+    "fit_mle",
+    "fit_overall",
+    "fit_pooled",
+]
 
 
 _Z95 = 1.959963984540054  # two-sided 95% normal quantile
@@ -287,6 +297,96 @@ class MLEFit:
         return 1.0 / (1.0 + math.pow(10.0, -d / 400.0))
 
 
+def _active_weights(counts: PairCounts) -> np.ndarray:
+    """Each bot's weight in "the average bot": the average of the bots that played, so that a
+    newcomer's prior-wide uncertainty does not leak into everybody's rating."""
+    n = len(counts.names)
+    active = np.zeros(n, dtype=bool)
+    active[counts.order_idx] = active[counts.chaos_idx] = True
+    if not active.any():
+        active[:] = True
+    weights: np.ndarray = active / max(int(active.sum()), 1)
+    return weights
+
+
+@dataclass(frozen=True)
+class OverallFit:
+    """The overall model alone, as arrays in ``names`` order: what pairing decides from, every
+    round, without the per-role model's doubled size and the dictionaries of ``MLEFit``."""
+
+    names: tuple[str, ...]
+    rating: np.ndarray
+    """Strengths on the Elo scale, the bots that played averaging ``offset``."""
+    rating_se: np.ndarray
+    rating_cov: np.ndarray = field(repr=False)
+    role_advantage: float
+    role_advantage_se: float
+    converged: bool
+
+    def los_between(self, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+        """The likelihood that each bot of ``first`` (indices) is stronger than the bot of
+        ``second`` beside it: the pairs asked for only, not all ``n * n``."""
+        c = self.rating_cov
+        diff = self.rating[first] - self.rating[second]
+        var = c[first, first] + c[second, second] - 2.0 * c[first, second]
+        sd = np.sqrt(np.clip(var, 1e-24, None))
+        return _normal_cdf(diff / sd)
+
+
+def fit_overall(
+    counts: PairCounts,
+    *,
+    prior_sd: float = 400.0,
+    prior_sd_role: float = 1000.0,
+    offset: float = 1500.0,
+    method: str = NEWTON,
+) -> OverallFit:
+    """The overall model of ``fit_mle`` (one strength per bot and Order's advantage) alone."""
+    n = len(counts.names)
+    p = counts.order_idx.size
+    tau_s = (prior_sd / ELO_PER_LOGIT) ** -2
+    tau_h = (prior_sd_role / ELO_PER_LOGIT) ** -2
+    # u = [s_0 .. s_{n-1}, h].
+    posterior = LogisticPosterior(
+        np.column_stack([counts.order_idx, counts.chaos_idx, np.full(p, n)]).astype(np.int64),
+        np.tile([1.0, -1.0, 1.0], (p, 1)),
+        counts.games,
+        counts.order_wins,
+        np.r_[np.full(n, tau_s), tau_h],
+    )
+    u, cov_u, ok = posterior.solve(method)
+    transform = np.zeros((n + 1, n + 1))
+    transform[:n, :n] = np.eye(n) - _active_weights(counts)[None, :]
+    transform[n, n] = 1.0
+    vals, se, cov = _summarise(u * ELO_PER_LOGIT, cov_u * ELO_PER_LOGIT**2, transform)
+    return OverallFit(
+        names=counts.names,
+        rating=vals[:n] + offset,
+        rating_se=se[:n],
+        rating_cov=cov[:n, :n],
+        role_advantage=float(vals[n]),
+        role_advantage_se=float(se[n]),
+        converged=ok,
+    )
+
+
+SPREAD_FLOOR = 50.0
+"""The narrowest prior spread ``fit_pooled`` uses (Elo): a pool of equals still gets a prior
+that lets the games speak."""
+
+
+def fit_pooled(counts: PairCounts, *, offset: float = 1500.0) -> OverallFit:
+    """``fit_overall`` with the prior's spread read from the games (empirical Bayes): a first fit
+    estimates how spread the pool is (its ratings' variance plus their mean squared error), a
+    second uses that as the prior. Pairings that link the extremes by few games (Swiss, the
+    contested format) otherwise leave them too far apart with too narrow intervals."""
+    first = fit_overall(counts, offset=offset)
+    if not first.names:
+        return first
+    spread = math.sqrt(float(np.var(first.rating) + np.mean(first.rating_se**2)))
+    return fit_overall(counts, prior_sd=max(spread, SPREAD_FLOOR), offset=offset)
+
+
 def fit_mle(
     games: Iterable[GameLike],
     *,
@@ -312,30 +412,13 @@ def fit_mle(
     tau_s = (prior_sd / ELO_PER_LOGIT) ** -2
     tau_h = (prior_sd_role / ELO_PER_LOGIT) ** -2
     coefs = np.tile([1.0, -1.0, 1.0], (p, 1))
-    # "Relative to the average bot": the average of the bots that played, so that a newcomer's
-    # prior-wide uncertainty does not leak into everybody's rating.
-    active = np.zeros(n, dtype=bool)
-    active[counts.order_idx] = active[counts.chaos_idx] = True
-    if not active.any():
-        active[:] = True
-    weights = active / max(int(active.sum()), 1)
-    centre = np.eye(n) - weights[None, :]
-
-    # Overall: u = [s_0 .. s_{n-1}, h].
-    overall = LogisticPosterior(
-        np.column_stack([counts.order_idx, counts.chaos_idx, np.full(p, n)]).astype(np.int64),
-        coefs,
-        counts.games,
-        counts.order_wins,
-        np.r_[np.full(n, tau_s), tau_h],
+    overall = fit_overall(
+        counts, prior_sd=prior_sd, prior_sd_role=prior_sd_role, offset=offset, method=method
     )
-    u, cov_u, ok_overall = overall.solve(method)
-    transform = np.zeros((n + 1, n + 1))
-    transform[:n, :n] = centre
-    transform[n, n] = 1.0
-    vals, se, cov = _summarise(u * ELO_PER_LOGIT, cov_u * ELO_PER_LOGIT**2, transform)
-    rating, rating_se, rating_cov = vals[:n] + offset, se[:n], cov[:n, :n]
-    h, h_se = float(vals[n]), float(se[n])
+    weights = _active_weights(counts)
+    rating, rating_se, rating_cov = overall.rating, overall.rating_se, overall.rating_cov
+    h, h_se = overall.role_advantage, overall.role_advantage_se
+    ok_overall = overall.converged
 
     # Per role: u = [a_0 .. a_{n-1}, b_0 .. b_{n-1}, h] with s_order = a + h/2, s_chaos = b - h/2.
     per_role = LogisticPosterior(
