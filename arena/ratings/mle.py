@@ -375,16 +375,28 @@ SPREAD_FLOOR = 50.0
 that lets the games speak."""
 
 
+POOLING_STEPS = 6
+"""At most this many refits: the spread settles to 1% in three or four."""
+
+
 def fit_pooled(counts: PairCounts, *, offset: float = 1500.0) -> OverallFit:
-    """``fit_overall`` with the prior's spread read from the games (empirical Bayes): a first fit
-    estimates how spread the pool is (its ratings' variance plus their mean squared error), a
-    second uses that as the prior. Pairings that link the extremes by few games (Swiss, the
-    contested format) otherwise leave them too far apart with too narrow intervals."""
-    first = fit_overall(counts, offset=offset)
-    if not first.names:
-        return first
-    spread = math.sqrt(float(np.var(first.rating) + np.mean(first.rating_se**2)))
-    return fit_overall(counts, prior_sd=max(spread, SPREAD_FLOOR), offset=offset)
+    """``fit_overall`` with the prior's spread read from the games (empirical Bayes): each fit
+    estimates how spread the pool is (its ratings' variance plus their mean squared error) and
+    the next uses that as its prior, until the spread settles. Pairings that link the extremes
+    by few games (Swiss, the contested format) otherwise leave them too far apart with too narrow
+    intervals."""
+    spread = 400.0
+    fit = fit_overall(counts, prior_sd=spread, offset=offset)
+    for _ in range(POOLING_STEPS):
+        if not fit.names:
+            break
+        estimate = math.sqrt(float(np.var(fit.rating) + np.mean(fit.rating_se**2)))
+        estimate = max(estimate, SPREAD_FLOOR)
+        if abs(estimate - spread) < 0.01 * spread:
+            break
+        spread = estimate
+        fit = fit_overall(counts, prior_sd=spread, offset=offset)
+    return fit
 
 
 def fit_mle(

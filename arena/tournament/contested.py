@@ -5,8 +5,9 @@ The order that matters is each of the top K against the bot placed next, and the
 every bot below it (any of them could be in the top). A pair of bots is open while the fit's
 likelihood that the higher is the stronger is below the stopping rule's ``los``; the bots of open
 pairs are contested. A round meets the open pairs themselves, the most doubtful first, then each
-contested bot its nearest placed neighbours, at most a fair share of the round each. Pure: the
-round is a function of the fit of the games of finished rounds.
+contested bot its nearest placed neighbours, at most a fair share of the round each (the course
+adds them to a Swiss round for every bot). Pure: the round is a function of the fit of the games
+of finished rounds.
 """
 
 from __future__ import annotations
@@ -23,23 +24,32 @@ __all__ = ["contested_round", "open_pairs"]
 
 def open_pairs(fit: OverallFit, top: int, los: float) -> list[tuple[int, int, float]]:
     """The pairs whose order matters and is not settled: (higher index, lower index, doubt),
-    the most doubtful first; the doubt is the likelihood that the lower bot is the stronger."""
+    where the doubt is the likelihood that the lower bot is the stronger.
+
+    Who is in the top comes first (each of the top against the bot placed next below it, and
+    the last of the top against every bot below), then the order inside the top (each place
+    against the next); the most doubtful first in each."""
     order = placing(fit)
     n = order.size
     if n < 2:
         return []
     k = min(top, n - 1)
-    higher = np.r_[order[: k - 1], np.full(n - k, order[k - 1])]
-    lower = np.r_[order[1:k], order[k:]]
-    doubt = 1.0 - fit.los_between(higher, lower)
-    pairs = [
-        (int(a), int(b), float(d))
-        for a, b, d in zip(higher, lower, doubt, strict=True)
-        if d > 1.0 - los
-    ]
-    place = np.empty(n, dtype=np.int64)
-    place[order] = np.arange(n)
-    return sorted(pairs, key=lambda pair: (-pair[2], place[pair[0]], place[pair[1]]))
+    first_out, last_in = order[k], order[k - 1]
+    membership = (
+        np.r_[order[:k], np.full(n - k - 1, last_in)],
+        np.r_[np.full(k, first_out), order[k + 1 :]],
+    )
+    inside = (order[: k - 1], order[1:k])
+    pairs: list[tuple[int, int, float]] = []
+    for higher, lower in (membership, inside):
+        doubt = 1.0 - fit.los_between(higher, lower)
+        unsettled = [
+            (int(a), int(b), float(d))
+            for a, b, d in zip(higher, lower, doubt, strict=True)
+            if d > 1.0 - los
+        ]
+        pairs += sorted(unsettled, key=lambda pair: -pair[2])
+    return pairs
 
 
 def contested_round(

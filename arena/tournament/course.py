@@ -41,6 +41,17 @@ BYE_POINTS = 1.0
 DEFAULT_TOP = StopRule(top=10)
 
 
+FOCUS_SHARE = 0.5
+"""The contested format's pairings where the top is in doubt, per round, as a share of the Swiss
+round every bot also plays: a third of the games, so that the whole ranking is no worse than with
+random pairs for the same games (``docs/scaling.md``)."""
+
+
+def focus_meetings(pool: int) -> int:
+    """Pairings a contested round spends on the top's doubts, beside its Swiss round."""
+    return max(1, int(FOCUS_SHARE * pool / 2))
+
+
 def default_rounds(pool: int) -> int:
     """Swiss rounds when the file names none: four more than a knockout of the pool needs, about
     a quarter of a round robin's games for 40 bots and a twentieth for 300."""
@@ -52,10 +63,12 @@ class CoursePlan:
     """How a course is played: ``format`` one of ``COURSE_FORMATS``.
 
     ``rounds``: Swiss rounds (by default ``default_rounds``); for the contested format, the Swiss
-    rounds every bot plays before the games go to the top (by default ``default_rounds`` less four,
-    a knockout's). ``until``: the stopping rule, and for the contested format what its top is
-    (by default the top 10 at 0.95). ``budget``: at most that many games (the contested format's
-    default: a round robin's, one game per ordered pairing)."""
+    rounds before games also go to the top (by default ``default_rounds`` less four, a knockout's):
+    every round of it is a Swiss round for all, so every bot plays every round, and after those
+    its rounds add ``focus_meetings`` pairings where the top is in doubt. ``until``: the stopping
+    rule, and for the contested format what its top is (by default the top 10 at 0.95).
+    ``budget``: at most that many games (the contested format's default: a round robin's, one
+    game per ordered pairing)."""
 
     format: str
     rounds: int | None = None
@@ -122,17 +135,18 @@ def next_round(
         return Finished("budget", len(rounds))
     if rule is not None and played and rule.holds(fit):
         return Finished("until", len(rounds))
-    swiss_rounds = plan.swiss_rounds(pool)
-    if len(rounds) < swiss_rounds:
-        swiss = _swiss(bots, rounds, fit)
-        pairings, bye = swiss.pairings, swiss.bye
-    elif plan.format == "swiss":
+    if len(rounds) >= plan.swiss_rounds(pool) and plan.format == "swiss":
         return Finished("rounds", len(rounds))
-    else:
+    swiss = _swiss(bots, rounds, fit)
+    pairings, bye = swiss.pairings, swiss.bye
+    if len(rounds) >= plan.swiss_rounds(pool):
         assert rule is not None
-        pairings, bye = contested_round(fit, top=rule.top, los=rule.los, meetings=pool // 2), None
-    if not pairings:  # the contested top is settled
-        return Finished("until", len(rounds))
+        focus = contested_round(fit, top=rule.top, los=rule.los, meetings=focus_meetings(pool))
+        if not focus:  # the contested top is settled
+            return Finished("until", len(rounds))
+        taken = {meeting(a, b) for a, b in focus}
+        pairings = focus + tuple(p for p in pairings if meeting(*p) not in taken)
+        bye = None if any(bye in pair for pair in focus) else bye
     if budget is not None:
         pairings = trimmed_to_budget(pairings, GAMES_PER_PAIRING, budget - played)
         if not pairings:

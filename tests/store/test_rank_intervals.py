@@ -46,3 +46,13 @@ def test_close_bots_share_their_places_and_the_same_games_give_the_same_interval
 def test_a_level_outside_zero_and_one_is_refused() -> None:
     with pytest.raises(ValueError, match="level"):
         rank_intervals(np.zeros(2), np.eye(2), 1.0)
+
+
+def test_the_pooled_fit_takes_the_pools_spread_as_its_prior() -> None:
+    from arena.ratings.mle import fit_overall
+
+    counts = aggregate(_ladder(3, 20.0, seed=4))  # a narrow pool, few games
+    wide = fit_overall(counts)  # the default prior: sd 400
+    pooled = fit_pooled(counts)
+    assert np.std(pooled.rating) < np.std(wide.rating)
+    assert (pooled.rating_se < wide.rating_se).all()

@@ -80,3 +80,13 @@ def test_a_large_pool_with_many_rounds_pairs_quickly_without_repeats() -> None:
         for a, b in pairings:
             met.add(meeting(a, b))
             scores[rng.choice((a, b))] += 1.0
+
+
+def test_a_bottom_group_that_has_met_itself_is_spread_upwards_without_repeats() -> None:
+    bots = [f"b{i:03d}" for i in range(300)]
+    scores = {bot: float(300 - i) for i, bot in enumerate(bots)}
+    met = {meeting(a, b) for a, b in itertools.combinations(bots[-12:], 2)}
+    pairings = swiss_round(scores, {}, met).pairings
+    assert sorted(b for pair in pairings for b in pair) == sorted(bots)
+    assert not any(meeting(*pair) in met for pair in pairings)
+    assert pairings[0] == ("b000", "b001")  # the top still meets its closest
