@@ -40,6 +40,7 @@ from arena.ratings import GameResult  # noqa: E402
 from arena.ratings.mle import aggregate, fit_pooled  # noqa: E402
 from arena.ratings.ranks import rank_intervals  # noqa: E402
 from arena.tournament.course import CoursePlan, Round, next_round, round_games  # noqa: E402
+from arena.tournament.schedule import berger_rounds as schedule_rounds  # noqa: E402
 from arena.tournament.stoprule import Budget, StopRule  # noqa: E402
 
 SD = 200.0
@@ -78,15 +79,8 @@ def play(
 
 
 def berger_rounds(bots: Sequence[str]) -> list[Pairings]:
-    """The round robin in rounds (the circle method): each bot meets one opponent a round."""
-    pool = list(bots) + ([""] if len(bots) % 2 else [])
-    n = len(pool)
-    rounds = []
-    for _ in range(n - 1):
-        pairs = tuple((pool[i], pool[n - 1 - i]) for i in range(n // 2))
-        rounds.append(tuple(p for p in pairs if "" not in p))
-        pool = [pool[0], pool[-1], *pool[1:-1]]
-    return rounds
+    """The round robin in arena's rounds (Berger tables): each bot meets one opponent a round."""
+    return [tuple((bots[i], bots[j]) for i, j in pairs) for pairs in schedule_rounds(len(bots))]
 
 
 def random_rounds(bots: Sequence[str], rng: np.random.Generator) -> Callable[[int], Pairings]:
