@@ -318,14 +318,18 @@ def _no_dead_harness_left_at_the_end() -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def hogs(count: int, core: int | None) -> Iterator[None]:
+def hogs(count: int, core: int | None, nice: int = 0) -> Iterator[None]:
     """``count`` processes that compute without end (pinned to ``core`` when given), stopped at
     the end whatever happens. Each has a session of its own, as another user's work would: with
     the kernel's autogroups, hogs sharing the test's session would share one CPU share. Yields
     once every hog has said it is pinned and computing: a bot started before a hog is ready
     would have the core to itself for a while, and the load the test means to make would not be
-    there (bounded: a hog that does not say so in 10 s fails the test)."""
+    there (bounded: a hog that does not say so in 10 s fails the test). ``nice``: added to the
+    hogs' nice value (a negative one needs root)."""
     pin = f"os.sched_setaffinity(0, {{{core}}})\n" if core is not None else ""
+    if nice:  # above the bots' priority for a negative value (root only); with autogroups, the
+        # session's weight is its autogroup's nice value
+        pin += f"os.nice({nice})\nopen('/proc/self/autogroup', 'w').write('{nice}')\n"
     code = f"import os\n{pin}os.write(1, b'computing\\n')\nwhile True:\n    pass"
     procs: list[subprocess.Popen[bytes]] = []
     try:

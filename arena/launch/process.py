@@ -108,6 +108,26 @@ class BotProcess:
             return delay
         return procfs.tree_run_delay_ns(self.pid)
 
+    def _thread_ids(self) -> list[int]:
+        """The bot's threads: those its cgroup lists, else its process tree's."""
+        cgroup = self.plan.cgroup
+        tids = cgroup.thread_ids() if cgroup is not None else None
+        return procfs.tree_thread_ids(self.pid) if tids is None else tids
+
+    def runnable(self) -> bool:
+        """Whether any of the bot's threads is runnable now (running, or waiting for a CPU)."""
+        for tid in self._thread_ids():
+            fields = procfs.stat_fields(tid)
+            if fields and fields[0] == b"R":
+                return True
+        return False
+
+    def lowered_priority(self) -> bool:
+        """Whether any of the bot's threads asked to run below the harness (a higher nice value,
+        its own or its session's autogroup's): a wait for a CPU it then has is its own doing."""
+        own = procfs.niceness() or 0
+        return any((procfs.niceness(tid) or 0) > own for tid in self._thread_ids())
+
     @property
     def running(self) -> bool:
         return self.proc is not None and self.proc.poll() is None

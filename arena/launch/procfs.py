@@ -239,6 +239,22 @@ def threads_run_delay_ns(tids: Iterable[int]) -> int:
     return total
 
 
+def niceness(tid: int | str = "self") -> int | None:
+    """A thread's nice value, plus its session's autogroup's where the kernel groups sessions
+    (each weighs only against its like): how far below the default it asked to run. None when
+    it cannot be read."""
+    fields = stat_fields(tid)
+    try:
+        nice = int(fields[16]) if fields else None
+    except (IndexError, ValueError):
+        return None
+    group = read_file(f"/proc/{tid}/autogroup")
+    if nice is not None and group:
+        with contextlib.suppress(ValueError, IndexError):
+            nice += int(group.split()[-1])
+    return nice
+
+
 def tree_thread_ids(pid: int) -> list[int]:
     """The thread ids of ``pid``'s tree (``tree_run_delay_ns``'s threads)."""
     return [int(task) for p in (pid, *descendants(pid)) for task in _tasks(p) if task.isdigit()]

@@ -7,7 +7,9 @@ move also has a wall-clock cap (``CPU_WALL_FACTOR`` times the allowance plus
 the cap within its CPU allowance had less than a third of a core: if its threads spent at least
 half of the time read waiting for a CPU (their run-queue delay, ``schedstat``), the machine held
 it back (``MachineFault``: the match replays the game, see ``Match.play``); otherwise it slept
-or blocked, and the timeout is its own. A start-up is judged the same way against
+or blocked, or ran at a priority it lowered itself, and the timeout is its own. (A bot still
+runnable at the cap is read again once it has had a CPU: the kernel counts a wait only when it
+ends.) A start-up is judged the same way against
 ``startup_ms``. Under ``measure: wall`` a reply must come within the allowance, whatever the
 load: the bot is charged for it.
 """
@@ -25,6 +27,7 @@ __all__ = ["LoadReading", "MachineFault", "read_load", "judge_cap", "too_loaded"
 
 _HALF = 0.5  # the share of the time read that a held-back bot spent waiting for a CPU
 _MIN_WAIT_NS = 5_000_000  # less run-queue delay than this explains no lateness
+_PROBE_NS = 500_000_000  # how long a bot still runnable at its cap is watched for its next CPU
 TOO_LOADED_HINT = "use fewer workers, or give the bots more time"
 
 
@@ -65,6 +68,8 @@ def judge_cap(process: BotProcess, mark: LoadReading, what: str, beside_ns: int 
     of processes started with it that also count as its own (its opponent starting on the same
     core)."""
     now = read_load(process)
+    if process.runnable():
+        now = _once_run(process, now)
     span = now.at_ns - mark.at_ns
     cpu = now.cpu_ns - mark.cpu_ns
     try:
@@ -76,7 +81,22 @@ def judge_cap(process: BotProcess, mark: LoadReading, what: str, beside_ns: int 
         f"over {span / 1e6:.0f} ms it used {cpu / 1e6:.0f} ms of CPU and waited"
         f" {waited / 1e6:.0f} ms for one"
     )
+    if process.lowered_priority():
+        return f"; {measured}, at a priority it lowered itself"
     if waited >= _MIN_WAIT_NS and waited >= _HALF * span:
         name = process.spec.name
         raise MachineFault(f"{name} was held back by the machine in {what}: {measured}")
     return f"; {measured}"
+
+
+def _once_run(process: BotProcess, now: LoadReading) -> LoadReading:
+    """``now`` read again once the bot has had a CPU (its CPU clock moved), at most
+    ``_PROBE_NS`` later: the kernel adds a thread's wait to its run-queue delay only when the
+    thread gets a CPU again, so a bot still waiting at ``now`` shows none of that wait yet."""
+    end = now.at_ns + _PROBE_NS
+    while time.perf_counter_ns() < end:
+        time.sleep(0.005)
+        later = read_load(process)
+        if later.cpu_ns != now.cpu_ns:
+            return later
+    return read_load(process)

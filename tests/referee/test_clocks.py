@@ -252,23 +252,28 @@ def test_a_bot_starved_of_cpu_plays_under_cpu_and_is_late_in_wall_mode(tmp_path:
 
 
 def test_a_bot_held_back_past_its_wall_cap_is_replayed_not_charged(tmp_path: Path) -> None:
-    """A bot that plays at nice 19 (after a start-up at the test's priority), pinned to a core
-    two nice-0 hogs share with it, gets about one percent of it: its 30 ms of CPU a move take
-    seconds, past the wall cap (800 ms), while its threads wait for the CPU. That is the
-    machine's doing: the game is played again, and the run, still as loaded, gives up with a
-    harness error that says so. The same bot computing 300 ms a move on that core without the
-    hogs is over its CPU allowance: it loses on time. (With a core left for the referee, and
-    only where the test is the load.)"""
+    """A bot pinned to a core that two hogs at nice -15 share with it gets about 2% of it: its
+    60 ms of CPU a move take seconds, past the wall cap (800 ms), while its threads wait for the
+    CPU. That is the machine's doing: the game is played again, and the run, still as loaded,
+    gives up with a harness error that says so. The same bot playing at nice 19 beside nice-0
+    hogs waits as long, but at a priority it lowered itself: the timeout is its own (a bot must
+    not be able to have its games replayed at will). (Root only, for the hogs' priority; with a
+    core left for the referee, and only where the test is the load.)"""
     skip_if_loaded()
+    if os.geteuid() != 0:
+        pytest.skip("hogs above the bots' priority need root")
     if len(os.sched_getaffinity(0)) < 2:
         pytest.skip("needs two cores: the bot and its hogs on one, the referee on another")
-    if os.getpriority(os.PRIO_PROCESS, 0) > 0:
-        pytest.skip("runs niced: its hogs would be too, and the bot could not play far below them")
     core = min(os.sched_getaffinity(0))
     quick = spender(tmp_path, "quick", 0)
-    meek = spender(tmp_path, "meek", 30, "burn", core, "-", "-", 19)
-    with hogs(2, core), pytest.raises(HarnessError, match="too loaded to referee fairly"):
-        play(meek, quick, TimeControl(move_ms=100))
+    held = spender(tmp_path, "held", 60, "burn", core)
+    with hogs(2, core, nice=-15), pytest.raises(HarnessError, match="too loaded to referee"):
+        play(held, quick, TimeControl(move_ms=100))
+    meek = spender(tmp_path, "meek", 60, "burn", core, "-", "-", 19)
+    with hogs(2, core):
+        record = play(meek, quick, TimeControl(move_ms=100))
+    assert record.reason is Reason.TIMEOUT and not record.moves, record.detail
+    assert "at a priority it lowered itself" in record.detail, record.detail
     greedy = spender(tmp_path, "greedy", 300, "burn", core)
     record = play(greedy, quick, TimeControl(move_ms=100))
     assert record.reason is Reason.TIMEOUT and not record.moves, record.detail
@@ -386,7 +391,12 @@ def test_the_blame_rule_counts_only_the_cpu_others_held() -> None:
     mark = blame.LoadReading(delay_ns=0, cpu_ns=0, at_ns=time.perf_counter_ns() - span)
 
     def bot(delay_ns: int, cpu_ns: int) -> BotProcess:
-        reading = {"run_delay_ns": lambda: delay_ns, "cpu_ns": lambda: cpu_ns}
+        reading = {
+            "run_delay_ns": lambda: delay_ns,
+            "cpu_ns": lambda: cpu_ns,
+            "runnable": lambda: False,
+            "lowered_priority": lambda: False,
+        }
         return cast(BotProcess, SimpleNamespace(pid=0, spec=SimpleNamespace(name="b"), **reading))
 
     with pytest.raises(blame.MachineFault, match="b was held back by the machine in a move"):
