@@ -153,6 +153,23 @@ def start_arena(*args: object, cwd: str | os.PathLike[str] | None = None) -> sub
     )
 
 
+def interrupted_when(
+    process: subprocess.Popen[str], ready: Callable[[], object], timeout: float, what: str
+) -> str:
+    """Ctrl-C (SIGINT to its group) for ``process`` once ``ready`` holds (or it ended), within
+    ``timeout`` seconds (else the test fails, saying ``what`` was awaited); its output. Killed
+    if it does not stop."""
+    try:
+        done = wait_until(lambda: ready() or process.poll() is not None, timeout, 0.05)
+        assert done, f"{what} not in time"
+        os.killpg(process.pid, signal.SIGINT)
+        return "".join(process.communicate(timeout=30))
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=10)
+
+
 def stored_game_count(db: Path) -> int:
     """Games stored so far, read (read-only) while an arena command writes them: 0 before the
     store or its schema exists. Tests that stop a run mid-way wait on it."""

@@ -248,3 +248,22 @@ def _summarise(
             else ""
         )
     )
+    if result.stopped is not None and result.stopped != "incomplete":
+        console.print(course_end(result, config))
+
+
+def course_end(result: TournamentResult, config: TournamentConfig) -> str:
+    """What ended a course, in one sentence (its stopping rule, its budget or its rounds)."""
+    rounds = ProgressDisplay.plural(result.rounds, "round")
+    plan = config.plan().course()
+    assert plan is not None  # only a course says what stopped it
+    if result.stopped == "until":
+        rule = plan.until
+        top = f"top {rule.top}" if rule is not None else "top (10 by default)"
+        los = rule.los if rule is not None else 0.95
+        why = f"its stopping rule holds: each of the {top} ahead of the next at LOS >= {los:g}"
+    elif result.stopped == "budget":
+        why = f"its budget of {plan.budget_games(len(config.bots)):,} games is spent"
+    else:
+        why = "all its Swiss rounds are played"
+    return f"The {config.format} course stopped after {rounds}: {why}."

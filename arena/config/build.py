@@ -35,6 +35,7 @@ from arena.config.context import (
     text_of,
     value_line,
 )
+from arena.config.course import COURSE_KEYS, course_keys
 from arena.config.folders import FOLDER_KEYS, Entry, expand_entries, path_hint
 from arena.config.model import TournamentConfig, in_store_folder, store_folder_problem
 from arena.errors import BotSpecError
@@ -48,6 +49,7 @@ from arena.limits import (
     minimum_of,
 )
 from arena.tournament.affinity import core_count
+from arena.tournament.course import COURSE_FORMATS
 from arena.tournament.executors import DEFAULT_EXECUTOR, executor_names
 from arena.tournament.schedule import FORMATS, MAX_GAMES, MAX_OPENING_PLIES, pairing_count
 
@@ -71,6 +73,7 @@ TOP_KEYS = (
     "trusted_bots",
     "keep_bots",
     "openings",
+    *COURSE_KEYS,
 )
 OPENING_KEYS = ("random_plies",)
 BOT_KEYS = ("name", "path", "command", "dir")
@@ -119,10 +122,12 @@ def build(
     reserved = {db: "the results store"}
     if config_path is not None:
         reserved[config_path] = "the config"
-    fmt = ctx.choice(top, "format", "format", FORMATS) if "format" in top else "round-robin"
+    formats = (*FORMATS, *COURSE_FORMATS)
+    fmt = ctx.choice(top, "format", "format", formats) if "format" in top else "round-robin"
     entries, found = expand_entries(ctx, top.get("bots"))  # folders: bots to count, not run
-    games = 10
-    if len(entries) >= 2:  # else _bots says what is wrong
+    course = course_keys(ctx, top, fmt, len(entries))
+    games = 1 if fmt in COURSE_FORMATS else 10  # a course's meeting: one game per role
+    if len(entries) >= 2 and fmt not in COURSE_FORMATS:  # else _bots says what is wrong
         # Before any bot is looked at: a pool too large to plan is refused at once.
         games = _games_per_pairing(ctx, top, len(entries), fmt)
     sandbox = SandboxMode.AUTO
@@ -180,6 +185,9 @@ def build(
         cluster=cluster,
         trusted_bots=trusted_bots,
         keep_bots=keep_bots,
+        rounds=course.rounds,
+        until=course.until,
+        budget=course.budget,
     )
 
 

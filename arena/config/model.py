@@ -16,6 +16,7 @@ from arena.limits import AffinityMode, KeepBots, Limits, SandboxMode, TimeContro
 from arena.referee.match import MatchSettings
 from arena.tournament.executors import DEFAULT_EXECUTOR
 from arena.tournament.run import TournamentPlan
+from arena.tournament.stoprule import Budget, StopRule
 
 __all__ = ["TournamentConfig", "in_store_folder", "store_folder_problem"]
 
@@ -47,7 +48,8 @@ class TournamentConfig:
     bots: tuple[BotSpec, ...]
     """At least two bots, in the file's order (a gauntlet's first bot is its challenger)."""
     format: str = "round-robin"
-    """One of :data:`arena.tournament.schedule.FORMATS`."""
+    """One of :data:`arena.tournament.schedule.FORMATS` or a course's
+    (:data:`arena.tournament.course.COURSE_FORMATS`)."""
     games_per_pairing: int = 10
     """Games per *ordered* pair: A as Order against B as Chaos (and as many the other way round)."""
     time_control: TimeControl = dataclasses.field(default_factory=TimeControl)
@@ -88,6 +90,12 @@ class TournamentConfig:
     default): those of bots that asked for the ``match`` extension, which reset at its line, so
     that their games are the same; ``true``: every bot's (one that does not ask carries its
     random state into its next match, so a randomised bot's games differ); ``false``: none."""
+    rounds: int | None = None
+    """``rounds:``: a course's Swiss rounds (None: ``arena.tournament.course.default_rounds``)."""
+    until: StopRule | None = None
+    """``until: {top: K, los: P}``: a course's stopping rule, and the contested format's top."""
+    budget: Budget | None = None
+    """``budget: {games: G}``: the most games a course plays."""
 
     def settings(self) -> MatchSettings:
         """How each match is played."""
@@ -140,4 +148,7 @@ class TournamentConfig:
             cluster=self.cluster,
             trusted_bots=self.trusted_bots,
             folder=None if self.path is None else self.path.parent,
+            rounds=self.rounds,
+            until=self.until,
+            budget=self.budget,
         )

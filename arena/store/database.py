@@ -777,6 +777,17 @@ class Store:
                 )
             }
 
+    def slot_winners(self) -> dict[tuple[str, str, int], bool]:
+        """(order, chaos, slot) -> whether Order won, of every stored game between active
+        versions: what a course's next round is decided from."""
+        with self._reading("cannot read the games") as conn:
+            return {
+                (order, chaos, slot): winner == "order"
+                for order, chaos, slot, winner in conn.execute(
+                    f"SELECT order_name, chaos_name, slot, winner FROM games WHERE {_BOTH_ACTIVE}"
+                )
+            }
+
     def _counted(self, include_inactive: bool = False) -> str:
         """SQL: which games the reads take: those that count (``games``), or, with
         ``include_inactive`` or ``all_versions``, every one."""

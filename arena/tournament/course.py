@@ -13,13 +13,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from arena.ratings.mle import OverallFit, aggregate, fit_pooled
-from arena.tournament.contested import contested_round
 from arena.tournament.stoprule import Budget, StopRule, trimmed_to_budget
 from arena.tournament.swiss import SwissRound, meeting, swiss_round
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the fit (numpy, scipy) is imported where used: a config reads the plan
     from arena.ratings import GameLike
+    from arena.ratings.mle import OverallFit
 
 __all__ = [
     "COURSE_FORMATS",
@@ -119,6 +118,8 @@ def round_games(pairings: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
 
 def course_fit(bots: Sequence[str], rounds: Sequence[Sequence[GameLike]]) -> OverallFit:
     """The fit every decision reads: the overall model of all finished rounds' games."""
+    from arena.ratings.mle import aggregate, fit_pooled
+
     return fit_pooled(aggregate((g for games in rounds for g in games), bots))
 
 
@@ -140,6 +141,8 @@ def next_round(
     swiss = _swiss(bots, rounds, fit)
     pairings, bye = swiss.pairings, swiss.bye
     if len(rounds) >= plan.swiss_rounds(pool):
+        from arena.tournament.contested import contested_round
+
         assert rule is not None
         focus = contested_round(fit, top=rule.top, los=rule.los, meetings=focus_meetings(pool))
         if not focus:  # the contested top is settled

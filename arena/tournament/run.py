@@ -26,6 +26,8 @@ from arena.rules import RULES_VERSION
 from arena.store.database import BotVersion, Store, VersionChange
 from arena.tournament.affinity import core_count
 from arena.tournament.capacity import fair_workers
+from arena.tournament.course import COURSE_FORMATS, CoursePlan
+from arena.tournament.courserun import course_games, course_slots, play_course
 from arena.tournament.executors import (
     DEFAULT_EXECUTOR,
     ExecutorSetup,
@@ -37,6 +39,7 @@ from arena.tournament.executors import (
 )
 from arena.tournament.live import LiveFeed, LiveProgress, live_folder, remove_folder
 from arena.tournament.schedule import MatchJob, in_rounds, plan_matches
+from arena.tournament.stoprule import Budget, StopRule
 
 __all__ = [
     "TournamentObserver",
@@ -61,7 +64,8 @@ class TournamentPlan:
     bots: tuple[BotSpec, ...]
     """Two or more bots with distinct names, in order (a gauntlet's first bot is the challenger)."""
     format: str = "round-robin"
-    """One of ``arena.tournament.schedule.FORMATS``."""
+    """One of ``arena.tournament.schedule.FORMATS``, or a course's
+    (``arena.tournament.course.COURSE_FORMATS``), played in rounds decided as it goes."""
     games_per_pairing: int = 10
     """Games per *ordered* pair: A as Order against B as Chaos (and as many the other way round)."""
     seed: int = 1
@@ -95,6 +99,18 @@ class TournamentPlan:
     live: bool = False
     """Keep the games in progress and the run's progress in the store's live folder while it
     runs (``arena.tournament.live``: for a live page; needs ``db``; not a cluster's games)."""
+    rounds: int | None = None
+    """A course's Swiss rounds (None: ``arena.tournament.course.default_rounds``)."""
+    until: StopRule | None = None
+    """A course's stopping rule, and the contested format's top."""
+    budget: Budget | None = None
+    """A course's most games."""
+
+    def course(self) -> CoursePlan | None:
+        """How the course is played, when the format is a course's."""
+        if self.format not in COURSE_FORMATS:
+            return None
+        return CoursePlan(self.format, self.rounds, self.until, self.budget)
 
     def describe(self) -> dict[str, object]:
         """What the store keeps of the run's definition (shown by ``arena ratings``)."""
@@ -163,6 +179,11 @@ class TournamentResult:
     distinct: int = 0
     """Distinct games among the tournament's stored games (same players, opening and moves
     count once): deterministic bots replay the same games, which measure nothing new."""
+    stopped: str | None = None
+    """What ended a course: ``"until"`` (its stopping rule holds), ``"budget"``, ``"rounds"``
+    (all its Swiss rounds are played) or ``"incomplete"`` (None: not a course)."""
+    rounds: int = 0
+    """A course's rounds played whole."""
 
     @property
     def complete(self) -> bool:
@@ -214,7 +235,9 @@ def _run(
     executor_factory: ExecutorFactory | None,
 ) -> TournamentResult:
     specs = list(plan.bots)
-    store.claim(_definition(plan), plan.games_per_pairing)  # refuses another tournament's
+    course = plan.course()
+    slots = plan.games_per_pairing if course is None else course_slots(course, len(specs))
+    store.claim(_definition(plan), slots)  # refuses another tournament's
     store.set_meta("config", json.dumps(plan.describe()))
     changes = store.register_bots([BotVersion(s.name, s.version(), s.command) for s in specs])
     notify = getattr(observer, "bot_changed", None)
@@ -223,6 +246,8 @@ def _run(
             notify(change, store.set_aside_count(change.name))
     store.set_meta("name", plan.name)
     store.set_meta("seed", str(plan.seed))
+    if course is not None:
+        return _run_course(plan, course, store, observer, executor_factory, changes)
     done = store.completed_slots()
     owed = plan_matches(
         specs,
@@ -243,9 +268,63 @@ def _run(
     result.workers = _workers(plan, len(jobs), observer)
     if (planned := getattr(observer, "planned", None)) is not None:
         planned(jobs, result.workers)
+    executor = _executor(plan, result.workers, observer, executor_factory)
+    try:
+        _play(executor, jobs, store, observer, result)
+    finally:
+        executor.close()
+    owed_slots = {job.slot_key(slot) for job in owed for slot in job.slots}
+    result.missing = len(owed_slots - store.completed_slots())
+    result.distinct = store.count_distinct_games()
+    return result
+
+
+def _run_course(
+    plan: TournamentPlan,
+    course: CoursePlan,
+    store: Store,
+    observer: TournamentObserver | None,
+    executor_factory: ExecutorFactory | None,
+    changes: list[VersionChange],
+) -> TournamentResult:
+    """Play a course round by round (``arena.tournament.courserun``); its total is the most
+    games it may play, as the stopping rule may end it sooner."""
+    pool = len(plan.bots)
+    result = TournamentResult(course_games(course, pool), store.count_games(), changes=changes)
+    if observer is not None:
+        observer.started(result.total, result.already, pool // 2)
+    executors: list[MatchExecutor] = []
+
+    def play(jobs: list[MatchJob]) -> None:
+        if not executors:  # started at the first round to play: a finished course needs none
+            result.workers = _workers(plan, max(1, pool // 2), observer)
+            executors.append(_executor(plan, result.workers, observer, executor_factory))
+        _play(executors[0], jobs, store, observer, result)
+
+    try:
+        end = play_course(
+            course, plan.bots, store, play, seed=plan.seed, opening_plies=plan.opening_plies
+        )
+    finally:
+        for executor in executors:
+            executor.close()
+    result.stopped, result.rounds, result.missing = end.reason, end.rounds, end.missing
+    if not result.missing:  # what it owed is what it played: its end decided the rest
+        result.total = store.count_games()
+    result.distinct = store.count_distinct_games()
+    return result
+
+
+def _executor(
+    plan: TournamentPlan,
+    workers: int,
+    observer: TournamentObserver | None,
+    executor_factory: ExecutorFactory | None,
+) -> MatchExecutor:
+    """The run's executor, for ``workers`` workers."""
     setup = ExecutorSetup(
         settings=plan.settings,
-        workers=result.workers,
+        workers=workers,
         affinity=plan.affinity,
         sink_factory=None if plan.db is None else partial(_store_sink, plan.db, plan.live),
         cluster=plan.cluster,
@@ -254,25 +333,27 @@ def _run(
         winding_down=getattr(observer, "winding_down", None),
     )
     if executor_factory is None:
-        executor = make_executor(plan.executor, setup)
-    else:
-        executor = executor_factory(setup)
-    try:
-        for attempt in range(1, MAX_ATTEMPTS + 1):
-            failed = _run_jobs(executor, jobs, store, observer, result)
-            if not failed:
-                break
-            done = store.completed_slots()
-            jobs = [job.without(done) for job in failed]
-            jobs = [job for job in jobs if job.slots]
-            if attempt == MAX_ATTEMPTS or not jobs:
-                break
-    finally:
-        executor.close()
-    owed_slots = {job.slot_key(slot) for job in owed for slot in job.slots}
-    result.missing = len(owed_slots - store.completed_slots())
-    result.distinct = store.count_distinct_games()
-    return result
+        return make_executor(plan.executor, setup)
+    return executor_factory(setup)
+
+
+def _play(
+    executor: MatchExecutor,
+    jobs: list[MatchJob],
+    store: Store,
+    observer: TournamentObserver | None,
+    result: TournamentResult,
+) -> None:
+    """Play ``jobs``, replaying those the harness failed up to ``MAX_ATTEMPTS`` times."""
+    for attempt in range(1, MAX_ATTEMPTS + 1):
+        failed = _run_jobs(executor, jobs, store, observer, result)
+        if not failed:
+            return
+        done = store.completed_slots()
+        jobs = [job.without(done) for job in failed]
+        jobs = [job for job in jobs if job.slots]
+        if attempt == MAX_ATTEMPTS or not jobs:
+            return
 
 
 def _workers(plan: TournamentPlan, jobs: int, observer: TournamentObserver | None) -> int:

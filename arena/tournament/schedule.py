@@ -36,6 +36,7 @@ __all__ = [
     "plan_matches",
     "in_rounds",
     "berger_rounds",
+    "round_matches",
     "random_opening",
     "FORMATS",
     "MAX_OPENING_PLIES",
@@ -300,3 +301,20 @@ def plan_matches(
             key = f"{name}#{first}"
             jobs.append(MatchJob(key, a, b, part, seeds[first], len(part), meeting_round))
     return in_rounds(jobs, done, format)
+
+
+def round_matches(
+    pairs: Sequence[tuple[BotSpec, BotSpec]], number: int, *, seed: int = 1, opening_plies: int = 0
+) -> list[MatchJob]:
+    """The matches of round ``number`` (from 1) of a course: each pairing one match of one game
+    per role, in slot ``number - 1``, so that a pair that meets again in a later round fills new
+    slots. Each match is seeded from the tournament's seed, its pairing and its round."""
+    index = number - 1
+    opening = opening_for(seed, index, opening_plies)
+    jobs = []
+    for a, b in pairs:
+        key = f"{a.name}~{b.name}@{number}"
+        match_seed = _derived_seed(seed, key)
+        slots = tuple(GameSlot(seat, index, opening, match_seed) for seat in (0, 1))
+        jobs.append(MatchJob(key, a, b, slots, match_seed, len(slots), index))
+    return jobs

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:  # numpy and the fit are imported where used: a config reads these classes
+    import numpy as np
 
-from arena.ratings.mle import OverallFit
+    from arena.ratings.mle import OverallFit
 
 __all__ = ["Budget", "StopRule", "adjacent_los", "placing", "trimmed_to_budget"]
 
@@ -33,6 +35,8 @@ class StopRule:
     def holds(self, fit: OverallFit) -> bool:
         """Whether every place of the top is separated from the next (a pool no larger than
         ``top`` needs every place separated)."""
+        import numpy as np
+
         return bool(np.all(adjacent_los(fit)[: self.top] >= self.los))
 
 
@@ -49,6 +53,8 @@ class Budget:
 
 def placing(fit: OverallFit) -> np.ndarray:
     """The bots' indices in ``fit.names`` from the strongest down (ties by name)."""
+    import numpy as np
+
     order: np.ndarray = np.lexsort((np.arange(len(fit.names)), -fit.rating))
     return order
 

@@ -9,13 +9,12 @@ games per ordered pairing: 760 games, 4 per meeting.
 from __future__ import annotations
 
 import contextlib
-import os
 import signal
 import sqlite3
 from collections import Counter
 from pathlib import Path
 
-from conftest import run_arena, start_arena, stored_game_count, wait_until
+from conftest import interrupted_when, run_arena, start_arena, stored_game_count
 from factories import copy_bot, games_of, write_config
 
 BOTS = [f"s{i:02d}" for i in range(20)]
@@ -60,21 +59,14 @@ def test_a_stopped_round_robin_is_level_and_resumes_to_the_games_of_an_unstopped
     db = tmp_path / "stopped" / "t.sqlite"
     process = start_arena("tournament", stopped, "--quiet")
     spreads = []
-    try:
 
-        def half_way() -> bool:
-            stored = stored_game_count(db)
-            if stored:
-                spreads.append(spread(db))
-            return stored >= GAMES // 2 or process.poll() is not None
+    def half_way() -> bool:
+        stored = stored_game_count(db)
+        if stored:
+            spreads.append(spread(db))
+        return stored >= GAMES // 2
 
-        assert wait_until(half_way, 120, interval=0.05), "not half way in time"
-        os.killpg(process.pid, signal.SIGINT)
-        output = "".join(process.communicate(timeout=30))
-    finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait(timeout=10)
+    output = interrupted_when(process, half_way, 120, "half way")
     assert process.returncode == 128 + signal.SIGINT, output
     stored = stored_game_count(db)
     assert GAMES // 2 <= stored < GAMES

@@ -19,6 +19,8 @@ from arena.config.build import TOP_KEYS
 from arena.errors import ConfigError
 from arena.limits import AffinityMode, KeepBots, Limits, SandboxMode, TimeControl
 from arena.tournament.affinity import core_count
+from arena.tournament.course import CoursePlan
+from arena.tournament.stoprule import Budget, StopRule
 
 MARK = "# <-"  # marks the line an error must point at
 
@@ -234,6 +236,16 @@ def test_openings(project: Path) -> None:
     assert load_config(write(project / "conf", BOTS + "openings: {}\n")).opening_plies == 0
 
 
+def test_course_keys(project: Path) -> None:
+    text = BOTS + "format: contested\nrounds: 3\nuntil: {top: 1, los: 0.9}\nbudget: {games: 40}\n"
+    course = load_config(write(project / "conf", text)).plan().course()
+    assert course is not None and course.format == "contested" and course.rounds == 3
+    assert course.until == StopRule(1, 0.9) and course.budget == Budget(40)
+    plain = load_config(write(project / "conf", BOTS + "format: swiss\n")).plan().course()
+    assert plain == CoursePlan("swiss")
+    assert load_config(write(project / "conf", BOTS)).plan().course() is None
+
+
 def test_yaml_anchors_and_merge_keys(project: Path) -> None:
     text = BOTS + "time_control: &tc {move_ms: 50}\nlimits: {<<: {memory_mb: 100, open_files: 90}, "
     cfg = load_config(write(project / "conf", text + "memory_mb: 200}\n"))
@@ -380,7 +392,8 @@ ERROR_CASES = {
     "format": (
         BOTS + "format: roundrobin  # <-\n",
         "format",
-        "expected one of 'round-robin', 'gauntlet', got 'roundrobin' (did you mean 'round-robin'?)",
+        "expected one of 'round-robin', 'gauntlet', 'swiss', 'contested', got 'roundrobin'"
+        " (did you mean 'round-robin'?)",
     ),
     "sandbox": (
         BOTS + "sandbox: docker  # <-\n",
@@ -561,6 +574,62 @@ ERROR_CASES = {
         "expected a mapping at the top level, got 'just text'",
     ),
     "empty file": ("# nothing  # <-\n", None, "got an empty file"),
+    "a misspelt course format": (
+        BOTS + "format: swis  # <-\n",
+        "format",
+        "expected one of 'round-robin', 'gauntlet', 'swiss', 'contested', got 'swis'"
+        " (did you mean 'swiss'?)",
+    ),
+    "rounds in a round robin": (
+        BOTS + "rounds: 5  # <-\n",
+        "rounds",
+        "expected only with format: swiss or contested (the format here is round-robin)",
+    ),
+    "games per pairing in a course": (
+        BOTS + "format: swiss\ngames_per_pairing: 2  # <-\n",
+        "games_per_pairing",
+        "expected no games_per_pairing in a swiss course",
+    ),
+    "rounds not a count": (
+        BOTS + "format: swiss\nrounds: 0  # <-\n",
+        "rounds",
+        "expected a positive integer, got 0",
+    ),
+    "until not a mapping": (
+        BOTS + "format: swiss\nuntil: 10  # <-\n",
+        "until",
+        "expected a mapping such as {top: 10, los: 0.95}, got 10",
+    ),
+    "until misspelt": (
+        BOTS + "format: swiss\nuntil:\n  tops: 1  # <-\n",
+        "until.tops",
+        "unknown key 'tops' (did you mean 'top'?)",
+    ),
+    "until without its top": (
+        BOTS + "format: contested\nuntil:  # <-\n  los: 0.9\n",
+        "until.top",
+        "missing (expected the places to settle, such as top: 10)",
+    ),
+    "until's top beyond the pool": (
+        BOTS + "format: swiss\nuntil: {top: 2}  # <-\n",
+        "until.top",
+        "expected a positive integer no larger than 1 (2 bots in the pool), got 2",
+    ),
+    "until's los out of range": (
+        BOTS + "format: swiss\nuntil:\n  top: 1\n  los: 95  # <-\n",
+        "until.los",
+        "expected a likelihood of superiority between 0.5 and 1 (such as 0.95), got 95",
+    ),
+    "budget of no games": (
+        BOTS + "format: swiss\nbudget:\n  games: 0  # <-\n",
+        "budget.games",
+        "expected an integer >= 2, got 0",
+    ),
+    "budget misspelt": (
+        BOTS + "format: swiss\nbudget:\n  game: 100  # <-\n",
+        "budget.game",
+        "unknown key 'game' (did you mean 'games'?)",
+    ),
 }
 
 

@@ -1,0 +1,103 @@
+"""The keys of a course: ``rounds:``, ``until: {top: K, los: P}`` and ``budget: {games: G}``.
+
+A course (``format: swiss`` or ``contested``) plays one game per role each time a pair meets,
+in rounds decided as it goes; ``until:`` and ``budget:`` end it sooner. Each key is checked
+where it stands, so that a wrong one is told with its line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from arena.config.context import Context, describe, key_line, value_line
+from arena.tournament.course import COURSE_FORMATS
+from arena.tournament.stoprule import Budget, StopRule
+
+__all__ = ["COURSE_KEYS", "CourseKeys", "course_keys"]
+
+COURSE_KEYS = ("rounds", "until", "budget")
+UNTIL_KEYS = ("top", "los")
+BUDGET_KEYS = ("games",)
+DEFAULT_LOS = 0.95
+
+
+@dataclass(frozen=True)
+class CourseKeys:
+    """What the file says of its course (None: the course's default)."""
+
+    rounds: int | None = None
+    until: StopRule | None = None
+    budget: Budget | None = None
+
+
+def course_keys(ctx: Context, top: Mapping[str, Any], fmt: str, pool: int) -> CourseKeys:
+    """The course keys of ``top``; a course's keys under another format, or
+    ``games_per_pairing`` in a course, are errors (their meaning would be silently lost)."""
+    given = [key for key in COURSE_KEYS if key in top]
+    if fmt not in COURSE_FORMATS:
+        if given:
+            courses = " or ".join(COURSE_FORMATS)
+            raise ctx.error(
+                given[0],
+                f"expected only with format: {courses} (the format here is {fmt})",
+                key_line(top, given[0]),
+            )
+        return CourseKeys()
+    if "games_per_pairing" in top:
+        raise ctx.error(
+            "games_per_pairing",
+            f"expected no games_per_pairing in a {fmt} course (each meeting plays one game per"
+            " role; set rounds: or budget: for more games)",
+            key_line(top, "games_per_pairing"),
+        )
+    rounds = ctx.integer(top, "rounds", "rounds") if "rounds" in top else None
+    return CourseKeys(rounds, _until(ctx, top, pool), _budget(ctx, top))
+
+
+def _section(ctx: Context, top: Mapping[str, Any], key: str, example: str) -> Mapping[str, Any]:
+    value = top[key]
+    if not isinstance(value, Mapping):
+        raise ctx.error(
+            key,
+            f"expected a mapping such as {example}, got {describe(value)}",
+            value_line(top, key),
+        )
+    return value
+
+
+def _require(ctx: Context, top: Mapping[str, Any], key: str, inner: str, expected: str) -> None:
+    """A section's required key, told missing at the section's line."""
+    if inner not in top[key]:
+        raise ctx.error(f"{key}.{inner}", f"missing (expected {expected})", key_line(top, key))
+
+
+def _until(ctx: Context, top: Mapping[str, Any], pool: int) -> StopRule | None:
+    if "until" not in top:
+        return None
+    section = _section(ctx, top, "until", "{top: 10, los: 0.95}")
+    ctx.check_keys(section, UNTIL_KEYS, "until")
+    _require(ctx, top, "until", "top", "the places to settle, such as top: 10")
+    places = ctx.integer(
+        section, "top", "until.top", maximum=max(1, pool - 1), why=f"{pool} bots in the pool"
+    )
+    los = section.get("los", DEFAULT_LOS)
+    if isinstance(los, bool) or not isinstance(los, int | float) or not 0.5 < los < 1.0:
+        raise ctx.error(
+            "until.los",
+            f"expected a likelihood of superiority between 0.5 and 1 (such as 0.95), got"
+            f" {describe(los)}",
+            value_line(section, "los"),
+        )
+    return StopRule(places, float(los))
+
+
+def _budget(ctx: Context, top: Mapping[str, Any]) -> Budget | None:
+    if "budget" not in top:
+        return None
+    section = _section(ctx, top, "budget", "{games: 1000}")
+    ctx.check_keys(section, BUDGET_KEYS, "budget")
+    _require(ctx, top, "budget", "games", "the most games to play, such as games: 1000")
+    games = ctx.integer(section, "games", "budget.games", minimum=2)
+    return Budget(games)

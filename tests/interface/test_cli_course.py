@@ -1,0 +1,103 @@
+"""Courses through the command: a Swiss course plays its rounds (every bot once a round, both
+roles, no pair twice while avoidable), its budget or stopping rule ends it sooner, the end says
+which, and the stored games are the same with 1 or 2 workers and after Ctrl-C and a resume.
+
+The bots are copies of ``tests/bots/seeded.py`` (random moves that follow each match's seed), and
+for the stopping rule the bundled ``greedy``, which beats them (no sandbox: it imports arena).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import sqlite3
+from collections import Counter, defaultdict
+from pathlib import Path
+
+from conftest import interrupted_when, run_arena, start_arena, stored_game_count
+from factories import copy_bot, games_of, write_config
+
+
+def course_config(folder: Path, bots: int, workers: int = 2, **fields: object) -> Path:
+    program = copy_bot(folder / "bots", "seeded.py")
+    entries = [{"name": f"s{i:02d}", "path": str(program)} for i in range(bots)]
+    path = write_config(folder, entries, workers=workers, format="swiss", **fields)
+    text = path.read_text().replace('  "games_per_pairing": 2,\n', "")  # a course has none
+    path.write_text(text)
+    return path
+
+
+def rounds_of(db: Path) -> dict[int, list[tuple[str, str]]]:
+    """The stored games by round (a course's slot is its round less one), as (Order, Chaos)."""
+    rounds: dict[int, list[tuple[str, str]]] = defaultdict(list)
+    with contextlib.closing(sqlite3.connect(f"{db.as_uri()}?mode=ro", uri=True)) as conn:
+        for order, chaos, slot in conn.execute("SELECT order_name, chaos_name, slot FROM games"):
+            rounds[int(slot) + 1].append((order, chaos))
+    return dict(rounds)
+
+
+def test_a_swiss_course_plays_its_rounds_without_repeats_and_says_what_stopped_it(
+    tmp_path: Path,
+) -> None:
+    config = course_config(tmp_path, bots=8, rounds=4)
+    done = run_arena("tournament", config, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "The swiss course stopped after 4 rounds: all its Swiss rounds are played" in done.stdout
+    rounds = rounds_of(tmp_path / "t.sqlite")
+    assert sorted(rounds) == [1, 2, 3, 4]
+    meetings: Counter[frozenset[str]] = Counter()
+    for games in rounds.values():
+        assert len(games) == 8  # four pairings, both roles each
+        assert Counter(order for order, _ in games) == Counter(chaos for _, chaos in games)
+        assert all(n == 1 for n in Counter(order for order, _ in games).values())
+        meetings.update({frozenset(game) for game in games})
+    assert max(meetings.values()) == 1, meetings  # 8 bots, 4 rounds: a repeat is avoidable
+
+
+def test_a_budget_stops_a_course_in_whole_meetings(tmp_path: Path) -> None:
+    config = course_config(tmp_path, bots=8, rounds=4, budget={"games": 11})
+    done = run_arena("tournament", config, "--quiet", timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "stopped after 2 rounds: its budget of 11 games is spent" in done.stdout
+    rounds = rounds_of(tmp_path / "t.sqlite")
+    assert {number: len(games) for number, games in rounds.items()} == {1: 8, 2: 2}
+
+
+def test_the_stopping_rule_ends_a_course_once_its_top_is_separated(tmp_path: Path) -> None:
+    program = copy_bot(tmp_path / "bots", "seeded.py")
+    entries: list[object] = [{"name": f"s{i}", "path": str(program)} for i in range(5)]
+    config = write_config(
+        tmp_path,
+        [*entries, "greedy"],  # type: ignore[list-item]
+        format="swiss",
+        rounds=12,
+        until={"top": 1, "los": 0.9},
+        sandbox="none",
+    )
+    config.write_text(config.read_text().replace('  "games_per_pairing": 2,\n', ""))
+    done = run_arena("tournament", config, "--quiet", timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "its stopping rule holds: each of the top 1 ahead of the next" in done.stdout
+    played = rounds_of(tmp_path / "t.sqlite")
+    assert len(played) < 12 and all(len(games) == 6 for games in played.values())
+
+
+def test_a_stopped_course_resumes_to_the_games_of_an_unstopped_one_whatever_the_workers(
+    tmp_path: Path,
+) -> None:
+    """Nine bots (a bye each round), six rounds of four meetings: 48 games."""
+    total = 6 * 4 * 2
+    stopped = course_config(tmp_path / "stopped", bots=9, workers=2, rounds=6)
+    db = tmp_path / "stopped" / "t.sqlite"
+    process = start_arena("tournament", stopped, "--quiet")
+    output = interrupted_when(process, lambda: stored_game_count(db) >= 19, 120, "part way")
+    assert process.returncode == 128 + signal.SIGINT, output
+    assert 19 <= stored_game_count(db) < total
+    resumed = run_arena("tournament", stopped, "--quiet", timeout=300)
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    assert "stopped after 6 rounds" in resumed.stdout
+    unstopped = course_config(tmp_path / "unstopped", bots=9, workers=1, rounds=6)
+    whole = run_arena("tournament", unstopped, "--quiet", timeout=300)
+    assert whole.returncode == 0, whole.stdout + whole.stderr
+    games = games_of(db)
+    assert len(games) == total and games == games_of(tmp_path / "unstopped" / "t.sqlite")
