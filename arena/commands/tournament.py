@@ -252,18 +252,30 @@ def _summarise(
         console.print(course_end(result, config))
 
 
+RUN_NAMES = {
+    "swiss": "Swiss course",
+    "contested": "contested course",
+    "round-robin": "round robin",
+    "gauntlet": "gauntlet",
+}
+
+
 def course_end(result: TournamentResult, config: TournamentConfig) -> str:
-    """What ended a course, in one sentence (its stopping rule, its budget or its rounds)."""
-    rounds = ProgressDisplay.plural(result.rounds, "round")
-    plan = config.plan().course()
-    assert plan is not None  # only a course says what stopped it
+    """What ended a run with rounds to stop at: its stopping rule, its budget or its rounds."""
+    rule = config.until
     if result.stopped == "until":
-        rule = plan.until
-        top = f"top {rule.top}" if rule is not None else "top (10 by default)"
+        top = f"top {rule.top}" if rule is not None else "top 10 (the default)"
         los = rule.los if rule is not None else 0.95
         why = f"its stopping rule holds: each of the {top} ahead of the next at LOS >= {los:g}"
     elif result.stopped == "budget":
-        why = f"its budget of {plan.budget_games(len(config.bots)):,} games is spent"
+        course = config.plan().course()
+        if config.budget is not None:
+            why = f"its budget of {config.budget.games:,} games is spent"
+        else:  # the contested format's default budget
+            assert course is not None
+            why = f"its budget of {course.budget_games(len(config.bots)):,} games is spent"
     else:
-        why = "all its Swiss rounds are played"
-    return f"The {config.format} course stopped after {rounds}: {why}."
+        why = "all its rounds are played"
+    plural = ProgressDisplay.plural
+    done = plural(result.rounds, "round") if result.rounds else plural(result.total, "game")
+    return f"The {RUN_NAMES.get(config.format, config.format)} stopped after {done}: {why}."

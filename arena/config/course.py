@@ -1,8 +1,8 @@
 """The keys of a course: ``rounds:``, ``until: {top: K, los: P}`` and ``budget: {games: G}``.
 
 A course (``format: swiss`` or ``contested``) plays one game per role each time a pair meets,
-in rounds decided as it goes; ``until:`` and ``budget:`` end it sooner. Each key is checked
-where it stands, so that a wrong one is told with its line.
+in rounds decided as it goes; ``until:`` and ``budget:`` end it, or a round robin, sooner.
+Each key is checked where it stands, so that a wrong one is told with its line.
 """
 
 from __future__ import annotations
@@ -33,18 +33,18 @@ class CourseKeys:
 
 
 def course_keys(ctx: Context, top: Mapping[str, Any], fmt: str, pool: int) -> CourseKeys:
-    """The course keys of ``top``; a course's keys under another format, or
-    ``games_per_pairing`` in a course, are errors (their meaning would be silently lost)."""
-    given = [key for key in COURSE_KEYS if key in top]
+    """The course keys of ``top`` (``until:`` and ``budget:`` for any format); ``rounds:``
+    under another format, or ``games_per_pairing`` in a course, are errors (their meaning would
+    be silently lost)."""
     if fmt not in COURSE_FORMATS:
-        if given:
+        if "rounds" in top:
             courses = " or ".join(COURSE_FORMATS)
             raise ctx.error(
-                given[0],
+                "rounds",
                 f"expected only with format: {courses} (the format here is {fmt})",
-                key_line(top, given[0]),
+                key_line(top, "rounds"),
             )
-        return CourseKeys()
+        return CourseKeys(None, _until(ctx, top, pool), _budget(ctx, top))
     if "games_per_pairing" in top:
         raise ctx.error(
             "games_per_pairing",

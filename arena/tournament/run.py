@@ -28,6 +28,7 @@ from arena.tournament.affinity import core_count
 from arena.tournament.capacity import fair_workers
 from arena.tournament.course import COURSE_FORMATS, CoursePlan
 from arena.tournament.courserun import course_games, course_slots, play_course
+from arena.tournament.cutoff import by_round, stop_reason, within_budget
 from arena.tournament.executors import (
     DEFAULT_EXECUTOR,
     ExecutorSetup,
@@ -102,9 +103,9 @@ class TournamentPlan:
     rounds: int | None = None
     """A course's Swiss rounds (None: ``arena.tournament.course.default_rounds``)."""
     until: StopRule | None = None
-    """A course's stopping rule, and the contested format's top."""
+    """The stopping rule, checked at each round's end (and the contested format's top)."""
     budget: Budget | None = None
-    """A course's most games."""
+    """The most games, each round cut to the whole meetings that fit."""
 
     def course(self) -> CoursePlan | None:
         """How the course is played, when the format is a course's."""
@@ -270,13 +271,41 @@ def _run(
         planned(jobs, result.workers)
     executor = _executor(plan, result.workers, observer, executor_factory)
     try:
-        _play(executor, jobs, store, observer, result)
+        if plan.until is None and plan.budget is None:
+            _play(executor, jobs, store, observer, result)
+        else:
+            result.stopped = _play_until(plan, executor, jobs, store, observer, result)
     finally:
         executor.close()
-    owed_slots = {job.slot_key(slot) for job in owed for slot in job.slots}
-    result.missing = len(owed_slots - store.completed_slots())
+    if result.stopped in ("until", "budget"):  # what it owed is what it played
+        result.total, result.missing = store.count_games(), 0
+    else:
+        owed_slots = {job.slot_key(slot) for job in owed for slot in job.slots}
+        result.missing = len(owed_slots - store.completed_slots())
     result.distinct = store.count_distinct_games()
     return result
+
+
+def _play_until(
+    plan: TournamentPlan,
+    executor: MatchExecutor,
+    jobs: list[MatchJob],
+    store: Store,
+    observer: TournamentObserver | None,
+    result: TournamentResult,
+) -> str:
+    """Play ``jobs`` round by round until the stopping rule holds or the budget is spent
+    (``arena.tournament.cutoff``); which of them stopped it, or ``"rounds"``."""
+    names = [bot.name for bot in plan.bots]
+    for round_jobs in by_round(jobs):
+        if reason := stop_reason(store, names, plan.until, plan.budget):
+            return reason
+        left = None if plan.budget is None else plan.budget.games - store.count_games()
+        kept = within_budget(round_jobs, left)
+        if not kept:
+            return "budget"
+        _play(executor, kept, store, observer, result)
+    return stop_reason(store, names, plan.until, plan.budget) or "rounds"
 
 
 def _run_course(

@@ -13,6 +13,7 @@ import signal
 import sqlite3
 from collections import Counter, defaultdict
 from pathlib import Path
+from typing import Any
 
 from conftest import interrupted_when, run_arena, start_arena, stored_game_count
 from factories import copy_bot, games_of, write_config
@@ -25,6 +26,14 @@ def course_config(folder: Path, bots: int, workers: int = 2, **fields: object) -
     text = path.read_text().replace('  "games_per_pairing": 2,\n', "")  # a course has none
     path.write_text(text)
     return path
+
+
+def greedy_config(folder: Path, seeded: int, **fields: object) -> Path:
+    """``seeded`` random bots and the bundled ``greedy``, which beats them (no sandbox: it
+    imports arena, which a worktree's bubblewrap does not show)."""
+    program = copy_bot(folder / "bots", "seeded.py")
+    entries: list[Any] = [{"name": f"s{i}", "path": str(program)} for i in range(seeded)]
+    return write_config(folder, [*entries, "greedy"], sandbox="none", **fields)
 
 
 def rounds_of(db: Path) -> dict[int, list[tuple[str, str]]]:
@@ -42,7 +51,7 @@ def test_a_swiss_course_plays_its_rounds_without_repeats_and_says_what_stopped_i
     config = course_config(tmp_path, bots=8, rounds=4)
     done = run_arena("tournament", config, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "The swiss course stopped after 4 rounds: all its Swiss rounds are played" in done.stdout
+    assert "The Swiss course stopped after 4 rounds: all its rounds are played" in done.stdout
     rounds = rounds_of(tmp_path / "t.sqlite")
     assert sorted(rounds) == [1, 2, 3, 4]
     meetings: Counter[frozenset[str]] = Counter()
@@ -64,16 +73,7 @@ def test_a_budget_stops_a_course_in_whole_meetings(tmp_path: Path) -> None:
 
 
 def test_the_stopping_rule_ends_a_course_once_its_top_is_separated(tmp_path: Path) -> None:
-    program = copy_bot(tmp_path / "bots", "seeded.py")
-    entries: list[object] = [{"name": f"s{i}", "path": str(program)} for i in range(5)]
-    config = write_config(
-        tmp_path,
-        [*entries, "greedy"],  # type: ignore[list-item]
-        format="swiss",
-        rounds=12,
-        until={"top": 1, "los": 0.9},
-        sandbox="none",
-    )
+    config = greedy_config(tmp_path, 5, format="swiss", rounds=12, until={"top": 1, "los": 0.9})
     config.write_text(config.read_text().replace('  "games_per_pairing": 2,\n', ""))
     done = run_arena("tournament", config, "--quiet", timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
@@ -101,3 +101,31 @@ def test_a_stopped_course_resumes_to_the_games_of_an_unstopped_one_whatever_the_
     assert whole.returncode == 0, whole.stdout + whole.stderr
     games = games_of(db)
     assert len(games) == total and games == games_of(tmp_path / "unstopped" / "t.sqlite")
+
+
+def test_a_budget_stops_a_round_robin_at_whole_meetings_and_a_resume_stays_stopped(
+    tmp_path: Path,
+) -> None:
+    """Six bots, two games per ordered pairing: a meeting is 4 games, a round 12."""
+    program = copy_bot(tmp_path / "bots", "seeded.py")
+    entries = [{"name": f"s{i}", "path": str(program)} for i in range(6)]
+    config = write_config(tmp_path, entries, budget={"games": 30})
+    done = run_arena("tournament", config, "--quiet", timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "The round robin stopped after 28 games: its budget of 30 games is spent" in done.stdout
+    games = games_of(tmp_path / "t.sqlite")
+    assert len(games) == 28  # two rounds, and one meeting of the third
+    meetings = Counter(frozenset((order, chaos)) for order, chaos, _ in games)
+    assert set(meetings.values()) == {4}
+    again = run_arena("tournament", config, "--quiet", timeout=300)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "0 games played this run" in again.stdout and games_of(tmp_path / "t.sqlite") == games
+
+
+def test_the_stopping_rule_ends_a_round_robin_at_a_round(tmp_path: Path) -> None:
+    config = greedy_config(tmp_path, 6, until={"top": 1, "los": 0.9})
+    done = run_arena("tournament", config, "--quiet", timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "its stopping rule holds: each of the top 1 ahead of the next" in done.stdout
+    stored = len(games_of(tmp_path / "t.sqlite"))
+    assert 0 < stored < 2 * 2 * 21 and stored % 4 == 0, stored  # whole meetings

@@ -244,6 +244,9 @@ def test_course_keys(project: Path) -> None:
     plain = load_config(write(project / "conf", BOTS + "format: swiss\n")).plan().course()
     assert plain == CoursePlan("swiss")
     assert load_config(write(project / "conf", BOTS)).plan().course() is None
+    robin = load_config(write(project / "conf", BOTS + "until: {top: 1}\nbudget: {games: 8}\n"))
+    assert robin.plan().course() is None
+    assert robin.plan().until == StopRule(1, 0.95) and robin.plan().budget == Budget(8)
 
 
 def test_yaml_anchors_and_merge_keys(project: Path) -> None:
