@@ -19,10 +19,12 @@ from conftest import interrupted_when, run_arena, start_arena, stored_game_count
 from factories import copy_bot, games_of, write_config
 
 
-def course_config(folder: Path, bots: int, workers: int = 2, **fields: object) -> Path:
+def course_config(
+    folder: Path, bots: int, workers: int = 2, format: str = "swiss", **fields: object
+) -> Path:
     program = copy_bot(folder / "bots", "seeded.py")
     entries = [{"name": f"s{i:02d}", "path": str(program)} for i in range(bots)]
-    path = write_config(folder, entries, workers=workers, format="swiss", **fields)
+    path = write_config(folder, entries, workers=workers, format=format, **fields)
     text = path.read_text().replace('  "games_per_pairing": 2,\n', "")  # a course has none
     path.write_text(text)
     return path
@@ -129,3 +131,21 @@ def test_the_stopping_rule_ends_a_round_robin_at_a_round(tmp_path: Path) -> None
     assert "its stopping rule holds: each of the top 1 ahead of the next" in done.stdout
     stored = len(games_of(tmp_path / "t.sqlite"))
     assert 0 < stored < 2 * 2 * 21 and stored % 4 == 0, stored  # whole meetings
+
+
+def test_a_contested_course_spends_its_budget_and_plays_the_same_games_whatever_the_workers(
+    tmp_path: Path,
+) -> None:
+    """Eight bots, two Swiss rounds before the top's doubts get games of their own."""
+    stored = []
+    for workers in (1, 2):
+        folder = tmp_path / f"w{workers}"
+        fields: dict[str, Any] = {"rounds": 2, "until": {"top": 2}, "budget": {"games": 40}}
+        config = course_config(folder, bots=8, workers=workers, format="contested", **fields)
+        done = run_arena("tournament", config, "--quiet", timeout=300)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert "The contested course stopped after" in done.stdout, done.stdout
+        assert "its budget of 40 games is spent" in done.stdout
+        stored.append(games_of(folder / "t.sqlite"))
+    assert 32 < len(stored[0]) <= 40 and stored[0] == stored[1]
+    assert len(rounds_of(tmp_path / "w1" / "t.sqlite")) > 2  # past its Swiss rounds
