@@ -187,6 +187,11 @@ class BotStanding:
     tied: bool = False
     """Whether another bot has exactly its results and rating (``_tied``): listed after or before
     it only by name, the same place."""
+    rank_interval: tuple[int, int] | None = None
+    """How settled its place is: the best and worst rank at the standings' level
+    (``arena.ratings.ranks``; None: not asked for, or no games)."""
+    swiss_score: float | None = None
+    """A Swiss course's score: games won, and a bye's points (None: not a Swiss course)."""
 
     @property
     def place(self) -> str:
@@ -238,6 +243,8 @@ class BotStanding:
             "faults": dict(self.faults),
             "fault_total": self.fault_total,
             "survival": None if self.survival is None else self.survival.to_json(),
+            "rank_interval": None if self.rank_interval is None else list(self.rank_interval),
+            "swiss_score": self.swiss_score,
         }
 
 
@@ -484,6 +491,17 @@ def _shared_ranks(ordered: Sequence[str], tied: Callable[[str, str], bool]) -> l
     return ranks
 
 
+def _rank_intervals(fit: MLEFit, level: float) -> dict[str, tuple[int, int]]:
+    """Each bot's rank interval among all of the fit's bots."""
+    import numpy as np
+
+    from arena.ratings.ranks import rank_intervals
+
+    rating = np.array([fit.rating[name] for name in fit.names])
+    found = rank_intervals(rating, fit.rating_cov, level)
+    return {name: (int(low), int(high)) for name, (low, high) in zip(fit.names, found, strict=True)}
+
+
 def preload() -> None:
     """Import what ``compute_all`` needs (numpy, the fit, the Elo modules), a tenth of a second
     or, on a loaded machine, more: a caller with a core to spare before its standings (a
@@ -501,6 +519,7 @@ def compute_all(
     prior_sd: float = 400.0,
     prior_sd_role: float = 1000.0,
     elo_backend: Literal["auto", "package", "builtin"] = "auto",
+    rank_level: float | None = None,
 ) -> Standings:
     """The standings of ``games`` (their order does not matter: see ``canonical_order``).
 
@@ -509,6 +528,7 @@ def compute_all(
     ``offset`` default to the sequential Elo's K and starting rating (16 and 1500): ``offset``
     places the average bot of the fit at the sequential Elo's start, so that the columns read on
     one scale. ``prior_sd``/``prior_sd_role``: see ``arena.ratings.mle.fit_mle``.
+    ``rank_level``: give each bot its rank interval at that level.
     """
     from arena.ratings.elo import (
         CANONICAL_ORDER,
@@ -544,6 +564,7 @@ def compute_all(
 
     ordered = sorted(fit.names, key=lambda n: (counts[n].games == 0, -fit.rating[n], n))
     shared = _shared_ranks(ordered, lambda a, b: _tied(counts[a], counts[b], fit, a, b))
+    intervals = {} if rank_level is None else _rank_intervals(fit, rank_level)
     bots = []
     for rank, name in enumerate(ordered, 1):
         t = counts[name]
@@ -568,6 +589,7 @@ def compute_all(
                 display_name=(display_names or {}).get(name, ""),
                 shared_rank=shared[rank - 1],
                 tied=shared.count(shared[rank - 1]) > 1,
+                rank_interval=intervals.get(name) if t.games else None,
             )
         )
     return Standings(

@@ -30,6 +30,7 @@ __all__ = [
     "default_rounds",
     "next_round",
     "round_games",
+    "swiss_tally",
 ]
 
 COURSE_FORMATS = ("swiss", "contested")
@@ -160,8 +161,24 @@ def next_round(
 def _swiss(
     bots: Sequence[str], rounds: Sequence[Sequence[GameLike]], fit: OverallFit
 ) -> SwissRound:
-    """The next Swiss round: scores are games won, and a bye (the one bot of the pool absent
-    from a round) scores ``BYE_POINTS``."""
+    """The next Swiss round, from the scores, meetings and byes so far."""
+    tally = swiss_tally(bots, rounds)
+    ratings = dict(zip(fit.names, fit.rating.tolist(), strict=True))
+    return swiss_round(tally.scores, ratings, tally.met, tally.byes)
+
+
+@dataclass(frozen=True)
+class SwissTally:
+    """A Swiss course so far: each bot's score, the pairs met, each bot's byes."""
+
+    scores: dict[str, float]
+    met: set[frozenset[str]]
+    byes: dict[str, int]
+
+
+def swiss_tally(bots: Sequence[str], rounds: Sequence[Sequence[GameLike]]) -> SwissTally:
+    """Scores are games won, and a bye (the one bot of the pool absent from a round) scores
+    ``BYE_POINTS``."""
     scores = dict.fromkeys(bots, 0.0)
     met: set[frozenset[str]] = set()
     byes: dict[str, int] = {}
@@ -177,5 +194,4 @@ def _swiss(
         if len(absent) == 1:
             byes[absent[0]] = byes.get(absent[0], 0) + 1
             scores[absent[0]] += BYE_POINTS
-    ratings = dict(zip(fit.names, fit.rating.tolist(), strict=True))
-    return swiss_round(scores, ratings, met, byes)
+    return SwissTally(scores, met, byes)

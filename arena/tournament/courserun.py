@@ -18,7 +18,7 @@ from arena.store.database import Store
 from arena.tournament.course import GAMES_PER_PAIRING, CoursePlan, Finished, next_round
 from arena.tournament.schedule import MatchJob, round_matches
 
-__all__ = ["CourseEnd", "course_games", "course_slots", "play_course"]
+__all__ = ["CourseEnd", "course_games", "course_slots", "play_course", "stored_rounds"]
 
 PlayJobs = Callable[[list[MatchJob]], None]
 """Plays matches and stores their games (the run's executor, with its retries)."""
@@ -95,3 +95,11 @@ def course_games(plan: CoursePlan, pool: int) -> int:
         return budget or 0
     most = plan.swiss_rounds(pool) * GAMES_PER_PAIRING * (pool // 2)
     return most if budget is None else min(most, budget)
+
+
+def stored_rounds(store: Store) -> list[list[GameResult]]:
+    """A course's stored games by round (round R in slot R - 1), up to its last round begun."""
+    rounds: dict[int, list[GameResult]] = {}
+    for (order, chaos, slot), order_won in store.slot_winners().items():
+        rounds.setdefault(slot, []).append(GameResult(order, chaos, order_won))
+    return [rounds.get(slot, []) for slot in range(max(rounds, default=-1) + 1)]

@@ -127,6 +127,9 @@ class TournamentPlan:
             "opening_plies": self.opening_plies,
             "bots": [bot.name for bot in self.bots],
             "folder": None if self.folder is None else str(self.folder),
+            "rounds": self.rounds,
+            "until": None if self.until is None else dataclasses.asdict(self.until),
+            "budget": None if self.budget is None else dataclasses.asdict(self.budget),
         }
 
 

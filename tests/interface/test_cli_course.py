@@ -9,6 +9,7 @@ for the stopping rule the bundled ``greedy``, which beats them (no sandbox: it i
 from __future__ import annotations
 
 import contextlib
+import json
 import signal
 import sqlite3
 from collections import Counter, defaultdict
@@ -103,6 +104,29 @@ def test_a_stopped_course_resumes_to_the_games_of_an_unstopped_one_whatever_the_
     assert whole.returncode == 0, whole.stdout + whole.stderr
     games = games_of(db)
     assert len(games) == total and games == games_of(tmp_path / "unstopped" / "t.sqlite")
+    assert_swiss_standings(db)
+
+
+def assert_swiss_standings(db: Path) -> None:
+    """Each bot's Swiss score is its games won and a point a bye, and its rank interval holds
+    its place, in ``arena ratings --json`` and in the table."""
+    shown = run_arena("ratings", db, "--json")
+    assert shown.returncode == 0, shown.stderr
+    bots = json.loads(shown.stdout)["bots"]
+    names = {bot["name"] for bot in bots}
+    byes = Counter(
+        bye
+        for games in rounds_of(db).values()
+        for bye in names - {name for game in games for name in game}
+    )
+    for bot in bots:
+        assert bot["swiss_score"] == bot["wins"] + byes[bot["name"]], bot
+        low, high = bot["rank_interval"]
+        assert 1 <= low <= bot["rank"] <= high <= len(bots), bot
+    table = run_arena("ratings", db)
+    assert table.returncode == 0, table.stderr
+    header = next(line for line in table.stdout.splitlines() if line.startswith("#"))
+    assert header.split()[:6] == ["#", "bot", "score", "ranks", "Swiss", "Elo"], header
 
 
 def test_a_budget_stops_a_round_robin_at_whole_meetings_and_a_resume_stays_stopped(

@@ -478,7 +478,7 @@ BAD_CONFIGS = {
     ),
     "missing bot file": ("", "bots[1].path", 4, "not found"),
     "bad yaml": ("workers: [1, 2\n", None, None, "invalid YAML"),
-    "bad format": ("format: swiss\n", "format", 5, "round-robin"),
+    "bad format": ("format: knockout\n", "format", 5, "round-robin"),
 }
 
 

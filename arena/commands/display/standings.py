@@ -14,6 +14,7 @@ only the title and column headers are bold, and not even that under ``NO_COLOR``
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import textwrap
 from collections.abc import Callable, Sequence
@@ -88,6 +89,7 @@ def load_standings(store: Store, *, for_terminal: bool = False) -> Standings:
     from arena.protocol import shown as safe
     from arena.ratings import GameResult
     from arena.ratings.standings import compute_all
+    from arena.tournament.course import COURSE_FORMATS
 
     shown: dict[str, str] = {}  # each bot's display name in its latest game that gave one
     results = []
@@ -106,7 +108,33 @@ def load_standings(store: Store, *, for_terminal: bool = False) -> Standings:
                 r._replace(order=safe_name[r.order], chaos=safe_name[r.chaos]) for r in results
             ]
         shown = {safe_name.get(name, safe(name)): safe(text) for name, text in shown.items()}
-    return compute_all(results, display_names=shown)
+    described = _described(store)
+    settled = described.get("format") in COURSE_FORMATS or bool(described.get("until"))
+    standings = compute_all(
+        results, display_names=shown, rank_level=RANK_LEVEL if settled else None
+    )
+    if described.get("format") != "swiss":
+        return standings
+    from arena.tournament.course import swiss_tally
+    from arena.tournament.courserun import stored_rounds
+
+    scores = swiss_tally(standings.names, stored_rounds(store)).scores
+    bots = [dataclasses.replace(b, swiss_score=scores.get(b.name)) for b in standings.bots]
+    return dataclasses.replace(standings, bots=bots)
+
+
+RANK_LEVEL = 0.95
+"""The level of the rank intervals a course's standings show."""
+
+
+def _described(store: Store) -> dict[str, object]:
+    """The store's run as it described itself (``TournamentPlan.describe``; empty if none): a
+    course's standings, and those of a run with a stopping rule, show rank intervals."""
+    try:
+        described = json.loads(store.get_meta("config") or "{}")
+    except ValueError:
+        return {}
+    return described if isinstance(described, dict) else {}
 
 
 DISPLAY_LIMIT = 20
@@ -211,9 +239,31 @@ def _fault_count(reason: str) -> Callable[[BotStanding], str]:
     return lambda b: str(b.faults[reason])
 
 
+def _ranks(b: BotStanding) -> str:
+    """``2-5``: the ranks its place may be at (``3``: settled)."""
+    if b.rank_interval is None:
+        return "-"
+    low, high = b.rank_interval
+    return str(low) if low == high else f"{low}-{high}"
+
+
+def _course_columns(standings: Standings, columns: list[Column]) -> list[Column]:
+    """``columns`` with, when the standings have them, the rank intervals after the place and
+    the Swiss score after the games' score."""
+    added: list[Column] = []
+    if any(b.rank_interval is not None for b in standings.bots):
+        added.append(Column("ranks", ">", _ranks))
+    if any(b.swiss_score is not None for b in standings.bots):
+        added.append(Column("Swiss", ">", lambda b: f"{b.swiss_score or 0:g}"))
+    if not added:
+        return columns
+    at = [c.header for c in columns].index("score") + 1
+    return [*columns[:at], *added, *columns[at:]]
+
+
 def _main_table(standings: Standings, width: int, wide: bool) -> tuple[list[Line], list[str]]:
     """The table's lines, and the headers of the columns left out to fit ``width``."""
-    columns = _columns(wide)
+    columns = _course_columns(standings, _columns(wide))
     lines = _table(columns, standings.bots)
     dropped: list[str] = []
     if not wide:
@@ -365,6 +415,12 @@ def _legend(standings: Standings, share_only: bool) -> str:
         parts.append("-: no games (in that role)")
     if any(b.tied for b in standings.bots):
         parts.append("=: a rank shared by an exact tie")
+    if any(b.rank_interval is not None for b in standings.bots):
+        parts.append(f"ranks: the places its rank may hold ({RANK_LEVEL:.0%} rank interval)")
+    if any(b.swiss_score is not None for b in standings.bots):
+        from arena.tournament.course import BYE_POINTS
+
+        parts.append(f"Swiss: games won, and {BYE_POINTS:g} a bye (the Swiss pairing's score)")
     return "Legend: " + "; ".join(parts) + "."
 
 
