@@ -236,6 +236,11 @@ def run_submit(
         config = load_config(config_path)
         if spec.name not in {e.name for e in config.bots}:  # pragma: no cover - defensive
             raise ArenaError(f"{config_path}: the new entry was not read back")
+        if config.plan().course() is not None:
+            raise ArenaError(
+                f"{config_path}: a {config.format} course takes no late entry yet (its rounds"
+                " are decided for the pool it began with): run the bot in a tournament of its own"
+            )
     except ArenaError:
         _write_atomically(path, original)
         raise

@@ -173,3 +173,28 @@ def test_a_contested_course_spends_its_budget_and_plays_the_same_games_whatever_
         stored.append(games_of(folder / "t.sqlite"))
     assert 32 < len(stored[0]) <= 40 and stored[0] == stored[1]
     assert len(rounds_of(tmp_path / "w1" / "t.sqlite")) > 2  # past its Swiss rounds
+
+
+def test_a_course_refuses_another_pool_in_one_line_and_keeps_its_games(tmp_path: Path) -> None:
+    config = course_config(tmp_path, bots=4, rounds=1)
+    done = run_arena("tournament", config, "--quiet", timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    games = games_of(tmp_path / "t.sqlite")
+    data = json.loads(config.read_text())
+    data["bots"].append({"name": "late", "path": data["bots"][0]["path"]})
+    config.write_text(json.dumps(data))
+    refused = run_arena("tournament", config, "--quiet", timeout=300)
+    assert refused.returncode != 0
+    assert refused.stderr.count("\n") == 1, refused.stderr
+    assert "the swiss course began with another pool (added: late; gone: none)" in refused.stderr
+    assert games_of(tmp_path / "t.sqlite") == games
+
+
+def test_submit_into_a_course_is_refused_in_one_line_and_the_file_is_kept(tmp_path: Path) -> None:
+    config = course_config(tmp_path, bots=2, rounds=1)
+    copy_bot(tmp_path / "late", "seeded.py", name="main.py")
+    before = config.read_text()
+    refused = run_arena("submit", tmp_path / "late", config, timeout=300)
+    assert refused.returncode != 0
+    assert "a swiss course takes no late entry yet" in refused.stderr, refused.stderr
+    assert config.read_text() == before
