@@ -143,7 +143,7 @@ class Limits:
     memory_mb: int = _at_least(1024, 64, "a Python bot cannot start with less")
     """Memory in MiB: the bot's resident memory, all its processes together, where arena has a
     memory cgroup for it (going past it is its ``crash``); else each process's address space
-    (RLIMIT_AS), which a JVM or Go runtime needs far more of than it uses (see the README)."""
+    (RLIMIT_AS), which a JVM or Go runtime needs far more of than it uses (docs/sandbox.md)."""
     cpu_seconds: int | None = None
     """RLIMIT_CPU for the whole process; None derives a generous one from the match's length."""
     file_size_mb: int = 16
@@ -152,7 +152,7 @@ class Limits:
     """RLIMIT_NOFILE."""
     processes: int | None = _at_least(64, 8, "an interpreter starts threads of its own")
     """Processes and threads of one bot, all its descendants included (None: unbounded).
-    Exceeding it is the bot's fault (a ``crash``) where a cgroup records it (see the README)."""
+    Exceeding it is the bot's fault (a ``crash``) where a cgroup records it (docs/sandbox.md)."""
     tmp_mb: int = _at_least(64, 1, "a bot's private /tmp needs some room")
     """Size of the bot's private ``/tmp`` (a tmpfs); filling it is the bot's fault (``crash``)."""
     stderr_kb: int = 16

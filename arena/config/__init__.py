@@ -1,6 +1,6 @@
 """Tournament files: load and validate a YAML file into a frozen ``TournamentConfig``.
 
-Every key is shown, with an example file, in the README's "A tournament file". Every problem
+Every key is listed, with an example file, in docs/tournament-file.md. Every problem
 raises a ``ConfigError`` naming the file, the key path (``bots[2].path``), the line and what was
 expected; unknown and duplicate keys are errors, and null only where it means something. The
 package: ``yamlread`` (YAML with lines), ``context`` (located errors, checks of plain values),

@@ -388,7 +388,7 @@ def _bots(
     claimed, shared = claim_folders(specs, reserved)
     notices = []
     exposed = [spec.name for spec in specs if in_store_folder(spec, db)]
-    if exposed:  # without a sandbox nothing is hidden from a bot anyway (README)
+    if exposed:  # without a sandbox nothing is hidden from a bot anyway (docs/sandbox.md)
         notices.append(
             f"bots {', '.join(exposed)}: their folder holds the results store, which they may"
             " read (no sandbox here): give each a folder of its own, or the store another (db:)"

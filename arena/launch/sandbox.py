@@ -483,7 +483,7 @@ def plan_launch(
     ``hidden``: host paths no bot may see (the results store, its folder, the config). Under
     bubblewrap each one inside a mounted folder is covered; one that is (or holds) the bot's
     folder is refused with ``SandboxError``. Without bubblewrap nothing is hidden from a bot
-    (see the README).
+    (docs/sandbox.md).
 
     As root (unless ``ARENA_BOTS_AS_ROOT=1``), the bot runs as a uid of its own
     (``arena.launch.botuser``) in either mode: under bubblewrap, bwrap (root, to mount the bot's

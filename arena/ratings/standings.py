@@ -49,7 +49,7 @@ SURVIVAL_DEFINITION = (
     "the number of marks on the board when the bot lost as Chaos to Order's five, not by a"
     " fault of its own (36 would be a full board, a Chaos win)"
 )
-"""The one definition of survival, which the table's footer, the report and the README quote:
+"""The one definition of survival, which the table's footer, the report and docs/ratings.md quote:
 the mean, the shortest and the longest loss, overall and per Order opponent, are all over the
 same games (a Chaos timeout at ply 9 says nothing about how long it holds out on the board)."""
 

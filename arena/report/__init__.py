@@ -33,8 +33,7 @@ def require_matplotlib() -> None:
 
         raise ArenaError(
             "the report draws its charts with matplotlib, which is not installed: install the"
-            " report extra (pip install 'arena[report]', or pip install -e '.[report]' in a"
-            " checkout)"
+            " report extra (pip install -e '.[report]' in arena's checkout)"
         ) from None
 
 

@@ -412,7 +412,7 @@ def test_a_bot_that_exits_after_ready_fails_stays_up_only(no_leftover_processes:
 @pytest.mark.parametrize(
     "before",
     [
-        'print("hello")',  # the README's case: written before `arena 1` is even read
+        'print("hello")',  # docs/writing-a-bot.md's case: written before `arena 1` is even read
         'import sys; sys.stdout.write("hello\\n"); sys.stdout.flush()',
     ],
 )

@@ -146,7 +146,7 @@ def test_an_sprt_store_in_the_bots_folder_is_covered_or_refused(
 def test_bots_sharing_a_folder_see_none_of_each_others_files(no_leftover_processes: Path) -> None:
     """A tournament whose bots lie side by side (single files in one folder, and a folder bot
     inside it): each bot reads its own file, never the other bots' files or folders; a file no
-    bot names stays visible (the folder is shared: the README says so)."""
+    bot names stays visible (the folder is shared: docs/sandbox.md says so)."""
     folder = no_leftover_processes
     snoop_in(folder)
     (folder / "other").mkdir()

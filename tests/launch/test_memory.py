@@ -122,7 +122,7 @@ def as_a_user_would(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("ARENA_BOTS_AS_ROOT", raising=False)
 
 
-@NEEDS_MEMORY_CGROUP  # else RLIMIT_AS of memory_mb: a JVM needs more (README)
+@NEEDS_MEMORY_CGROUP  # else RLIMIT_AS of memory_mb: a JVM needs more (docs/sandbox.md)
 @pytest.mark.usefixtures("as_a_user_would")
 def test_a_java_bot_passes_validate_under_the_default_limits(java_bot: Path) -> None:
     result = run_arena("validate", java_bot, "--games", "1", "--move-ms", "1000", timeout=300)
@@ -130,7 +130,7 @@ def test_a_java_bot_passes_validate_under_the_default_limits(java_bot: Path) -> 
     assert "OK: javabot speaks arena 1 correctly" in result.stdout, result.stdout
 
 
-@NEEDS_MEMORY_CGROUP  # else RLIMIT_AS of memory_mb: a JVM needs more (README)
+@NEEDS_MEMORY_CGROUP  # else RLIMIT_AS of memory_mb: a JVM needs more (docs/sandbox.md)
 @pytest.mark.usefixtures("as_a_user_would")
 def test_a_java_bot_plays_a_tournament_under_the_default_limits(
     java_bot: Path, tmp_path: Path

@@ -108,7 +108,9 @@ def test_a_signal_to_arena_match_leaves_nothing_behind(
     mode: str, use_cgroups: str, signum: signal.Signals, no_leftover_processes: Path
 ) -> None:
     if (signum, mode, use_cgroups) == (signal.SIGKILL, "none", "0"):
-        pytest.skip("not guaranteed: a killed harness without cgroup nor PID namespace (README)")
+        pytest.skip(
+            "not guaranteed: a killed harness without cgroup nor PID namespace (docs/sandbox.md)"
+        )
     folder = no_leftover_processes
     tmpdir = folder / "tmp"
     argv = scatter_match(folder, mode, games=100_000)

@@ -308,27 +308,31 @@ def test_bot_text_is_shown_escaped() -> None:
     assert last_lines("one\r\ntwo\n\n\x1b]0;t\x07\n", 2) == ["two", "\\x1b]0;t\\x07"]
 
 
-def test_readme_command_table_lists_every_option() -> None:
-    """The README's command table names every option of every command (and each choice)."""
+def test_command_table_lists_every_option() -> None:
+    """docs/commands.md's table names every option of every command (and each choice)."""
     import typer
 
     from arena.cli import app
 
-    readme = (REPO_ROOT / "README.md").read_text()
+    readme = (REPO_ROOT / "docs" / "commands.md").read_text()
     rows = {m.group(1): m.group(0) for m in re.finditer(r"^\| `arena ([\w-]+) .*$", readme, re.M)}
     group = typer.main.get_command(app)
     commands = group.commands  # type: ignore[attr-defined]
     assert set(commands) >= {"match", "tournament", "ratings", "faults", "export"}
     for name, command in commands.items():
-        assert name in rows, f"the README's command table lacks `arena {name}`"
+        assert name in rows, f"docs/commands.md's table lacks `arena {name}`"
         for param in command.params:
             if param.param_type_name != "option" or param.name == "help":
                 continue
             flag = max(param.opts, key=len)
             shown = [f for f in (*param.opts, *param.secondary_opts) if f in rows[name]]
-            assert shown, f"README: `arena {name}` lacks {flag}"  # --no-build for a default on
+            assert shown, (
+                f"docs/commands.md: `arena {name}` lacks {flag}"
+            )  # --no-build for a default on
             for choice in getattr(param.type, "choices", None) or ():
-                assert str(choice) in rows[name], f"README: {flag} lacks the choice {choice}"
+                assert str(choice) in rows[name], (
+                    f"docs/commands.md: {flag} lacks the choice {choice}"
+                )
 
 
 def test_all_versions_rates_older_versions_apart(tmp_path: Path) -> None:

@@ -1,6 +1,6 @@
 """A cluster in the shape of a real deployment (slow: ``pytest -m slow``).
 
-As the README tells users: ``dask scheduler`` and two ``dask worker`` processes started as
+As docs/scaling.md tells users: ``dask scheduler`` and two ``dask worker`` processes started as
 separate commands on 127.0.0.1, each worker in a folder of its own with a bot cache of its own
 (they never see the bots' folder: the bots come with the run), and ``arena tournament
 --cluster tcp://127.0.0.1:PORT`` run against them. Mid-run one worker process is SIGKILLed (its

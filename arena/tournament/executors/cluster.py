@@ -151,7 +151,8 @@ class ClusterExecutor:
             dask: Any = importlib.import_module("distributed")
         except ImportError:
             raise ArenaError(
-                "a cluster needs Dask's distributed here: pip install 'arena[cluster]'"
+                "a cluster needs Dask's distributed here:"
+                " pip install -e '.[cluster]' in arena's clone"
             ) from None
 
         self.address = address
@@ -285,7 +286,7 @@ class ClusterExecutor:
             worker, reply = next(iter(failed.items()))
             raise ArenaError(
                 f"worker {worker} could not unpack the bots: {reply.get('exception')!s}"
-                " (every worker needs the harness installed: pip install 'arena[cluster]')"
+                " (every worker needs the harness installed: pip install -e '.[cluster]')"
             )
 
     @property
