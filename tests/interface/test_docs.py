@@ -98,11 +98,17 @@ def test_every_relative_link_resolves(page: Path) -> None:
 def _accepted_keys() -> set[str]:
     """Every key a tournament file may hold, as the config declares it."""
     from arena.config.build import BOT_KEYS, OPENING_KEYS, TOP_KEYS
+    from arena.config.course import BUDGET_KEYS, UNTIL_KEYS
     from arena.config.folders import FOLDER_KEYS
     from arena.limits import Limits, TimeControl
 
     keys = {*TOP_KEYS, *BOT_KEYS, *FOLDER_KEYS}
-    keys |= {f"openings.{key}" for key in OPENING_KEYS}
+    for section, inner in (
+        ("openings", OPENING_KEYS),
+        ("until", UNTIL_KEYS),
+        ("budget", BUDGET_KEYS),
+    ):
+        keys |= {f"{section}.{key}" for key in inner}
     for section, cls in (("time_control", TimeControl), ("limits", Limits)):
         keys |= {f"{section}.{field.name}" for field in dataclasses.fields(cls)}
     return keys
