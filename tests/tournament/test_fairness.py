@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from conftest import bundled_program, hogs, run_arena
 from factories import copy_bot, games_of
+from test_sharing import randomised
 
-from arena.config import config_from_dict
 from arena.referee.blame import MachineFault
 from arena.referee.match import REPLAYED, Match
 from arena.store.database import Store
@@ -83,28 +83,6 @@ def test_the_same_games_idle_and_beside_cpu_hogs(tmp_path: Path) -> None:
     assert len(stored[0]) == 12 and stored[1] == stored[0]
 
 
-def seeded_config(folder: Path) -> Path:
-    """Three bundled randomised bots, 10 games a pairing, one worker: games that depend on the
-    bots' seeds and on the games before them in their process."""
-    bots = []
-    for name, program in (("r1", "random"), ("r2", "random"), ("g1", "greedy")):
-        path = copy_bot(folder / "bots", bundled_program(program), name=f"{name}_bot.py")
-        bots.append({"name": name, "path": str(path)})
-    data = {
-        "name": "t",
-        "bots": bots,
-        "games_per_pairing": 10,
-        "time_control": {"move_ms": 1000},
-        "workers": 2,
-        "db": str(folder / "t.sqlite"),
-        "sandbox": "none",
-        "seed": 3,
-    }
-    path = folder / "t.yaml"
-    path.write_text(json.dumps(data))
-    return path
-
-
 def test_a_game_the_machine_spoiled_is_played_again_as_if_nothing_had_happened(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -112,12 +90,9 @@ def test_a_game_the_machine_spoiled_is_played_again_as_if_nothing_had_happened(
     back past its wall cap): the match restarts both bots afresh and plays its first three games
     again, unrecorded, before it. The stored games are those of the run without the trouble,
     and the spoiled ones say they were replayed."""
-    clean = tmp_path / "clean"
-    clean.mkdir()
-    result = run_arena("tournament", seeded_config(clean), "--quiet")
-    assert result.returncode == 0, result.stderr
-    spoiled = tmp_path / "spoiled"
-    spoiled.mkdir()
+    clean = randomised(tmp_path / "clean", 2)
+    with Store.open(clean.db) as store:
+        assert run_tournament(clean.plan(), store).complete
     marks = tmp_path / "marks"
     marks.mkdir()
     play_game = Match._play_game
@@ -134,12 +109,12 @@ def test_a_game_the_machine_spoiled_is_played_again_as_if_nothing_had_happened(
         return play_game(self, *args, **kwargs)
 
     monkeypatch.setattr(Match, "_play_game", spoil_once)  # the forked workers inherit it
-    config = config_from_dict(json.loads(seeded_config(spoiled).read_text()), base_dir=spoiled)
+    config = randomised(tmp_path / "spoiled", 2)
     with Store.open(config.db) as store:
         result_run = run_tournament(config.plan(), store)
     assert result_run.complete and not result_run.harness_errors
     assert result_run.replayed == len(list(marks.iterdir())) > 0
-    assert outcomes(config.db) == outcomes(clean / "t.sqlite")
+    assert outcomes(config.db) == outcomes(clean.db)
     details = [game[3] for game in games_of(config.db).values()]
     assert sum(REPLAYED in detail for detail in details) == result_run.replayed
 
