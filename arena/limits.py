@@ -20,6 +20,7 @@ __all__ = [
     "CPU_WALL_FACTOR",
     "CPU_WALL_MARGIN_MS",
     "QUICK_MS",
+    "wall_cap_ms",
 ]
 
 _BOT_MOVES = 18
@@ -29,6 +30,14 @@ CPU_WALL_FACTOR = 3
 (plus ``CPU_WALL_MARGIN_MS``): a bot that sleeps or blocks is still bounded."""
 CPU_WALL_MARGIN_MS = 500
 """The margin of the wall-clock cap of a move under ``measure: cpu``."""
+
+
+def wall_cap_ms(allowed_ms: float) -> float:
+    """The wall-clock cap of a move (or a start-up) whose CPU allowance is ``allowed_ms``,
+    under ``measure: cpu``."""
+    return CPU_WALL_FACTOR * allowed_ms + CPU_WALL_MARGIN_MS
+
+
 QUICK_MS = 2
 """A move answered within this many ms is quick: the idle bot is frozen only once the mover has
 thought longer (a bot that answers at once pays nothing for the freeze), and under ``measure:
@@ -94,15 +103,15 @@ class TimeControl:
         if self.measure is Measure.WALL:
             return 2 * self.bot_game_ms() + margin
         most = self.move_ms if self.clock_ms is None else self.bot_game_ms()  # one move's CPU
-        per_move = CPU_WALL_FACTOR * (most + self.margin_ms) + CPU_WALL_MARGIN_MS
-        return 2 * _BOT_MOVES * per_move
+        per_move = wall_cap_ms(most + self.margin_ms)
+        return round(2 * _BOT_MOVES * per_move)
 
     def startup_wall_ms(self) -> int:
         """The longest a start-up may take in wall time: ``startup_ms``, or its wall-clock cap
         under ``measure: cpu`` (where ``startup_ms`` bounds its CPU time)."""
         if self.measure is Measure.WALL:
             return self.startup_ms
-        return CPU_WALL_FACTOR * self.startup_ms + CPU_WALL_MARGIN_MS
+        return round(wall_cap_ms(self.startup_ms))
 
     def definition(self) -> dict[str, object]:
         """What a store keeps of it: every field."""

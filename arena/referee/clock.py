@@ -17,7 +17,7 @@ is charged to its next move (one clock read per move).
 from __future__ import annotations
 
 from arena.launch.process import BotProcess
-from arena.limits import CPU_WALL_FACTOR, CPU_WALL_MARGIN_MS, QUICK_MS, Measure, TimeControl
+from arena.limits import QUICK_MS, Measure, TimeControl, wall_cap_ms
 from arena.protocol import turn_suffix
 from arena.referee import verdicts as faults
 from arena.referee.blame import LoadReading, judge_cap, read_load
@@ -29,7 +29,7 @@ _QUICK_NS = QUICK_MS * 1_000_000
 
 def wall_cap_ns(allowed_ns: int) -> int:
     """The wall-clock cap of a move whose CPU allowance is ``allowed_ns`` (``measure: cpu``)."""
-    return CPU_WALL_FACTOR * allowed_ns + CPU_WALL_MARGIN_MS * 1_000_000
+    return round(wall_cap_ms(allowed_ns / 1e6) * 1_000_000)
 
 
 class MoveClock:
@@ -72,13 +72,13 @@ class MoveClock:
         return wall_cap_ns(self.allowed_ns)
 
     def thinking(self, started_ns: int, mover: BotProcess, idle: BotProcess | None) -> None:
-        """The mover did not answer at once: freeze the idle bot, and read the mover's clocks."""
-        if self.mark is not None:
-            return
+        """The mover did not answer at once: freeze the idle bot and, under ``measure: cpu``,
+        read the mover's clocks (wall time needs no reading). Once a move."""
         if self.freeze and idle is not None:
             idle.freeze()
-        self.mark = read_load(mover)
-        self.quick_ns = self.mark.at_ns - started_ns
+        if self.on_cpu:
+            self.mark = read_load(mover)
+            self.quick_ns = self.mark.at_ns - started_ns
 
     def used_ns(self, elapsed_ns: int, process: BotProcess) -> int:
         """What the move of ``process`` has cost so far, ``elapsed_ns`` after its ``turn``."""
