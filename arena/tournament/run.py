@@ -451,10 +451,10 @@ def _store_games(
     result: TournamentResult,
 ) -> None:
     """Store the games a worker did not, and tell the new ones."""
-    unrecorded = [event for event in games if event.recorded is None]
+    unrecorded = [event for event in games if not event.recorded]
     stored = iter(store.add_games([(e.record, e.slot.index) for e in unrecorded]))
     for event in games:
-        new = next(stored) if event.recorded is None else event.recorded
+        new = event.recorded or next(stored)
         if new:  # told only once committed
             result.played += 1
             result.faults += event.record.reason.is_fault

@@ -269,8 +269,8 @@ def test_games_stream_back_while_their_match_goes_on(clean: Path) -> None:
 
 def test_the_driver_learns_each_match_s_length_from_its_games(clean: Path) -> None:
     """As the local pool does, the driver counts each game it receives into what a match of its
-    bots will take (``placement.MatchCosts``), which orders the run's last matches longest first
-    (``placement.next_job``, tested there): a pair it has seen play is known, a pair with a bot
+    bots will take (``Placement.seconds``), which orders the run's last matches longest first
+    (``Placement.take``, tested there): a pair it has seen play is known, a pair with a bot
     it has not seen counts as longest."""
     slow, quick, other = (
         folder_bot(clean / "bots" / name, pause_ms=pause)
@@ -284,8 +284,8 @@ def test_the_driver_learns_each_match_s_length_from_its_games(clean: Path) -> No
         executor.close()
     assert sum(isinstance(e, GameDone) for e in events) == 4
     (unseen,) = plan_matches([quick, other], 2, seed=1)
-    assert executor._costs.seconds(unseen) == float("inf")
-    expected = executor._costs.seconds(job)
+    assert executor._placement.seconds(unseen) == float("inf")
+    expected = executor._placement.seconds(job)
     moves = sum(len(e.record.moves) for e in events if isinstance(e, GameDone))
     assert 0.03 * (moves - 4) / 2 < expected < float("inf")  # slow: half the moves, 30 ms each
 

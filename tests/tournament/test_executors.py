@@ -105,7 +105,7 @@ def test_inline_reports_each_game_then_the_end_of_its_job(tmp_path: Path) -> Non
     events = events_of(executor, jobs)
     executor.close()
     check_job_events(events, jobs)
-    assert all(e.recorded is None for e in events if isinstance(e, GameDone))  # caller records
+    assert not any(e.recorded for e in events if isinstance(e, GameDone))  # the caller records
     assert wait_for_no_leftovers([str(tmp_path)]) == []
 
 
@@ -257,16 +257,16 @@ def test_a_stop_just_after_a_job_is_sent_stops_the_worker_playing_it(tmp_path: P
 
 
 def test_a_worker_told_to_exit_in_the_middle_of_a_match_stops_there(tmp_path: Path) -> None:
-    """Should a worker be told to exit (``None``) while it plays, it stops after the game under
-    way, its bots with it; taken for a request to share its match, it played on, then waited
-    for a job that never came."""
+    """Should a worker be told to quit (``QuitWorker``) while it plays, it stops after the game
+    under way, its bots with it (taken for a request to share its match, it would play on, then
+    wait for a job that never comes)."""
     a, b = bot(tmp_path, "paced.py", "30"), bot(tmp_path, "paced.py", "31")
     pool = LocalPoolExecutor(1, SETTINGS)
     (pid,) = pool.worker_pids
     try:
         batches = pool.execute(plan_matches([a, b], 20))
         assert isinstance(next(batches)[0], GameDone)  # the match is under way
-        pool._workers[0].conn.send_bytes(pickle.dumps(None))
+        pool._workers[0].send(local.QuitWorker())
         wait_gone(pid)  # 19 more games would take about 20 s
         assert wait_for_no_leftovers([str(tmp_path)], timeout=5) == []
     finally:

@@ -388,7 +388,7 @@ def test_workers_record_their_games_and_fall_back_to_the_parent(tmp_path: Path) 
 
         return sink
 
-    for factory, expected in ((recording, True), (failing, None)):
+    for factory, expected in ((recording, True), (failing, False)):
         pool = LocalPoolExecutor(1, settings, sink_factory=factory)
         try:
             games = [e for batch in pool.execute(jobs) for e in batch if isinstance(e, GameDone)]

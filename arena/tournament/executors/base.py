@@ -3,7 +3,7 @@
 An executor takes ``MatchJob``s and yields events in batches (those that arrived together, so that
 the caller commits their games in one transaction): ``GameDone`` per game, ``JobDone`` per match,
 and ``JobFailed`` when the harness itself failed, never charged to a bot (its games are replayed);
-``Handed`` stays between a local pool and its workers (a match's later chunks given back).
+``ChunksShared`` stays between an executor and its workers (a match's later chunks given back).
 ``play_job`` is the unit any executor runs, wherever it runs; everything a job carries (the bots'
 paths, the sandbox mode) is resolved on the machine that plays it.
 """
@@ -11,6 +11,7 @@ paths, the sandbox mode) is resolved on the machine that plays it.
 from __future__ import annotations
 
 import dataclasses
+import enum
 import threading
 import traceback
 from collections.abc import Callable, Iterator, Sequence
@@ -30,7 +31,7 @@ __all__ = [
     "GameReplayed",
     "JobDone",
     "JobFailed",
-    "Handed",
+    "ChunksShared",
     "Event",
     "GameSink",
     "MatchExecutor",
@@ -58,9 +59,9 @@ class GameDone:
     key: str
     slot: GameSlot
     record: GameRecord
-    recorded: bool | None = None
-    """Whether the worker's ``GameSink`` stored it as a new game (None: no sink; the caller
-    stores it)."""
+    recorded: bool = False
+    """Whether the worker's ``GameSink`` stored it as a new game; if not, the caller stores it
+    (a store refuses a game it holds, so a game offered twice counts once)."""
 
 
 @dataclass(frozen=True)
@@ -97,8 +98,8 @@ class JobFailed:
 
 
 @dataclass(frozen=True)
-class Handed:
-    """A match's answer to ``asked`` (``play_job``): the chunks it gives back, or None."""
+class ChunksShared:
+    """A match's answer to ``Asked.SHARE`` (``play_job``): the chunks it gives back, or None."""
 
     key: str
     rest: MatchJob | None
@@ -107,7 +108,7 @@ class Handed:
     boundary left). A failure of either part replays what the key's job has not played."""
 
 
-Event = GameDone | GameReplayed | JobDone | JobFailed | Handed
+Event = GameDone | GameReplayed | JobDone | JobFailed | ChunksShared
 GameSink = Callable[[list[GameDone]], list[bool]]
 """Records finished games where they were played (e.g. commits them to a store) and says, for
 each, whether it was new. A factory of sinks is called once in each worker process."""
@@ -221,21 +222,31 @@ def close_keeper(scope: str | None = None, graceful: bool = True) -> None:
         keeper.close(graceful)
 
 
+class Asked(enum.Enum):
+    """What a match's worker was asked between two of its games (``play_job``'s ``asked``)."""
+
+    NOTHING = "nothing"
+    SHARE = "share"
+    """Another worker waits idle: give back the later chunks (``ChunksShared``), or say no."""
+    STOP = "stop"
+    """The worker is closing: end the match here, its bots quit, and send no ``JobDone``."""
+
+
 def play_job(
     job: MatchJob,
     settings: MatchSettings,
     emit: Callable[[Event], None],
     started: Callable[[Match], None] | None = None,
     scope: str = "",
-    asked: Callable[[], bool] | None = None,
+    asked: Callable[[], Asked] | None = None,
 ) -> None:
     """Play one match job, emitting a ``GameDone`` after each game and a ``JobDone`` at the end.
 
     ``started``: told the match before its bots start (a cluster worker keeps it, so that its
     driver can stop it from outside: ``emit`` or ``started`` may raise to end the match).
-    ``asked``: called after each game; when it says another worker waits idle, the match gives
-    back its later chunks (``Handed``) if both bots reset at ``match`` (their games are then the
-    same wherever a chunk is played); it answers either way. A new chunk reseeds the match.
+    ``asked``: called after each game (``Asked``). Asked to share, the match gives back its later
+    chunks if both bots reset at ``match`` (their games are then the same wherever a chunk is
+    played), and answers either way. A new chunk reseeds the match.
 
     Unless ``settings.keep_bots`` is ``false``, the bots come from this process's keeper when it
     holds them, and go back to it at the end of a match that ended normally (``worker_keeper``
@@ -262,8 +273,12 @@ def play_job(
                     emit(GameReplayed(job.key))
                 else:
                     emit(GameDone(job.key, slot, record))
-                if asked is not None and asked():
-                    emit(Handed(job.key, _hand_back(job, slots, i + 1, match)))
+                request = Asked.NOTHING if asked is None else asked()
+                if request is Asked.STOP:
+                    match.close(keep=False)
+                    return
+                if request is Asked.SHARE:
+                    emit(ChunksShared(job.key, _hand_back(job, slots, i + 1, match)))
     finally:
         _ACTIVE.remove(match)
     emit(JobDone(job.key))

@@ -19,7 +19,6 @@ import pickle
 import re
 import time
 import uuid
-from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,22 +30,16 @@ from arena.limits import KeepBots, SandboxMode
 from arena.referee import MatchSettings
 from arena.tournament.executors.base import (
     KEPT_IDLE_S,
+    ChunksShared,
     Event,
     ExecutorSetup,
     ExecutorStatus,
     GameDone,
-    Handed,
     JobFailed,
 )
 from arena.tournament.executors.botpack import BotPack, pack_bot
 from arena.tournament.executors.local import slowest_game_seconds
-from arena.tournament.executors.placement import (
-    TAIL_JOBS,
-    HeldBots,
-    MatchCosts,
-    job_queue,
-    next_job,
-)
+from arena.tournament.executors.placement import Placement
 from arena.tournament.schedule import MatchJob
 
 __all__ = [
@@ -98,6 +91,35 @@ def parse_cluster(text: object) -> str:
     return value
 
 
+def _cluster_settings(address: str, settings: MatchSettings, trusted: bool) -> MatchSettings:
+    """``settings`` as the cluster plays them: untrusted bots under bubblewrap, always."""
+    if trusted:
+        return settings
+    if settings.sandbox is SandboxMode.NONE:
+        raise ArenaError(f"--cluster {address}: {UNTRUSTED_NONE}")
+    return dataclasses.replace(settings, sandbox=SandboxMode.BWRAP)
+
+
+def _distributed() -> Any:
+    """Dask's ``distributed`` (untyped in part: used through Any), or a one-line error."""
+    try:
+        return importlib.import_module("distributed")
+    except ImportError:
+        raise ArenaError(
+            "a cluster needs Dask's distributed here: pip install -e '.[cluster]' in arena's clone"
+        ) from None
+
+
+def _quiet_dask_logs() -> None:
+    """Dask's own logs silenced: the run's lines say what matters. A lost scheduler makes the
+    client log each failed reconnection with its traceback; the run says it in one line
+    (``ClusterLost``) and stops."""
+    for name in ("distributed", "distributed.worker", "distributed.scheduler"):
+        logging.getLogger(name).setLevel(logging.ERROR)
+    for name in ("distributed.client", "distributed.comm", "distributed.core"):
+        logging.getLogger(name).setLevel(logging.CRITICAL)
+
+
 @dataclass
 class _Running:
     """A submitted match."""
@@ -143,20 +165,8 @@ class ClusterExecutor:
         kept_idle_s: float = KEPT_IDLE_S,
     ) -> None:
         address = parse_cluster(address)
-        if not trusted:
-            if settings.sandbox is SandboxMode.NONE:
-                raise ArenaError(f"--cluster {address}: {UNTRUSTED_NONE}")
-            settings = dataclasses.replace(settings, sandbox=SandboxMode.BWRAP)
-        try:  # untyped in part: used through Any
-            dask: Any = importlib.import_module("distributed")
-        except ImportError:
-            raise ArenaError(
-                "a cluster needs Dask's distributed here:"
-                " pip install -e '.[cluster]' in arena's clone"
-            ) from None
-
         self.address = address
-        self.settings = settings
+        self.settings = _cluster_settings(address, settings, trusted)
         self.trusted = trusted
         """Whether the bots may run without bubblewrap (and so reach the scheduler)."""
         self.keeps = settings.keep_bots is not KeepBots.OFF
@@ -177,23 +187,25 @@ class ClusterExecutor:
         self._stream_at = 0.0
         self._seen: set[tuple[str, int, int]] = set()
         """(job, seat, index) of the games this ``execute`` call yielded (streamed or not)."""
-        self._costs = MatchCosts()
-        """What the games so far say of each match's length (the run's last matches are
-        submitted longest first, as on the local pool: ``placement.next_job``)."""
-        self._handed: set[tuple[str, int, int]] = set()
+        self._placement = Placement(self.keeps)
+        """The queue, placed by the bots each worker keeps (by its address) and, at the tail,
+        longest first, as on the local pool."""
+        self._shared: set[tuple[str, int, int]] = set()
         """(job, seat, index) of the first game of each chunk given back in this call."""
-        self._held: dict[str, HeldBots] = {}
-        """Per worker address, the bots of this run it may keep (``keep_bots``)."""
         self._run = uuid.uuid4().hex
         """This executor's run on the cluster (its matches there can be stopped by it)."""
         self._closed = False
         self._status_at = 0.0
-        for name in ("distributed", "distributed.worker", "distributed.scheduler"):
-            logging.getLogger(name).setLevel(logging.ERROR)  # our own lines say what matters
-        # A lost scheduler makes the client log each failed reconnection with its traceback;
-        # the run says it in one line (``ClusterLost``) and stops.
-        for name in ("distributed.client", "distributed.comm", "distributed.core"):
-            logging.getLogger(name).setLevel(logging.CRITICAL)
+        self._connect(connect_s)
+        if not trusted:
+            self._check_sandboxes()
+        self.match_deadline_s = slowest_game_seconds(self.settings)
+
+    def _connect(self, connect_s: float) -> None:
+        """Join the cluster (start it, for ``local:N``) and wait for a first worker."""
+        dask = _distributed()
+        _quiet_dask_logs()
+        address = self.address
         try:
             if address.startswith("local:"):
                 self._cluster = dask.LocalCluster(
@@ -218,9 +230,6 @@ class ClusterExecutor:
                 f"no Dask worker joined the scheduler at {address} within {connect_s:.0f} s"
                 " (start some: dask worker ADDRESS --nthreads 1)"
             ) from None
-        if not trusted:
-            self._check_sandboxes()
-        self.match_deadline_s = slowest_game_seconds(settings)
 
     def _check_sandboxes(self) -> None:
         """Refuse the run (one line) when a worker connected now cannot run bots under
@@ -327,13 +336,13 @@ class ClusterExecutor:
 
     def execute(self, jobs: Sequence[MatchJob]) -> Iterator[list[Event]]:
         self.ship([bot for job in jobs for bot in (job.bot_a, job.bot_b)])
-        dask: Any = importlib.import_module("distributed")
+        dask = _distributed()
         # The games stream back through a queue of this call's own (a late game of an earlier
         # call's task must not pass for one of this call's), as their matches go on.
         self._streams += 1
         self._stream_name = f"arena-games-{self._run}-{self._streams}"
         self._seen = set()
-        self._handed = set()
+        self._shared = set()
         try:
             self._stream = dask.Queue(self._stream_name, client=self.client)
         except (OSError, TimeoutError) as exc:
@@ -342,18 +351,17 @@ class ClusterExecutor:
         # wait() raises this when a task was cancelled (by stop_matches, or a lost scheduler):
         # the task is then done, and ``_outcome`` says what became of it.
         cancelled = getattr(dask.client, "FuturesCancelledError", TimeoutError)
-        queue = job_queue(jobs, self.keeps)
+        placement = self._placement
+        placement.fill(jobs)
         pending: dict[str, _Running] = {}
         freed: list[str] = []  # workers that finished a match since the last submissions
-        threads = self._threads()
-        limit = 2 * threads
+        placement.workers = self._threads()
+        limit = 2 * placement.workers
         try:
-            while queue or pending:
-                while queue and len(pending) < limit:
+            while placement.queue or pending:
+                while placement.queue and len(pending) < limit:
                     worker = freed.pop(0) if freed else None
-                    held = self._held.setdefault(worker, HeldBots()) if worker else None
-                    job = next_job(queue, held, self._costs, last=TAIL_JOBS * threads)
-                    running = self._submit(job, worker)
+                    running = self._submit(placement.take(worker), worker)
                     pending[running.future.key] = running
                 with contextlib.suppress(TimeoutError, cancelled):
                     futures = [r.future for r in pending.values()]
@@ -365,19 +373,19 @@ class ClusterExecutor:
                         self._running.pop(key, None)
                         batch.extend(self._outcome(running))
                         if self.keeps and (worker := self._ran_on(running)) is not None:
-                            self._held.setdefault(worker, HeldBots()).played(running.job)
+                            placement.ran(worker, running.job)
                             freed.append(worker)
                 batch.extend(self._watch(pending))
-                batch = self._take_handed(batch, pending, queue)
+                batch = self._take_shared(batch, pending)
                 if time.monotonic() - self._status_at >= 1.0:
                     limit = 2 * self._threads()
-                if not queue and len(pending) < limit // 2:  # a worker thread idles
+                if not placement.queue and len(pending) < limit // 2:  # a worker thread idles
                     self._share(pending)
                 if batch:
                     yield batch
             if self.keeps:  # done: the bots the workers keep for this run quit now
                 self._release_kept()
-                self._held.clear()
+                placement.forget()
         finally:
             self._release_stream()
 
@@ -410,23 +418,19 @@ class ClusterExecutor:
             (job.key, s.order_seat, s.index) not in self._seen for s in job.slots if not s.replay
         )
 
-    def _take_handed(
-        self, batch: list[Event], pending: dict[str, _Running], queue: deque[MatchJob]
-    ) -> list[Event]:
+    def _take_shared(self, batch: list[Event], pending: dict[str, _Running]) -> list[Event]:
         """``batch`` without the matches' answers to ``_share``, which are acted on: the chunks
         given back go to the front of the queue (each once: an answer also comes back in its
         task's result), and the match keeps the rest."""
         events: list[Event] = []
         for event in batch:
-            if isinstance(event, Handed):
-                self._handed_back(event, pending, queue)
+            if isinstance(event, ChunksShared):
+                self._chunks_shared(event, pending)
             else:
                 events.append(event)
         return events
 
-    def _handed_back(
-        self, answer: Handed, pending: dict[str, _Running], queue: deque[MatchJob]
-    ) -> None:
+    def _chunks_shared(self, answer: ChunksShared, pending: dict[str, _Running]) -> None:
         rest = answer.rest
         for running in pending.values():
             if running.job.key != answer.key:
@@ -440,9 +444,9 @@ class ClusterExecutor:
                 running.asked = False
         if rest is not None:
             first = (rest.key, rest.slots[0].order_seat, rest.slots[0].index)
-            if first not in self._handed:
-                self._handed.add(first)
-                queue.appendleft(rest)
+            if first not in self._shared:
+                self._shared.add(first)
+                self._placement.give_back(rest)
 
     def _ran_on(self, running: _Running) -> str | None:
         """The worker that played a finished match (None if unknown, e.g. it failed there)."""
@@ -497,12 +501,12 @@ class ClusterExecutor:
 
     def _new(self, event: GameDone) -> bool:
         """Whether this call has not yielded ``event``'s game yet (and now has: it is counted
-        into the matches' expected lengths, ``MatchCosts``, once)."""
+        into the matches' expected lengths once)."""
         game = (event.key, event.slot.order_seat, event.slot.index)
         if game in self._seen:
             return False
         self._seen.add(game)
-        self._costs.observe(event.record)
+        self._placement.observe(event.record)
         return True
 
     def _streamed(self) -> list[Event]:
@@ -518,8 +522,8 @@ class ClusterExecutor:
             return []
         games: list[Event] = []
         for item in items:
-            events: list[GameDone | Handed] = pickle.loads(item)
-            games.extend(e for e in events if isinstance(e, Handed) or self._new(e))
+            events: list[GameDone | ChunksShared] = pickle.loads(item)
+            games.extend(e for e in events if isinstance(e, ChunksShared) or self._new(e))
         return games
 
     def _watch(self, pending: dict[str, _Running]) -> list[Event]:

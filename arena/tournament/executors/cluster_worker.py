@@ -29,15 +29,16 @@ from arena.limits import SandboxMode
 from arena.referee import Match, MatchSettings
 from arena.tournament.executors.base import (
     KEPT_IDLE_S,
+    Asked,
+    ChunksShared,
     Event,
     GameDone,
-    Handed,
     JobFailed,
     close_keeper,
     kept_processes,
     play_job,
 )
-from arena.tournament.executors.botpack import unpack
+from arena.tournament.executors.botpack import default_cache_root, unpack
 from arena.tournament.executors.worker import prepare_worker
 from arena.tournament.schedule import MatchJob
 
@@ -230,7 +231,7 @@ def _kill_bots(matches: list[Match]) -> int:
 class _Streamer:
     """Sends a match's finished games to the driver while the match goes on, through a Dask
     queue (held by the scheduler, emptied by the driver), at most every ``EVERY_S`` seconds; and
-    the chunks it gives back (``Handed``) at once, for an idle worker to take.
+    the chunks it gives back (``ChunksShared``) at once, for an idle worker to take.
 
     Best effort: the task's result carries every event again, so a game the queue lost is still
     stored, and the driver ignores those it had (the store would refuse them anyway)."""
@@ -240,12 +241,12 @@ class _Streamer:
     def __init__(self, name: str) -> None:
         self.name = name
         self.queue: Any = None
-        self.pending: list[GameDone | Handed] = []
+        self.pending: list[GameDone | ChunksShared] = []
         self.last = time.monotonic()
 
-    def add(self, event: GameDone | Handed) -> None:
+    def add(self, event: GameDone | ChunksShared) -> None:
         self.pending.append(event)
-        if isinstance(event, Handed) or time.monotonic() - self.last >= self.EVERY_S:
+        if isinstance(event, ChunksShared) or time.monotonic() - self.last >= self.EVERY_S:
             self.flush()
 
     def flush(self) -> None:
@@ -290,84 +291,102 @@ def play_remote(
     kept for ``run`` here outlive its last match (``keep_bots``) when the driver never releases
     them."""
     streamer = _Streamer(stream) if stream is not None else None
-
-    mine: list[Match] = []
-
-    holders = [run, task] if task else [run]
-
-    def stopped() -> bool:
-        return run in _STOPPED_RUNS or task in _STOPPED_TASKS
-
-    def started(match: Match) -> None:
-        with _LOCK:
-            if stopped():
-                raise _RunStopped
-            for holder in holders:
-                _PLAYING.setdefault(holder, []).append(match)
-            mine.append(match)
-            if match.keeper is not None:
-                _seen(run, kept_idle_s)
-
-    def emit(event: Event) -> None:
-        if stopped():  # its bots were killed: what it ends with is not a game to record
-            raise _RunStopped
-        events.append(event)
-        if streamer is not None and isinstance(event, GameDone | Handed):
-            streamer.add(event)
-
-    def asked() -> bool:
-        with _LOCK:
-            if task not in _SHARE_ASKED:
-                return False
-            _SHARE_ASKED.discard(task)
-            return True
-
-    mode = _ensure_prepared(settings.sandbox)
-    settings = dataclasses.replace(settings, sandbox=mode)
-    from arena.tournament.executors.botpack import default_cache_root
-
-    root = default_cache_root() if cache_root is None else Path(cache_root)
-    events: list[Event] = []
+    remote = _RemoteMatch(run, task, kept_idle_s, streamer)
+    settings = dataclasses.replace(settings, sandbox=_ensure_prepared(settings.sandbox))
     try:
-        bots = []
-        for bot in (job.bot_a, job.bot_b):
-            digest = folders.get(bot.name)
-            if digest is not None:
-                folder = root / digest
-                if not folder.is_dir():
-                    raise FileNotFoundError(
-                        f"bot {bot.name}: its pack {digest[:16]} is not in this worker's"
-                        f" cache ({root})"
-                    )
-                bot = bot.relocated(folder)
-            for path in bot.named_files():  # else it would fail to start: charged to it
-                if not path.is_file():
-                    raise FileNotFoundError(
-                        f"bot {bot.name}: {path} (named by its command) is not on this worker"
-                        " (a file outside the bot's folder must be at the same place on every"
-                        " worker)"
-                    )
-            bots.append(bot)
-        job = dataclasses.replace(job, bot_a=bots[0], bot_b=bots[1])
-        play_job(job, settings, emit, started, scope=run, asked=asked if task else None)
+        job = _bots_here(job, folders, cache_root)
+        asked = remote.asked if task else None
+        play_job(job, settings, remote.emit, remote.started, scope=run, asked=asked)
     except _RunStopped:
-        events.append(JobFailed(job.key, "its run or match was stopped by the driver"))
+        remote.events.append(JobFailed(job.key, "its run or match was stopped by the driver"))
     except Exception as error:
-        events.append(JobFailed.of(job.key, error))
+        remote.events.append(JobFailed.of(job.key, error))
     finally:
-        if streamer is not None:
-            streamer.close()
+        remote.end()
+    return remote.events
+
+
+def _bots_here(job: MatchJob, folders: dict[str, str], cache_root: str | None) -> MatchJob:
+    """``job`` with its bots in their folders in this worker's cache (``folders``: bot name ->
+    its pack's digest); ``FileNotFoundError`` for a pack or a named file not here (else the bot
+    would fail to start, charged to it)."""
+    root = default_cache_root() if cache_root is None else Path(cache_root)
+    bots = []
+    for bot in (job.bot_a, job.bot_b):
+        digest = folders.get(bot.name)
+        if digest is not None:
+            folder = root / digest
+            if not folder.is_dir():
+                raise FileNotFoundError(
+                    f"bot {bot.name}: its pack {digest[:16]} is not in this worker's cache ({root})"
+                )
+            bot = bot.relocated(folder)
+        for path in bot.named_files():
+            if not path.is_file():
+                raise FileNotFoundError(
+                    f"bot {bot.name}: {path} (named by its command) is not on this worker"
+                    " (a file outside the bot's folder must be at the same place on every worker)"
+                )
+        bots.append(bot)
+    return dataclasses.replace(job, bot_a=bots[0], bot_b=bots[1])
+
+
+class _RemoteMatch:
+    """A task's match as this worker process knows it: listed under its run and its task (so
+    that the driver can stop either, or ask it to share), its events gathered for the result
+    and streamed to the driver as they come."""
+
+    def __init__(self, run: str, task: str, kept_idle_s: float, streamer: _Streamer | None) -> None:
+        self.run, self.task, self.kept_idle_s, self.streamer = run, task, kept_idle_s, streamer
+        self.holders = [run, task] if task else [run]
+        self.matches: list[Match] = []
+        self.events: list[Event] = []
+
+    def stopped(self) -> bool:
+        return self.run in _STOPPED_RUNS or self.task in _STOPPED_TASKS
+
+    def started(self, match: Match) -> None:
+        """``play_job``'s ``started``: list the match, unless its run or task was stopped."""
         with _LOCK:
-            for holder in holders:
+            if self.stopped():
+                raise _RunStopped
+            for holder in self.holders:
+                _PLAYING.setdefault(holder, []).append(match)
+            self.matches.append(match)
+            if match.keeper is not None:
+                _seen(self.run, self.kept_idle_s)
+
+    def emit(self, event: Event) -> None:
+        """``play_job``'s ``emit``: a stopped match's bots were killed, and what it ends with
+        is not a game to record."""
+        if self.stopped():
+            raise _RunStopped
+        self.events.append(event)
+        if self.streamer is not None and isinstance(event, GameDone | ChunksShared):
+            self.streamer.add(event)
+
+    def asked(self) -> Asked:
+        """``play_job``'s ``asked``: whether the driver asked the task to share (``share_task``)."""
+        with _LOCK:
+            if self.task not in _SHARE_ASKED:
+                return Asked.NOTHING
+            _SHARE_ASKED.discard(self.task)
+            return Asked.SHARE
+
+    def end(self) -> None:
+        """The match is over: unlisted, its stream closed, its run's idle time counted anew."""
+        if self.streamer is not None:
+            self.streamer.close()
+        with _LOCK:
+            for holder in self.holders:
                 playing = _PLAYING.get(holder, [])
-                for match in mine:
+                for match in self.matches:
                     playing.remove(match)
                 if not playing:
                     _PLAYING.pop(holder, None)
-            _STOPPED_TASKS.discard(task)
-            _SHARE_ASKED.discard(task)
-            if run in _SEEN:
-                _seen(run, kept_idle_s)
-        if run in _STOPPED_RUNS:  # a keeper made, or a bot given back, after the stop
-            close_keeper(run, graceful=False)
-    return events
+            _STOPPED_TASKS.discard(self.task)
+            _SHARE_ASKED.discard(self.task)
+            if self.run in _SEEN:
+                _seen(self.run, self.kept_idle_s)
+        if self.run in _STOPPED_RUNS:  # a keeper made, or a bot given back, after the stop
+            close_keeper(self.run, graceful=False)

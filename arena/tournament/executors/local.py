@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import itertools
 import os
 import pickle
 import select
 import signal
 import tempfile
 import time
-from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from types import FrameType
@@ -27,24 +27,19 @@ from arena.limits import KeepBots
 from arena.referee.match import MatchSettings
 from arena.tournament.affinity import plan_cores
 from arena.tournament.executors.base import (
+    Asked,
+    ChunksShared,
     Event,
     ExecutorSetup,
     GameDone,
     GameSink,
-    Handed,
     JobDone,
     JobFailed,
     close_keeper,
     forget_keeper,
     play_job,
 )
-from arena.tournament.executors.placement import (
-    TAIL_JOBS,
-    HeldBots,
-    MatchCosts,
-    job_queue,
-    next_job,
-)
+from arena.tournament.executors.placement import Placement
 from arena.tournament.executors.worker import prepare_worker, stop_bots
 from arena.tournament.schedule import MatchJob
 
@@ -52,11 +47,6 @@ __all__ = ["LocalPoolExecutor", "make_local", "slowest_game_seconds"]
 
 RELEASE_S = 10.0
 """How long the end of a run waits for the workers to stop the bots they keep."""
-_RELEASE = "release"
-"""What the pool sends a worker, instead of a job, for it to stop the bots it keeps."""
-_SHARE = "share"
-"""Sent to a busy worker while another is idle with nothing queued: give back the later chunks
-of your match (``play_job``'s ``asked``), or say that you keep them all."""
 STALL_MARGIN_S = 15.0
 """Beyond the slowest possible game: stopping bots, a busy store, a loaded machine."""
 
@@ -69,6 +59,34 @@ def slowest_game_seconds(settings: MatchSettings) -> float:
     ``measure: cpu``); beyond that come the stopping of bots and the recording."""
     tc = settings.time_control
     return (2 * tc.startup_wall_ms() + tc.longest_moves_ms()) / 1000 + STALL_MARGIN_S
+
+
+@dataclass(frozen=True)
+class PlayMatch:
+    """The pool to an idle worker: play ``job``."""
+
+    job: MatchJob
+
+
+@dataclass(frozen=True)
+class ShareMatch:
+    """The pool to a busy worker, while another is idle with nothing queued: give back the later
+    chunks of your match (``Asked.SHARE``), or say that you keep them all."""
+
+
+@dataclass(frozen=True)
+class ReleaseBots:
+    """The pool to an idle worker at the end of a run: stop the bots you keep, then answer (an
+    empty batch of events)."""
+
+
+@dataclass(frozen=True)
+class QuitWorker:
+    """The pool to a worker: it is closing; exit (in the middle of a match too)."""
+
+
+ToWorker = PlayMatch | ShareMatch | ReleaseBots | QuitWorker
+"""What the pool sends a worker; a worker sends back batches of ``Event``s."""
 
 
 class Connection(Protocol):
@@ -176,9 +194,9 @@ class _Batcher:
         games = [e for e in self.events if isinstance(e, GameDone)]
         if self.sink is not None and games:
             try:
-                recorded: Iterator[bool | None] = iter(self.sink(games))
+                recorded = iter(self.sink(games))
             except Exception:  # e.g. a full disk: the parent records them, and says what failed
-                recorded = iter([None] * len(games))
+                recorded = iter([False] * len(games))
             sunk = {id(e) for e in games}
             self.events = [
                 GameDone(e.key, e.slot, e.record, next(recorded))
@@ -198,7 +216,7 @@ def _worker_main(
     sink_factory: Callable[[], GameSink] | None,
     scratch: str,
 ) -> None:
-    """A worker process: receive jobs, play them, send events back; ``None`` ends it."""
+    """A worker process: receive jobs, play them, send events back, until ``QuitWorker``."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     signal.signal(signal.SIGHUP, signal.SIG_IGN)  # and so is a hang-up (it closes the pool)
     signal.signal(signal.SIGTERM, _terminate)
@@ -213,53 +231,65 @@ def _worker_main(
     mode = prepare_worker(settings.sandbox, scratch=scratch, core=core)
     settings = dataclasses.replace(settings, sandbox=mode)
     send = _Batcher(conn, sink_factory() if sink_factory is not None else None)
-    readable = select.poll()
-    readable.register(conn.fileno(), select.POLLIN)
     try:
-        while True:
-            try:
-                job = pickle.loads(conn.recv_bytes())
-            except (EOFError, OSError):
-                return
-            if job is None:
-                return
-            if job == _SHARE:  # its match ended before the request came: nothing to share
-                continue
-            if job == _RELEASE:  # the run's jobs are done: its kept bots quit now
-                close_keeper()
-                conn.send_bytes(pickle.dumps([], pickle.HIGHEST_PROTOCOL))
-                continue
-            try:
-                play_job(job, settings, send, asked=lambda: _asked(conn, readable))
-            except _Exit:  # its bots are stopped; the games it held are the parent's to replay
-                return
-            except Exception as error:
-                send(JobFailed.of(job.key, error))
-            send.flush()
+        _serve(conn, settings, send)
     finally:
         close_keeper()  # the bots it kept between its matches quit with it
 
 
-class _Exit(BaseException):
-    """The parent ended this worker in the middle of a match (not an ``Exception``: no job
-    failure is sent for it, the parent is gone or closing)."""
+def _receive(conn: Connection) -> ToWorker:
+    """The pool's next message; a pool gone (the pipe closed) is one closing."""
+    try:
+        message: ToWorker = pickle.loads(conn.recv_bytes())
+    except (EOFError, OSError):
+        return QuitWorker()
+    return message
 
 
-def _asked(conn: Connection, readable: select.poll) -> bool:
-    """Whether the parent asked this worker to share its match. ``readable``: a poll object
-    watching ``conn``, made once (``conn.poll()`` builds a selector at each call: tens of
-    microseconds after every game).
+def _serve(conn: Connection, settings: MatchSettings, send: _Batcher) -> None:
+    """Play what the pool sends until it says to quit."""
+    requests = _Requests(conn)
+    while True:
+        message = _receive(conn)
+        if isinstance(message, QuitWorker):
+            return
+        if isinstance(message, ShareMatch):  # its match ended before the request came
+            continue
+        if isinstance(message, ReleaseBots):  # the run's jobs are done: its kept bots quit now
+            close_keeper()
+            conn.send_bytes(pickle.dumps([], pickle.HIGHEST_PROTOCOL))
+            continue
+        try:
+            play_job(message.job, settings, send, asked=requests)
+        except Exception as error:
+            send(JobFailed.of(message.job.key, error))
+        if requests.quitting:  # its bots are stopped; the games it held are the pool's to replay
+            return
+        send.flush()
 
-    Mid-match the parent sends nothing else, unless it is closing the pool and took this worker
-    for idle: its ``None`` then stops the match here (``_Exit``: the match's bots are stopped
-    as the exception unwinds), where taken for a share request the worker would play on and
-    then wait for a job that never comes."""
-    if not readable.poll(0):
-        return False
-    message = pickle.loads(conn.recv_bytes())
-    if message is None:
-        raise _Exit("the pool is closing")
-    return True
+
+class _Requests:
+    """What the pool asks this worker during its match (``play_job``'s ``asked``).
+
+    Mid-match the pool sends nothing but ``ShareMatch``, unless it is closing and took this
+    worker for idle: its ``QuitWorker`` then stops the match here, where taken for a share
+    request the worker would play on and then wait for a job that never comes."""
+
+    def __init__(self, conn: Connection) -> None:
+        self.conn = conn
+        self.readable = select.poll()
+        """Watches ``conn``, made once: ``conn.poll()`` builds a selector at each call, tens of
+        microseconds after every game."""
+        self.readable.register(conn.fileno(), select.POLLIN)
+        self.quitting = False
+
+    def __call__(self) -> Asked:
+        if not self.readable.poll(0):
+            return Asked.NOTHING
+        if isinstance(_receive(self.conn), QuitWorker):
+            self.quitting = True
+            return Asked.STOP
+        return Asked.SHARE
 
 
 # --- in the parent ------------------------------------------------------------------------------
@@ -270,9 +300,9 @@ class _Worker:
     core: int | None
     scratch: str
     """A folder of the worker's own, holding its bots' scratch folders; removed with it."""
+    number: int
+    """Its number in the pool, new for each process (what ``Placement`` knows it by)."""
     job: MatchJob | None = None
-    held: HeldBots = dataclasses.field(default_factory=HeldBots)
-    """The bots of its recent matches: those it may keep (``keep_bots``)."""
     progress_at: float = 0.0
     """When the worker was last heard of (given its job, or sent events)."""
     played: int = 0
@@ -290,6 +320,10 @@ class _Worker:
         """Record that it was given ``job``."""
         self.job, self.played, self.asked, self.keeps_all = job, 0, False, False
         self.progress_at = time.monotonic()
+
+    def send(self, message: ToWorker) -> None:
+        """Send ``message`` to the worker (``OSError`` when it is gone)."""
+        self.conn.send_bytes(pickle.dumps(message, pickle.HIGHEST_PROTOCOL))
 
     def remove_scratch(self) -> None:
         reaper.remove_scratch(self.scratch)  # with the bots' tmpfs mounted in it
@@ -331,12 +365,9 @@ class LocalPoolExecutor:
         )
         self.cores = list(cores) if cores is not None else [None] * workers
         self._workers: list[_Worker] = []
+        self._numbers = itertools.count()
         self.winding_down = winding_down
-        self._handed: list[MatchJob] = []
-        """Chunks a worker gave back since the queue was last filled (``_handed_back``)."""
-        self._costs = MatchCosts()
-        """What the games so far say of each match's length (the run's last matches go
-        longest first: ``placement.next_job``)."""
+        self._placement = Placement(self.keeps, workers)
         try:
             with _stops_held():
                 for i in range(workers):
@@ -360,13 +391,14 @@ class LocalPoolExecutor:
         )
         process.start()
         child_conn.close()
-        return _Worker(process, parent_conn, core, scratch)
+        return _Worker(process, parent_conn, core, scratch, next(self._numbers))
 
     def _replace(self, worker: _Worker) -> None:
         with contextlib.suppress(Exception):
             worker.conn.close()
         worker.process.join(timeout=5)
         worker.remove_scratch()  # a killed worker could not remove its bots' folders
+        self._placement.forget(worker.number)
         index = self._workers.index(worker)
         with _stops_held():
             self._workers[index] = self._spawn(worker.core)
@@ -385,9 +417,9 @@ class LocalPoolExecutor:
         for worker in self._workers:
             if worker.job is None:
                 with contextlib.suppress(OSError):
-                    worker.conn.send_bytes(pickle.dumps(_RELEASE, pickle.HIGHEST_PROTOCOL))
+                    worker.send(ReleaseBots())
                     waiting.append(worker)
-                worker.held.clear()
+                self._placement.forget(worker.number)
         deadline = time.monotonic() + RELEASE_S
         for worker in waiting:
             readable = select.poll()
@@ -398,13 +430,13 @@ class LocalPoolExecutor:
                     worker.conn.recv_bytes()
 
     def _execute(self, jobs: Sequence[MatchJob]) -> Iterator[list[Event]]:
-        queue = job_queue(jobs, self.keeps)
+        self._placement.fill(jobs)
         batch: list[Event] = []
         while True:
             # A worker that has finished gets its next job before the caller stores and tells
             # what it sent (the yield below): it never waits for the parent's bookkeeping.
-            self._hand_out(queue, batch)
-            if not queue:
+            self._hand_out(batch)
+            if not self._placement.queue:
                 self._share()
             if batch:
                 yield batch
@@ -427,21 +459,19 @@ class LocalPoolExecutor:
             for worker in busy:
                 if worker.job is not None and now - worker.progress_at > self.stall_seconds:
                     self._kill_stalled(worker, batch, now - worker.progress_at)
-            queue.extendleft(reversed(self._handed))  # first, for the idle workers
-            self._handed.clear()
 
-    def _hand_out(self, queue: deque[MatchJob], batch: list[Event]) -> None:
-        """Give each idle worker its next job from ``queue`` (a worker found dead is replaced,
+    def _hand_out(self, batch: list[Event]) -> None:
+        """Give each idle worker its next job from the queue (a worker found dead is replaced,
         and the job it could not take fails into ``batch``)."""
         for worker in list(self._workers):
-            if worker.job is None and queue:
-                job = self._next_job(worker, queue)
+            if worker.job is None and self._placement.queue:
+                job = self._placement.take(worker.number)
                 # Busy on record before the job is sent: a stop signal landing just after the
                 # send must not leave a playing worker on record as idle, which ``close`` would
                 # ask to exit between jobs instead of stopping it.
                 worker.give(job)
                 try:
-                    worker.conn.send_bytes(pickle.dumps(job, pickle.HIGHEST_PROTOCOL))
+                    worker.send(PlayMatch(job))
                 except OSError:  # the worker died while idle (killed from outside)
                     worker.job = None
                     self._replace(worker)  # joins the old process: its exit code is known
@@ -462,17 +492,10 @@ class LocalPoolExecutor:
                 self.winding_down = None
             return
         try:
-            worker.conn.send_bytes(pickle.dumps(_SHARE, pickle.HIGHEST_PROTOCOL))
+            worker.send(ShareMatch())
         except OSError:  # it died: ``_collect`` finds out
             return
         worker.asked = True
-
-    def _next_job(self, worker: _Worker, queue: deque[MatchJob]) -> MatchJob:
-        """The queued job to give ``worker`` (``placement.next_job``): with ``keep_bots``, one
-        with the bots it keeps, else the first; among the last ``TAIL_JOBS`` per worker, the
-        one expected to take longest."""
-        held = worker.held if self.keeps else None
-        return next_job(queue, held, self._costs, last=TAIL_JOBS * len(self._workers))
 
     def _collect(self, worker: _Worker, batch: list[Event]) -> None:
         """Add everything a worker has sent to ``batch``; a failure if it died."""
@@ -484,14 +507,14 @@ class LocalPoolExecutor:
             except (EOFError, OSError):
                 break
             for event in events:
-                if isinstance(event, Handed):
-                    self._handed_back(worker, event)
+                if isinstance(event, ChunksShared):
+                    self._shared(worker, event)
                     continue
                 if isinstance(event, JobDone | JobFailed):
                     worker.job, worker.asked = None, False  # a request after its end: unanswered
                 elif isinstance(event, GameDone):
                     worker.played += 1
-                    self._costs.observe(event.record)
+                    self._placement.observe(event.record)
                 batch.append(event)
             worker.progress_at = time.monotonic()
         if worker.job is not None and not worker.process.is_alive():
@@ -500,15 +523,16 @@ class LocalPoolExecutor:
             self._replace(worker)
             batch.append(JobFailed(job.key, f"worker process died (exit code {code})"))
 
-    def _handed_back(self, worker: _Worker, answer: Handed) -> None:
-        """A worker's answer to ``_SHARE``: the chunks it gave back go to the front of the queue."""
+    def _shared(self, worker: _Worker, answer: ChunksShared) -> None:
+        """A worker's answer to ``ShareMatch``: the chunks it gave back go to the front of the
+        queue, for the idle workers."""
         worker.asked = False
         if answer.rest is None or worker.job is None:
             worker.keeps_all = True
             return
         kept = len(worker.job.slots) - len(answer.rest.slots)
         worker.job = dataclasses.replace(worker.job, slots=worker.job.slots[:kept])
-        self._handed.append(answer.rest)
+        self._placement.give_back(answer.rest)
 
     def _kill_stalled(self, worker: _Worker, batch: list[Event], silent_s: float) -> None:
         """Kill a worker that made no progress (its bots first: they may be stopped with it)."""
@@ -536,7 +560,7 @@ class LocalPoolExecutor:
         for worker in self._workers:
             with contextlib.suppress(Exception):
                 if worker.job is None:
-                    worker.conn.send_bytes(pickle.dumps(None))
+                    worker.send(QuitWorker())
                 else:
                     worker.process.terminate()
         for worker in self._workers:

@@ -13,11 +13,11 @@ round order (chunks given back by a worker and failed matches go to its front, a
 head's round or an earlier one), so no match of a later round starts while one of an earlier
 round waits, and the games per bot stay level (``arena.tournament.schedule``).
 
-Once the queue is short (``next_job``'s ``last``), the local pool and the cluster's driver hand
-out the match expected to take longest (``MatchCosts``: its bots' time on move per game so far),
-as the longest-first rule of scheduling does: the run then ends on short matches, and the workers
-finish together instead of one playing a long match alone while the others wait (a shared match
-is cut only at its chunks, 10 games).
+Once the queue is short (``TAIL_JOBS`` per worker), the local pool and the cluster's driver hand
+out the match expected to take longest (its bots' time on move per game so far), as the
+longest-first rule of scheduling does: the run then ends on short matches, and the workers finish
+together instead of one playing a long match alone while the others wait (a shared match is cut
+only at its chunks, 10 games). ``Placement`` is all an executor sees of this.
 """
 
 from __future__ import annotations
@@ -25,13 +25,13 @@ from __future__ import annotations
 import itertools
 import math
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Hashable, Iterator, Sequence
 
 from arena.records import GameRecord
 from arena.referee.keeper import MAX_KEPT
 from arena.tournament.schedule import MatchJob
 
-__all__ = ["HeldBots", "LOOKAHEAD", "MatchCosts", "in_blocks", "job_queue", "next_job"]
+__all__ = ["LOOKAHEAD", "in_blocks"]
 
 LOOKAHEAD = 256
 """How far down the queue a free worker looks for a match with the bots it keeps."""
@@ -54,12 +54,7 @@ def in_blocks(jobs: Sequence[MatchJob], size: int = MAX_KEPT // 2) -> list[Match
     return sorted(jobs, key=block)  # stable: within a block, the plan's order
 
 
-def job_queue(jobs: Sequence[MatchJob], keeps: bool) -> deque[MatchJob]:
-    """The jobs as a pool hands them out: in blocks (``in_blocks``) when workers keep bots."""
-    return deque(in_blocks(jobs) if keeps else jobs)
-
-
-class HeldBots:
+class _RecentBots:
     """The bots of a worker's recent matches, oldest first: those it may still keep."""
 
     def __init__(self, bound: int = MAX_KEPT) -> None:
@@ -92,10 +87,10 @@ class HeldBots:
 
 TAIL_JOBS = 4
 """Per worker (per thread of a cluster), how many of a run's last queued matches are handed out
-longest first (``next_job`` with ``MatchCosts``), so that the run does not end on one long match."""
+longest first, so that the run does not end on one long match."""
 
 
-class MatchCosts:
+class _MatchCosts:
     """What the games of a run so far say of how long a match will take: each bot's mean time on
     move per game (its own moves' ``ms``), and the mean time of a game beyond the moves."""
 
@@ -136,22 +131,19 @@ def _of_round(queue: deque[MatchJob], number: int, most: int) -> Iterator[MatchJ
     return itertools.takewhile(lambda job: job.round == number, itertools.islice(queue, most))
 
 
-def next_job(
-    queue: deque[MatchJob],
-    held: HeldBots | None,
-    costs: MatchCosts | None = None,
-    last: int = 0,
+def _next_job(
+    queue: deque[MatchJob], held: _RecentBots | None, costs: _MatchCosts, last: int
 ) -> MatchJob:
     """Take from ``queue`` the match for a worker holding ``held``: among the first
     ``LOOKAHEAD`` of the head's round, the first with both its bots held, else the first with
     one, else the head. ``held`` None (nothing known, or no bot is kept): the head. ``held`` is
     updated.
 
-    With ``costs``, once ``queue`` holds ``last`` matches or fewer: among those of the head's
-    round, the one expected to take longest (``MatchCosts.seconds``; the first of equals)."""
+    Once ``queue`` holds ``last`` matches or fewer: among those of the head's round, the one
+    expected to take longest (``costs``; the first of equals)."""
     best = 0
     head_round = queue[0].round
-    if costs is not None and len(queue) <= last:
+    if len(queue) <= last:
         expected = [costs.seconds(job) for job in _of_round(queue, head_round, len(queue))]
         best = expected.index(max(expected))
     elif held is not None and len(held):
@@ -167,3 +159,60 @@ def next_job(
     if held is not None:
         held.played(job)
     return job
+
+
+class Placement:
+    """The queue of a run's matches, and which of them a free worker takes next (``take``).
+
+    It learns, per worker, the bots of its recent matches (those it may keep, when ``keeps``)
+    and, from the games so far, how long each match will take; both outlive a ``fill``, as an
+    executor plays a course's rounds one after another."""
+
+    def __init__(self, keeps: bool, workers: int = 1, kept: int = MAX_KEPT) -> None:
+        self.keeps = keeps
+        """Whether workers keep bots between matches (``keep_bots``): then placed by them."""
+        self.workers = workers
+        """Matches played at once (a cluster's threads): the tail is ``TAIL_JOBS`` per worker."""
+        self.kept = kept
+        """The most bots a worker keeps (the keeper's bound)."""
+        self.queue: deque[MatchJob] = deque()
+        self._recent: dict[Hashable, _RecentBots] = {}
+        self._costs = _MatchCosts()
+
+    def fill(self, jobs: Sequence[MatchJob]) -> None:
+        """Queue ``jobs`` (in blocks, ``in_blocks``, when workers keep bots)."""
+        self.queue = deque(in_blocks(jobs) if self.keeps else jobs)
+
+    def take(self, worker: Hashable | None) -> MatchJob:
+        """Take the match ``worker`` (None: one not known) plays next from the queue."""
+        recent = None if worker is None or not self.keeps else self._recent_of(worker)
+        return _next_job(self.queue, recent, self._costs, last=TAIL_JOBS * self.workers)
+
+    def give_back(self, job: MatchJob) -> None:
+        """Put ``job`` (chunks a worker gave back) at the front of the queue."""
+        self.queue.appendleft(job)
+
+    def ran(self, worker: Hashable, job: MatchJob) -> None:
+        """``worker`` played ``job``: its bots are now its most recent."""
+        self._recent_of(worker).played(job)
+
+    def forget(self, worker: Hashable | None = None) -> None:
+        """``worker`` (None: every worker) keeps no bot now (replaced, or told to stop them)."""
+        if worker is None:
+            self._recent.clear()
+        else:
+            self._recent.pop(worker, None)
+
+    def observe(self, record: GameRecord) -> None:
+        """Learn from a finished game how long its bots take."""
+        self._costs.observe(record)
+
+    def seconds(self, job: MatchJob) -> float:
+        """The expected time of ``job``'s games (infinite while one of its bots is unknown)."""
+        return self._costs.seconds(job)
+
+    def _recent_of(self, worker: Hashable) -> _RecentBots:
+        recent = self._recent.get(worker)
+        if recent is None:
+            recent = self._recent[worker] = _RecentBots(self.kept)
+        return recent
