@@ -76,8 +76,8 @@ class ShareMatch:
 
 @dataclass(frozen=True)
 class ReleaseBots:
-    """The pool to an idle worker at the end of a run: stop the bots you keep, then answer (an
-    empty batch of events)."""
+    """The pool to an idle worker at the end of a run: stop the bots you keep, then answer
+    ``BotsReleased``."""
 
 
 @dataclass(frozen=True)
@@ -85,8 +85,15 @@ class QuitWorker:
     """The pool to a worker: it is closing; exit (in the middle of a match too)."""
 
 
+@dataclass(frozen=True)
+class BotsReleased:
+    """A worker to the pool: the bots it kept have quit (its answer to ``ReleaseBots``)."""
+
+
 ToWorker = PlayMatch | ShareMatch | ReleaseBots | QuitWorker
-"""What the pool sends a worker; a worker sends back batches of ``Event``s."""
+"""What the pool sends a worker."""
+FromWorker = list[Event] | BotsReleased
+"""What a worker sends the pool: its events in batches (``_Batcher``), or ``BotsReleased``."""
 
 
 class Connection(Protocol):
@@ -257,7 +264,7 @@ def _serve(conn: Connection, settings: MatchSettings, send: _Batcher) -> None:
             continue
         if isinstance(message, ReleaseBots):  # the run's jobs are done: its kept bots quit now
             close_keeper()
-            conn.send_bytes(pickle.dumps([], pickle.HIGHEST_PROTOCOL))
+            conn.send_bytes(pickle.dumps(BotsReleased(), pickle.HIGHEST_PROTOCOL))
             continue
         try:
             play_job(message.job, settings, send, asked=requests)
@@ -503,10 +510,12 @@ class LocalPoolExecutor:
         readable.register(worker.conn.fileno(), select.POLLIN)
         while worker.job is not None and readable.poll(0):
             try:
-                events: list[Event] = pickle.loads(worker.conn.recv_bytes())
+                message: FromWorker = pickle.loads(worker.conn.recv_bytes())
             except (EOFError, OSError):
                 break
-            for event in events:
+            if isinstance(message, BotsReleased):  # later than the end of a run waited for it
+                continue
+            for event in message:
                 if isinstance(event, ChunksShared):
                     self._shared(worker, event)
                     continue
