@@ -274,6 +274,22 @@ def test_a_worker_told_to_exit_in_the_middle_of_a_match_stops_there(tmp_path: Pa
     assert child_processes() == []
 
 
+def test_a_late_answer_to_a_release_is_skipped_with_the_next_run_s_events(
+    tmp_path: Path, pools: list[LocalPoolExecutor]
+) -> None:
+    """A worker's ``BotsReleased`` that comes after the end of a run stopped waiting for it is
+    read among the next run's events, and skipped."""
+    a, b = bot(tmp_path, "instant.py"), bot(tmp_path, "paced.py", "1")
+    jobs = plan_matches([a, b], 2)
+    pool = LocalPoolExecutor(1, SETTINGS)
+    pools.append(pool)
+    (worker,) = pool._workers
+    worker.send(local.ReleaseBots())  # its answer left unread, as after a release timed out
+    assert wait_until(lambda: worker.conn.poll(), 10), "the worker did not answer"
+    check_job_events(events_of(pool, jobs), jobs)
+    assert wait_for_no_leftovers([str(tmp_path)]) == []
+
+
 # --- chosen by name -------------------------------------------------------------------------------
 
 
