@@ -6,6 +6,11 @@ and ``JobFailed`` when the harness itself failed, never charged to a bot (its ga
 ``ChunksShared`` stays between an executor and its workers (a match's later chunks given back).
 ``play_job`` is the unit any executor runs, wherever it runs; everything a job carries (the bots'
 paths, the sandbox mode) is resolved on the machine that plays it.
+
+A match is a run of chunks (games under one seed) played by one pair of bot processes. The chunk
+is what is shared, replayed and resumed: a match gives its later chunks to an idle worker only
+at a chunk's start, and a chunk stopped part-way is played again from its start (its stored games
+as ``GameReplayed``), so that its games are those an unstopped run plays.
 """
 
 from __future__ import annotations
