@@ -203,3 +203,13 @@ class KeepBots(enum.StrEnum):
     AUTO = "auto"
     ALL = "true"
     OFF = "false"
+
+    @classmethod
+    def of(cls, value: object) -> KeepBots:
+        """The mode ``value`` names: a member, its word, or YAML's ``true`` or ``false``;
+        ``ValueError`` for anything else."""
+        if isinstance(value, bool):
+            return cls.ALL if value else cls.OFF
+        if isinstance(value, str):
+            return cls(value)
+        raise ValueError(f"{value!r} is not a valid {cls.__name__}")

@@ -4,7 +4,9 @@ Every key is listed, with an example file, in docs/tournament-file.md. Every pro
 raises a ``ConfigError`` naming the file, the key path (``bots[2].path``), the line and what was
 expected; unknown and duplicate keys are errors, and null only where it means something. The
 package: ``yamlread`` (YAML with lines), ``context`` (located errors, checks of plain values),
-``build`` (the keys, bots included), ``model`` (``TournamentConfig`` and its plan).
+``keys`` (every top-level key declared: its type, bounds, default and help), ``readers``,
+``sections``, ``course`` and ``bots`` (the keys that need more than a plain check), ``build``
+(the keys read in order), ``model`` (``TournamentConfig`` and its plan).
 """
 
 from __future__ import annotations
@@ -15,9 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from arena.botspec import BOT_NAME_RE, bundled_bot_names, bundled_bot_path
-from arena.config.build import build, section_hint
+from arena.config.build import build
 from arena.config.context import Context, describe
 from arena.config.model import TournamentConfig
+from arena.config.sections import section_hint
 from arena.config.yamlread import read_yaml
 from arena.errors import ConfigError
 from arena.tournament.schedule import FORMATS

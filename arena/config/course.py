@@ -8,52 +8,39 @@ Each key is checked where it stands, so that a wrong one is told with its line.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from arena.config.context import Context, describe, key_line, value_line
 from arena.tournament.course import COURSE_FORMATS
 from arena.tournament.stoprule import Budget, StopRule
 
-__all__ = ["COURSE_KEYS", "CourseKeys", "course_keys"]
-
-COURSE_KEYS = ("rounds", "until", "budget")
 UNTIL_KEYS = ("top", "los")
 BUDGET_KEYS = ("games",)
 DEFAULT_LOS = 0.95
 
 
-@dataclass(frozen=True)
-class CourseKeys:
-    """What the file says of its course (None: the course's default)."""
-
-    rounds: int | None = None
-    until: StopRule | None = None
-    budget: Budget | None = None
-
-
-def course_keys(ctx: Context, top: Mapping[str, Any], fmt: str, pool: int) -> CourseKeys:
-    """The course keys of ``top`` (``until:`` and ``budget:`` for any format); ``rounds:``
-    under another format, or ``games_per_pairing`` in a course, are errors (their meaning would
-    be silently lost)."""
-    if fmt not in COURSE_FORMATS:
-        if "rounds" in top:
-            courses = " or ".join(COURSE_FORMATS)
-            raise ctx.error(
-                "rounds",
-                f"expected only with format: {courses} (the format here is {fmt})",
-                key_line(top, "rounds"),
-            )
-        return CourseKeys(None, _until(ctx, top, pool), _budget(ctx, top))
-    if "games_per_pairing" in top:
+def refuse_games_per_pairing(ctx: Context, top: Mapping[str, Any], fmt: str) -> None:
+    """A course plays one game per role each time a pair meets: a ``games_per_pairing`` there
+    would be silently lost, and is an error."""
+    if fmt in COURSE_FORMATS and "games_per_pairing" in top:
         raise ctx.error(
             "games_per_pairing",
             f"expected no games_per_pairing in a {fmt} course (each meeting plays one game per"
             " role; set rounds: or budget: for more games)",
             key_line(top, "games_per_pairing"),
         )
-    rounds = ctx.integer(top, "rounds", "rounds") if "rounds" in top else None
-    return CourseKeys(rounds, _until(ctx, top, pool), _budget(ctx, top))
+
+
+def read_rounds(ctx: Context, top: Mapping[str, Any], fmt: str) -> int:
+    """``rounds:``, a course's only (another format would silently lose it)."""
+    if fmt not in COURSE_FORMATS:
+        courses = " or ".join(COURSE_FORMATS)
+        raise ctx.error(
+            "rounds",
+            f"expected only with format: {courses} (the format here is {fmt})",
+            key_line(top, "rounds"),
+        )
+    return ctx.integer(top, "rounds", "rounds")
 
 
 def _section(ctx: Context, top: Mapping[str, Any], key: str, example: str) -> Mapping[str, Any]:
@@ -73,9 +60,8 @@ def _require(ctx: Context, top: Mapping[str, Any], key: str, inner: str, expecte
         raise ctx.error(f"{key}.{inner}", f"missing (expected {expected})", key_line(top, key))
 
 
-def _until(ctx: Context, top: Mapping[str, Any], pool: int) -> StopRule | None:
-    if "until" not in top:
-        return None
+def read_until(ctx: Context, top: Mapping[str, Any], pool: int) -> StopRule:
+    """``until: {top: K, los: P}``, any format's: K at most the pool's size less one."""
     section = _section(ctx, top, "until", "{top: 10, los: 0.95}")
     ctx.check_keys(section, UNTIL_KEYS, "until")
     _require(ctx, top, "until", "top", "the places to settle, such as top: 10")
@@ -93,9 +79,8 @@ def _until(ctx: Context, top: Mapping[str, Any], pool: int) -> StopRule | None:
     return StopRule(places, float(los))
 
 
-def _budget(ctx: Context, top: Mapping[str, Any]) -> Budget | None:
-    if "budget" not in top:
-        return None
+def read_budget(ctx: Context, top: Mapping[str, Any]) -> Budget:
+    """``budget: {games: G}``, any format's."""
     section = _section(ctx, top, "budget", "{games: 1000}")
     ctx.check_keys(section, BUDGET_KEYS, "budget")
     _require(ctx, top, "budget", "games", "the most games to play, such as games: 1000")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from arena.botspec import BotSpec
 from arena.limits import AffinityMode, KeepBots, Limits, SandboxMode, TimeControl
@@ -98,15 +99,12 @@ class TournamentConfig:
     """``budget: {games: G}``: the most games a course plays."""
 
     def settings(self) -> MatchSettings:
-        """How each match is played."""
+        """How each match is played: the match settings of the file, and what the bots may
+        not see."""
         return MatchSettings(
-            time_control=self.time_control,
-            limits=self.limits,
-            sandbox=self.sandbox,
-            freeze_idle=self.freeze_idle,
             hidden=self.hidden_from_bots(),
             private=self.bots_own_files(),
-            keep_bots=self.keep_bots,
+            **self._shared_with(MatchSettings),
         )
 
     def bots_own_files(self) -> tuple[str, ...]:
@@ -131,24 +129,14 @@ class TournamentConfig:
         return (*hidden_from_bots(self.db), *config)
 
     def plan(self) -> TournamentPlan:
-        """The run this file describes, in the library's terms."""
+        """The run this file describes, in the library's terms: each setting under its name."""
         return TournamentPlan(
-            name=self.name,
-            bots=self.bots,
-            format=self.format,
-            games_per_pairing=self.games_per_pairing,
-            seed=self.seed,
-            workers=self.workers,
             settings=self.settings(),
-            db=self.db,
-            affinity=self.affinity,
-            executor=self.executor,
-            opening_plies=self.opening_plies,
-            force_workers=self.force_workers,
-            cluster=self.cluster,
-            trusted_bots=self.trusted_bots,
             folder=None if self.path is None else self.path.parent,
-            rounds=self.rounds,
-            until=self.until,
-            budget=self.budget,
+            **self._shared_with(TournamentPlan),
         )
+
+    def _shared_with(self, target: type[TournamentPlan] | type[MatchSettings]) -> dict[str, Any]:
+        """The values of the fields ``target`` has of the same name."""
+        own = {f.name for f in dataclasses.fields(self)}
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(target) if f.name in own}

@@ -101,9 +101,7 @@ class MatchSettings:
     given a ``BotKeeper``."""
 
     def __post_init__(self) -> None:
-        keep: object = self.keep_bots
-        if isinstance(keep, bool):  # true keeps every bot, false none
-            object.__setattr__(self, "keep_bots", KeepBots.ALL if keep else KeepBots.OFF)
+        object.__setattr__(self, "keep_bots", KeepBots.of(self.keep_bots))
 
 
 @dataclass

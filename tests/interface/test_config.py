@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from arena.botspec import HARNESS_PYTHON, BotSpec
 from arena.config import TournamentConfig, config_from_dict, load_config
-from arena.config.build import TOP_KEYS
+from arena.config.keys import TOP_KEYS
 from arena.errors import ConfigError
 from arena.limits import AffinityMode, KeepBots, Limits, SandboxMode, TimeControl
 from arena.tournament.affinity import core_count

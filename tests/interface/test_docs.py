@@ -97,9 +97,11 @@ def test_every_relative_link_resolves(page: Path) -> None:
 
 def _accepted_keys() -> set[str]:
     """Every key a tournament file may hold, as the config declares it."""
-    from arena.config.build import BOT_KEYS, OPENING_KEYS, TOP_KEYS
+    from arena.config.bots import BOT_KEYS
     from arena.config.course import BUDGET_KEYS, UNTIL_KEYS
     from arena.config.folders import FOLDER_KEYS
+    from arena.config.keys import TOP_KEYS
+    from arena.config.readers import OPENING_KEYS
     from arena.limits import Limits, TimeControl
 
     keys = {*TOP_KEYS, *BOT_KEYS, *FOLDER_KEYS}

@@ -1,0 +1,222 @@
+"""Every top-level key of a tournament file, declared once: its type and bounds (how a value
+written is read), its default, and one line of help.
+
+The loader reads the keys in this order (a key that needs another's value reads it first), the
+reference's table (docs/tournament-file.md) is checked against these lines, and each key fills
+the ``TournamentConfig`` field of its name, from which the plan takes its own.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from arena.config import readers
+from arena.config.context import MAX_INT
+from arena.config.course import read_budget, read_rounds, read_until
+from arena.config.reading import Reading
+from arena.config.sections import read_section
+from arena.limits import AffinityMode, KeepBots, Limits, SandboxMode, TimeControl
+from arena.tournament.affinity import core_count
+
+Parse = Callable[[Reading, str], Any]
+"""Reads the value written at a key (the key's name given) into its setting."""
+
+MAX_WORKERS = 1024
+"""More worker processes than any machine runs fairly (the run caps them further)."""
+
+_MAX_SEED = 2**63 - 1
+
+_Section = TypeVar("_Section", TimeControl, Limits)
+
+
+def integer(minimum: int = 1, maximum: int = MAX_INT) -> Parse:
+    """An integer from ``minimum`` to ``maximum``."""
+    return lambda r, key: r.ctx.integer(r.top, key, key, minimum=minimum, maximum=maximum)
+
+
+def flag(r: Reading, key: str) -> bool:
+    """``true`` or ``false``."""
+    return r.ctx.flag(r.top, key, key)
+
+
+def choice(modes: type[enum.StrEnum]) -> Parse:
+    """One of the words of ``modes``."""
+    return lambda r, key: modes(r.ctx.choice(r.top, key, key, [m.value for m in modes]))
+
+
+def section(cls: type[_Section]) -> Parse:
+    """A mapping of ``cls``'s fields, each read against its type and least value."""
+    return lambda r, key: read_section(r.ctx, r.top, key, cls)
+
+
+@dataclass(frozen=True)
+class Key:
+    """One top-level key of a tournament file."""
+
+    name: str
+    help: str
+    """What it sets, in one line (the reference's)."""
+    parse: Parse
+    """Its type and bounds: reads the value written."""
+    default: Any = None
+    """Its setting when the file does not give it."""
+    derive: Callable[[Reading], Any] | None = None
+    """Instead of ``default``, for a default that depends on the file or the machine."""
+    shown: str = ""
+    """The default as the reference shows it (default: ``default`` written as in YAML)."""
+    field: str = ""
+    """The ``TournamentConfig`` field it fills (default: its name)."""
+
+    def read(self, r: Reading) -> Any:
+        if self.name in r.top:
+            return self.parse(r, self.name)
+        return self.default if self.derive is None else self.derive(r)
+
+    def shown_default(self) -> str:
+        """The reference's default column."""
+        if self.shown:
+            return self.shown
+        if self.default is None:
+            return "none"
+        if isinstance(self.default, bool):
+            return f"`{str(self.default).lower()}`"
+        return f"`{self.default}`"
+
+
+KEYS = (
+    Key(
+        "name",
+        "the tournament's name (the store's, the report's, PGN's `[Event]`)",
+        readers.tournament_name,
+        derive=readers.default_name,
+        shown="the file's stem",
+    ),
+    Key(
+        "db",
+        "the store, beside the file; a device or a pipe is refused",
+        readers.db,
+        derive=readers.default_db,
+        shown="`results/<name>.sqlite`",
+    ),
+    Key(
+        "format",
+        "`round-robin` (every pair, in rounds), `gauntlet` (the first bot against every other),"
+        " or a course: `swiss`, `contested` ([below](#a-course-swiss-or-contested))",
+        readers.tournament_format,
+        default="round-robin",
+    ),
+    Key(
+        "rounds",
+        "a course's rounds (`swiss`, `contested` only): `ceil(log2 N) + 4` for N bots",
+        lambda r, key: read_rounds(r.ctx, r.top, r.value("format")),
+        shown="from the pool",
+    ),
+    Key(
+        "until",
+        "`{top: K, los: 0.95}`: stop once each of the top K is ahead of the next with that"
+        " likelihood",
+        lambda r, key: read_until(r.ctx, r.top, len(r.entries)),
+    ),
+    Key(
+        "budget",
+        "`{games: G}`: play at most G games (whole meetings, at a round's end)",
+        lambda r, key: read_budget(r.ctx, r.top),
+    ),
+    Key(
+        "games_per_pairing",
+        "games per *ordered* pair: A as Order against B as Chaos, and as many the other way",
+        readers.games_per_pairing,
+        derive=readers.default_games,
+        shown="`10`",
+    ),
+    Key(
+        "sandbox",
+        "`auto` (bubblewrap where it works), `bwrap` or `none` ([sandbox](sandbox.md))",
+        choice(SandboxMode),
+        default=SandboxMode.AUTO,
+    ),
+    Key(
+        "bots",
+        "the entries: a bundled bot's name, a bot mapping or a folder (below); at least 2 bots",
+        readers.bots,
+        derive=readers.missing_bots,
+        shown="required",
+    ),
+    Key(
+        "time_control",
+        "how long a bot may think ([below](#time_control), [fairness](fairness.md))",
+        section(TimeControl),
+        default=TimeControl(),
+        shown="`{move_ms: 100}`",
+    ),
+    Key(
+        "limits",
+        "each bot's resources ([below](#limits), [sandbox](sandbox.md))",
+        section(Limits),
+        default=Limits(),
+        shown="see below",
+    ),
+    Key(
+        "workers",
+        "matches played at once; capped at what runs fairly (cores, memory)",
+        integer(maximum=MAX_WORKERS),
+        derive=lambda r: core_count(),
+        shown="the cores",
+    ),
+    Key(
+        "seed",
+        "the seed of every game's `ARENA_SEED` and of the openings",
+        integer(minimum=0, maximum=_MAX_SEED),
+        default=1,
+    ),
+    Key(
+        "affinity",
+        "`auto`, `on` or `off`: pin each match to a core when cores >= workers",
+        readers.affinity,
+        default=AffinityMode.AUTO,
+    ),
+    Key(
+        "freeze_idle",
+        "freeze the bot not on move (`false`: bots may ponder)",
+        flag,
+        default=True,
+    ),
+    Key(
+        "executor",
+        "`local` (worker processes) or `inline` (one match at a time, in this process)",
+        readers.executor,
+        derive=readers.default_executor,
+        shown="`local`",
+    ),
+    Key(
+        "cluster",
+        "`tcp://HOST:PORT` of a Dask scheduler, or `local:N` ([cluster](scaling.md))",
+        readers.cluster,
+    ),
+    Key(
+        "trusted_bots",
+        "on a cluster, bots may run without bubblewrap ([cluster](scaling.md))",
+        flag,
+        default=False,
+    ),
+    Key(
+        "keep_bots",
+        "keep bot processes between matches: `auto` (those that ask), `true` (all), `false`",
+        readers.keep_bots,
+        default=KeepBots.AUTO,
+    ),
+    Key(
+        "openings",
+        "`{random_plies: N}`: both games of each pair start from the same random position",
+        readers.opening_plies,
+        default=0,
+        shown="none",
+        field="opening_plies",
+    ),
+)
+"""In the order they are read: a key's mistake is told before those of the keys after it."""
+
+TOP_KEYS = tuple(key.name for key in KEYS)

@@ -1,0 +1,99 @@
+"""The declaration of the tournament file's keys is the one the loader, the reference and the
+plan follow: the reference's table says what it declares, and every key reaches the plan."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from pathlib import Path
+
+import pytest
+from conftest import REPO_ROOT
+
+from arena.config import config_from_dict
+from arena.config.keys import KEYS, TOP_KEYS
+from arena.config.model import TournamentConfig
+from arena.limits import KeepBots
+from arena.referee.match import MatchSettings
+from arena.tournament.run import TournamentPlan
+
+REFERENCE = REPO_ROOT / "docs" / "tournament-file.md"
+CONFIG_ONLY = {"path", "notices", "force_workers"}
+"""Fields of a config that no key of the file sets (the file itself, what it told, a flag)."""
+
+
+def _top_level_rows() -> dict[str, tuple[str, str]]:
+    """The reference's table of top-level keys: key -> (default, help)."""
+    text = REFERENCE.read_text().split("## Top-level keys\n", 1)[1].split("\n## ", 1)[0]
+    rows = re.findall(r"^\| `([a-z_]+)` \| (.*?) \| (.*) \|$", text, re.MULTILINE)
+    return {key: (default, help) for key, default, help in rows}
+
+
+def test_the_reference_shows_each_keys_declared_default_and_help() -> None:
+    declared = {key.name: (key.shown_default(), key.help) for key in KEYS}
+    written = _top_level_rows()
+    assert set(written) == set(declared)
+    wrong = [
+        f"| `{name}` | {declared[name][0]} | {declared[name][1]} |"
+        for name in declared
+        if written[name] != declared[name]
+    ]
+    assert not wrong, "docs/tournament-file.md should read:\n" + "\n".join(wrong)
+
+
+def test_each_key_fills_a_config_field_and_each_field_has_its_key() -> None:
+    fields = {f.name for f in dataclasses.fields(TournamentConfig)}
+    filled = [key.field or key.name for key in KEYS]
+    assert len(filled) == len(set(filled)) == len(TOP_KEYS)
+    assert set(filled) == fields - CONFIG_ONLY
+
+
+def test_every_field_of_the_config_reaches_the_plan_or_the_match_settings() -> None:
+    targets = {f.name for f in dataclasses.fields(TournamentPlan)}
+    targets |= {f.name for f in dataclasses.fields(MatchSettings)}
+    lost = {f.name for f in dataclasses.fields(TournamentConfig)} - targets - {"path", "notices"}
+    assert not lost, f"config fields the plan never sees: {lost}"
+
+
+def test_the_plan_carries_each_setting_of_the_file(tmp_path: Path) -> None:
+    config = config_from_dict(
+        {
+            "bots": ["random", "greedy"],
+            "name": "carried",
+            "games_per_pairing": 3,
+            "workers": 2,
+            "seed": 7,
+            "sandbox": "none",
+            "affinity": False,
+            "freeze_idle": False,
+            "executor": "inline",
+            "trusted_bots": True,
+            "keep_bots": False,
+            "openings": {"random_plies": 2},
+            "time_control": {"move_ms": 50},
+            "limits": {"memory_mb": 512},
+            "budget": {"games": 4},
+        },
+        base_dir=tmp_path,
+    )
+    plan = config.plan()
+    for name in ("name", "games_per_pairing", "workers", "seed", "affinity", "executor"):
+        assert getattr(plan, name) == getattr(config, name)
+    assert (plan.trusted_bots, plan.opening_plies, plan.budget) == (True, 2, config.budget)
+    assert plan.db == tmp_path / "results" / "carried.sqlite"
+    assert plan.folder is None and plan.bots == config.bots
+    settings = plan.settings
+    assert (settings.freeze_idle, settings.keep_bots) == (False, KeepBots.OFF)
+    assert (settings.time_control.move_ms, settings.limits.memory_mb) == (50, 512)
+    assert settings.hidden == config.hidden_from_bots()
+
+
+@pytest.mark.parametrize(
+    ("written", "mode"),
+    [(True, KeepBots.ALL), (False, KeepBots.OFF), ("auto", KeepBots.AUTO), ("true", KeepBots.ALL)],
+)
+def test_keep_bots_is_read_alike_by_the_file_and_the_match_settings(
+    written: object, mode: KeepBots
+) -> None:
+    assert config_from_dict({"bots": ["random", "greedy"], "keep_bots": written}).keep_bots is mode
+    assert MatchSettings(keep_bots=written).keep_bots is mode  # type: ignore[arg-type]
