@@ -45,9 +45,13 @@ cpu`` a quick move is charged its wall time instead of a read of the CPU clock. 
 a bot can do on its opponent's time: this much a move."""
 
 
-def _at_least(default: int | None, minimum: int, why: str) -> Any:
-    """A field whose values below ``minimum`` would make every bot fail, whoever it is."""
-    return dataclasses.field(default=default, metadata={"minimum": minimum, "why": why})
+def _setting(
+    default: object, help: str, *, minimum: int = 1, why: str = "", shown: str = ""
+) -> Any:
+    """A field of a section of the tournament file: its default, one line of help (the
+    reference's), and the least value that is not a mistake whoever the bot (``why`` says why)."""
+    metadata = {"help": help, "minimum": minimum, "why": why, "shown": shown}
+    return dataclasses.field(default=default, metadata=metadata)
 
 
 def minimum_of(field: dataclasses.Field[Any]) -> tuple[int, str]:
@@ -68,19 +72,28 @@ class Measure(enum.StrEnum):
 class TimeControl:
     """How long a bot may take: a fixed time per move, or a game clock with an increment."""
 
-    move_ms: int = 100
+    move_ms: int = _setting(100, "time for each move, without a clock")
     """Time for each move (not used under a clock): the bot's CPU time from its previous reply
     to this one under ``measure: cpu``, else the wall time from sending `turn` to the reply."""
-    startup_ms: int = _at_least(5000, 100, "no bot process starts in less")
+    startup_ms: int = _setting(
+        5000,
+        "time from the process's start to its `ready`",
+        minimum=100,
+        why="no bot process starts in less",
+    )
     """Time from starting the process to its `ready` line, measured as a move is."""
-    clock_ms: int | None = None
+    clock_ms: int | None = _setting(None, "a game clock per bot instead of a time per move")
     """A game clock per bot (None: a fixed ``move_ms`` per move). Each move's time is taken off
     the mover's clock; a move that takes more than is left loses by ``timeout``."""
-    increment_ms: int = _at_least(0, 0, "")
+    increment_ms: int = _setting(
+        0, "added to the mover's clock after each of its moves (Fischer)", minimum=0
+    )
     """Added to the mover's clock after each of its moves (Fischer increment; clock only)."""
-    measure: Measure = Measure.CPU
+    measure: Measure = _setting(Measure.CPU, "`cpu` (the bot's process tree's CPU time) or `wall`")
     """What a move is charged: the CPU time of the bot's process tree, or wall time."""
-    margin_ms: int = _at_least(0, 0, "")
+    margin_ms: int = _setting(
+        0, "lateness within it is forgiven (cutechess-cli's `timemargin`)", minimum=0
+    )
     """Lateness within this many ms is not a loss (cutechess-cli's ``timemargin``)."""
 
     @property
@@ -149,24 +162,45 @@ def parse_clock(text: str) -> tuple[int, int]:
 class Limits:
     """Resource limits for each bot process (rlimits and harness-side caps)."""
 
-    memory_mb: int = _at_least(1024, 64, "a Python bot cannot start with less")
+    memory_mb: int = _setting(
+        1024,
+        "resident memory with a cgroup, else each process's address space",
+        minimum=64,
+        why="a Python bot cannot start with less",
+    )
     """Memory in MiB: the bot's resident memory, all its processes together, where arena has a
     memory cgroup for it (going past it is its ``crash``); else each process's address space
     (RLIMIT_AS), which a JVM or Go runtime needs far more of than it uses (docs/sandbox.md)."""
-    cpu_seconds: int | None = None
+    cpu_seconds: int | None = _setting(
+        None, "the process's CPU-time rlimit", shown="from the match"
+    )
     """RLIMIT_CPU for the whole process; None derives a generous one from the match's length."""
-    file_size_mb: int = 16
+    file_size_mb: int = _setting(16, "the largest file the bot may write")
     """Largest file the bot may write (RLIMIT_FSIZE), in its private tmp."""
-    open_files: int = _at_least(64, 16, "a Python bot cannot start with fewer")
+    open_files: int = _setting(
+        64, "open files", minimum=16, why="a Python bot cannot start with fewer"
+    )
     """RLIMIT_NOFILE."""
-    processes: int | None = _at_least(64, 8, "an interpreter starts threads of its own")
+    processes: int | None = _setting(
+        64,
+        "processes and threads of the bot, all together",
+        minimum=8,
+        why="an interpreter starts threads of its own",
+    )
     """Processes and threads of one bot, all its descendants included (None: unbounded).
     Exceeding it is the bot's fault (a ``crash``) where a cgroup records it (docs/sandbox.md)."""
-    tmp_mb: int = _at_least(64, 1, "a bot's private /tmp needs some room")
+    tmp_mb: int = _setting(
+        64, "the bot's private `/tmp`", why="a bot's private /tmp needs some room"
+    )
     """Size of the bot's private ``/tmp`` (a tmpfs); filling it is the bot's fault (``crash``)."""
-    stderr_kb: int = 16
+    stderr_kb: int = _setting(16, "how much of the bot's stderr is kept with each game (its end)")
     """How much of a bot's stderr is kept with each game (the tail); the rest is dropped."""
-    line_bytes: int = _at_least(1024, 64, "a 'ready <name>' line may be that long")
+    line_bytes: int = _setting(
+        1024,
+        "the longest line accepted from the bot",
+        minimum=64,
+        why="a 'ready <name>' line may be that long",
+    )
     """Longest line accepted from a bot; a longer one is `malformed`."""
 
 

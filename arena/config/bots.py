@@ -36,7 +36,13 @@ from arena.config.model import in_store_folder, store_folder_problem
 from arena.errors import BotSpecError
 from arena.limits import SandboxMode
 
-BOT_KEYS = ("name", "path", "command", "dir")
+BOT_KEYS = {
+    "name": "the bot's name in the standings: 1 to 64 letters, digits or `_.+-`",
+    "path": "a program, a folder (its `main.py` or executable `main`) or a bundled bot's name",
+    "command": "instead of `path`: a list of words, or one string split as a shell would",
+    "dir": "the folder the bot may read (default: its program's folder)",
+}
+"""The keys of a bot's mapping in ``bots:``, with the reference's help of each."""
 
 _BOT_NAME_RULE = "1 to 64 letters, digits or '_.+-', starting with a letter or a digit"
 

@@ -14,9 +14,18 @@ from arena.config.context import Context, describe, key_line, value_line
 from arena.tournament.course import COURSE_FORMATS
 from arena.tournament.stoprule import Budget, StopRule
 
-UNTIL_KEYS = ("top", "los")
-BUDGET_KEYS = ("games",)
 DEFAULT_LOS = 0.95
+LEAST_BUDGET = 2
+UNTIL_KEYS = {
+    "top": ("required", "the places to settle, K (at most the pool's size less one)"),
+    "los": (
+        f"`{DEFAULT_LOS}`",
+        "the likelihood of superiority each of them needs over the next (between 0.5 and 1)",
+    ),
+}
+"""The keys of ``until:``: the reference's default and help of each."""
+BUDGET_KEYS = {"games": ("required", f"the most games to play (at least {LEAST_BUDGET})")}
+"""The keys of ``budget:``: the reference's default and help of each."""
 
 
 def refuse_games_per_pairing(ctx: Context, top: Mapping[str, Any], fmt: str) -> None:
@@ -84,5 +93,5 @@ def read_budget(ctx: Context, top: Mapping[str, Any]) -> Budget:
     section = _section(ctx, top, "budget", "{games: 1000}")
     ctx.check_keys(section, BUDGET_KEYS, "budget")
     _require(ctx, top, "budget", "games", "the most games to play, such as games: 1000")
-    games = ctx.integer(section, "games", "budget.games", minimum=2)
+    games = ctx.integer(section, "games", "budget.games", minimum=LEAST_BUDGET)
     return Budget(games)

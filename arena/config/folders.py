@@ -18,7 +18,10 @@ from arena.config.context import Context, item_line, value_line
 
 __all__ = ["Entry", "FOLDER_KEYS", "expand_entries", "path_hint"]
 
-FOLDER_KEYS = ("folder",)
+FOLDER_KEYS = {
+    "folder": "alone: every sub-folder and program in that folder is a bot, named after it",
+}
+"""The key of a folder entry in ``bots:``, with the reference's help."""
 
 
 @dataclass(frozen=True)

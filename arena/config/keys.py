@@ -8,6 +8,7 @@ the ``TournamentConfig`` field of its name, from which the plan takes its own.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -15,10 +16,11 @@ from typing import Any, TypeVar
 
 from arena.config import readers
 from arena.config.context import MAX_INT
-from arena.config.course import read_budget, read_rounds, read_until
+from arena.config.course import BUDGET_KEYS, UNTIL_KEYS, read_budget, read_rounds, read_until
+from arena.config.readers import OPENING_KEYS
 from arena.config.reading import Reading
 from arena.config.sections import read_section
-from arena.limits import AffinityMode, KeepBots, Limits, SandboxMode, TimeControl
+from arena.limits import AffinityMode, KeepBots, Limits, SandboxMode, TimeControl, minimum_of
 from arena.tournament.affinity import core_count
 
 Parse = Callable[[Reading, str], Any]
@@ -77,13 +79,7 @@ class Key:
 
     def shown_default(self) -> str:
         """The reference's default column."""
-        if self.shown:
-            return self.shown
-        if self.default is None:
-            return "none"
-        if isinstance(self.default, bool):
-            return f"`{str(self.default).lower()}`"
-        return f"`{self.default}`"
+        return self.shown or _as_written(self.default)
 
 
 KEYS = (
@@ -220,3 +216,31 @@ KEYS = (
 """In the order they are read: a key's mistake is told before those of the keys after it."""
 
 TOP_KEYS = tuple(key.name for key in KEYS)
+
+
+def reference() -> dict[str, tuple[str, str]]:
+    """The rows of the reference's tables (docs/tournament-file.md): each key's path, and its
+    default and help, for the keys of the file and of its sections."""
+    rows = {key.name: (key.shown_default(), key.help) for key in KEYS}
+    for name, cls in (("time_control", TimeControl), ("limits", Limits)):
+        rows |= {f"{name}.{field.name}": _field_row(field) for field in dataclasses.fields(cls)}
+    for name, inner in (("openings", OPENING_KEYS), ("until", UNTIL_KEYS), ("budget", BUDGET_KEYS)):
+        rows |= {f"{name}.{key}": cells for key, cells in inner.items()}
+    return rows
+
+
+def _field_row(field: dataclasses.Field[Any]) -> tuple[str, str]:
+    """A section's field as the reference shows it: its least value told when above 1."""
+    least, _ = minimum_of(field)
+    bound = f" (at least {least})" if least > 1 else ""
+    shown = field.metadata.get("shown") or _as_written(field.default)
+    return shown, field.metadata["help"] + bound
+
+
+def _as_written(value: object) -> str:
+    """A default as YAML writes it, in the reference's code style (``none`` for null)."""
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return f"`{str(value).lower()}`"
+    return f"`{value}`"

@@ -20,7 +20,10 @@ from arena.tournament.course import COURSE_FORMATS
 from arena.tournament.executors import DEFAULT_EXECUTOR, executor_names
 from arena.tournament.schedule import FORMATS, MAX_GAMES, MAX_OPENING_PLIES, pairing_count
 
-OPENING_KEYS = ("random_plies",)
+OPENING_KEYS = {
+    "random_plies": ("none", "the number of random plies both games of a pair start from"),
+}
+"""The keys of ``openings:``: the reference's default and help of each."""
 _NAME_RULE = "a name without '/', '\\' or control characters, at most 100 characters"
 
 

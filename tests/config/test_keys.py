@@ -11,7 +11,9 @@ import pytest
 from conftest import REPO_ROOT
 
 from arena.config import config_from_dict
-from arena.config.keys import KEYS, TOP_KEYS
+from arena.config.bots import BOT_KEYS
+from arena.config.folders import FOLDER_KEYS
+from arena.config.keys import KEYS, TOP_KEYS, reference
 from arena.config.model import TournamentConfig
 from arena.limits import KeepBots
 from arena.referee.match import MatchSettings
@@ -22,23 +24,27 @@ CONFIG_ONLY = {"path", "notices", "force_workers"}
 """Fields of a config that no key of the file sets (the file itself, what it told, a flag)."""
 
 
-def _top_level_rows() -> dict[str, tuple[str, str]]:
-    """The reference's table of top-level keys: key -> (default, help)."""
-    text = REFERENCE.read_text().split("## Top-level keys\n", 1)[1].split("\n## ", 1)[0]
-    rows = re.findall(r"^\| `([a-z_]+)` \| (.*?) \| (.*) \|$", text, re.MULTILINE)
-    return {key: (default, help) for key, default, help in rows}
+def _rows(columns: int) -> dict[str, tuple[str, ...]]:
+    """The reference's table rows of ``columns`` cells: key -> the cells after it."""
+    cells = r" \| ".join([r"([^|]*?)"] * (columns - 1))
+    pattern = rf"^\| `([a-z_.]+)` \| {cells} \|$"
+    return {key: tuple(rest) for key, *rest in re.findall(pattern, REFERENCE.read_text(), re.M)}
 
 
 def test_the_reference_shows_each_keys_declared_default_and_help() -> None:
-    declared = {key.name: (key.shown_default(), key.help) for key in KEYS}
-    written = _top_level_rows()
+    declared, written = reference(), _rows(3)
     assert set(written) == set(declared)
     wrong = [
-        f"| `{name}` | {declared[name][0]} | {declared[name][1]} |"
-        for name in declared
-        if written[name] != declared[name]
+        f"| `{key}` | {' | '.join(declared[key])} |"
+        for key in declared
+        if written[key] != declared[key]
     ]
     assert not wrong, "docs/tournament-file.md should read:\n" + "\n".join(wrong)
+
+
+def test_the_reference_shows_each_bot_keys_declared_help() -> None:
+    declared = {key: (help,) for key, help in {**BOT_KEYS, **FOLDER_KEYS}.items()}
+    assert _rows(2) == declared
 
 
 def test_each_key_fills_a_config_field_and_each_field_has_its_key() -> None:
