@@ -135,6 +135,7 @@ def bots(r: Reading, key: str) -> tuple[BotSpec, ...]:
 
 
 def missing_bots(r: Reading) -> NoReturn:
+    """``bots:`` has no default: a file without it is told what it needs."""
     raise r.ctx.error("bots", "missing (expected a list of at least 2 bots)", start_line(r.top))
 
 
@@ -149,10 +150,11 @@ def affinity(r: Reading, key: str) -> AffinityMode:
 def executor(r: Reading, key: str) -> str:
     """``executor:``; a ``cluster:`` implies the cluster executor."""
     chosen = r.ctx.choice(r.top, key, key, executor_names())
-    return default_executor(r) if r.value("cluster") is not None else chosen
+    return chosen if r.value("cluster") is None else "cluster"
 
 
 def default_executor(r: Reading) -> str:
+    """The local pool, or the cluster's executor when a ``cluster:`` is given."""
     return DEFAULT_EXECUTOR if r.value("cluster") is None else "cluster"
 
 
