@@ -227,6 +227,29 @@ def _is_harness_python(program: str) -> bool:
         return False
 
 
+def _file_in(base: Path, given: str) -> Path | None:
+    """The file ``given`` names, relative to ``base``; None when it names no file."""
+    try:
+        candidate = (base / Path(given).expanduser()).resolve()
+        return candidate if candidate.is_file() else None
+    except (OSError, RuntimeError, ValueError):
+        return None
+
+
+def _executable(first: str, base: Path, bot: str) -> Path:
+    """The program a command's first word names as a file: it must exist and be executable."""
+    executable = _file_in(base, first)
+    if executable is None:
+        looks_like_path = "/" in first or first.startswith("~")
+        where = "a file" if looks_like_path else "a program on PATH or a file"
+        problem = f"expected {where} (relative to {base}), got {first!r} (not found)"
+        raise BotPartError(bot, "command", problem, 0)
+    if not os.access(executable, os.X_OK):
+        problem = f"expected an executable file, got {first!r} (not executable: {executable})"
+        raise BotPartError(bot, "command", problem, 0)
+    return executable
+
+
 def _base(base_dir: str | os.PathLike[str] | None) -> Path:
     return Path(base_dir).expanduser() if base_dir is not None else Path.cwd()
 
@@ -343,50 +366,22 @@ class BotSpec:
         if not argv:
             raise BotPartError(name, "command", "expected a non-empty command")
         base = _base(base_dir)
-        program: Path | None = None
         files: dict[int, Path] = {}
         first = argv[0]
         if not first.strip():
             raise BotPartError(name, "command", "expected a program, got an empty string", 0)
-        looks_like_path = "/" in first or first.startswith("~")
         if first in _PYTHON_NAMES or _is_harness_python(first):
             # The harness's own Python: a known version, visible inside the sandbox.
             argv[0:1] = [HARNESS_PYTHON, "-u"]
-        elif looks_like_path or shutil.which(first) is None:
-            try:
-                executable = (base / Path(first).expanduser()).resolve()
-                is_file = executable.is_file()
-            except (OSError, RuntimeError, ValueError):
-                is_file = False
-            if not is_file:
-                where = "a file" if looks_like_path else "a program on PATH or a file"
-                raise BotPartError(
-                    name,
-                    "command",
-                    f"expected {where} (relative to {base}), got {first!r} (not found)",
-                    0,
-                )
-            if not os.access(executable, os.X_OK):
-                raise BotPartError(
-                    name,
-                    "command",
-                    f"expected an executable file, got {first!r} (not executable: {executable})",
-                    0,
-                )
-            program = files[0] = executable
+        elif "/" in first or first.startswith("~") or shutil.which(first) is None:
+            files[0] = _executable(first, base, name)
         for i in range(1, len(argv)):
             arg = argv[i]
             if arg.startswith("-") or not arg or arg == HARNESS_PYTHON:
                 continue
-            try:
-                candidate = (base / Path(arg).expanduser()).resolve()
-                is_file = candidate.is_file()
-            except (OSError, RuntimeError, ValueError):
-                is_file = False
-            if is_file:
-                files[i] = candidate
-                if program is None:
-                    program = candidate
+            if (file := _file_in(base, arg)) is not None:
+                files[i] = file
+        program = files[min(files)] if files else None
         own: bool | None
         if dir is not None:
             folder, own = cls._folder(dir, base, name), True
