@@ -210,10 +210,11 @@ def address_space_mb(memory_mb: int, cgroup: BotCgroup | None) -> int:
 def _make_preexec(
     limits: Limits,
     cpu_seconds: int,
+    *,
     cgroup: BotCgroup | None,
-    user: BotUser | None = None,
-    switch: bool = True,
-    filtered: bool = False,
+    user: BotUser | None,
+    switch: bool,
+    filtered: bool,
 ) -> Callable[[], None]:
     """What the child does before exec, in this order: join the bot's cgroup (which needs root),
     leave the harness's session keyring for an empty one, set the rlimits, become ``user``
@@ -396,11 +397,12 @@ def _bwrap_argv(
     bwrap: str,
     spec: BotSpec,
     limits: Limits,
+    *,
     io_dir: str,
     user: BotUser | None,
-    hidden: Sequence[str | os.PathLike[str]] = (),
-    seccomp_fd: int | None = None,
-    private: Sequence[str | os.PathLike[str]] = (),
+    hidden: Sequence[str | os.PathLike[str]],
+    seccomp_fd: int | None,
+    private: Sequence[str | os.PathLike[str]],
 ) -> list[str]:
     """The bwrap command, up to the bot's own (``seccomp_fd``: a file holding the filter bwrap
     applies once the sandbox is made, ``arena.launch.seccomp``).
@@ -472,6 +474,7 @@ def plan_launch(
     limits: Limits,
     seed: int,
     cpu_seconds: int,
+    *,
     hidden: Sequence[str | os.PathLike[str]] = (),
     private: Sequence[str | os.PathLike[str]] = (),
 ) -> LaunchPlan:
@@ -510,28 +513,37 @@ def plan_launch(
         # set before it all the same.
         unwrapped = not plan.sandboxed
         filtered = unwrapped and seccomp.usable()
-        plan.preexec = _make_preexec(limits, cpu_seconds, plan.cgroup, user, unwrapped, filtered)
+        plan.preexec = _make_preexec(
+            limits, cpu_seconds, cgroup=plan.cgroup, user=user, switch=unwrapped, filtered=filtered
+        )
         if plan.sandboxed:
-            _wrap(plan, spec, limits, hidden, private)
+            _wrap(plan, spec, limits, hidden=hidden, private=private)
             plan.env = _environment("/tmp", seed, plan.token)  # the sandbox's own private /tmp
         else:
-            plan.scratch = scratch = tempfile.mkdtemp(
-                prefix=f"arena-{spec.name[:20]}-", dir=reaper.scratch_root()
-            )
-            plan.tmp_bounded = os.geteuid() == 0 and _mount_tmpfs(scratch, limits.tmp_mb * _MB)
-            if user is not None:
-                os.chown(scratch, user.uid, user.gid)
-            plan.env = _environment(scratch, seed, plan.token)
+            plan.env = _environment(_make_scratch(plan, spec, limits), seed, plan.token)
         return plan
     except BaseException:
         plan.cleanup()  # whatever was made before the failure
         raise
 
 
+def _make_scratch(plan: LaunchPlan, spec: BotSpec, limits: Limits) -> str:
+    """Give ``plan`` a scratch folder, the bot's home without bubblewrap: a tmpfs of
+    ``limits.tmp_mb`` when arena runs as root, owned by the bot's uid where it has one."""
+    plan.scratch = scratch = tempfile.mkdtemp(
+        prefix=f"arena-{spec.name[:20]}-", dir=reaper.scratch_root()
+    )
+    plan.tmp_bounded = os.geteuid() == 0 and _mount_tmpfs(scratch, limits.tmp_mb * _MB)
+    if plan.user is not None:
+        os.chown(scratch, plan.user.uid, plan.user.gid)
+    return scratch
+
+
 def _wrap(
     plan: LaunchPlan,
     spec: BotSpec,
     limits: Limits,
+    *,
     hidden: Sequence[str | os.PathLike[str]],
     private: Sequence[str | os.PathLike[str]],
 ) -> None:
@@ -549,7 +561,16 @@ def _wrap(
     nproc = limits.processes if plan.cgroup is None and os.geteuid() != 0 else None
     seccomp_fd = seccomp.program_fd()
     plan.pass_fds = () if seccomp_fd is None else (seccomp_fd,)
-    argv = _bwrap_argv(bwrap, spec, limits, io_dir, user, hidden, seccomp_fd, private)
+    argv = _bwrap_argv(
+        bwrap,
+        spec,
+        limits,
+        io_dir=io_dir,
+        user=user,
+        hidden=hidden,
+        seccomp_fd=seccomp_fd,
+        private=private,
+    )
     if user is not None:
         argv += _as_user(user)
     plan.argv = argv + _io_command(list(spec.argv), nproc)
