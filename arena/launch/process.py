@@ -19,7 +19,6 @@ import enum
 import errno
 import os
 import select
-import shutil
 import signal
 import subprocess
 import time
@@ -27,6 +26,8 @@ from collections.abc import Callable, Iterable, Sequence
 
 from arena.botspec import BotSpec
 from arena.launch import bytecode, procfs, reaper
+from arena.launch.containment import containment, signal_group
+from arena.launch.pipes import UNTAPPED, PipeIO, Tap, pipes_for, tapped
 from arena.launch.sandbox import LaunchPlan
 from arena.limits import Limits
 from arena.protocol import OVERLONG, QUIT_LINE, line_end
@@ -46,11 +47,6 @@ QUIT_GRACE_S = 0.5  # for a bot to exit by itself after `quit`
 _READ_CHUNK = 65536
 _POLLIN = select.POLLIN | select.POLLPRI
 
-Tap = Callable[[str, int, bytes], None]
-"""A transcript hook (``arena validate --transcript``): called with ``">"`` and each write to a
-bot, or ``"<"`` and each read from its stdout, the time (``perf_counter_ns``) and the bytes (not
-split into lines). Unset, it costs one attribute test per write or read."""
-
 
 class WaitStatus(enum.Enum):
     """What ``Channels.wait_line`` saw."""
@@ -67,7 +63,9 @@ class WaitStatus(enum.Enum):
 class BotProcess:
     """One running bot program and its three pipes.
 
-    Fields are public for the referee's hot loop; the methods keep the invariants.
+    Fields are public for the referee's hot loop; the methods keep the invariants. How its
+    processes are held (``containment``) and how its stdin and stdout are made (``pipes``) are
+    chosen once, from its launch plan.
     """
 
     def __init__(self, spec: BotSpec, plan: LaunchPlan, limits: Limits) -> None:
@@ -85,15 +83,27 @@ class BotProcess:
         self.expecting = False
         """Whether a line from this bot is due (so output from it is not unsolicited)."""
         self.quit_sent = False
-        self.unsettled = False
-        """Under bubblewrap, until the bot's first line: its FIFOs may not be open yet."""
-        self._tmp_fd = -1  # the bot's /tmp, open for fstatvfs (bwrap's is visible only through it)
-        self._stopped: set[int] = set()  # what ``freeze`` stopped outside the process group
         self.frozen = False
         """Whether ``freeze`` stopped it (``thaw`` then has work to do)."""
-        self._schedstats = procfs.KeptSchedstats()  # its threads' files, while it runs
-        self.tap: Tap | None = None
-        """Optional transcript hook (see ``Tap``)."""
+        self.containment = containment(plan.cgroup, "" if plan.sandboxed else plan.token)
+        """Its cgroup, else its process tree: what measures, freezes and kills it whole."""
+        self.pipes = pipes_for(plan)
+        """Its stdin and stdout: FIFOs under bubblewrap, else plain pipes."""
+        self.io: PipeIO = UNTAPPED
+        """How its pipes are written and read (through the transcript tap, when one is set)."""
+        self._tap: Tap | None = None
+        self._tmp_fd = -1  # the bot's /tmp, open for fstatvfs (bwrap's is visible only through it)
+
+    @property
+    def tap(self) -> Tap | None:
+        """Optional transcript hook (see ``arena.launch.pipes.Tap``): every write to the bot and
+        read from its stdout goes through it once set."""
+        return self._tap
+
+    @tap.setter
+    def tap(self, tap: Tap | None) -> None:
+        self._tap = tap
+        self.io = UNTAPPED if tap is None else tapped(tap)
 
     # --- life cycle --------------------------------------------------------------------------
     @property
@@ -101,22 +111,12 @@ class BotProcess:
         return self.proc.pid if self.proc is not None else -1
 
     def run_delay_ns(self) -> int:
-        """How long the bot's threads have waited for a CPU so far (``schedstat``), in ns: those
-        its cgroup lists (``BotCgroup.run_delay_ns``), else its process tree's."""
-        cgroup = self.plan.cgroup
-        if cgroup is not None and (delay := cgroup.run_delay_ns(self._schedstats)) is not None:
-            return delay
-        return procfs.tree_run_delay_ns(self.pid)
-
-    def _thread_ids(self) -> list[int]:
-        """The bot's threads: those its cgroup lists, else its process tree's."""
-        cgroup = self.plan.cgroup
-        tids = cgroup.thread_ids() if cgroup is not None else None
-        return procfs.tree_thread_ids(self.pid) if tids is None else tids
+        """How long the bot's threads have waited for a CPU so far (``schedstat``), in ns."""
+        return self.containment.run_delay_ns()
 
     def runnable(self) -> bool:
         """Whether any of the bot's threads is runnable now (running, or waiting for a CPU)."""
-        for tid in self._thread_ids():
+        for tid in self.containment.thread_ids():
             fields = procfs.stat_fields(tid)
             if fields and fields[0] == b"R":
                 return True
@@ -126,34 +126,22 @@ class BotProcess:
         """Whether any of the bot's threads asked to run below the harness (a higher nice value,
         its own or its session's autogroup's): a wait for a CPU it then has is its own doing."""
         own = procfs.niceness() or 0
-        return any((procfs.niceness(tid) or 0) > own for tid in self._thread_ids())
+        return any((procfs.niceness(tid) or 0) > own for tid in self.containment.thread_ids())
 
     @property
     def running(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
 
     def start(self) -> None:
-        """Start the process (does not wait for it to be ready).
-
-        Under bubblewrap the bot's stdin and stdout are FIFOs that its own process opens (see
-        ``LaunchPlan.io_dir``): the harness holds the read end of ``out`` and, until the bot has
-        opened ``in``, both ends of ``in`` (so that it can write ``arena 1`` at once and the bot's
-        open does not block); ``settle_input`` then keeps the write end only.
-        """
+        """Start the process (does not wait for it to be ready)."""
         bytecode.compile_bot_library()  # once per process: bots cannot write it themselves
-        io_dir = self.plan.io_dir
-        fifo_in = fifo_out = -1
-        if io_dir is not None:
-            flags = os.O_NONBLOCK | os.O_CLOEXEC
-            fifo_in = os.open(os.path.join(io_dir, "in"), os.O_RDWR | flags)
-            fifo_out = os.open(os.path.join(io_dir, "out"), os.O_RDONLY | flags)
-        piped = subprocess.PIPE if io_dir is None else subprocess.DEVNULL
+        self.pipes.open()
         try:
             with reaper.starting():  # tracked before another thread's stop looks for strays
                 self.proc = subprocess.Popen(
                     self.plan.argv,
-                    stdin=piped,
-                    stdout=piped,
+                    stdin=self.pipes.stdio,
+                    stdout=self.pipes.stdio,
                     stderr=subprocess.PIPE,
                     bufsize=0,
                     cwd=self.plan.cwd,
@@ -165,40 +153,16 @@ class BotProcess:
                 )
                 reaper.track(self.proc.pid)
         except BaseException:
-            for fd in (fifo_in, fifo_out):
-                if fd >= 0:
-                    os.close(fd)
+            self.pipes.close()
             raise
         finally:
             self.plan.close_passed()
         assert self.proc.stderr is not None
-        if io_dir is None:
-            assert self.proc.stdin and self.proc.stdout
-            self.stdin_fd = self.proc.stdin.fileno()
-            self.stdout_fd = self.proc.stdout.fileno()
-        else:
-            self.stdin_fd, self.stdout_fd = fifo_in, fifo_out
-            self.unsettled = True
+        self.containment.pid = self.proc.pid
+        self.stdin_fd, self.stdout_fd = self.pipes.attach(self.proc)
         self.stderr_fd = self.proc.stderr.fileno()
         for fd in (self.stdin_fd, self.stdout_fd, self.stderr_fd):
             os.set_blocking(fd, False)
-
-    def settle_input(self) -> None:
-        """Once the bot has written a line (so its process has opened both FIFOs), keep only the
-        write end of its stdin: a bot that closes its stdin then leaves it without a reader, which
-        the next write reports at once. The FIFOs' names are no longer needed."""
-        self.unsettled = False
-        io_dir = self.plan.io_dir
-        if io_dir is None or self.stdin_fd < 0:
-            return
-        try:
-            write_end = os.open(os.path.join(io_dir, "in"), os.O_WRONLY | os.O_NONBLOCK)
-        except OSError:
-            return
-        os.dup2(write_end, self.stdin_fd, inheritable=False)
-        os.close(write_end)
-        self.plan.io_dir = None
-        shutil.rmtree(io_dir, ignore_errors=True)
 
     def input_closed(self) -> bool:
         """Whether no process reads the bot's stdin any more (it closed it, or exited)."""
@@ -215,23 +179,18 @@ class BotProcess:
         harness: once its pipe (64 KiB) is full, sending fails.
         """
         try:
-            written = os.write(self.stdin_fd, data)
+            written = self.io.write(self.stdin_fd, data)
         except (BrokenPipeError, BlockingIOError, OSError):
             return False
-        if self.tap is not None:
-            self.tap(">", time.perf_counter_ns(), data[:written])
         return written == len(data)
 
     def read_waiting(self) -> bool:
-        """Read what the bot's stdout holds right now into ``outbuf`` (through the transcript
-        tap, as every read of its pipes is); whether a whole line is buffered. Outside the hot
-        path: after a fault, or to tell whether a line arrived by a deadline."""
+        """Read what the bot's stdout holds right now into ``outbuf``; whether a whole line is
+        buffered. Outside the hot path: after a fault, or to tell whether a line arrived by a
+        deadline."""
         if self.stdout_fd >= 0 and select.select([self.stdout_fd], [], [], 0)[0]:
             with contextlib.suppress(OSError):
-                data = os.read(self.stdout_fd, 65536)
-                if data and self.tap is not None:
-                    self.tap("<", time.perf_counter_ns(), data)
-                self.outbuf += data
+                self.outbuf += self.io.read(self.stdout_fd, _READ_CHUNK)
         return b"\n" in self.outbuf
 
     def send_quit(self) -> None:
@@ -240,60 +199,28 @@ class BotProcess:
             self.quit_sent = True
             self.send(QUIT_LINE)
 
-    def _signal_group(self, sig: int) -> None:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.pid, sig)
-
     # --- freezing (freeze_idle) ----------------------------------------------------------------
     def freeze(self) -> None:
-        """Stop every process of the bot, its descendants in other sessions too: at once with the
-        cgroup freezer where the bot has one; else SIGSTOP to its process group, to each process
-        of its tree and (without bubblewrap) to each process that carries its token, which finds a
-        double-forked daemon too. Only one that left all three (a new session, a new parent and an
-        empty environment, possible without a cgroup and without bubblewrap only) keeps running."""
+        """Stop every process of the bot, its descendants in other sessions too (see
+        ``arena.launch.containment`` for how far each containment reaches)."""
         self.frozen = True
-        if self._frozen_whole(True):
-            return
-        self._signal_group(signal.SIGSTOP)
-        stopped = set(procfs.descendants(self.pid))
-        if not self.plan.sandboxed and self.plan.token:
-            stopped.update(procfs.with_environ(f"ARENA_BOT_TOKEN={self.plan.token}".encode()))
-        stopped.discard(self.pid)
-        for pid in stopped:
-            with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGSTOP)
-        self._stopped = stopped
+        if self.proc is not None:
+            self.containment.freeze()
 
     def thaw(self) -> None:
         """Undo ``freeze``: every process it stopped runs again (nothing to do if not frozen)."""
         if not self.frozen:
             return
         self.frozen = False
-        if self._frozen_whole(False):
-            return
-        self._signal_group(signal.SIGCONT)
-        for pid in self._stopped:
-            with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGCONT)
-        self._stopped = set()
-
-    def _frozen_whole(self, frozen: bool) -> bool:
-        """Whether freezing (``frozen``) or thawing has nothing more to do: no process, or the
-        cgroup freezer froze (or thawed) the whole bot at once."""
-        if self.proc is None:
-            return True
-        cgroup = self.plan.cgroup
-        return cgroup is not None and cgroup.freeze(frozen)
+        if self.proc is not None:
+            self.containment.thaw()
 
     def cpu_ns(self) -> int:
         """CPU time of the whole bot so far, in nanoseconds: what a move is charged under
         ``measure: cpu`` (its delta over the move) and what ``freeze_idle`` records. Its cgroup's
         (every process it ever had, wherever it went), else its process tree's, with the children
         it has waited for (``procfs.tree_work_ns``)."""
-        cgroup = self.plan.cgroup
-        if cgroup is not None and (used := cgroup.cpu_ns()) is not None:
-            return used
-        return procfs.tree_work_ns(self.pid)
+        return self.containment.cpu_ns()
 
     def exited_within(self, seconds: float) -> bool:
         """Wait for the leader to exit, without reaping it (its pid keeps naming the group)."""
@@ -312,14 +239,15 @@ class BotProcess:
     def set_aside(self) -> None:
         """It is about to wait, unwatched, between matches (a worker keeps it): close the files
         kept open for reading it while it plays (they are opened again at its next move)."""
-        self._schedstats.close()
+        self.containment.set_aside()
 
     def stop(self, graceful: bool) -> int | None:
         """End the process and everything in its group; return its exit code.
 
         ``graceful``: send ``quit`` and give it ``QUIT_GRACE_S`` to exit by itself; otherwise (a
         fault) SIGTERM at once and SIGKILL after ``KILL_GRACE_S``. Either way, whatever is left
-        of its process group is SIGKILLed, and the process is reaped.
+        of it is SIGKILLed (its group, and what its containment finds outside it), and the
+        process is reaped.
         """
         if self.proc is None:
             return None
@@ -327,13 +255,9 @@ class BotProcess:
             self.send_quit()
             self.exited_within(QUIT_GRACE_S)
         if not self.exited_within(0):
-            self._signal_group(signal.SIGTERM)
+            signal_group(self.pid, signal.SIGTERM)
             self.exited_within(KILL_GRACE_S)
-        self._signal_group(signal.SIGKILL)  # stray children in the group, or the leader itself
-        if self.plan.cgroup is not None:
-            self.plan.cgroup.kill()  # every process it started, wherever it went
-        elif not self.plan.sandboxed and self.plan.token:
-            kill_marked(self.plan.token)  # descendants that left the group (setsid)
+        self.containment.kill()
         try:
             code = self.proc.wait(timeout=5)
         except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL cannot be ignored
@@ -343,16 +267,18 @@ class BotProcess:
         # What it wrote last (a traceback, say) is still in the pipe: keep it for the record. Its
         # whole group is dead by now, so this reads at most what the pipe holds.
         self.drain_stderr()
-        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
-            if stream is not None:
-                with contextlib.suppress(OSError):
-                    stream.close()
-        if self.proc.stdout is None:  # the FIFOs: plain descriptors
-            for fd in (self.stdin_fd, self.stdout_fd):
-                with contextlib.suppress(OSError):
-                    os.close(fd)
-        self.unsettled = False
+        self._close()
+        return code
+
+    def _close(self) -> None:
+        """Close the harness's ends of the pipes and its files on the bot, and free the plan's
+        resources (scratch folder, cgroup, uid): the process is gone."""
+        self.pipes.close()
+        if self.proc is not None and self.proc.stderr is not None:
+            with contextlib.suppress(OSError):
+                self.proc.stderr.close()
         self.proc = None
+        self.containment.pid = -1
         self.stdin_fd = self.stdout_fd = self.stderr_fd = -1
         self.outbuf.clear()
         self.expecting = False
@@ -360,41 +286,25 @@ class BotProcess:
             with contextlib.suppress(OSError):
                 os.close(self._tmp_fd)
             self._tmp_fd = -1
-        self._schedstats.close()
+        self.containment.set_aside()
         self.plan.cleanup()
-        return code
 
     # --- limits --------------------------------------------------------------------------------
     def over_limit(self, late: bool = False) -> str | None:
         """Which of its limits the bot went past (its fault), or None. Cheap (three system calls):
         the referee asks after every game, and at a fault to say what caused it.
 
-        ``late``: the bot failed to answer in time; then having reached its memory bound at all
-        counts too (the kernel reclaims before it kills, which can take longer than a move).
+        ``late``: the bot failed to answer in time (see ``CgroupContainment.over_limit``).
         """
-        cgroup = self.plan.cgroup
-        if cgroup is not None and cgroup.exceeded():
-            count = cgroup.processes
-            return f"exceeded limits.processes ({count} processes and threads): a fork failed"
-        if cgroup is not None and cgroup.out_of_memory():
-            return self._memory_exceeded("the kernel killed it")
-        if late and cgroup is not None and cgroup.reached_memory_bound():
-            return self._memory_exceeded("it stalled there")
-        if self.plan.tmp_bounded:
+        fault = self.containment.over_limit(late)
+        if fault is None and self.plan.tmp_bounded:
             if self._tmp_fd < 0:
                 self._tmp_fd = self._open_tmp()
             if self._tmp_fd >= 0:
                 with contextlib.suppress(OSError):
                     if os.fstatvfs(self._tmp_fd).f_bavail == 0:
                         return f"filled its /tmp (limits.tmp_mb: {self.limits.tmp_mb} MB)"
-        return None
-
-    def _memory_exceeded(self, what: str) -> str:
-        memory_mb = self.plan.cgroup.memory_mb if self.plan.cgroup is not None else None
-        return (
-            f"exceeded limits.memory_mb ({memory_mb} MB of resident memory, all its processes"
-            f" together): {what}"
-        )
+        return fault
 
     def _open_tmp(self) -> int:
         """An fd of the bot's private /tmp: the scratch tmpfs, or inside bubblewrap's namespace
@@ -440,20 +350,6 @@ class BotProcess:
         self.errbuf.clear()
         self.err_dropped = 0
         return f"[{dropped} earlier bytes dropped]\n{text}" if dropped else text
-
-
-def kill_marked(token: str) -> list[int]:
-    """SIGKILL every process whose environment carries ``ARENA_BOT_TOKEN=<token>``; their pids.
-
-    A bot's descendants inherit its environment; this finds those that left its process group
-    (``setsid``, double fork) and so escaped ``killpg``. Only processes of this user are readable.
-    """
-    killed = []
-    for pid in procfs.with_environ(f"ARENA_BOT_TOKEN={token}".encode()):
-        with contextlib.suppress(OSError):
-            os.kill(pid, signal.SIGKILL)
-            killed.append(pid)
-    return killed
 
 
 class Channels:
@@ -508,14 +404,15 @@ class Channels:
         buf = bot.outbuf
         limit = bot.limits.line_bytes
         out_fd = bot.stdout_fd
+        read = bot.io.read
         poll = self._poll.poll
         while True:
             newline = line_end(buf, limit)
             if newline >= 0:
                 line = bytes(buf[:newline])
                 del buf[: newline + 1]
-                if bot.unsettled:
-                    bot.settle_input()
+                if bot.pipes.unsettled:
+                    bot.pipes.settle()
                 return (WaitStatus.EXTRA if buf else WaitStatus.LINE), line, None
             if newline == OVERLONG:  # the line stays in ``outbuf``, for the fault's detail
                 return WaitStatus.OVERLONG, b"", None
@@ -524,13 +421,11 @@ class Channels:
                 return WaitStatus.TIMEOUT, b"", None
             for fd, _event in poll(-(-remaining // 1_000_000)):
                 if fd == out_fd:
-                    data = _read(fd)
+                    data = _read(fd, read)
                     if data is None:
                         continue
                     if not data:
                         return WaitStatus.EOF, b"", None
-                    if bot.tap is not None:
-                        bot.tap("<", time.perf_counter_ns(), data)
                     buf += data
                     break  # a line in it comes before whatever else this poll saw
                 fault = self._service(fd)
@@ -540,11 +435,9 @@ class Channels:
                     return fault[0], b"", fault[1]
                 # It exited (its stdin lost its reader, or its sandbox ended): what it wrote
                 # before is still in its stdout, and is read first (a line, then end of file).
-                data = _read(out_fd)
+                data = _read(out_fd, read)
                 if not data:
                     return WaitStatus.EOF, b"", None
-                if bot.tap is not None:
-                    bot.tap("<", time.perf_counter_ns(), data)
                 buf += data
                 break
 
@@ -566,16 +459,14 @@ class Channels:
         if self._is_stderr[fd]:
             if not owner.drain_stderr():
                 self._stderr_closed(fd)
-                if owner.unsettled:  # bwrap ended: its stdout FIFO may never have had a writer
+                if owner.pipes.unsettled:  # bwrap ended: its stdout FIFO may never have had one
                     return WaitStatus.OTHER_EOF, owner
             return None
-        data = _read(fd)
+        data = _read(fd, owner.io.read)
         if data is None:
             return None
         if not data:
             return WaitStatus.OTHER_EOF, owner
-        if owner.tap is not None:
-            owner.tap("<", time.perf_counter_ns(), data)
         owner.outbuf += data
         return None if owner.expecting else (WaitStatus.UNSOLICITED, owner)
 
@@ -588,34 +479,28 @@ class Channels:
 def tapped_io(
     bots: Iterable[BotProcess | None],
 ) -> tuple[Callable[[int, bytes], int], Callable[[int, int], bytes]]:
-    """``os.write`` and ``os.read`` look-alikes that also call the tap of the bot owning the fd
-    (for a loop that writes and reads the pipes directly, such as the referee's)."""
-    taps: dict[int, Tap] = {}
+    """``os.write`` and ``os.read`` look-alikes that go through the ``io`` of the bot owning the
+    fd, and so its tap (for a loop that writes and reads the pipes directly, such as the
+    referee's)."""
+    writes: dict[int, Callable[[int, bytes], int]] = {}
+    reads: dict[int, Callable[[int, int], bytes]] = {}
     for bot in bots:
-        if bot is not None and bot.tap is not None:
-            taps[bot.stdin_fd] = taps[bot.stdout_fd] = bot.tap
+        if bot is not None:
+            writes[bot.stdin_fd], reads[bot.stdout_fd] = bot.io.write, bot.io.read
 
     def write(fd: int, data: bytes) -> int:
-        written = os.write(fd, data)
-        tap = taps.get(fd)
-        if tap is not None:
-            tap(">", time.perf_counter_ns(), bytes(data[:written]))
-        return written
+        return writes.get(fd, os.write)(fd, data)
 
     def read(fd: int, size: int) -> bytes:
-        data = os.read(fd, size)
-        tap = taps.get(fd)
-        if tap is not None and data:
-            tap("<", time.perf_counter_ns(), data)
-        return data
+        return reads.get(fd, os.read)(fd, size)
 
     return write, read
 
 
-def _read(fd: int) -> bytes | None:
+def _read(fd: int, read: Callable[[int, int], bytes] = os.read) -> bytes | None:
     """One read from a pipe that poll reported ready: b"" means end of file, None nothing yet."""
     try:
-        return os.read(fd, _READ_CHUNK)
+        return read(fd, _READ_CHUNK)
     except BlockingIOError:
         return None
     except OSError as exc:

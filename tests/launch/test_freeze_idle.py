@@ -18,6 +18,7 @@ from conftest import TEST_BOTS_DIR, leftover_processes, process_states
 from factories import copy_bot
 
 from arena.botspec import BotSpec
+from arena.launch import cgroups
 from arena.launch.process import BotProcess
 from arena.launch.sandbox import bwrap_path
 from arena.limits import QUICK_MS, Measure, SandboxMode, TimeControl
@@ -25,6 +26,16 @@ from arena.records import GameRecord
 from arena.referee.match import MatchSettings, play_match
 
 pytestmark = pytest.mark.usefixtures("no_leftover_processes")
+
+
+@pytest.fixture(params=["cgroup", "tree"])
+def held_by(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Each containment in turn: the bot's cgroup, and its process tree (no cgroups)."""
+    if request.param == "tree":
+        monkeypatch.setenv("ARENA_CGROUPS", "0")
+    elif cgroups.pids_root() is None:
+        pytest.skip("no cgroup for a bot here")
+    return str(request.param)
 
 
 def test_a_bot_that_answers_at_once_is_never_frozen(tmp_path: Path) -> None:
@@ -86,12 +97,13 @@ def test_freeze_idle_stops_the_bot_not_on_move(sandbox: SandboxMode, tmp_path: P
 
 @pytest.mark.parametrize("sandbox", [SandboxMode.NONE, SandboxMode.BWRAP], ids=["none", "bwrap"])
 def test_cpu_time_counts_the_whole_process_tree_at_fine_resolution(
-    sandbox: SandboxMode, tmp_path: Path
+    sandbox: SandboxMode, held_by: str, tmp_path: Path
 ) -> None:
     """An adapter whose engine (a child started on its first turn) spends about 20 ms of CPU per
     move: each of its moves is charged that time. The instant bot's sub-millisecond moves show
     as such, not rounded to 10 ms clock ticks (that is, to 0). Under bwrap the engine is a
-    grandchild of bwrap's init, in another PID namespace: still the bot's tree."""
+    grandchild of bwrap's init, in another PID namespace: still the bot's tree. Alike whether
+    its cgroup or its process tree is read."""
     if sandbox is SandboxMode.BWRAP and bwrap_path() is None:
         pytest.skip("bubblewrap is not installed")
     adapter = BotSpec.from_path(copy_bot(tmp_path, "adapter.py"))
@@ -120,12 +132,13 @@ def _cpu_ticks(marker: str) -> int:
 
 @pytest.mark.parametrize("sandbox", [SandboxMode.NONE, SandboxMode.BWRAP], ids=["none", "bwrap"])
 def test_freeze_idle_stops_a_daemon_in_its_own_session_too(
-    sandbox: SandboxMode, tmp_path: Path
+    sandbox: SandboxMode, held_by: str, tmp_path: Path
 ) -> None:
     """A bot whose double-forked daemon (new session, not its child) spins: while its opponent
     thinks (300 ms a move) the daemon must not run. Its CPU time over a game (read before the
     bots stop) with freeze_idle is compared with the same game without (the machine's load
-    decides how much CPU it gets at all): frozen, it spins only through the start-up."""
+    decides how much CPU it gets at all): frozen, it spins only through the start-up. Alike
+    whether the cgroup freezer or signals to its process tree stop it."""
     if sandbox is SandboxMode.BWRAP and bwrap_path() is None:
         pytest.skip("bubblewrap is not installed")
     spinner = BotSpec.from_path(copy_bot(tmp_path, "spinning_child.py"))
