@@ -20,7 +20,15 @@ from conftest import SANDBOX_MODES, wait_until
 from factories import copy_bot
 
 from arena.botspec import BotSpec
-from arena.launch.process import KILL_GRACE_S, QUIT_GRACE_S, BotProcess, Channels, WaitStatus
+from arena.launch import procfs
+from arena.launch.process import (
+    KILL_GRACE_S,
+    QUIT_GRACE_S,
+    BotProcess,
+    Channels,
+    WaitStatus,
+    tapped_io,
+)
 from arena.launch.sandbox import plan_launch
 from arena.limits import Limits
 
@@ -80,6 +88,30 @@ def test_a_started_bot_answers_a_line_with_a_line(started: Started, mode: str) -
     assert read_line(bot) == (WaitStatus.LINE, b"ready instant")
     assert bot.send(b"turn " + b"." * 36 + b"\n")
     assert read_line(bot) == (WaitStatus.LINE, b"a1X")
+
+
+@pytest.mark.parametrize("mode", SANDBOX_MODES)
+def test_the_tap_sees_every_write_and_read_whatever_the_pipes(started: Started, mode: str) -> None:
+    """The transcript tap gets each write to the bot and each read from its stdout, on plain
+    pipes and on bubblewrap's FIFOs alike: the process's own reads (``wait_line``,
+    ``read_waiting``) and the referee's (``tapped_io``). Unset, it sees nothing more."""
+    bot = started("instant.py", mode)
+    seen: list[tuple[str, bytes]] = []
+    bot.tap = lambda direction, _ns, data: seen.append((direction, data))
+    handshake(bot)
+    turn = b"turn " + b"." * 36 + b"\n"
+    write, read = tapped_io([bot])
+    assert write(bot.stdin_fd, turn) == len(turn)
+    assert wait_until(lambda: procfs.unread_bytes(bot.stdout_fd) > 0, WAIT_S)
+    assert read(bot.stdout_fd, 4096) == b"a1X\n"
+    assert bot.send(turn)
+    assert wait_until(bot.read_waiting, WAIT_S), bot.take_stderr()
+    bot.tap = None
+    assert bot.send(b"quit\n")
+    sent = b"".join(data for direction, data in seen if direction == ">")
+    got = b"".join(data for direction, data in seen if direction == "<")
+    assert sent == b"arena 1\n" + turn + turn
+    assert got == b"ready instant\na1X\na1X\n"
 
 
 @pytest.mark.parametrize("mode", SANDBOX_MODES)
