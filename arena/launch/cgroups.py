@@ -371,14 +371,10 @@ class BotCgroup:
         if found is None:
             return False
         path, v2 = found
-        name, value = (
-            ("cgroup.freeze", b"1" if frozen else b"0")
-            if v2
-            else (
-                "freezer.state",
-                b"FROZEN" if frozen else b"THAWED",
-            )
-        )
+        if v2:
+            name, value = "cgroup.freeze", b"1" if frozen else b"0"
+        else:
+            name, value = "freezer.state", b"FROZEN" if frozen else b"THAWED"
         try:
             fd = self._fds.get(name, -1)
             if fd < 0:

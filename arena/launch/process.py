@@ -7,9 +7,10 @@ reported at once, never mistaken later for the answer to a turn. Reading is boun
 than ``Limits.line_bytes`` is a fault, not a memory leak.
 
 Killing is thorough: a bot runs in its own session and process group, and is stopped with SIGTERM
-to the whole group, then SIGKILL after a short grace, and reaped; then whatever left the group is
-killed too: every member of the bot's cgroup (where there is one), the processes that still carry
-its environment marker, and the orphans the harness adopted as subreaper (``arena.launch.reaper``).
+to the whole group, then SIGKILL after a short grace, and reaped. Whatever left the group is killed
+too: by its containment (``arena.launch.containment``: every member of its cgroup, else the
+processes that carry its environment marker), and the orphans the harness adopted as subreaper
+(``arena.launch.reaper``).
 """
 
 from __future__ import annotations
