@@ -103,12 +103,14 @@ def test_cpu_time_counts_the_whole_process_tree_at_fine_resolution(
     move: each of its moves is charged that time. The instant bot's sub-millisecond moves show
     as such, not rounded to 10 ms clock ticks (that is, to 0). Under bwrap the engine is a
     grandchild of bwrap's init, in another PID namespace: still the bot's tree. Alike whether
-    its cgroup or its process tree is read."""
+    its cgroup or its process tree is read. Without ``freeze_idle``, so that every move is
+    charged all the CPU its tree spent: with it, a move's first look comes ``QUICK_MS`` after the
+    turn, later on a loaded machine, and what the bot spent before it is charged at most 2 ms."""
     if sandbox is SandboxMode.BWRAP and bwrap_path() is None:
         pytest.skip("bubblewrap is not installed")
     adapter = BotSpec.from_path(copy_bot(tmp_path, "adapter.py"))
     instant = BotSpec.from_path(copy_bot(tmp_path, "instant.py"))
-    settings = MatchSettings(TimeControl(move_ms=2000), sandbox=sandbox)
+    settings = MatchSettings(TimeControl(move_ms=2000), sandbox=sandbox, freeze_idle=False)
     records = play_match(adapter, instant, 2, settings)
     for record in records:
         assert not record.reason.is_fault, record.to_json()
