@@ -3,11 +3,11 @@
 The thread polls cheaply (the highest game number, the count of games, the live folder's small
 files) every ``POLL_S``, and publishes a ``Snapshot`` whenever a game ended or a move was played:
 the game count and the games in progress are always fresh. The costly parts are redone only as
-often as their cost allows: the standings tables and the matplotlib charts (drawn by a thread of
-their own, so that polls go on meanwhile) each wait ``COST_SHARE`` times what they last took,
-and at least ``TABLES_S`` or ``CHARTS_S``. So the page takes about 1% of a core each for tables
-and charts from the machine whose cores the run uses, and a small store shows its standings
-within a second.
+often as their cost allows: the standings tables and the matplotlib charts (each by a thread of
+its own, so that polls go on meanwhile) each wait ``COST_SHARE`` times the CPU they last used,
+and at least ``TABLES_S`` or ``CHARTS_S``; the run's end makes both due at once. So the page
+takes about 1% of a core each for tables and charts from the machine whose cores the run uses,
+and a small store shows its standings within a second.
 """
 
 from __future__ import annotations
@@ -58,6 +58,8 @@ class Snapshot:
     """Section id -> its HTML (every bot-controlled string escaped by ``arena.report.page``)."""
     sections_version: int = 0
     """Changes when ``sections`` do (the page then fetches them)."""
+    standings_at: int = -1
+    """The highest game number the standings take in (``stored`` when they are current)."""
 
     def state_json(self) -> dict[str, Any]:
         """What each pushed update carries."""
@@ -75,29 +77,49 @@ class Snapshot:
         return {**self.standings, "progress": self.progress.to_json()}
 
 
-class _Throttle:
-    """When a costly part may be redone: after ``COST_SHARE`` times its last cost, and no sooner
-    than ``floor`` seconds."""
+class _Costly:
+    """A costly part of the page, redone by a thread of its own: one at a time, after
+    ``COST_SHARE`` times the CPU it last used and at least ``floor`` seconds; at once when
+    ``hurry`` is set (nobody looked meanwhile, or the run just ended).
+
+    The cost is the CPU time of the thread that did it, not the time it took: at the lowest
+    priority on a machine the run keeps busy, a computation waits for the CPU far longer than it
+    uses it, and that wait takes nothing from the run."""
 
     def __init__(self, floor: float, first_free: bool = False) -> None:
         self.floor = floor
         self.next = 0.0
         self.first = first_free
+        self.busy = False
+        self.hurry = False
+        self.wanted = threading.Event()
 
-    def due(self, now: float) -> bool:
-        return now >= self.next
+    def ask(self) -> bool:
+        """Wake its thread if it is due and idle; whether it was."""
+        if self.busy or not (self.hurry or time.monotonic() >= self.next):
+            return False
+        self.busy, self.hurry = True, False
+        self.wanted.set()
+        return True
 
-    def spent(self, started: float, now: float) -> None:
+    def spent(self, cpu: float) -> None:
+        """Its thread is done, having used ``cpu`` seconds of CPU."""
         # The tables' first time includes importing numpy and scipy: it says nothing of the
         # next ones, which would wait too long for it. (The charts' first, with matplotlib's
         # import, only a third more than the next: counted.)
-        cost = 0.0 if self.first else now - started
+        cost = 0.0 if self.first else cpu
         self.first = False
-        self.next = now + max(self.floor, COST_SHARE * cost)
+        self.next = time.monotonic() + max(self.floor, COST_SHARE * cost)
+        self.busy = False
+
+
+def _playing(progress: RunProgress) -> bool:
+    return progress.running and progress.done < progress.total
 
 
 class LiveState:
-    """The store at ``db`` and its live folder, watched by a thread (``start``/``stop``)."""
+    """The store at ``db`` and its live folder, watched by a thread (``start``/``stop``); the
+    tables and the charts computed by a thread each, so that polls go on meanwhile."""
 
     def __init__(self, db: Path, *, charts: bool = True) -> None:
         self.db = db
@@ -109,37 +131,44 @@ class LiveState:
         """Set once the standings were computed (a request that needs them waits for it)."""
         self._stop = threading.Event()
         self._wake = threading.Event()
+        self._polls = 0  # polls done (``finish`` waits for one after it was called)
         self._asked = -1e9  # when a page or its data was last asked for
         self._viewers = 0  # open event streams
         self._viewers_lock = threading.Lock()
-        self._thread: threading.Thread | None = None
-        self._tables = _Throttle(TABLES_S, first_free=True)
-        self._chart_throttle = _Throttle(CHARTS_S)
-        self._computed_at = -1  # the store's highest game number at the last computation
-        self._charted_at = -1
+        self._tables = _Costly(TABLES_S, first_free=True)
+        self._chart_job = _Costly(CHARTS_S)
+        self._computed: tuple[int, dict[str, Any]] = (-1, {})
+        """The tables last computed: the highest game number they take in, and what they are."""
         self._chart_html: dict[str, str] = {}
-        self._published_charts = self._chart_html
+        self._charted_at = -1
+        self._published: tuple[object, object] = (self._computed, self._chart_html)
         self._chart_data: tuple[ReportData, int]
-        self._chart_wanted = threading.Event()
-        self._charter = threading.Thread(target=self._draw_charts, name="arena-live-charts")
-        self._charter.daemon = True
+        self._threads = [
+            threading.Thread(target=target, name=f"arena-live-{name}", daemon=True)
+            for name, target in (
+                ("state", self._run),
+                ("tables", self._compute_tables),
+                ("charts", self._draw_charts),
+            )
+        ]
 
     def start(self) -> LiveState:
         """Start watching (the server answers at once; the first snapshot follows)."""
-        self._thread = threading.Thread(target=self._run, name="arena-live-state", daemon=True)
-        self._thread.start()
-        self._charter.start()
+        for thread in self._threads:
+            thread.start()
         return self
 
     def stop(self, wait: bool = True) -> None:
         """Stop watching: the streams end now; with ``wait``, after the poll under way (a
-        drawing under way is left to finish alone: its thread is a daemon)."""
+        computation under way is left to finish alone: its thread is a daemon)."""
         self._stop.set()
-        self._chart_wanted.set()
+        self._wake.set()
+        self._tables.wanted.set()
+        self._chart_job.wanted.set()
         with self.changed:
             self.changed.notify_all()
-        if wait and self._thread is not None:
-            self._thread.join(timeout=STOP_S)
+        if wait:
+            self._threads[0].join(timeout=STOP_S)
 
     @property
     def stopped(self) -> bool:
@@ -165,7 +194,7 @@ class LiveState:
         idle = not self.watched
         self._asked = time.monotonic()
         if idle:  # nothing was computed meanwhile: one computation now is within the share
-            self._tables.next = 0.0
+            self._tables.hurry = True
             self._wake.set()
         return idle
 
@@ -177,30 +206,124 @@ class LiveState:
             self._wake.set()
 
     def current(self, timeout: float) -> Snapshot:
-        """The snapshot once the standings take every game stored now in (or after
-        ``timeout`` seconds, as they are)."""
-        deadline = time.monotonic() + timeout
+        """The snapshot once its standings take every game stored in (or after ``timeout``
+        seconds, as they are)."""
         with self.changed:
-            self.changed.wait_for(
-                lambda: self._computed_at >= self.snapshot.stored or self._stop.is_set(),
-                max(deadline - time.monotonic(), 0),
-            )
+            self.changed.wait_for(self._up_to_date, timeout)
             return self.snapshot
+
+    def finish(self, timeout: float) -> None:
+        """When anyone looks: wait until the standings published take every game stored now
+        in (the run ended: its last state is the one its viewers keep), at most ``timeout``."""
+        if not self.watched:
+            return
+        with self.changed:
+            polls = self._polls
+        self._tables.hurry = True
+        self._wake.set()
+        with self.changed:
+            self.changed.wait_for(lambda: self._polls > polls and self._up_to_date(), timeout)
+
+    def _up_to_date(self) -> bool:
+        snapshot = self.snapshot
+        return snapshot.standings_at >= snapshot.stored or self._stop.is_set()
 
     def _run(self) -> None:
         while not self._stop.is_set():
             # A store being replaced, a file half there: next time.
             with contextlib.suppress(Exception):
                 self.refresh()
+            with self.changed:
+                self._polls += 1
+                self.changed.notify_all()
             self._wake.wait(POLL_S)
             self._wake.clear()
 
+    def refresh(self) -> None:
+        """Read what changed and publish it (one poll)."""
+        from arena.store.database import Store
+
+        old = self.snapshot
+        progress = read_progress(self.folder)
+        live = [game.__dict__ for game in read_games(self.folder)]
+        with Store.open(self.db, readonly=True) as store:
+            stored = store.game_numbers()[1] or 0
+            games = store.count_games() if stored != old.stored else old.games
+        if _playing(old.progress) and not _playing(progress):  # its final standings, at once
+            self._tables.hurry = self._chart_job.hurry = True
+        if stored != self._computed[0] and self.watched:
+            self._tables.ask()
+        computed, charts = self._computed, self._chart_html
+        fresh = computed is not self._published[0] or charts is not self._published[1]
+        if not fresh and (progress, live, stored) == (old.progress, old.live, old.stored):
+            return
+        self._published = (computed, charts)
+        tables = computed[1]
+        new = Snapshot(
+            version=old.version + 1,
+            title=tables.get("title", old.title),
+            games=games,
+            stored=stored,
+            progress=progress,
+            live=live,
+            standings=tables.get("standings", old.standings),
+            sections={**tables.get("sections", {}), **charts} if fresh else old.sections,
+            sections_version=old.sections_version + fresh,
+            standings_at=computed[0],
+        )
+        with self.changed:
+            self.snapshot = new
+            self.changed.notify_all()
+        if new.sections:
+            self.computed.set()
+
+    def _compute_tables(self) -> None:
+        """The tables' thread: the standings and the page's sections, when asked."""
+        from arena.store.database import Store
+
+        while self._tables.wanted.wait() and not self._stop.is_set():
+            self._tables.wanted.clear()
+            started = time.thread_time()
+            try:
+                with Store.open(self.db, readonly=True) as store:
+                    stored = store.game_numbers()[1] or 0
+                    computed = self._compute(store)
+            except Exception:  # a store that changed under it: next time
+                computed = None
+            if computed is not None:
+                self._computed = (stored, computed[0])
+                self._ask_charts(computed[1], stored)
+            self._tables.spent(time.thread_time() - started)
+            self._wake.set()  # published by the next poll, at once
+
+    def _compute(self, store: Any) -> tuple[dict[str, Any], ReportData]:
+        """The standings and the page's sections from the store as it is now, and the data
+        the charts are drawn from."""
+        from arena.commands.ratings import ratings_json
+        from arena.report.page import live_sections
+
+        title = store.get_meta("name") or self.db.stem
+        standings = ratings_json(store)
+        data = collect(store.numbered_games(), title=title, max_viewer_games=0)
+        tables = {
+            "title": title,
+            "standings": json.loads(json.dumps(standings, allow_nan=False)),
+            "sections": live_sections(data),
+        }
+        return tables, data
+
+    def _ask_charts(self, data: ReportData, stored: int) -> None:
+        """New charts from ``data``, when they are due (the charts' thread draws them)."""
+        if self.charts and stored != self._charted_at and not self._chart_job.busy:
+            self._chart_data = (data, stored)
+            self._chart_job.ask()
+
     def _draw_charts(self) -> None:
-        """The charts' thread: draws when asked, so that polls go on meanwhile."""
-        while self._chart_wanted.wait() and not self._stop.is_set():
-            self._chart_wanted.clear()
+        """The charts' thread: draws when asked."""
+        while self._chart_job.wanted.wait() and not self._stop.is_set():
+            self._chart_job.wanted.clear()
             data, stored = self._chart_data
-            started = time.monotonic()
+            started = time.thread_time()
             try:
                 from arena.report.page import live_charts
 
@@ -209,72 +332,8 @@ class LiveState:
                 self.charts = False
                 return
             except Exception:  # a store that changed under it: next time
-                continue
-            with self.changed:
+                charts = None
+            if charts is not None:
                 self._chart_html, self._charted_at = charts, stored
-            self._chart_throttle.spent(started, time.monotonic())
-
-    def refresh(self) -> None:
-        """Read what changed and publish it (one poll)."""
-        from arena.store.database import Store
-
-        old, old_charts = self.snapshot, self._published_charts
-        progress = read_progress(self.folder)
-        live = [game.__dict__ for game in read_games(self.folder)]
-        now = time.monotonic()
-        with Store.open(self.db, readonly=True) as store:
-            stored = store.game_numbers()[1] or 0
-            games = store.count_games() if stored != old.stored else old.games
-            update: dict[str, Any] = {}
-            if stored != self._computed_at and self._tables.due(now) and self.watched:
-                update = self._compute(store, stored, now)
-        if not update and self._chart_html is not old_charts:  # new charts, drawn meanwhile
-            self._published_charts = self._chart_html
-            update = {"sections": {**old.sections, **self._chart_html}}
-        if not update and (progress, live, stored) == (old.progress, old.live, old.stored):
-            return
-        new = Snapshot(
-            version=old.version + 1,
-            title=update.get("title", old.title),
-            games=games,
-            stored=stored,
-            progress=progress,
-            live=live,
-            standings=update.get("standings", old.standings),
-            sections=update.get("sections", old.sections),
-            sections_version=old.sections_version + bool(update),
-        )
-        with self.changed:
-            self.snapshot = new
-            self.changed.notify_all()
-        if new.sections:
-            self.computed.set()
-
-    def _compute(self, store: Any, stored: int, now: float) -> dict[str, Any]:
-        """The standings and the page's sections, from the store as it is now."""
-        from arena.commands.ratings import ratings_json
-        from arena.report.page import live_sections
-
-        title = store.get_meta("name") or self.db.stem
-        standings = ratings_json(store)
-        data = collect(store.numbered_games(), title=title, max_viewer_games=0)
-        sections = live_sections(data)
-        self._computed_at = stored
-        self._tables.spent(now, time.monotonic())
-        sections.update(self._charts(data, stored))
-        return {
-            "title": title,
-            "standings": json.loads(json.dumps(standings, allow_nan=False)),
-            "sections": sections,
-        }
-
-    def _charts(self, data: ReportData, stored: int) -> dict[str, str]:
-        """The charts last drawn; the charts' thread asked for new ones when they are due."""
-        now = time.monotonic()
-        wanted = self.charts and stored != self._charted_at and self._chart_throttle.due(now)
-        if wanted and not self._chart_wanted.is_set():
-            self._chart_data = (data, stored)
-            self._chart_throttle.next = float("inf")  # until this drawing says its cost
-            self._chart_wanted.set()
-        self._published_charts = self._chart_html
-        return self._chart_html
+            self._chart_job.spent(time.thread_time() - started)
+            self._wake.set()

@@ -38,6 +38,8 @@ HEARTBEAT_S = 15.0
 """An event stream with nothing new gets a comment line this often (proxies keep it open)."""
 FIRST_WAIT_S = 30.0
 """How long a request waits for the standings when the server has just started."""
+FINISH_S = 10.0
+"""How long a run's server, told to stop, may take to publish the final standings first."""
 LOOPBACK = re.compile(r"localhost|127(\.\d{1,3}){3}|::1")
 NICENESS = 19
 """The server's CPU priority, the lowest: what it takes from a run is what the run leaves."""
@@ -246,9 +248,12 @@ def _names(standings: dict[str, Any]) -> set[str]:
     return {bot["name"] for bot in standings.get("bots", ())}
 
 
-def serve(db: Path, sock: socket.socket) -> None:
+def serve(db: Path, sock: socket.socket, finish_s: float = 0.0) -> None:
     """Serve the live page of the store at ``db`` on ``sock`` until SIGTERM, SIGHUP or Ctrl-C
-    (held for this thread's ``sigwait`` from the start: the server's threads inherit that)."""
+    (held for this thread's ``sigwait`` from the start: the server's threads inherit that).
+
+    ``finish_s``: once told to stop, go on serving until the standings take every stored game
+    in, at most that long, when anyone looks (a run's end: its viewers keep its final state)."""
     signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
     # The page yields the CPU to anything else: beside a run, its bots' moves are timed.
     with contextlib.suppress(OSError):
@@ -261,6 +266,7 @@ def serve(db: Path, sock: socket.socket) -> None:
     thread.start()
     try:
         signal.sigwait({signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
+        state.finish(finish_s)
     finally:
         state.stop(wait=False)
         server.server_close()
@@ -283,17 +289,22 @@ def serve_in_background(db: Path, sock: socket.socket) -> subprocess.Popen[bytes
 
 
 def stop_background(process: subprocess.Popen[bytes]) -> None:
-    """The background server killed and reaped: it only reads, so there is nothing for it to
-    finish, and at the lowest CPU priority on a busy machine even its exit could wait."""
-    process.kill()
-    process.wait(timeout=10)
+    """The background server stopped and reaped: it publishes the final standings first when
+    anyone looks (``FINISH_S`` at most), and is killed if it takes longer (at the lowest CPU
+    priority on a busy machine, even its exit could wait)."""
+    process.terminate()
+    try:
+        process.wait(timeout=FINISH_S + 2)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=10)
 
 
 def _main(argv: list[str]) -> None:
     """``python -m arena.report.server DB FD``: serve on the inherited listening socket FD."""
     db, fd = Path(argv[0]), int(argv[1])
     with contextlib.closing(socket.socket(fileno=fd)) as sock:
-        serve(db, sock)
+        serve(db, sock, finish_s=FINISH_S)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,92 @@
+"""The live page's state at a run's end: its final standings are published at once, whatever
+the throttle of the costly parts says, so that a page left open keeps the run's last standings.
+
+A real store from a real run (half its games taken out, then put back as the run would store
+them), the run's progress written by ``LiveProgress`` as a run writes it, and a ``LiveState``
+whose tables may be redone only once an hour: only the run's end can make them current.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import run_arena
+from factories import bot_entries, write_config
+
+from arena.report import live
+from arena.report.live import LiveState
+from arena.tournament.live import LiveProgress, live_folder
+
+GAMES = 12
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A store of ``GAMES`` games, played by the command."""
+    folder = tmp_path_factory.mktemp("played")
+    bots = bot_entries(folder, ["alpha", "beta"])
+    config = write_config(folder, bots, games_per_pairing=GAMES // 2, sandbox="none")
+    done = run_arena("tournament", config, "--quiet", timeout=120)
+    assert done.returncode == 0, done.stderr
+    return folder / "t.sqlite"
+
+
+@pytest.fixture
+def running(
+    played: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[tuple[Path, LiveProgress, LiveState]]:
+    """The store with half its games, a run playing into it, and a page open on it."""
+    db = tmp_path / "t.sqlite"
+    shutil.copy(played, db)
+    with sqlite3.connect(db) as conn:
+        conn.execute("DELETE FROM games WHERE id > ?", (GAMES // 2,))
+    conn.close()
+    progress = LiveProgress(live_folder(db), None)
+    progress.started(GAMES, GAMES // 2, 1)
+    monkeypatch.setattr(live, "TABLES_S", 3600.0)
+    state = LiveState(db, charts=False).start()
+    state.viewing(True)
+    try:
+        assert state.current(30).standings["games"] == GAMES // 2
+        yield db, progress, state
+    finally:
+        state.stop()
+
+
+def _store_the_rest(db: Path, played: Path) -> None:
+    with sqlite3.connect(db) as conn:
+        conn.execute("ATTACH ? AS played", (str(played),))
+        conn.execute("INSERT INTO games SELECT * FROM played.games WHERE id > ?", (GAMES // 2,))
+    conn.close()
+
+
+def test_the_last_game_stored_makes_the_standings_current_at_once(
+    running: tuple[Path, LiveProgress, LiveState], played: Path
+) -> None:
+    db, progress, state = running
+    _store_the_rest(db, played)
+    time.sleep(2 * live.POLL_S)  # a poll sees the games: the tables are not due for an hour
+    assert state.snapshot.standings["games"] == GAMES // 2
+    progress.progress.done = GAMES
+    progress.write(force=True)
+    start = time.monotonic()
+    snapshot = state.current(30)
+    assert time.monotonic() - start < 10
+    finished = json.loads(run_arena("ratings", db, "--json").stdout)
+    assert snapshot.standings == finished and snapshot.standings_at == snapshot.stored
+
+
+def test_a_server_told_to_stop_publishes_the_final_standings_first(
+    running: tuple[Path, LiveProgress, LiveState], played: Path
+) -> None:
+    db, _, state = running
+    _store_the_rest(db, played)
+    state.finish(30)
+    finished = json.loads(run_arena("ratings", db, "--json").stdout)
+    assert state.snapshot.standings == finished
