@@ -102,7 +102,8 @@ class TournamentPlan:
     to it rather than the host's (None: not from a file)."""
     live: bool = False
     """Keep the games in progress and the run's progress in the store's live folder while it
-    runs (``arena.tournament.live``: for a live page; needs ``db``; not a cluster's games)."""
+    runs (``arena.tournament.live``: for a live page; needs ``db``; a cluster's games in
+    progress only on a ``local:N`` cluster, whose workers share this machine's files)."""
     rounds: int | None = None
     """A course's Swiss rounds (None: ``arena.tournament.course.default_rounds``)."""
     until: StopRule | None = None
@@ -386,6 +387,7 @@ def _executor(
         trusted_bots=plan.trusted_bots,
         status=getattr(observer, "executor_status", None),
         winding_down=getattr(observer, "winding_down", None),
+        live=live_folder(plan.db) if plan.live and plan.db is not None else None,
     )
     if executor_factory is None:
         return make_executor(plan.executor, setup)

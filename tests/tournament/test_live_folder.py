@@ -1,6 +1,7 @@
 """A run's live folder (``arena.tournament.live``): the games in progress, move by move, from every
-process that plays them (the inline executor's parent and the pool's workers), the run's
-progress, and nothing left at the end; a dead process's file and a damaged one are skipped.
+process that plays them (the inline executor's parent, the pool's workers, a local Dask
+cluster's workers), the run's progress, and nothing left at the end; a dead process's file and
+a damaged one are skipped.
 
 Real runs of paced bots through ``run_tournament`` with ``live=True``; a thread here reads the
 folder as a live page would, every 50 ms, for as long as the run lasts (bounded by it)."""
@@ -39,12 +40,16 @@ def _plan(folder: Path, executor: str) -> TournamentPlan:
         settings=settings,
         db=folder / "t.sqlite",
         executor=executor,
+        cluster="local:2" if executor == "cluster" else None,
+        trusted_bots=executor == "cluster",  # the paced bots run without bubblewrap
         live=True,
     )
 
 
-@pytest.mark.parametrize("executor", ["inline", "local"])
+@pytest.mark.parametrize("executor", ["inline", "local", "cluster"])
 def test_the_games_in_progress_are_seen_move_by_move(tmp_path: Path, executor: str) -> None:
+    if executor == "cluster":
+        pytest.importorskip("distributed")
     plan = _plan(tmp_path, executor)
     folder = live_folder(plan.db or "")
     seen: list[LiveGame] = []

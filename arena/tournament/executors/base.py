@@ -21,6 +21,7 @@ import threading
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Protocol
 
 from arena.errors import ArenaError
@@ -164,6 +165,9 @@ class ExecutorSetup:
     winding_down: Callable[[], None] | None = None
     """Told once when a worker is left with nothing to play nor to take a share of (the local
     pool): the run's last matches play, and a core waits; a time to prepare what follows."""
+    live: Path | None = None
+    """The run's live folder (``arena.tournament.live``), where workers on this machine write
+    their games in progress (None: not kept); a local pool's sink writes it itself."""
 
 
 _ACTIVE: list[Match] = []

@@ -626,6 +626,16 @@ def make_cluster(setup: ExecutorSetup) -> ClusterExecutor:
     """The registry's factory: the cluster at ``setup.cluster``."""
     if setup.cluster is None:
         raise ArenaError(f"the cluster executor needs a cluster: {CLUSTER_FORMS}")
-    return ClusterExecutor(
+    executor = ClusterExecutor(
         setup.cluster, setup.settings, status=setup.status, trusted=setup.trusted_bots
     )
+    # Only a local cluster's workers share this machine's files (and process ids).
+    if setup.live is not None and executor.address.startswith("local:"):
+        from arena.tournament.executors.cluster_worker import LiveFeedPlugin
+
+        try:
+            executor.client.register_plugin(LiveFeedPlugin(str(setup.live)), name="arena-live")
+        except (OSError, TimeoutError) as exc:
+            executor.close()
+            raise ClusterLost(f"lost the Dask scheduler at {executor.address}: {exc}") from None
+    return executor

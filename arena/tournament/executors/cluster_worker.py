@@ -106,6 +106,20 @@ class BotPackPlugin(WorkerPlugin):
             unpack(data, digest, root)
 
 
+class LiveFeedPlugin(WorkerPlugin):
+    """Makes a worker of a local cluster write its games in progress to the run's live folder
+    (``arena.tournament.live``), as a local pool's workers do; the thread ends with the worker,
+    and the run removes the folder at its end."""
+
+    def __init__(self, folder: str) -> None:
+        self.folder = folder
+
+    def setup(self, worker: Any) -> None:
+        from arena.tournament.live import LiveFeed
+
+        LiveFeed(Path(self.folder)).start()
+
+
 _STOPPED_RUNS: set[str] = set()
 """The runs whose drivers stopped them (``stop_run``): their matches here end at once."""
 _STOPPED_TASKS: set[str] = set()
