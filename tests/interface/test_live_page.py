@@ -136,6 +136,22 @@ def test_the_bar_shows_standings_faults_and_the_games_in_progress(tmp_path: Path
     assert not (tmp_path / "t.sqlite.live").exists()  # the run took its live folder away
 
 
+def test_a_stuck_game_shows_while_no_game_ends(tmp_path: Path) -> None:
+    """One worker, and bots that think 25 s a move of 30 s: the bar is redrawn while no game
+    ends, and says the game is stuck long before its move's time is up (the game's end would
+    be the next redraw otherwise)."""
+    bots = bot_entries(tmp_path, ["alpha", "beta"], pace_ms=25000)
+    time_control = {"move_ms": 30000, "startup_ms": 5000}
+    config = write_config(
+        tmp_path, bots, games_per_pairing=1, workers=1, sandbox="none", time_control=time_control
+    )
+    with PtyRun("tournament", config, rows=40) as run:
+        run.expect(r"playing now:\s+\S+ vs \S+: ply \d+", timeout=60)
+        run.expect(r"last move 1\d\.\d s ago  STUCK\?", timeout=25)
+        run.send(b"\x03")
+        assert run.wait(timeout=60) == 130
+
+
 def test_the_page_follows_the_run_and_refuses_what_is_not_its_own(served: Served) -> None:
     first = wait_until(lambda: served.json("/standings.json").get("games"), 60)
     assert first, "no game was stored in time"

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from rich.console import Console
     from rich.progress import Progress, TaskID
 
-    from arena.commands.display.watch import RunWatch
+    from arena.commands.display.watch import Redraw, RunWatch
     from arena.store.database import Store
 
 __all__ = ["ProgressDisplay"]
@@ -62,6 +62,8 @@ class ProgressDisplay:
         self.last_busy = -1e9
         self.work: WorkLeft | None = None  # the games left and their cost (``planned``)
         self.progress: Progress | None = None
+        self.redraw: Redraw | None = None
+        """Redraws the bar while no game ends (on a terminal, with ``watch``)."""
         self.task: TaskID | None = None
         self.workers = ""  # e.g. "busy 2/3 workers", from executors that tell (a cluster)
 
@@ -131,8 +133,14 @@ class ProgressDisplay:
                 eta="eta -",
                 workers=self.workers,
             )
+            if self.watch is not None:
+                self.watch.update_standings()
             progress.start()
             self.progress = progress
+            if self.watch is not None:
+                from arena.commands.display.watch import Redraw
+
+                self.redraw = Redraw(progress).start()
 
     def planned(self, jobs: Sequence[MatchJob], workers: int) -> None:
         self.work = WorkLeft(jobs, workers, self.clock)
@@ -243,6 +251,9 @@ class ProgressDisplay:
             )
 
     def stop(self) -> None:
+        if self.redraw is not None:
+            self.redraw.stop()
+            self.redraw = None
         if self.progress is not None:
             if self.task is not None:
                 self.progress.update(
