@@ -60,6 +60,7 @@ class Snapshot:
     """Changes when ``sections`` do (the page then fetches them)."""
     standings_at: int = -1
     """The highest game number the standings take in (``stored`` when they are current)."""
+    _encoded: dict[str, bytes] = field(default_factory=dict, compare=False, repr=False)
 
     def state_json(self) -> dict[str, Any]:
         """What each pushed update carries."""
@@ -75,6 +76,22 @@ class Snapshot:
     def standings_json(self) -> dict[str, Any]:
         """``GET /standings.json``: the standings and the run's progress."""
         return {**self.standings, "progress": self.progress.to_json()}
+
+    def encoded(self, path: str) -> bytes | None:
+        """``/standings.json``, ``/state.json`` or ``/sections.json`` as sent (None for any
+        other path): encoded once per snapshot, however many clients ask for it."""
+        body = self._encoded.get(path)
+        if body is None:
+            if path == "/standings.json":
+                data: dict[str, Any] = self.standings_json()
+            elif path == "/state.json":
+                data = self.state_json()
+            elif path == "/sections.json":
+                data = {"version": self.sections_version, **self.sections}
+            else:
+                return None
+            body = self._encoded[path] = json.dumps(data, allow_nan=False).encode()
+        return body
 
 
 class _Costly:
@@ -206,10 +223,13 @@ class LiveState:
             self._wake.set()
 
     def current(self, timeout: float) -> Snapshot:
-        """The snapshot once its standings take every game stored in (or after ``timeout``
-        seconds, as they are)."""
+        """The snapshot once its standings take every game stored now in (or after
+        ``timeout`` seconds, as they are): games stored meanwhile are not waited for."""
         with self.changed:
-            self.changed.wait_for(self._up_to_date, timeout)
+            stored = self.snapshot.stored
+            self.changed.wait_for(
+                lambda: self.snapshot.standings_at >= stored or self._stop.is_set(), timeout
+            )
             return self.snapshot
 
     def finish(self, timeout: float) -> None:
@@ -225,6 +245,7 @@ class LiveState:
             self.changed.wait_for(lambda: self._polls > polls and self._up_to_date(), timeout)
 
     def _up_to_date(self) -> bool:
+        """Whether the standings take every game stored in (the run ended: no more come)."""
         snapshot = self.snapshot
         return snapshot.standings_at >= snapshot.stored or self._stop.is_set()
 

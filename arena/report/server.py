@@ -11,7 +11,6 @@ costs the run nothing: a stream that is not read is dropped after ``SEND_TIMEOUT
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import re
 import signal
@@ -145,12 +144,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(HTTPStatus.OK, live_page(snapshot).encode(), "text/html", body)
         elif path == "/live.js":
             self._send(HTTPStatus.OK, resource("live.js").encode(), "text/javascript", body)
-        elif path == "/standings.json":
-            self._json(snapshot.standings_json(), body)
-        elif path == "/state.json":
-            self._json(snapshot.state_json(), body)
-        elif path == "/sections.json":
-            self._json({"version": snapshot.sections_version, **snapshot.sections}, body)
+        elif (encoded := snapshot.encoded(path)) is not None:
+            self._send(HTTPStatus.OK, encoded, "application/json", body)
         elif path == "/events" and body:
             self._events()
         elif path.startswith("/bot/") and unquote(path[5:]) in _names(snapshot.standings):
@@ -165,10 +160,6 @@ class _Handler(BaseHTTPRequestHandler):
             return True
         host = (self.headers.get("Host") or "").rsplit(":", 1)[0] if self.headers else ""
         return bool(LOOPBACK.fullmatch(host.strip("[]")))
-
-    def _json(self, data: Any, body: bool) -> None:
-        text = json.dumps(data, allow_nan=False, ensure_ascii=True)
-        self._send(HTTPStatus.OK, text.encode(), "application/json", body)
 
     def _send(
         self,
@@ -233,8 +224,8 @@ class _Handler(BaseHTTPRequestHandler):
                 if snapshot.version == version:
                     self.wfile.write(b": still here\n\n")
                 else:
-                    data = json.dumps(snapshot.state_json(), allow_nan=False, ensure_ascii=True)
-                    self.wfile.write(f"event: state\ndata: {data}\n\n".encode())
+                    data = snapshot.encoded("/state.json") or b"{}"
+                    self.wfile.write(b"event: state\ndata: " + data + b"\n\n")
                     version = snapshot.version
                 self.wfile.flush()
         except OSError:  # gone, or not reading: dropped
