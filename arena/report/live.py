@@ -232,17 +232,19 @@ class LiveState:
             )
             return self.snapshot
 
-    def finish(self, timeout: float) -> None:
+    def finish(self, timeout: float) -> bool:
         """When anyone looks: wait until the standings published take every game stored now
-        in (the run ended: its last state is the one its viewers keep), at most ``timeout``."""
+        in (the run ended: its last state is the one its viewers keep), at most ``timeout``;
+        whether anyone looks."""
         if not self.watched:
-            return
+            return False
         with self.changed:
             polls = self._polls
         self._tables.hurry = True
         self._wake.set()
         with self.changed:
             self.changed.wait_for(lambda: self._polls > polls and self._up_to_date(), timeout)
+        return True
 
     def _up_to_date(self) -> bool:
         """Whether the standings take every game stored in (the run ended: no more come)."""

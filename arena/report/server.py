@@ -18,6 +18,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -39,6 +40,8 @@ FIRST_WAIT_S = 30.0
 """How long a request waits for the standings when the server has just started."""
 FINISH_S = 10.0
 """How long a run's server, told to stop, may take to publish the final standings first."""
+LINGER_S = 1.0
+"""How long it serves them then, when anyone looks (a client polling once a second sees them)."""
 LOOPBACK = re.compile(r"localhost|127(\.\d{1,3}){3}|::1")
 NICENESS = 19
 """The server's CPU priority, the lowest: what it takes from a run is what the run leaves."""
@@ -244,7 +247,8 @@ def serve(db: Path, sock: socket.socket, finish_s: float = 0.0) -> None:
     (held for this thread's ``sigwait`` from the start: the server's threads inherit that).
 
     ``finish_s``: once told to stop, go on serving until the standings take every stored game
-    in, at most that long, when anyone looks (a run's end: its viewers keep its final state)."""
+    in, at most that long, and ``LINGER_S`` more, when anyone looks (a run's end: its viewers
+    keep its final state)."""
     signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
     # The page yields the CPU to anything else: beside a run, its bots' moves are timed.
     with contextlib.suppress(OSError):
@@ -257,7 +261,8 @@ def serve(db: Path, sock: socket.socket, finish_s: float = 0.0) -> None:
     thread.start()
     try:
         signal.sigwait({signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
-        state.finish(finish_s)
+        if finish_s and state.finish(finish_s):
+            time.sleep(LINGER_S)
     finally:
         state.stop(wait=False)
         server.server_close()
@@ -281,11 +286,11 @@ def serve_in_background(db: Path, sock: socket.socket) -> subprocess.Popen[bytes
 
 def stop_background(process: subprocess.Popen[bytes]) -> None:
     """The background server stopped and reaped: it publishes the final standings first when
-    anyone looks (``FINISH_S`` at most), and is killed if it takes longer (at the lowest CPU
-    priority on a busy machine, even its exit could wait)."""
+    anyone looks (``FINISH_S`` at most, then serves them ``LINGER_S``), and is killed if it
+    takes longer (at the lowest CPU priority on a busy machine, even its exit could wait)."""
     process.terminate()
     try:
-        process.wait(timeout=FINISH_S + 2)
+        process.wait(timeout=FINISH_S + LINGER_S + 2)
     except subprocess.TimeoutExpired:
         process.kill()
         process.wait(timeout=10)
