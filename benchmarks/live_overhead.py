@@ -2,26 +2,37 @@
 
 Run it from the repository with the venv's Python::
 
-    python benchmarks/live_overhead.py --sandbox none        # the default tournament, 3 rounds
-    python benchmarks/live_overhead.py --config tournaments/ladder.yaml --rounds 1
+    python benchmarks/live_overhead.py                        # a small tournament, 5 rounds
+    python benchmarks/live_overhead.py --config tournaments/ladder.yaml --rounds 3
 
-The same tournament is played side by side in turn, ``--rounds`` times each: without a page;
-with ``--serve 127.0.0.1:0`` and no client; and with the page while ten clients poll
-``/standings.json`` once a second, one event stream is read (as an open page does) and one is
-opened and never read (a hostile client). Each run is ``arena tournament CONFIG --fresh
---quiet``, its store in a folder of its own; the games replayed (the machine held a bot back)
-are counted. Its
-throughput is the stored games over the span from the first game's start to the last one's end
-(the run itself), and over the whole command (start-up and the final standings too). The
-default tournament is the ladder's searching bots at 20 ms a move (about 15 s a run on two
-cores), which use all the CPU they are given: what a page takes from them shows.
+The same seeded tournament is played in turn, ``--rounds`` times each: without a page, and with
+``--serve 127.0.0.1:0`` while ten clients poll ``/standings.json`` once a second and one event
+stream is read (as an open page does). The two kinds alternate A B, B A, ... so that a machine
+that gets busier or quieter weighs on both alike; each round gives a ratio of the two, and the
+figure is the median of those ratios. Each run is ``arena tournament CONFIG --fresh --quiet``.
+
+Two figures per run, because a shared machine makes the first noisy:
+
+- games/s: the stored games over the span from the first game's start to the last one's end;
+- CPU per game: the CPU time of the whole command (its workers, bots and the page's server:
+  every process it waited for) over its games. The bundled bots stop on a work budget, so on a
+  machine fast enough for it a seeded run plays the same games with the same work; on a busy
+  one they stop at a deadline instead, and this varies too.
+
+The page's server is sampled from ``/proc`` while it runs: its CPU over the run's span is the
+most of a core it can take from the run (at nice 19, it takes it only from idle cores on a
+machine that has some). The clients' CPU (threads of this process) is counted apart: they stand
+for browsers elsewhere.
 """
 
 from __future__ import annotations
 
 import argparse
 import http.client
+import json
+import os
 import re
+import resource
 import select
 import socket
 import sqlite3
@@ -30,13 +41,26 @@ import subprocess
 import tempfile
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
-from support import ROOT, arena_command, copy_config, say, section, store_of, table
+from support import (
+    ROOT,
+    arena_command,
+    children,
+    copy_config,
+    percentile,
+    say,
+    section,
+    store_of,
+    table,
+)
 
 CLIENTS = 10
 POLL_S = 1.0
+KINDS = ("no page", f"page + {CLIENTS} polling + 1 stream")
+TICKS = os.sysconf("SC_CLK_TCK")
 
 DEFAULT = {
     "name": "live-overhead",
@@ -48,8 +72,38 @@ DEFAULT = {
 }
 
 
-def _clients(host: str, port: int, stop: threading.Event) -> list[threading.Thread]:
-    """Ten pollers, one event stream read, one never read."""
+@dataclass
+class Measured:
+    games: int
+    run_rate: float
+    """Games per second from the first game's start to the last one's end."""
+    cpu: float
+    """CPU seconds of the command and every process it waited for."""
+    server_cpu: float
+    """CPU seconds of the page's server (0 without a page)."""
+    client_cpu: float
+    """CPU seconds of this process's clients meanwhile."""
+    replayed: int
+    faults: int
+    """Games lost by a fault (a bot that cannot start makes every game quick: not a run)."""
+    lags: list[float]
+    """Seconds from each game's end to the page's update that counted it (with a page)."""
+
+    @property
+    def cpu_per_game(self) -> float:
+        return self.cpu / self.games
+
+    @property
+    def server_share(self) -> float:
+        """The page server's CPU over the run's span: the most of a core it took."""
+        return self.server_cpu * self.run_rate / self.games
+
+
+def _clients(
+    host: str, port: int, stop: threading.Event, seen: list[tuple[float, int]]
+) -> list[threading.Thread]:
+    """Ten pollers of /standings.json and one event stream, read as it comes (``seen``: when
+    each of its updates came, and the games it counted)."""
 
     def poll() -> None:
         while not stop.wait(POLL_S):
@@ -61,23 +115,31 @@ def _clients(host: str, port: int, stop: threading.Event) -> list[threading.Thre
             except (OSError, http.client.HTTPException):
                 return  # the run ended and its server with it
 
-    def stream(read: bool) -> None:
+    def stream() -> None:
         try:
-            sock = socket.create_connection((host, port), timeout=5)
+            sock = socket.create_connection((host, port), timeout=1)
         except OSError:
             return
+        buffer = b""
         with sock:
             sock.sendall(b"GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-            while not stop.wait(0 if read else 0.5):
-                if read:
-                    try:
-                        if not sock.recv(65536):
-                            return
-                    except OSError:
-                        return
+            while not stop.is_set():
+                try:
+                    data = sock.recv(65536)
+                except TimeoutError:
+                    continue
+                except OSError:
+                    return
+                if not data:
+                    return
+                *events, buffer = (buffer + data).split(b"\n\n")
+                for event in events:
+                    data = event.partition(b"\ndata: ")[2]
+                    if data:
+                        seen.append((time.time(), json.loads(data)["games"]))
 
     threads = [threading.Thread(target=poll) for _ in range(CLIENTS)]
-    threads += [threading.Thread(target=stream, args=(read,)) for read in (True, False)]
+    threads.append(threading.Thread(target=stream))
     for thread in threads:
         thread.start()
     return threads
@@ -97,42 +159,137 @@ def _address(process: subprocess.Popen[str]) -> tuple[str, int]:
     raise SystemExit("bench: the run never said where its page is")
 
 
-KINDS = ("no page", "page, no client", "page + 10 polling + 2 streams")
+def _cpu_of(pid: int) -> float:
+    """CPU seconds of a running process (0 once it is gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / TICKS
 
 
-def one_run(arena: str, config: Path, kind: int, extra: list[str]) -> tuple[float, float, int]:
-    """(games/s over the run's games, games/s over the whole command, games replayed)."""
+def _server_sampler(parent: int, stop: threading.Event) -> list[float]:
+    """The page server's CPU seconds, last seen: ``[seconds]``, filled by a thread until
+    ``stop`` (sampled every 0.2 s: at most that much of its last moment is missed)."""
+    seen = [0.0]
+
+    def sample() -> None:
+        server = None
+        while not stop.wait(0.2):
+            if server is None:
+                server = next((p for p in children(parent) if _is_server(p)), None)
+            if server is not None:
+                seen[0] = max(seen[0], _cpu_of(server))
+
+    threading.Thread(target=sample, daemon=True).start()
+    return seen
+
+
+def _is_server(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return b"arena.report.server" in f.read()
+    except OSError:
+        return False
+
+
+def one_run(arena: str, config: Path, served: bool, extra: list[str]) -> Measured:
     argv = [arena, "tournament", str(config), "--fresh", "--quiet", *extra]
-    if kind:
+    if served:
         argv += ["--serve", "127.0.0.1:0"]
-    start = time.monotonic()
     process = subprocess.Popen(
         argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
     )
+    mine = resource.getrusage(resource.RUSAGE_SELF)
     stop = threading.Event()
-    address = _address(process) if kind else None
-    threads = _clients(*address, stop) if address and kind == 2 else []
+    server_cpu = _server_sampler(process.pid, stop) if served else [0.0]
+    seen: list[tuple[float, int]] = []
+    threads = _clients(*_address(process), stop, seen) if served else []
     assert process.stderr is not None
     process.stderr.read()
-    code = process.wait()
-    wall = time.monotonic() - start
+    _, status, usage = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)
     stop.set()
     for thread in threads:
         thread.join(timeout=10)
-    if code != 0:
-        raise SystemExit(f"bench: {' '.join(argv)} failed ({code})")
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    if process.returncode != 0:
+        raise SystemExit(f"bench: {' '.join(argv)} failed ({process.returncode})")
     with sqlite3.connect(f"file:{store_of(config)}?mode=ro", uri=True) as conn:
-        games, first, last, replayed = conn.execute(
+        games, first, last, replayed, faults = conn.execute(
             "SELECT COUNT(*), MIN(started_at), MAX(finished_at),"
-            " SUM(detail LIKE '%replayed: %') FROM games"
+            " SUM(detail LIKE '%replayed: %'), SUM(reason NOT IN ('five', 'full')) FROM games"
         ).fetchone()
-    return games / (last - first), games / wall, replayed
+        ends = [row[0] for row in conn.execute("SELECT finished_at FROM games ORDER BY 1")]
+    clients = after.ru_utime + after.ru_stime - mine.ru_utime - mine.ru_stime
+    cpu = usage.ru_utime + usage.ru_stime
+    lags = _lags(ends, seen) if seen else []
+    rate = games / (last - first)
+    return Measured(games, rate, cpu, server_cpu[0], clients, replayed, faults, lags)
+
+
+def _lags(ends: list[float], seen: list[tuple[float, int]]) -> list[float]:
+    """For each game (by its end), how long until an update counted it. Left out: the games
+    that ended before the page's first update (the server was starting), and those it never
+    counted (at the run's end)."""
+    lags: list[float] = []
+    updates = iter(seen)
+    when, count = next(updates, (0.0, 0))
+    for number, end in enumerate(ends, 1):
+        if end < seen[0][0]:
+            continue
+        while count < number:
+            update = next(updates, None)
+            if update is None:
+                return lags
+            when, count = update
+        lags.append(max(when - end, 0.0))
+    return lags
+
+
+def _report(runs: dict[int, list[Measured]]) -> None:
+    rows = [
+        [
+            KINDS[kind],
+            f"{statistics.median(m.run_rate for m in measured):.2f}",
+            f"{statistics.median(m.cpu_per_game for m in measured) * 1000:.1f}",
+            f"{statistics.median(m.server_cpu for m in measured):.2f}",
+            f"{100 * statistics.median(m.server_share for m in measured):.1f}",
+            f"{statistics.median(m.client_cpu for m in measured):.2f}",
+            str(sum(m.replayed for m in measured)),
+            str(sum(m.faults for m in measured)),
+        ]
+        for kind, measured in runs.items()
+    ]
+    header = ["", "games/s", "CPU ms/game", "server CPU s", "% of a core", "clients CPU s"]
+    header += ["replayed", "faults"]
+    say(table(rows, ["(medians)", *header[1:]]))
+    pairs = list(zip(runs[0], runs[1], strict=True))
+    rate = [served.run_rate / bare.run_rate for bare, served in pairs]
+    cpu = [bare.cpu_per_game / served.cpu_per_game for bare, served in pairs]
+    say(
+        f"with the page / without, median of {len(pairs)} rounds:"
+        f" games/s {statistics.median(rate):.3f} (rounds {_spread(rate)});"
+        f" games per CPU second {statistics.median(cpu):.3f} (rounds {_spread(cpu)})"
+    )
+    lags = [lag for m in runs[1] for lag in m.lags]
+    if lags:
+        say(
+            f"a game's end to the page's update that counts it ({len(lags)} games): median"
+            f" {percentile(lags, 50):.2f} s, 95% {percentile(lags, 95):.2f} s,"
+            f" max {max(lags):.2f} s"
+        )
+
+
+def _spread(ratios: list[float]) -> str:
+    return f"{min(ratios):.3f} to {max(ratios):.3f}"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--config", type=Path, help="a tournament YAML (default: a small one)")
-    parser.add_argument("--rounds", type=int, default=3, help="runs of each kind (default 3)")
+    parser.add_argument("--rounds", type=int, default=5, help="runs of each kind (default 5)")
     parser.add_argument("--sandbox", help="the runs' --sandbox (default: the config's)")
     args = parser.parse_args()
     arena = arena_command()
@@ -145,30 +302,17 @@ def main() -> None:
         else:
             source = (ROOT / args.config).resolve()
         config = copy_config(source, folder)
-        section(f"live page overhead: {source.name}, {args.rounds} rounds, side by side in turn")
-        rates: dict[int, list[tuple[float, float, int]]] = {kind: [] for kind in range(3)}
+        section(f"live page overhead: {source.name}, {args.rounds} rounds, A B / B A in turn")
+        runs: dict[int, list[Measured]] = {0: [], 1: []}
         extra = [] if args.sandbox is None else ["--sandbox", args.sandbox]
         for round_ in range(args.rounds):
-            kinds = (0, 1, 2) if round_ % 2 == 0 else (2, 1, 0)
-            for kind in kinds:
-                rates[kind].append(one_run(arena, config, kind, extra))
-                run, whole, replayed = rates[kind][-1]
-                say(f"  {KINDS[kind]}: {run:.1f} games/s in the run, {whole:.1f} over the"
-                    f" command, {replayed} replayed")  # fmt: skip
-        rows = [
-            [
-                KINDS[kind],
-                f"{statistics.median(r[0] for r in runs):.2f}",
-                f"{statistics.median(r[1] for r in runs):.2f}",
-                str(sum(r[2] for r in runs)),
-            ]
-            for kind, runs in rates.items()
-        ]
-        say(table(rows, ["", "games/s (run, median)", "games/s (command, median)", "replayed"]))
-        base = statistics.median(r[0] for r in rates[0])
-        for kind in (1, 2):
-            served = statistics.median(r[0] for r in rates[kind])
-            say(f"{KINDS[kind]}: {100 * (served / base - 1):+.1f}% games/s in the run")
+            for kind in (0, 1) if round_ % 2 == 0 else (1, 0):
+                m = one_run(arena, config, bool(kind), extra)
+                runs[kind].append(m)
+                say(f"  {KINDS[kind]}: {m.games} games ({m.faults} faults), {m.run_rate:.2f}"
+                    f" games/s, CPU {m.cpu:.1f} s ({m.cpu_per_game * 1000:.1f} ms/game),"
+                    f" server {m.server_cpu:.2f} s, clients {m.client_cpu:.2f} s")  # fmt: skip
+        _report(runs)
 
 
 if __name__ == "__main__":
