@@ -9,7 +9,7 @@
    round-trip library such as ruamel.yaml) is needed for one insertion. The file is written
    atomically and read back with the tournament loader; if that fails, it is restored.
 3. The tournament runs as ``arena tournament`` would, and since it resumes from its store, only the
-   new bot's games are played.
+   new bot's games are played (in a course, its placement games: ``arena.tournament.lateentry``).
 4. Its place in the standings is printed, with its ratings overall and per role and their 95%
    intervals (the maximum-likelihood fit of ``arena.ratings``).
 """
@@ -190,8 +190,6 @@ def run_submit(
     import dataclasses
 
     from arena.commands.start import resolve_bot
-    from arena.commands.validate import print_report, validate_bot
-    from arena.config import load_config
 
     path = Path(config_path)
     spec = resolve_bot(bot, name)
@@ -207,43 +205,9 @@ def run_submit(
             "(choose another with --name)"
         )
     say = sys.stderr if json_output else sys.stdout
-    if not quiet:
-        for notice in config.notices:  # e.g. the bots a folder entry found, and those skipped
-            print(f"note: {notice}", file=say)
-        print(f"validating {spec.name} ...", file=say, flush=True)
-    report = validate_bot(
-        spec,
-        move_ms=config.time_control.move_ms,
-        startup_ms=config.time_control.startup_ms,
-        sandbox=config.sandbox,
-        limits=config.limits,
-        time_control=config.time_control,  # the tournament's clock and measure too
-    )
-    if not report.ok:
-        if json_output:
-            result = {"added": False, "validation": report.to_json()}
-            print(json.dumps(result, indent=2))
-        else:
-            print_report(report)
-            failed = ", ".join(check.key for check in report.failures())
-            print(f"{spec.name} was not added to {config_path}: it failed validation ({failed})")
+    if not _validated(spec, config, config_path, json_output=json_output, quiet=quiet):
         return 1
-    original = path.read_text(encoding="utf-8")
-    entry = _entry_for(bot, spec, path.resolve().parent)
-    updated = add_bot_entry(original, entry, str(config_path))
-    _write_atomically(path, updated)
-    try:
-        config = load_config(config_path)
-        if spec.name not in {e.name for e in config.bots}:  # pragma: no cover - defensive
-            raise ArenaError(f"{config_path}: the new entry was not read back")
-        if config.plan().course() is not None:
-            raise ArenaError(
-                f"{config_path}: a {config.format} course takes no late entry yet (its rounds"
-                " are decided for the pool it began with): run the bot in a tournament of its own"
-            )
-    except ArenaError:
-        _write_atomically(path, original)
-        raise
+    config = _added(path, spec, bot)
     if not quiet:
         print(f"added {spec.name} to {config_path}", file=say, flush=True)
     if workers is not None:
@@ -265,8 +229,57 @@ def run_submit(
     if json_output:
         print(json.dumps({"added": True, "complete": complete, **place.to_json()}, indent=2))
     else:
-        _print_standings(place)
+        _print_standings(place, placed=config.plan().course() is not None)
     return 0 if complete else 1
+
+
+def _validated(
+    spec: BotSpec, config: TournamentConfig, config_path: Path, *, json_output: bool, quiet: bool
+) -> bool:
+    """Whether ``spec`` passes ``arena validate`` in the tournament's conditions; the checklist
+    of a bot that fails is printed (as JSON with ``json_output``)."""
+    from arena.commands.validate import print_report, validate_bot
+
+    say = sys.stderr if json_output else sys.stdout
+    if not quiet:
+        for notice in config.notices:  # e.g. the bots a folder entry found, and those skipped
+            print(f"note: {notice}", file=say)
+        print(f"validating {spec.name} ...", file=say, flush=True)
+    report = validate_bot(
+        spec,
+        move_ms=config.time_control.move_ms,
+        startup_ms=config.time_control.startup_ms,
+        sandbox=config.sandbox,
+        limits=config.limits,
+        time_control=config.time_control,  # the tournament's clock and measure too
+    )
+    if report.ok:
+        return True
+    if json_output:
+        print(json.dumps({"added": False, "validation": report.to_json()}, indent=2))
+    else:
+        print_report(report)
+        failed = ", ".join(check.key for check in report.failures())
+        print(f"{spec.name} was not added to {config_path}: it failed validation ({failed})")
+    return False
+
+
+def _added(path: Path, spec: BotSpec, arg: str) -> TournamentConfig:
+    """The tournament with ``spec`` added to its file; the file is restored if the loader
+    refuses the result."""
+    from arena.config import load_config
+
+    original = path.read_text(encoding="utf-8")
+    entry = _entry_for(arg, spec, path.resolve().parent)
+    _write_atomically(path, add_bot_entry(original, entry, str(path)))
+    try:
+        config = load_config(path)
+        if spec.name not in {e.name for e in config.bots}:  # pragma: no cover - defensive
+            raise ArenaError(f"{path}: the new entry was not read back")
+    except ArenaError:
+        _write_atomically(path, original)
+        raise
+    return config
 
 
 def _config_with(path: Path, spec: BotSpec, arg: str) -> tuple[Any, set[str]]:
@@ -316,8 +329,14 @@ def _play(config: TournamentConfig, quiet: bool) -> tuple[bool, list[GameRecord]
         return result.missing == 0, list(store.games())
 
 
-def _print_standings(place: Placing) -> None:
+def _print_standings(place: Placing, *, placed: bool) -> None:
     print(place.describe())
+    if placed:  # a course's late entry plays placement games, not a game against every bot
+        others = len(place.table) - 1
+        print(
+            f"placed in {place.bot.tally.games} games"
+            f" (a game per role against every bot: {2 * others})"
+        )
     width = max(len(row.name) for row in place.table)
     for rank, row in enumerate(place.table, 1):
         mark = "→" if row.name == place.name else " "

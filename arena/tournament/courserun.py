@@ -5,20 +5,36 @@ games fill slot ``round - 1`` of their pairings (``round_matches``). So the stor
 function of the config and the stored games: a resume decides the finished rounds again from
 their games, finishes a round stopped part-way, and goes on as an unstopped run would have,
 whatever the workers.
+
+A course keeps the pool it began with: its rounds are decided for those bots. A bot added later
+(``arena submit``) is placed once the course's rounds are over (``arena.tournament.lateentry``):
+meetings near its strength, one at a time, each decided from the stored games, in slot 0 of its
+pairing; later entries meet the earlier ones too.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from arena.botspec import BotSpec
+from arena.errors import StoreError
 from arena.ratings import GameResult
 from arena.store.database import Store
-from arena.tournament.course import GAMES_PER_PAIRING, CoursePlan, Finished, next_round
+from arena.tournament.course import (
+    DEFAULT_TOP,
+    GAMES_PER_PAIRING,
+    CoursePlan,
+    Finished,
+    next_round,
+)
 from arena.tournament.schedule import MatchJob, round_matches
 
 __all__ = ["CourseEnd", "course_games", "course_slots", "play_course", "stored_rounds"]
+
+COURSE_POOL = "course_pool"
+"""The store's meta key of a course's bots, in the order its rounds were decided for."""
 
 PlayJobs = Callable[[list[MatchJob]], None]
 """Plays matches and stores their games (the run's executor, with its retries)."""
@@ -54,26 +70,86 @@ def play_course(
     seed: int = 1,
     opening_plies: int = 0,
 ) -> CourseEnd:
-    """Play the course's rounds that ``store`` does not hold whole, until it is finished."""
+    """Play the course's rounds that ``store`` does not hold whole, until it is finished, then
+    place the bots that joined after it began."""
     by_name = {bot.name: bot for bot in bots}
-    names = list(by_name)
+    pool = began_pool(store, list(by_name), plan.format)
     finished: list[list[GameResult]] = []
-    while True:
-        decided = next_round(plan, names, finished)
-        if isinstance(decided, Finished):
-            return CourseEnd(decided.reason, decided.rounds)
+    while not isinstance(decided := next_round(plan, pool, finished), Finished):
         pairs = [(by_name[a], by_name[b]) for a, b in decided.pairings]
         jobs = round_matches(pairs, decided.number, seed=seed, opening_plies=opening_plies)
-        done = store.completed_slots()
-        missing = [job.without(done) for job in jobs]
-        missing = [job for job in missing if job.slots]
-        if missing:
-            play(missing)
-        games = _stored_games(store, jobs)
+        games = _played(store, jobs, play)
         owed = GAMES_PER_PAIRING * len(jobs) - len(games)
         if owed:
             return CourseEnd("incomplete", len(finished), owed)
         finished.append(games)
+    level = (plan.until or DEFAULT_TOP).los
+    placed = list(pool)
+    for entry in (name for name in by_name if name not in pool):
+        owed = _place(by_name, entry, placed, store, play, seed, opening_plies, level)
+        if owed:
+            return CourseEnd("incomplete", decided.rounds, owed)
+        placed.append(entry)
+    return CourseEnd(decided.reason, decided.rounds)
+
+
+def _place(
+    by_name: dict[str, BotSpec],
+    entry: str,
+    pool: Sequence[str],
+    store: Store,
+    play: PlayJobs,
+    seed: int,
+    opening_plies: int,
+    level: float,
+) -> int:
+    """Play ``entry``'s placement meetings against ``pool``; the games still owed (0: placed).
+    Each meeting is decided from the stored games of ``pool`` and of the meetings before it."""
+    from arena.tournament.lateentry import next_opponent
+
+    among = set(pool)
+    games = [g for g in _stored_results(store) if {g.order, g.chaos} <= among]
+    while (opponent := next_opponent(entry, pool, games, level=level)) is not None:
+        pair = [(by_name[opponent], by_name[entry])]
+        jobs = round_matches(pair, 1, seed=seed, opening_plies=opening_plies)
+        met = _played(store, jobs, play)
+        if len(met) < GAMES_PER_PAIRING:
+            return GAMES_PER_PAIRING - len(met)
+        games += met
+    return 0
+
+
+def _played(store: Store, jobs: Sequence[MatchJob], play: PlayJobs) -> list[GameResult]:
+    """``jobs``' games: those stored, after playing the ones missing."""
+    done = store.completed_slots()
+    missing = [job.without(done) for job in jobs]
+    missing = [job for job in missing if job.slots]
+    if missing:
+        play(missing)
+    return _stored_games(store, jobs)
+
+
+def course_pool(store: Store) -> list[str] | None:
+    """The bots a stored course began with (None: the store holds no course)."""
+    began = store.get_meta(COURSE_POOL)
+    return None if began is None else list(json.loads(began))
+
+
+def began_pool(store: Store, names: Sequence[str], format: str) -> list[str]:
+    """The bots the course began with (``names`` on its first run), in their order. A run without
+    one of them is refused before it plays: the stored rounds were decided with it."""
+    first = course_pool(store)
+    if first is None or not store.count_games(include_inactive=True):
+        store.set_meta(COURSE_POOL, json.dumps(list(names)))
+        return list(names)
+    gone = sorted(set(first) - set(names))
+    if gone:
+        raise StoreError(
+            f"{store.path}: the {format} course began with another pool (gone: {', '.join(gone)});"
+            " its rounds are decided for the pool it began with: restore its bots, or run with"
+            " --fresh to begin again"
+        )
+    return first
 
 
 def _stored_games(store: Store, jobs: Sequence[MatchJob]) -> list[GameResult]:
@@ -97,9 +173,20 @@ def course_games(plan: CoursePlan, pool: int) -> int:
     return most if budget is None else min(most, budget)
 
 
+def _stored_results(store: Store) -> list[GameResult]:
+    """Every stored game that counts, in the order of its slot's key (the store's own order
+    depends on which worker finished first)."""
+    winners = sorted(store.slot_winners().items())
+    return [GameResult(order, chaos, won) for (order, chaos, _), won in winners]
+
+
 def stored_rounds(store: Store) -> list[list[GameResult]]:
-    """A course's stored games by round (round R in slot R - 1), up to its last round begun."""
+    """A course's stored games by round (round R in slot R - 1), up to its last round begun: the
+    games among the pool it began with, not the placement games of a later entry."""
+    began = course_pool(store)
+    pool = None if began is None else set(began)
     rounds: dict[int, list[GameResult]] = {}
     for (order, chaos, slot), order_won in store.slot_winners().items():
-        rounds.setdefault(slot, []).append(GameResult(order, chaos, order_won))
+        if pool is None or {order, chaos} <= pool:
+            rounds.setdefault(slot, []).append(GameResult(order, chaos, order_won))
     return [rounds.get(slot, []) for slot in range(max(rounds, default=-1) + 1)]

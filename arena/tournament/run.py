@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Protocol
 
 from arena.botspec import BotSpec
-from arena.errors import StoreError
 from arena.limits import AffinityMode
 from arena.records import GameRecord
 from arena.referee.match import REPLAYED, MatchSettings
@@ -52,8 +51,6 @@ __all__ = [
 ]
 
 MAX_ATTEMPTS = 3
-COURSE_POOL = "course_pool"
-"""The store's meta key of a course's bots, in the order its rounds were decided for."""
 
 ExecutorFactory = Callable[[ExecutorSetup], MatchExecutor]
 """Makes the executor of a run (default: the registry's executor named by the plan)."""
@@ -325,7 +322,6 @@ def _run_course(
 ) -> TournamentResult:
     """Play a course round by round (``arena.tournament.courserun``); its total is the most
     games it may play, as the stopping rule may end it sooner."""
-    _check_pool(plan, store)
     pool = len(plan.bots)
     result = TournamentResult(course_games(course, pool), store.count_games(), changes=changes)
     if observer is not None:
@@ -350,25 +346,6 @@ def _run_course(
         result.total = store.count_games()
     result.distinct = store.count_distinct_games()
     return result
-
-
-def _check_pool(plan: TournamentPlan, store: Store) -> None:
-    """A course's rounds are decided for the pool it began with: a run with another pool is
-    refused before it plays (its decisions would differ from the stored rounds')."""
-    names = [bot.name for bot in plan.bots]
-    began = store.get_meta(COURSE_POOL)
-    if began is None or not store.count_games(include_inactive=True):
-        store.set_meta(COURSE_POOL, json.dumps(names))
-        return
-    first = json.loads(began)
-    if first != names:
-        added = ", ".join(sorted(set(names) - set(first))) or "none"
-        gone = ", ".join(sorted(set(first) - set(names))) or "none"
-        raise StoreError(
-            f"{plan.db or 'the store'}: the {plan.format} course began with another pool"
-            f" (added: {added}; gone: {gone}); its rounds are decided for the pool it began"
-            " with: restore its bots, or run with --fresh to begin again"
-        )
 
 
 def _executor(

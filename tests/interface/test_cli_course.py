@@ -175,26 +175,82 @@ def test_a_contested_course_spends_its_budget_and_plays_the_same_games_whatever_
     assert len(rounds_of(tmp_path / "w1" / "t.sqlite")) > 2  # past its Swiss rounds
 
 
-def test_a_course_refuses_another_pool_in_one_line_and_keeps_its_games(tmp_path: Path) -> None:
+def test_a_course_refuses_a_pool_without_one_of_its_bots_in_one_line(tmp_path: Path) -> None:
     config = course_config(tmp_path, bots=4, rounds=1)
     done = run_arena("tournament", config, "--quiet", timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     games = games_of(tmp_path / "t.sqlite")
     data = json.loads(config.read_text())
-    data["bots"].append({"name": "late", "path": data["bots"][0]["path"]})
+    data["bots"].pop()
     config.write_text(json.dumps(data))
     refused = run_arena("tournament", config, "--quiet", timeout=300)
     assert refused.returncode != 0
     assert refused.stderr.count("\n") == 1, refused.stderr
-    assert "the swiss course began with another pool (added: late; gone: none)" in refused.stderr
+    assert "the swiss course began with another pool (gone: s03)" in refused.stderr
     assert games_of(tmp_path / "t.sqlite") == games
 
 
-def test_submit_into_a_course_is_refused_in_one_line_and_the_file_is_kept(tmp_path: Path) -> None:
-    config = course_config(tmp_path, bots=2, rounds=1)
-    copy_bot(tmp_path / "late", "seeded.py", name="main.py")
-    before = config.read_text()
-    refused = run_arena("submit", tmp_path / "late", config, timeout=300)
-    assert refused.returncode != 0
-    assert "a swiss course takes no late entry yet" in refused.stderr, refused.stderr
-    assert config.read_text() == before
+GRADED = 12
+"""The pool of the placement tests: ``graded.py`` bots from P = 0 (g00, the strongest) to 1."""
+
+
+def graded_config(folder: Path, workers: int = 2) -> Path:
+    """A Swiss course of its default rounds (8 for 12 bots) among ``GRADED`` graded bots."""
+    program = copy_bot(folder / "bots", "graded.py", executable=True)
+    entries = [
+        {"name": f"g{i:02d}", "command": [str(program), f"{i / (GRADED - 1):.3f}"]}
+        for i in range(GRADED)
+    ]
+    path = write_config(folder, entries, workers=workers, format="swiss")
+    path.write_text(path.read_text().replace('  "games_per_pairing": 2,\n', ""))
+    return path
+
+
+def late_entry(folder: Path, randomness: float) -> Path:
+    """A folder bot playing ``graded.py`` at ``randomness``, for ``arena submit``."""
+    copy_bot(folder, "graded.py")
+    wrapper = f"import sys\n\nsys.argv[1:] = ['{randomness}']\nimport graded\n"
+    (folder / "main.py").write_text(wrapper)
+    return folder
+
+
+def test_submit_places_a_late_entry_near_its_true_place_in_few_games(tmp_path: Path) -> None:
+    """The entry (P = 0.32, between g03 and g04: fifth in truth) plays its placement meetings
+    after the course's rounds, far fewer than a game per role against every bot."""
+    config = graded_config(tmp_path)
+    done = run_arena("tournament", config, "--quiet", timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    course = games_of(tmp_path / "t.sqlite")
+    assert len(course) == 8 * GRADED
+    placed = run_arena("submit", late_entry(tmp_path / "late", 0.32), config, timeout=300)
+    assert placed.returncode == 0, placed.stdout + placed.stderr
+    games = games_of(tmp_path / "t.sqlite")
+    own = {key: game for key, game in games.items() if "late" in key[:2]}
+    assert set(games) == set(course) | set(own)  # the course's games untouched
+    assert 4 <= len(own) <= GRADED and {slot for _, _, slot in own} == {0}, sorted(own)
+    assert f"placed in {len(own)} games (a game per role against every bot: 24)" in placed.stdout
+    rank = int(placed.stdout.split("late: #", 1)[1].split()[0])
+    assert abs(rank - 5) <= 2, placed.stdout
+    shown = run_arena("ratings", tmp_path / "t.sqlite", "--json")
+    bots = {bot["name"]: bot for bot in json.loads(shown.stdout)["bots"]}
+    assert bots["late"].get("swiss_score") is None  # placed after the rounds, in none of them
+    assert all(bots[f"g{i:02d}"]["swiss_score"] is not None for i in range(GRADED))
+
+
+def test_a_stopped_placement_resumes_to_the_games_of_an_unstopped_one(tmp_path: Path) -> None:
+    stopped, whole = tmp_path / "stopped", tmp_path / "whole"
+    for folder, workers in ((stopped, 2), (whole, 1)):
+        config = graded_config(folder, workers)
+        done = run_arena("tournament", config, "--quiet", timeout=300)
+        assert done.returncode == 0, done.stdout + done.stderr
+    db = stopped / "t.sqlite"
+    process = start_arena("submit", late_entry(tmp_path / "late", 0.32), stopped / "t.yaml")
+    placing = lambda: stored_game_count(db) >= 8 * GRADED + 4  # noqa: E731
+    output = interrupted_when(process, placing, 120, "placement games")
+    assert process.returncode == 128 + signal.SIGINT, output
+    resumed = run_arena("tournament", stopped / "t.yaml", "--quiet", timeout=300)
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    unstopped = run_arena("submit", tmp_path / "late", whole / "t.yaml", timeout=300)
+    assert unstopped.returncode == 0, unstopped.stdout + unstopped.stderr
+    games = games_of(db)
+    assert len(games) > 8 * GRADED + 4 and games == games_of(whole / "t.sqlite")

@@ -116,9 +116,10 @@ def load_standings(store: Store, *, for_terminal: bool = False) -> Standings:
     if described.get("format") != "swiss":
         return standings
     from arena.tournament.course import swiss_tally
-    from arena.tournament.courserun import stored_rounds
+    from arena.tournament.courserun import course_pool, stored_rounds
 
-    scores = swiss_tally(standings.names, stored_rounds(store)).scores
+    pool = course_pool(store) or standings.names  # a late entry has no Swiss score
+    scores = swiss_tally(pool, stored_rounds(store)).scores
     bots = [dataclasses.replace(b, swiss_score=scores.get(b.name)) for b in standings.bots]
     return dataclasses.replace(standings, bots=bots)
 
