@@ -32,14 +32,25 @@ class TournamentSettings:
     opening_plies: int = 0
     folder: Path | None = None
     """The config's folder (None when the run was not started from a file)."""
+    rounds: int | None = None
+    """A course's Swiss rounds (None: its default, or not a course)."""
+    budget: int | None = None
+    """The most games the run may play (``budget:``), if it has one."""
 
     @property
     def owed(self) -> int:
-        """Games the tournament owes in all: both roles of each pairing, ``games_per_pairing``
-        times each."""
+        """Games the tournament owes at most: a course's rounds or its budget; else both roles
+        of each pairing, ``games_per_pairing`` times each, within its budget."""
+        from arena.tournament.course import COURSE_FORMATS, CoursePlan
+        from arena.tournament.courserun import course_games
         from arena.tournament.schedule import pairing_count
+        from arena.tournament.stoprule import Budget
 
-        return 2 * self.games_per_pairing * pairing_count(self.bots, self.format)
+        budget = None if self.budget is None else Budget(self.budget)
+        if self.format in COURSE_FORMATS:
+            return course_games(CoursePlan(self.format, self.rounds, None, budget), self.bots)
+        full = 2 * self.games_per_pairing * pairing_count(self.bots, self.format)
+        return full if self.budget is None else min(full, self.budget)
 
 
 def read_settings(store: Store) -> TournamentSettings | None:
@@ -56,6 +67,7 @@ def read_settings(store: Store) -> TournamentSettings | None:
 
 def _settings(described: dict[str, Any]) -> TournamentSettings:
     folder = described.get("folder")
+    rounds, budget = described.get("rounds"), described.get("budget")
     return TournamentSettings(
         format=str(described["format"]),
         time_control=str(described["time_control"]),
@@ -64,6 +76,8 @@ def _settings(described: dict[str, Any]) -> TournamentSettings:
         bots=len(described["bots"]),
         opening_plies=int(described.get("opening_plies") or 0),
         folder=None if not folder else Path(str(folder)),
+        rounds=None if rounds is None else int(rounds),
+        budget=None if not budget else int(budget["games"]),
     )
 
 
