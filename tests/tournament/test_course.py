@@ -133,3 +133,30 @@ def test_a_plan_refuses_what_it_cannot_play() -> None:
 
 def test_default_rounds_grow_with_the_log_of_the_pool() -> None:
     assert [default_rounds(n) for n in (2, 40, 300)] == [5, 10, 13]
+
+
+def test_a_late_entry_starts_in_the_middle_moves_by_its_results_and_stops_once_placed() -> None:
+    """A course of 24 bots, then an entry as strong as b06 (it beats b07 and below as Order,
+    and as Chaos with a coin's odds): its meetings climb from the middle to its place, one game
+    per role each, far fewer than one against every bot."""
+    from arena.tournament.lateentry import next_opponent
+
+    bots = _bots(24)
+    rounds, _ = _course(CoursePlan("swiss"), bots)
+    games = [g for played in rounds for g in played]
+    entry, rng = "b06x", np.random.default_rng(1)
+    met: list[str] = []
+    while (opponent := next_opponent(entry, bots, games, level=0.95)) is not None:
+        assert opponent not in met
+        met.append(opponent)
+        for order, chaos in ((opponent, entry), (entry, opponent)):
+            games.append(GameResult(order, chaos, order < chaos or bool(rng.random() < 0.5)))
+    course = course_fit(bots, rounds)
+    assert met[0] == course.names[int(np.argsort(course.rating)[12])]  # the middle of the standings
+    assert min(met) < "b08"  # it climbed towards its place
+    assert 3 <= len(met) <= 12, met
+    again = [g for played in rounds for g in played]
+    assert next_opponent(entry, bots, again, level=0.95) == met[0]  # a function of the games
+    fit = course_fit([*bots, entry], [games])
+    place = sorted(fit.names, key=lambda bot: -fit.rating[fit.names.index(bot)]).index(entry)
+    assert abs(place - 6) <= 3, place
