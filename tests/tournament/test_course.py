@@ -90,7 +90,7 @@ def test_the_stopping_rule_stops_a_course_once_the_top_is_separated() -> None:
 
 def test_the_contested_course_plays_every_bot_every_round_and_the_top_more() -> None:
     bots = _bots(32)
-    plan = CoursePlan("contested", rounds=3, until=StopRule(top=2, los=0.95))
+    plan = CoursePlan("contested", rounds=3, until=StopRule(top=1, los=0.95))
     rounds, end = _course(plan, bots)
     assert end.reason == "until" and len(rounds) > 3
     for games in rounds:
