@@ -420,68 +420,81 @@ def fit_mle(
         raise ValueError("prior standard deviations must be positive")
     counts = aggregate(games, names)
     n = len(counts.names)
-    p = counts.order_idx.size
-    tau_s = (prior_sd / ELO_PER_LOGIT) ** -2
-    tau_h = (prior_sd_role / ELO_PER_LOGIT) ** -2
-    coefs = np.tile([1.0, -1.0, 1.0], (p, 1))
-    overall = fit_overall(
-        counts, prior_sd=prior_sd, prior_sd_role=prior_sd_role, offset=offset, method=method
-    )
-    weights = _active_weights(counts)
-    rating, rating_se, rating_cov = overall.rating, overall.rating_se, overall.rating_cov
-    h, h_se = overall.role_advantage, overall.role_advantage_se
-    ok_overall = overall.converged
-
-    # Per role: u = [a_0 .. a_{n-1}, b_0 .. b_{n-1}, h] with s_order = a + h/2, s_chaos = b - h/2.
-    per_role = LogisticPosterior(
-        np.column_stack([counts.order_idx, n + counts.chaos_idx, np.full(p, 2 * n)]).astype(
-            np.int64
-        ),
-        coefs,
-        counts.games,
-        counts.order_wins,
-        np.r_[np.full(2 * n, tau_s), tau_h],
-    )
-    u2, cov_u2, ok_role = per_role.solve(method)
-    half = np.tile(-0.5 * weights, (n, 1))  # minus half the mean of a + b
-    transform2 = np.block(
-        [
-            [np.eye(n) + half, half, np.full((n, 1), 0.5)],
-            [half, np.eye(n) + half, np.full((n, 1), -0.5)],
-        ]
-    )
-    vals2, se2, role_cov = _summarise(u2 * ELO_PER_LOGIT, cov_u2 * ELO_PER_LOGIT**2, transform2)
-    vals2 = vals2 + offset
-
-    los = _los(rating, rating_cov)
-    order_los = _los(vals2[:n], role_cov[:n, :n])
-    chaos_los = _los(vals2[n:], role_cov[n:, n:])
+    priors = {"prior_sd": prior_sd, "prior_sd_role": prior_sd_role, "offset": offset}
+    overall = fit_overall(counts, **priors, method=method)
+    by_role = _fit_by_role(counts, **priors, method=method)
+    order, chaos = by_role.rating[:n], by_role.rating[n:]
+    order_se, chaos_se = by_role.rating_se[:n], by_role.rating_se[n:]
     total = float(counts.games.sum())
 
     def by_name(a: np.ndarray, scale: float = 1.0) -> dict[str, float]:
         return {name: float(x) * scale for name, x in zip(counts.names, a, strict=True)}
 
+    def los(values: np.ndarray, cov: np.ndarray) -> dict[str, dict[str, float]]:
+        rows = _los(values, cov)
+        return {a: by_name(row) for a, row in zip(counts.names, rows, strict=True)}
+
     return MLEFit(
         names=counts.names,
         games=int(total),
         offset=float(offset),
-        rating=by_name(rating),
-        rating_se=by_name(rating_se),
-        rating_ci95=by_name(rating_se, _Z95),
-        role_advantage=h,
-        role_advantage_se=h_se,
-        role_advantage_ci95=h_se * _Z95,
-        order_rating=by_name(vals2[:n]),
-        order_se=by_name(se2[:n]),
-        order_ci95=by_name(se2[:n], _Z95),
-        chaos_rating=by_name(vals2[n:]),
-        chaos_se=by_name(se2[n:]),
-        chaos_ci95=by_name(se2[n:], _Z95),
-        los={a: by_name(row) for a, row in zip(counts.names, los, strict=True)},
-        order_los={a: by_name(row) for a, row in zip(counts.names, order_los, strict=True)},
-        chaos_los={a: by_name(row) for a, row in zip(counts.names, chaos_los, strict=True)},
+        rating=by_name(overall.rating),
+        rating_se=by_name(overall.rating_se),
+        rating_ci95=by_name(overall.rating_se, _Z95),
+        role_advantage=overall.role_advantage,
+        role_advantage_se=overall.role_advantage_se,
+        role_advantage_ci95=overall.role_advantage_se * _Z95,
+        order_rating=by_name(order),
+        order_se=by_name(order_se),
+        order_ci95=by_name(order_se, _Z95),
+        chaos_rating=by_name(chaos),
+        chaos_se=by_name(chaos_se),
+        chaos_ci95=by_name(chaos_se, _Z95),
+        los=los(overall.rating, overall.rating_cov),
+        order_los=los(order, by_role.rating_cov[:n, :n]),
+        chaos_los=los(chaos, by_role.rating_cov[n:, n:]),
         order_win_rate=float(counts.order_wins.sum()) / total if total else None,
-        converged=ok_overall and ok_role,
-        rating_cov=rating_cov,
-        role_cov=role_cov,
+        converged=overall.converged and by_role.converged,
+        rating_cov=overall.rating_cov,
+        role_cov=by_role.rating_cov,
     )
+
+
+@dataclass(frozen=True)
+class _RoleFit:
+    """The per-role model as arrays: ``[order strengths..., chaos strengths...]``."""
+
+    rating: np.ndarray
+    rating_se: np.ndarray
+    rating_cov: np.ndarray
+    converged: bool
+
+
+def _fit_by_role(
+    counts: PairCounts, *, prior_sd: float, prior_sd_role: float, offset: float, method: str
+) -> _RoleFit:
+    """The per-role model of ``fit_mle``: each bot's Order and Chaos strengths on one scale."""
+    n = len(counts.names)
+    p = counts.order_idx.size
+    tau_s = (prior_sd / ELO_PER_LOGIT) ** -2
+    tau_h = (prior_sd_role / ELO_PER_LOGIT) ** -2
+    # u = [a_0 .. a_{n-1}, b_0 .. b_{n-1}, h] with s_order = a + h/2, s_chaos = b - h/2.
+    posterior = LogisticPosterior(
+        np.column_stack([counts.order_idx, n + counts.chaos_idx, np.full(p, 2 * n)]).astype(
+            np.int64
+        ),
+        np.tile([1.0, -1.0, 1.0], (p, 1)),
+        counts.games,
+        counts.order_wins,
+        np.r_[np.full(2 * n, tau_s), tau_h],
+    )
+    u, cov_u, ok = posterior.solve(method)
+    half = np.tile(-0.5 * _active_weights(counts), (n, 1))  # minus half the mean of a + b
+    transform = np.block(
+        [
+            [np.eye(n) + half, half, np.full((n, 1), 0.5)],
+            [half, np.eye(n) + half, np.full((n, 1), -0.5)],
+        ]
+    )
+    values, se, cov = _summarise(u * ELO_PER_LOGIT, cov_u * ELO_PER_LOGIT**2, transform)
+    return _RoleFit(rating=values + offset, rating_se=se, rating_cov=cov, converged=ok)

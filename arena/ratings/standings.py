@@ -550,50 +550,30 @@ def compute_all(
     seq = sequential_elo(
         canonical_order(results), names=fit.names, k=k, initial=offset, backend=elo_backend
     )
-    counts = tallies(results, fit.names)
+    elo = EloSettings(k=float(k), initial=float(offset), order=CANONICAL_ORDER, backend=seq.backend)
+    settings = FitSettings(
+        model=MODEL,
+        prior_sd=float(prior_sd),
+        prior_sd_role=float(prior_sd_role),
+        offset=float(offset),
+        converged=fit.converged,
+    )
+    return _standings(results, fit, seq, elo, settings, display_names or {}, rank_level)
+
+
+def _standings(
+    results: Sequence[GameResult],
+    fit: MLEFit,
+    seq: EloRatings,
+    elo: EloSettings,
+    settings: FitSettings,
+    display_names: Mapping[str, str],
+    rank_level: float | None,
+) -> Standings:
+    """The model from the two fits of ``results``."""
     found = groups(results)
-    group_of = {name: i for i, members in enumerate(found) for name in members}
-    faults = _faults(results, fit.names)
-    survival = _survival(results)
-
-    def rating(value: float, ci: float, wins: int, played: int) -> Rating:
-        if played == 0:
-            return Rating(None, None)
-        bound = _bound(wins, played)
-        return Rating(value, None if bound else ci, bound)
-
-    ordered = sorted(fit.names, key=lambda n: (counts[n].games == 0, -fit.rating[n], n))
-    shared = _shared_ranks(ordered, lambda a, b: _tied(counts[a], counts[b], fit, a, b))
-    intervals = {} if rank_level is None else _rank_intervals(fit, rank_level)
-    bots = []
-    for rank, name in enumerate(ordered, 1):
-        t = counts[name]
-        bots.append(
-            BotStanding(
-                name=name,
-                rank=rank,
-                group=group_of.get(name, -1),
-                tally=t,
-                rating=rating(fit.rating[name], fit.rating_ci95[name], t.wins, t.games),
-                order=rating(
-                    fit.order_rating[name], fit.order_ci95[name], t.wins_order, t.games_order
-                ),
-                chaos=rating(
-                    fit.chaos_rating[name], fit.chaos_ci95[name], t.wins_chaos, t.games_chaos
-                ),
-                sequential=seq.overall[name] if t.games else None,
-                sequential_order=seq.as_order[name] if t.games_order else None,
-                sequential_chaos=seq.as_chaos[name] if t.games_chaos else None,
-                faults=faults[name],
-                survival=survival.get(name),
-                display_name=(display_names or {}).get(name, ""),
-                shared_rank=shared[rank - 1],
-                tied=shared.count(shared[rank - 1]) > 1,
-                rank_interval=intervals.get(name) if t.games else None,
-            )
-        )
     return Standings(
-        bots=bots,
+        bots=_bot_standings(results, fit, seq, found, display_names, rank_level),
         games=len(results),
         distinct_games=len({g.key for g in results}) if all(g.key for g in results) else None,
         order_win_rate=fit.order_win_rate,
@@ -607,16 +587,63 @@ def compute_all(
         cross=cross_table(results, fit.names),
         groups=found,
         role_groups=role_groups(results),
-        elo=EloSettings(
-            k=float(k), initial=float(offset), order=CANONICAL_ORDER, backend=seq.backend
-        ),
-        fit=FitSettings(
-            model=MODEL,
-            prior_sd=float(prior_sd),
-            prior_sd_role=float(prior_sd_role),
-            offset=float(offset),
-            converged=fit.converged,
-        ),
+        elo=elo,
+        fit=settings,
         elo_ratings=seq,
         mle=fit,
     )
+
+
+def _rating(value: float, ci: float, wins: int, played: int) -> Rating:
+    """A fitted rating as the bot's games support it: nothing without games, a bound when it
+    won or lost them all."""
+    if played == 0:
+        return Rating(None, None)
+    bound = _bound(wins, played)
+    return Rating(value, None if bound else ci, bound)
+
+
+def _bot_standings(
+    results: Sequence[GameResult],
+    fit: MLEFit,
+    seq: EloRatings,
+    found: Sequence[Sequence[str]],
+    display_names: Mapping[str, str],
+    rank_level: float | None,
+) -> list[BotStanding]:
+    """Each bot's row, best first: bots without games last, then by rating, then by name."""
+    counts = tallies(results, fit.names)
+    group_of = {name: i for i, members in enumerate(found) for name in members}
+    faults = _faults(results, fit.names)
+    survival = _survival(results)
+    ordered = sorted(fit.names, key=lambda n: (counts[n].games == 0, -fit.rating[n], n))
+    shared = _shared_ranks(ordered, lambda a, b: _tied(counts[a], counts[b], fit, a, b))
+    intervals = {} if rank_level is None else _rank_intervals(fit, rank_level)
+    bots = []
+    for rank, name in enumerate(ordered, 1):
+        t = counts[name]
+        bots.append(
+            BotStanding(
+                name=name,
+                rank=rank,
+                group=group_of.get(name, -1),
+                tally=t,
+                rating=_rating(fit.rating[name], fit.rating_ci95[name], t.wins, t.games),
+                order=_rating(
+                    fit.order_rating[name], fit.order_ci95[name], t.wins_order, t.games_order
+                ),
+                chaos=_rating(
+                    fit.chaos_rating[name], fit.chaos_ci95[name], t.wins_chaos, t.games_chaos
+                ),
+                sequential=seq.overall[name] if t.games else None,
+                sequential_order=seq.as_order[name] if t.games_order else None,
+                sequential_chaos=seq.as_chaos[name] if t.games_chaos else None,
+                faults=faults[name],
+                survival=survival.get(name),
+                display_name=display_names.get(name, ""),
+                shared_rank=shared[rank - 1],
+                tied=shared.count(shared[rank - 1]) > 1,
+                rank_interval=intervals.get(name) if t.games else None,
+            )
+        )
+    return bots
