@@ -133,67 +133,11 @@ def _cross_charts(standings: Standings) -> str:
     names = [b.name for b in standings.bots if b.tally.games]
     if len(names) < 2:
         return '<p class="note">A cross-table needs two bots with games.</p>'
-    cross = standings.cross
-
-    def cell(role: str) -> tuple[Callable[[str, str], float | None], Callable[[str, str], str]]:
-        def value(r: str, c: str) -> float | None:
-            x = cross[r].get(c)
-            if x is None:
-                return None
-            wins, games = (
-                (x.order_wins, x.order_games) if role == "order" else (x.chaos_wins, x.chaos_games)
-            )
-            return wins / games if games else None
-
-        def text(r: str, c: str) -> str:
-            x = cross[r].get(c)
-            if x is None:
-                return ""
-            wins, games = (
-                (x.order_wins, x.order_games) if role == "order" else (x.chaos_wins, x.chaos_games)
-            )
-            return f"{wins}/{games}" if games else ""
-
-        return value, text
-
-    parts = []
-    for role, title, heading in (
-        ("order", "as Order", "As Order"),
-        ("chaos", "as Chaos", "As Chaos"),
-    ):
-        value, text = cell(role)
-        values, texts = _matrix(standings, value, text)
-        parts.append(
-            plots.heatmap(
-                values,
-                names,
-                names,
-                title=f"{heading}: share of games won\n(row bot against column bot)",
-                row_label=f"bot {title}",
-                column_label="opponent",
-                colour_label="games won",
-                cells=texts,
-                salt=f"cross-{role}",
-            )
-        )
-    los = standings.los
-    values, texts = _matrix(
-        standings, lambda r, c: los[r][c], lambda r, c: f"{100 * los[r][c]:.0f}"
-    )
-    parts.append(
-        plots.heatmap(
-            values,
-            names,
-            names,
-            title="Likelihood of superiority\nP(row bot stronger than column bot)",
-            row_label="bot",
-            column_label="opponent",
-            colour_label="likelihood of superiority",
-            cmap="RdBu",
-            cells=texts,
-            salt="los",
-        )
-    )
+    parts = [
+        _role_heatmap(standings, names, "order", "Order"),
+        _role_heatmap(standings, names, "chaos", "Chaos"),
+        _los_heatmap(standings, names),
+    ]
     charts = "".join(f'<div class="chart">{p}</div>' for p in parts)
     return (
         f'<div class="charts">{charts}</div>'
@@ -204,6 +148,58 @@ def _cross_charts(standings: Standings) -> str:
             else ""
         )
         + "</p>"
+    )
+
+
+def _role_heatmap(standings: Standings, names: list[str], role: str, shown: str) -> str:
+    """The share of games each bot won against each opponent in one role, with ``wins/games``."""
+    cross = standings.cross
+
+    def wins_of(r: str, c: str) -> tuple[int, int]:
+        x = cross[r].get(c)
+        if x is None:
+            return 0, 0
+        return (x.order_wins, x.order_games) if role == "order" else (x.chaos_wins, x.chaos_games)
+
+    def value(r: str, c: str) -> float | None:
+        wins, games = wins_of(r, c)
+        return wins / games if games else None
+
+    def text(r: str, c: str) -> str:
+        wins, games = wins_of(r, c)
+        return f"{wins}/{games}" if games else ""
+
+    values, texts = _matrix(standings, value, text)
+    return plots.heatmap(
+        values,
+        names,
+        names,
+        title=f"As {shown}: share of games won\n(row bot against column bot)",
+        row_label=f"bot as {shown}",
+        column_label="opponent",
+        colour_label="games won",
+        cells=texts,
+        salt=f"cross-{role}",
+    )
+
+
+def _los_heatmap(standings: Standings, names: list[str]) -> str:
+    """The likelihood that each bot is stronger than each other, in percent."""
+    los = standings.los
+    values, texts = _matrix(
+        standings, lambda r, c: los[r][c], lambda r, c: f"{100 * los[r][c]:.0f}"
+    )
+    return plots.heatmap(
+        values,
+        names,
+        names,
+        title="Likelihood of superiority\nP(row bot stronger than column bot)",
+        row_label="bot",
+        column_label="opponent",
+        colour_label="likelihood of superiority",
+        cmap="RdBu",
+        cells=texts,
+        salt="los",
     )
 
 

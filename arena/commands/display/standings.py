@@ -520,9 +520,22 @@ def render_standings(
             width,
         )
     lines.append(Line(""))
+    lines += _fit_lines(standings, width)
+    lines += _fault_lines(standings, width, db, bool(owed))
+    for section in (_cross_lines(standings, width, wide), _los_lines(standings, width, wide)):
+        if section:
+            lines.append(Line(""))
+            lines += section
+    lines.append(Line(""))
+    lines += _footer(standings, width, dropped)
+    return lines
+
+
+def _fit_lines(standings: Standings, width: int) -> list[Line]:
+    """Order's advantage, and what to doubt in the fit: no convergence, bots that never met."""
     h = standings.role_advantage
     rate = standings.order_win_rate
-    lines += _wrapped(
+    lines = _wrapped(
         f"Order won {_percent(rate)} of the games; Order's advantage h = {h.text()} Elo "
         "(overall fit).",
         width,
@@ -548,13 +561,6 @@ def render_standings(
             f"met ({described}); Order and Chaos ratings compare only within a group.",
             width,
         )
-    lines += _fault_lines(standings, width, db, bool(owed))
-    for section in (_cross_lines(standings, width, wide), _los_lines(standings, width, wide)):
-        if section:
-            lines.append(Line(""))
-            lines += section
-    lines.append(Line(""))
-    lines += _footer(standings, width, dropped)
     return lines
 
 

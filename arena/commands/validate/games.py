@@ -84,44 +84,73 @@ def _stderr_volume(stderr: str) -> int:
 
 def judge_games(report: Report, records: list[GameRecord], limits: Limits) -> None:
     """Fill in ``report``'s checks from the games' records."""
-    checks = report.checks
-    first_fault: int | None = None
-    kept = limits.stderr_kb * 1024
+    faulted = False
     most_stderr = 0
     for index, record in enumerate(records, 1):
-        as_order = index % 2 == 1
-        bot_role = Role.ORDER if as_order else Role.CHAOS
-        report.move_times_ms.extend(record.ms[0 if as_order else 1 :: 2])  # no openings here
-        if record.clock_ms:
-            left = record.clock_ms[0 if as_order else 1 :: 2]
-            if left:
-                report.clocks_left_ms.append(left[-1])
-        stderr = record.stderr_order if as_order else record.stderr_chaos
-        most_stderr = max(most_stderr, _stderr_volume(stderr))
-        report.games.append(
-            {
-                "game": index,
-                "role": bot_role.value,
-                "won": record.winner is bot_role,
-                "reason": record.reason.value,
-                "detail": record.detail,
-                "moves": len(record.moves),
-            }
-        )
-        if record.winner is bot_role or not record.reason.is_fault:
-            continue
-        first = first_fault is None
-        if first:
-            first_fault = index
-        ply = len(record.moves) + 1
-        where = f"game {index} (as {bot_role.value.capitalize()}), move {(ply + 1) // 2}"
-        key, hint = faults.advice(record.reason, record.detail)
-        if first and index > 2 and key != "startup":  # both roles went fine in this process
-            hint += "; " + faults.HINTS["reset"]
-        checks[key].fail(f"{where}: {record.reason.value}: {record.detail}", hint)
+        most_stderr = max(most_stderr, _note_game(report, index, record))
+        if _judge_fault(report, index, record, first=not faulted):
+            faulted = True
+    _summarise_moves(report, len(records))
+    _judge_stderr(report, most_stderr, limits.stderr_kb * 1024)
+    checks = report.checks
+    if not faulted and not checks["crash"].summary:
+        wins = sum(game["won"] for game in report.games)
+        checks["crash"].summary = f"{len(records)} games in one process, {wins} won against random"
+    elif checks["crash"].status == "pass" and not checks["crash"].summary:
+        checks["crash"].summary = f"no exit nor closed stdout in {len(records)} games"
+    _too_short_to_judge(report, len(records))
+
+
+def _bot_role(index: int) -> Role:
+    """The bot's role in game ``index`` (from 1): Order in the odd games."""
+    return Role.ORDER if index % 2 == 1 else Role.CHAOS
+
+
+def _note_game(report: Report, index: int, record: GameRecord) -> int:
+    """Add the game to ``report``: its line, the bot's move times and clock left; the bytes the
+    bot wrote to stderr in it."""
+    bot_role = _bot_role(index)
+    first = 0 if bot_role is Role.ORDER else 1
+    report.move_times_ms.extend(record.ms[first::2])  # no openings here
+    if record.clock_ms:
+        left = record.clock_ms[first::2]
+        if left:
+            report.clocks_left_ms.append(left[-1])
+    report.games.append(
+        {
+            "game": index,
+            "role": bot_role.value,
+            "won": record.winner is bot_role,
+            "reason": record.reason.value,
+            "detail": record.detail,
+            "moves": len(record.moves),
+        }
+    )
+    stderr = record.stderr_order if bot_role is Role.ORDER else record.stderr_chaos
+    return _stderr_volume(stderr)
+
+
+def _judge_fault(report: Report, index: int, record: GameRecord, *, first: bool) -> bool:
+    """Fail the check that the bot's fault in this game breaks; whether it faulted. A ``first``
+    fault after both roles went fine in this process hints at state kept between games."""
+    bot_role = _bot_role(index)
+    if record.winner is bot_role or not record.reason.is_fault:
+        return False
+    ply = len(record.moves) + 1
+    where = f"game {index} (as {bot_role.value.capitalize()}), move {(ply + 1) // 2}"
+    key, hint = faults.advice(record.reason, record.detail)
+    if first and index > 2 and key != "startup":
+        hint += "; " + faults.HINTS["reset"]
+    report.checks[key].fail(f"{where}: {record.reason.value}: {record.detail}", hint)
+    return True
+
+
+def _summarise_moves(report: Report, games: int) -> None:
+    """The summaries of the checks judged from the bot's moves: format, legality, time, silence."""
+    checks = report.checks
     times = report.move_times_ms
     checks["format"].summary = checks["legal"].summary = (
-        f"{len(times)} moves in {len(records)} games, and the probe's"
+        f"{len(times)} moves in {games} games, and the probe's"
     )
     if not times:
         for key in ("format", "legal", "time"):
@@ -129,33 +158,31 @@ def judge_games(report: Report, records: list[GameRecord], limits: Limits) -> No
     checks[
         "silence"
     ].summary = f"nothing after `game`, its move or `end` ({SILENCE_MS} ms each), nor between turns"
-    if times:
-        tc = report.time_control
-        of = f"of {tc.move_ms} ms" if tc.clock_ms is None else f"({tc.describe()})"
-        checks["time"].summary = (
-            f"{len(times)} moves: median {statistics.median(times):.1f} ms,"
-            f" max {max(times):.1f} ms {of}"
-        )
-        if tc.measure is not Measure.CPU:
-            checks["time"].summary += f", {tc.measure.value} time"
-        if report.clocks_left_ms:
-            checks[
-                "time"
-            ].summary += f"; clock left at the end: least {min(report.clocks_left_ms):.0f} ms"
-    if most_stderr > kept:
-        checks["stderr"].fail(
-            f"up to {most_stderr / 1024:.0f} KiB of stderr in one game (kept: {kept // 1024} KiB)",
+    if not times:
+        return
+    tc = report.time_control
+    of = f"of {tc.move_ms} ms" if tc.clock_ms is None else f"({tc.describe()})"
+    checks["time"].summary = (
+        f"{len(times)} moves: median {statistics.median(times):.1f} ms,"
+        f" max {max(times):.1f} ms {of}"
+    )
+    if tc.measure is not Measure.CPU:
+        checks["time"].summary += f", {tc.measure.value} time"
+    if report.clocks_left_ms:
+        least = min(report.clocks_left_ms)
+        checks["time"].summary += f"; clock left at the end: least {least:.0f} ms"
+
+
+def _judge_stderr(report: Report, most: int, kept: int) -> None:
+    """Fail the stderr check when a game's stderr overflowed what is kept of it."""
+    if most > kept:
+        report.checks["stderr"].fail(
+            f"up to {most / 1024:.0f} KiB of stderr in one game (kept: {kept // 1024} KiB)",
             faults.HINTS["stderr"],
         )
     else:
         kept_kib = kept // 1024
-        checks["stderr"].summary = f"at most {most_stderr} bytes per game (kept: {kept_kib} KiB)"
-    if first_fault is None and not checks["crash"].summary:
-        wins = sum(game["won"] for game in report.games)
-        checks["crash"].summary = f"{len(records)} games in one process, {wins} won against random"
-    elif checks["crash"].status == "pass" and not checks["crash"].summary:
-        checks["crash"].summary = f"no exit nor closed stdout in {len(records)} games"
-    _too_short_to_judge(report, len(records))
+        report.checks["stderr"].summary = f"at most {most} bytes per game (kept: {kept_kib} KiB)"
 
 
 def _too_short_to_judge(report: Report, games: int) -> None:
