@@ -269,45 +269,55 @@ def _root(
     """
 
 
+# The options of `arena match`.
+BotAArgument = Annotated[
+    str, typer.Argument(metavar="BOT_A", help="A bot: a program path, or a bundled bot's name.")
+]
+BotBArgument = Annotated[str, typer.Argument(metavar="BOT_B", help="The other bot.")]
+MatchGamesOption = Annotated[
+    int, typer.Option(min=1, metavar="N", help="Games to play; roles alternate.")
+]
+MatchSeedOption = Annotated[
+    int, typer.Option(metavar="N", help="Seed given to the bots (ARENA_SEED).")
+]
+RecordOption = Annotated[
+    Path | None, typer.Option(metavar="FILE", help="Write one JSON line per game to this file.")
+]
+FreezeIdleOption = Annotated[
+    bool,
+    typer.Option(
+        "--freeze-idle/--no-freeze-idle",
+        help="Stop the bot that is not on move (--no-freeze-idle: let bots ponder).",
+    ),
+]
+MatchOpeningsOption = Annotated[
+    int,
+    typer.Option(
+        min=0,
+        max=24,  # schedule.MAX_OPENING_PLIES, not imported here: --help stays instant
+        metavar="N",
+        help="Start each pair of games from N random plies.",
+    ),
+]
+
+
 @app.command(cls=_Command)
 def match(
-    bot_a: Annotated[
-        str, typer.Argument(metavar="BOT_A", help="A bot: a program path, or a bundled bot's name.")
-    ],
-    bot_b: Annotated[str, typer.Argument(metavar="BOT_B", help="The other bot.")],
-    games: Annotated[
-        int, typer.Option(min=1, metavar="N", help="Games to play; roles alternate.")
-    ] = 2,
+    bot_a: BotAArgument,
+    bot_b: BotBArgument,
+    games: MatchGamesOption = 2,
     move_ms: MoveMsOption = 100,
     clock: ClockOption = None,
     measure: MeasureOption = Measure.CPU,
     margin_ms: MarginMsOption = 0,
     startup_ms: StartupMsOption = 5000,
-    seed: Annotated[
-        int, typer.Option(metavar="N", help="Seed given to the bots (ARENA_SEED).")
-    ] = 1,
-    record: Annotated[
-        Path | None, typer.Option(metavar="FILE", help="Write one JSON line per game to this file.")
-    ] = None,
+    seed: MatchSeedOption = 1,
+    record: RecordOption = None,
     sandbox: SandboxOption = SandboxMode.AUTO,
     affinity: AffinityOption = AffinityMode.AUTO,
     memory_mb: MemoryMbOption = 1024,
-    freeze_idle: Annotated[
-        bool,
-        typer.Option(
-            "--freeze-idle/--no-freeze-idle",
-            help="Stop the bot that is not on move (--no-freeze-idle: let bots ponder).",
-        ),
-    ] = True,
-    openings: Annotated[
-        int,
-        typer.Option(
-            min=0,
-            max=24,  # schedule.MAX_OPENING_PLIES, not imported here: --help stays instant
-            metavar="N",
-            help="Start each pair of games from N random plies.",
-        ),
-    ] = 0,
+    freeze_idle: FreezeIdleOption = True,
+    openings: MatchOpeningsOption = 0,
     quiet: QuietOption = False,
 ) -> None:
     """Play BOT_A against BOT_B, game 1 with BOT_A as Order, and print who won and why.
@@ -325,8 +335,6 @@ def match(
         bot_a,
         bot_b,
         games=games,
-        move_ms=move_ms,
-        startup_ms=startup_ms,
         time_control=_time_control(move_ms, startup_ms, clock, measure, margin_ms),
         seed=seed,
         record=record,
@@ -339,72 +347,86 @@ def match(
     )
 
 
+# The options of `arena tournament`.
+ConfigArgument = Annotated[
+    Path, typer.Argument(metavar="CONFIG", help="The tournament's YAML file.")
+]
+FreshOption = Annotated[bool, typer.Option("--fresh", help="Discard stored games and start over.")]
+WorkersOption = Annotated[
+    int | None,
+    typer.Option(min=1, metavar="N", help="Worker processes (default: the config's)."),
+]
+SandboxOverride = Annotated[
+    SandboxMode | None,
+    typer.Option(metavar="auto|bwrap|none", help="Override the config's sandbox."),
+]
+AffinityOverride = Annotated[
+    AffinityMode | None,
+    typer.Option(metavar="auto|on|off", help="Override the config's affinity."),
+]
+ExecutorOverride = Annotated[
+    str | None,
+    typer.Option(
+        metavar="NAME",
+        help="Where matches run: local (worker processes), inline (one by one, in this"
+        " process) or cluster (see --cluster); overrides the config's executor.",
+    ),
+]
+ClusterOverride = Annotated[
+    str | None,
+    typer.Option(
+        metavar="ADDRESS",
+        help="Play the matches on a Dask cluster: tcp://HOST:PORT (its scheduler) or"
+        " local:N (N worker processes here); overrides the config's cluster.",
+    ),
+]
+ForceWorkersOption = Annotated[
+    bool,
+    typer.Option(
+        "--force-workers",
+        help="Use --workers/workers: even beyond what the machine runs fairly (its cores"
+        " and memory); move times then become unfair.",
+    ),
+]
+TrustedBotsOption = Annotated[
+    bool,
+    typer.Option(
+        "--trusted-bots",
+        help="The bots are trusted: on a cluster they may run without bubblewrap, where"
+        " they could reach its scheduler (and so run code on every worker).",
+    ),
+]
+RatingIntervalOption = Annotated[
+    int | None,
+    typer.Option(
+        min=1,
+        metavar="N",
+        help="Print the standings (compact) every N games, also with --quiet.",
+    ),
+]
+ServeOption = Annotated[
+    str | None,
+    typer.Option(
+        metavar="[HOST:]PORT",
+        help="Serve a live page of the run (standings, games in progress) at HOST:PORT;"
+        " HOST is 127.0.0.1 unless given.",
+    ),
+]
+
+
 @app.command(cls=_Command)
 def tournament(
-    config: Annotated[Path, typer.Argument(metavar="CONFIG", help="The tournament's YAML file.")],
-    fresh: Annotated[
-        bool, typer.Option("--fresh", help="Discard stored games and start over.")
-    ] = False,
-    workers: Annotated[
-        int | None,
-        typer.Option(min=1, metavar="N", help="Worker processes (default: the config's)."),
-    ] = None,
-    sandbox: Annotated[
-        SandboxMode | None,
-        typer.Option(metavar="auto|bwrap|none", help="Override the config's sandbox."),
-    ] = None,
-    affinity: Annotated[
-        AffinityMode | None,
-        typer.Option(metavar="auto|on|off", help="Override the config's affinity."),
-    ] = None,
-    executor: Annotated[
-        str | None,
-        typer.Option(
-            metavar="NAME",
-            help="Where matches run: local (worker processes), inline (one by one, in this"
-            " process) or cluster (see --cluster); overrides the config's executor.",
-        ),
-    ] = None,
-    cluster: Annotated[
-        str | None,
-        typer.Option(
-            metavar="ADDRESS",
-            help="Play the matches on a Dask cluster: tcp://HOST:PORT (its scheduler) or"
-            " local:N (N worker processes here); overrides the config's cluster.",
-        ),
-    ] = None,
-    force_workers: Annotated[
-        bool,
-        typer.Option(
-            "--force-workers",
-            help="Use --workers/workers: even beyond what the machine runs fairly (its cores"
-            " and memory); move times then become unfair.",
-        ),
-    ] = False,
-    trusted_bots: Annotated[
-        bool,
-        typer.Option(
-            "--trusted-bots",
-            help="The bots are trusted: on a cluster they may run without bubblewrap, where"
-            " they could reach its scheduler (and so run code on every worker).",
-        ),
-    ] = False,
-    rating_interval: Annotated[
-        int | None,
-        typer.Option(
-            min=1,
-            metavar="N",
-            help="Print the standings (compact) every N games, also with --quiet.",
-        ),
-    ] = None,
-    serve: Annotated[
-        str | None,
-        typer.Option(
-            metavar="[HOST:]PORT",
-            help="Serve a live page of the run (standings, games in progress) at HOST:PORT;"
-            " HOST is 127.0.0.1 unless given.",
-        ),
-    ] = None,
+    config: ConfigArgument,
+    fresh: FreshOption = False,
+    workers: WorkersOption = None,
+    sandbox: SandboxOverride = None,
+    affinity: AffinityOverride = None,
+    executor: ExecutorOverride = None,
+    cluster: ClusterOverride = None,
+    force_workers: ForceWorkersOption = False,
+    trusted_bots: TrustedBotsOption = False,
+    rating_interval: RatingIntervalOption = None,
+    serve: ServeOption = None,
     quiet: QuietOption = False,
 ) -> None:
     """Run a tournament, or resume it: only the games missing from its store are played.
@@ -665,10 +687,7 @@ def submit(
     name: Annotated[
         str | None, typer.Option(metavar="NAME", help="Its name in the tournament.")
     ] = None,
-    workers: Annotated[
-        int | None,
-        typer.Option(min=1, metavar="N", help="Worker processes (default: the config's)."),
-    ] = None,
+    workers: WorkersOption = None,
     json_output: JsonOption = False,
     quiet: QuietOption = False,
 ) -> None:
@@ -687,56 +706,71 @@ def submit(
     )
 
 
+# The options of `arena sprt`.
+CandidateArgument = Annotated[
+    str,
+    typer.Argument(metavar="BOT_A", help="The candidate: a program, its folder, or a name."),
+]
+BaselineArgument = Annotated[str, typer.Argument(metavar="BOT_B", help="The baseline.")]
+Elo0Option = Annotated[
+    float, typer.Option(metavar="ELO", help="H0: A is this much stronger (Elo).")
+]
+Elo1Option = Annotated[
+    float, typer.Option(metavar="ELO", help="H1: A is this much stronger (Elo).")
+]
+AlphaOption = Annotated[
+    float, typer.Option(metavar="P", help="Risk of accepting H1 when H0 holds.")
+]
+BetaOption = Annotated[float, typer.Option(metavar="P", help="Risk of accepting H0 when H1 holds.")]
+NormalizedOption = Annotated[
+    bool,
+    typer.Option(
+        "--normalized", help="--elo0/--elo1 in normalized Elo (as fishtest), not logistic."
+    ),
+]
+MaxGamesOption = Annotated[
+    int, typer.Option(min=2, metavar="N", help="Stop undecided after this many games.")
+]
+PairOpeningsOption = Annotated[
+    int,
+    typer.Option(
+        min=0,
+        max=24,  # arena.tournament.schedule.MAX_OPENING_PLIES
+        metavar="N",
+        help="Random opening plies, the same for both games of a pair (0: none).",
+    ),
+]
+SprtStoreOption = Annotated[
+    Path | None,
+    typer.Option(metavar="FILE", help="The store (default: results/sprt-A-vs-B.sqlite)."),
+]
+SprtSeedOption = Annotated[
+    int, typer.Option(metavar="N", help="Seed of the openings and the bots.")
+]
+FreshStoreOption = Annotated[
+    bool, typer.Option("--fresh", help="Discard the store's games and start over.")
+]
+
+
 @app.command(cls=_Command)
 def sprt(
-    bot_a: Annotated[
-        str,
-        typer.Argument(metavar="BOT_A", help="The candidate: a program, its folder, or a name."),
-    ],
-    bot_b: Annotated[str, typer.Argument(metavar="BOT_B", help="The baseline.")],
-    elo0: Annotated[
-        float, typer.Option(metavar="ELO", help="H0: A is this much stronger (Elo).")
-    ] = 0.0,
-    elo1: Annotated[
-        float, typer.Option(metavar="ELO", help="H1: A is this much stronger (Elo).")
-    ] = 20.0,
-    alpha: Annotated[
-        float, typer.Option(metavar="P", help="Risk of accepting H1 when H0 holds.")
-    ] = 0.05,
-    beta: Annotated[
-        float, typer.Option(metavar="P", help="Risk of accepting H0 when H1 holds.")
-    ] = 0.05,
-    normalized: Annotated[
-        bool,
-        typer.Option(
-            "--normalized", help="--elo0/--elo1 in normalized Elo (as fishtest), not logistic."
-        ),
-    ] = False,
-    max_games: Annotated[
-        int, typer.Option(min=2, metavar="N", help="Stop undecided after this many games.")
-    ] = 20000,
+    bot_a: CandidateArgument,
+    bot_b: BaselineArgument,
+    elo0: Elo0Option = 0.0,
+    elo1: Elo1Option = 20.0,
+    alpha: AlphaOption = 0.05,
+    beta: BetaOption = 0.05,
+    normalized: NormalizedOption = False,
+    max_games: MaxGamesOption = 20000,
     move_ms: MoveMsOption = 100,
     clock: ClockOption = None,
     measure: MeasureOption = Measure.CPU,
     margin_ms: MarginMsOption = 0,
     startup_ms: StartupMsOption = 5000,
-    openings: Annotated[
-        int,
-        typer.Option(
-            min=0,
-            max=24,  # arena.tournament.schedule.MAX_OPENING_PLIES
-            metavar="N",
-            help="Random opening plies, the same for both games of a pair (0: none).",
-        ),
-    ] = 4,
-    db: Annotated[
-        Path | None,
-        typer.Option(metavar="FILE", help="The store (default: results/sprt-A-vs-B.sqlite)."),
-    ] = None,
-    seed: Annotated[int, typer.Option(metavar="N", help="Seed of the openings and the bots.")] = 1,
-    fresh: Annotated[
-        bool, typer.Option("--fresh", help="Discard the store's games and start over.")
-    ] = False,
+    openings: PairOpeningsOption = 4,
+    db: SprtStoreOption = None,
+    seed: SprtSeedOption = 1,
+    fresh: FreshStoreOption = False,
     sandbox: SandboxOption = SandboxMode.AUTO,
     json_output: JsonOption = False,
     quiet: QuietOption = False,
@@ -752,21 +786,17 @@ def sprt(
     Example:
       arena sprt mybot greedy --elo0 0 --elo1 20 --move-ms 50
     """
-    from arena.commands.sprt import run_sprt
+    from arena.commands.sprt import run_sprt, sprt_test
 
+    time_control = _time_control(move_ms, startup_ms, clock, measure, margin_ms)
+    test = sprt_test(elo0, elo1, alpha, beta, normalized)
     raise typer.Exit(
         run_sprt(
             bot_a,
             bot_b,
-            elo0=elo0,
-            elo1=elo1,
-            alpha=alpha,
-            beta=beta,
-            normalized=normalized,
+            test,
             max_games=max_games,
-            move_ms=move_ms,
-            startup_ms=startup_ms,
-            time_control=_time_control(move_ms, startup_ms, clock, measure, margin_ms),
+            time_control=time_control,
             openings=openings,
             db=db,
             seed=seed,
@@ -778,51 +808,62 @@ def sprt(
     )
 
 
+# The options of `arena replay`.
+AnyStoreArgument = Annotated[
+    Path,
+    typer.Argument(
+        metavar="DB",
+        help="A SQLite store (a tournament's, or arena play's).",
+        callback=_a_store,
+    ),
+]
+GameArgument = Annotated[
+    int | None, typer.Argument(metavar="GAME", help="The game's number, as the list shows it.")
+]
+ListBotOption = Annotated[
+    str | None, typer.Option(metavar="NAME", help="List only this bot's games.")
+]
+ListRoleOption = Annotated[
+    Side | None,
+    typer.Option("--as", metavar="order|chaos", help="With --bot: only its games in this role."),
+]
+ListReasonOption = Annotated[
+    EndReason | None,
+    typer.Option(
+        metavar="REASON",
+        help="List only games that ended so (five, full, timeout,"
+        " illegal, malformed, crash or startup).",
+    ),
+]
+ListWinnerOption = Annotated[
+    str | None,
+    typer.Option(metavar="ROLE|BOT", help="List only games won by this role or bot."),
+]
+MinPliesOption = Annotated[
+    int, typer.Option(min=0, metavar="N", help="List only games this long or longer.")
+]
+PlayOption = Annotated[bool, typer.Option("--play", help="Animate the game, move by move.")]
+PlyOption = Annotated[
+    int | None,
+    typer.Option(min=0, metavar="N", help="Print the position after N plies (0: empty)."),
+]
+DelayMsOption = Annotated[
+    int, typer.Option(min=0, metavar="MS", help="With --play: time per move in ms.")
+]
+
+
 @app.command(cls=_Command)
 def replay(
-    db: Annotated[
-        Path,
-        typer.Argument(
-            metavar="DB",
-            help="A SQLite store (a tournament's, or arena play's).",
-            callback=_a_store,
-        ),
-    ],
-    game: Annotated[
-        int | None, typer.Argument(metavar="GAME", help="The game's number, as the list shows it.")
-    ] = None,
-    bot: Annotated[
-        str | None, typer.Option(metavar="NAME", help="List only this bot's games.")
-    ] = None,
-    role: Annotated[
-        Side | None,
-        typer.Option(
-            "--as", metavar="order|chaos", help="With --bot: only its games in this role."
-        ),
-    ] = None,
-    reason: Annotated[
-        EndReason | None,
-        typer.Option(
-            metavar="REASON",
-            help="List only games that ended so (five, full, timeout,"
-            " illegal, malformed, crash or startup).",
-        ),
-    ] = None,
-    winner: Annotated[
-        str | None,
-        typer.Option(metavar="ROLE|BOT", help="List only games won by this role or bot."),
-    ] = None,
-    min_plies: Annotated[
-        int, typer.Option(min=0, metavar="N", help="List only games this long or longer.")
-    ] = 0,
-    play: Annotated[bool, typer.Option("--play", help="Animate the game, move by move.")] = False,
-    ply: Annotated[
-        int | None,
-        typer.Option(min=0, metavar="N", help="Print the position after N plies (0: empty)."),
-    ] = None,
-    delay_ms: Annotated[
-        int, typer.Option(min=0, metavar="MS", help="With --play: time per move in ms.")
-    ] = 500,
+    db: AnyStoreArgument,
+    game: GameArgument = None,
+    bot: ListBotOption = None,
+    role: ListRoleOption = None,
+    reason: ListReasonOption = None,
+    winner: ListWinnerOption = None,
+    min_plies: MinPliesOption = 0,
+    play: PlayOption = False,
+    ply: PlyOption = None,
+    delay_ms: DelayMsOption = 500,
 ) -> None:
     """List stored games, or show one: the board with coordinates, [X] the last move, (X) the
     winning five.

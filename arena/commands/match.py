@@ -40,8 +40,7 @@ def run_match(
     bot_b: str,
     *,
     games: int,
-    move_ms: int,
-    startup_ms: int,
+    time_control: TimeControl,
     seed: int,
     record: Path | None,
     sandbox: SandboxMode,
@@ -50,14 +49,12 @@ def run_match(
     freeze_idle: bool,
     quiet: bool,
     openings: int = 0,
-    time_control: TimeControl | None = None,
 ) -> MatchTally:
     """Play the match, streaming records to ``record``; memory does not grow with ``games``.
 
     ``openings``: each pair of games (both role assignments) starts from the same seeded random
     position of that many plies (``arena.tournament.schedule.opening_for``, as in a tournament), so
-    that deterministic bots do not replay one game over and over. ``time_control``: a clock, a
-    measure or a margin (``move_ms`` and ``startup_ms`` alone when None).
+    that deterministic bots do not replay one game over and over.
     """
     given = resolve_bot(bot_a), resolve_bot(bot_b)
     spec_a, spec_b = distinct_names(*given)
@@ -65,7 +62,7 @@ def run_match(
         _check_record_path(record)
     mode = sandbox_for(sandbox, quiet=quiet)
     settings = match_settings(
-        time_control or TimeControl(move_ms=move_ms, startup_ms=startup_ms),
+        time_control,
         mode,
         memory_mb=memory_mb,
         freeze_idle=freeze_idle,
@@ -73,36 +70,17 @@ def run_match(
     )
     pin_to_core(plan_cores(1, affinity)[0])
     start_harness()
-    sink: TextIO | None = None
-    # Under the sandbox the record exists before any bot starts, so that it can be covered (a
-    # bot in the folder it is written to would read its games as they come): made empty if it
-    # was not there, and removed again (with the folders made for it) if no game reaches it.
-    made = _touch_record(record) if record is not None and mode is SandboxMode.BWRAP else []
+    records = _RecordFile(record, made_first=mode is SandboxMode.BWRAP)
     tally = MatchTally(spec_a.name, spec_b.name)
-    every = 1 if games <= 20 else max(1, games // 10)
     stopped: KeyboardInterrupt | None = None
     try:
         match = Match(spec_a, spec_b, settings, seed, expected_games=games)
         with stopped_like_ctrl_c(), match:
-            for index, order_seat in enumerate(alternating_order_seats(games)):
-                game = match.play(order_seat, opening=opening_for(seed, index // 2, openings))
-                if record is not None and sink is None:  # made with the first game, not before
-                    sink = _open_record(record)
-                if sink is not None:
-                    # ``game`` first, as in ``arena export``: here its number in the match.
-                    line = {"game": index + 1, **game.to_json()}
-                    sink.write(json.dumps(line, separators=(",", ":")) + "\n")
-                    sink.flush()
-                tally.add(game)
-                if not quiet and tally.games % every == 0:
-                    print(f"game {tally.games}/{games}: {describe(game)}", flush=True)
+            _play(match, games, seed, openings, records, tally, quiet)
     except KeyboardInterrupt as stop:  # the bots are stopped by now (Match.__exit__)
         stopped = stop
     finally:
-        if sink is not None:
-            sink.close()
-        else:
-            _remove_made(made)
+        records.close()
     if stopped is not None:
         code, name = exit_code(stopped)
         print(f"\ninterrupted after {tally.games} of {games} games ({name})", file=sys.stderr)
@@ -112,6 +90,57 @@ def run_match(
     if stopped is not None:
         raise SystemExit(code)
     return tally
+
+
+def _play(
+    match: Match,
+    games: int,
+    seed: int,
+    openings: int,
+    records: _RecordFile,
+    tally: MatchTally,
+    quiet: bool,
+) -> None:
+    """Play the games, roles alternating, into ``records`` and ``tally``; unless ``quiet``, a
+    line for each game up to 20, else for every tenth of them."""
+    every = 1 if games <= 20 else max(1, games // 10)
+    for index, order_seat in enumerate(alternating_order_seats(games)):
+        game = match.play(order_seat, opening=opening_for(seed, index // 2, openings))
+        records.write(index + 1, game)
+        tally.add(game)
+        if not quiet and tally.games % every == 0:
+            print(f"game {tally.games}/{games}: {describe(game)}", flush=True)
+
+
+class _RecordFile:
+    """The match's record, one JSON line per game, written from the first game: a match that
+    fails to start leaves none (and an earlier record as it was).
+
+    ``made_first`` (under the sandbox): the file exists before any bot starts, so that it can be
+    covered (a bot in the folder it is written to would read its games as they come); made empty
+    if it was not there, and removed again (with the folders made for it) if no game reaches it.
+    """
+
+    def __init__(self, path: Path | None, *, made_first: bool) -> None:
+        self.path = path
+        self.made = _touch_record(path) if path is not None and made_first else []
+        self.sink: TextIO | None = None
+
+    def write(self, number: int, game: GameRecord) -> None:
+        """Add game ``number`` of the match (its first key, as ``game`` is in ``arena export``)."""
+        if self.path is None:
+            return
+        if self.sink is None:
+            self.sink = _open_record(self.path)
+        line = {"game": number, **game.to_json()}
+        self.sink.write(json.dumps(line, separators=(",", ":")) + "\n")
+        self.sink.flush()
+
+    def close(self) -> None:
+        if self.sink is not None:
+            self.sink.close()
+        else:
+            _remove_made(self.made)
 
 
 def describe(game: GameRecord) -> str:

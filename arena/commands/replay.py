@@ -375,49 +375,18 @@ def replay_command(
     delay_ms: int = 500,
 ) -> None:
     """``arena replay``: the list of games (no ``game``), or one game drawn."""
-    from arena.store.database import Store
-
     if wanted.role is not None and wanted.bot is None:
         raise ArenaError("--as needs --bot: the role of which bot?")
     if game is None:
         if play or ply is not None:
             raise ArenaError("--play and --ply need a GAME (arena replay DB lists them)")
-        with Store.open(db, readonly=True) as store:
-            games = list(store.numbered_games(include_inactive=True))
-            counted = store.counted_numbers()
-        if not games:
-            raise ArenaError(f"{db}: no games stored yet (nothing to list)")
-        names = sorted({r.order for _, r in games} | {r.chaos for _, r in games})
-        known = ", ".join(map(shown, names)) or "none"
-        if wanted.bot is not None and wanted.bot not in names:
-            raise ArenaError(f"{db}: no games of a bot named {wanted.bot!r} (its bots: {known})")
-        roles = [role.value for role in Role]
-        if wanted.winner is not None and (
-            wanted.winner not in names and wanted.winner.lower() not in roles
-        ):
-            raise ArenaError(
-                f"{db}: --winner {wanted.winner!r} is neither a role (order, chaos) nor one of its"
-                f" bots ({known})"
-            )
-        # A store of `arena play`'s counts none: nothing to tell apart there.
-        uncounted = {number for number, _ in games} - counted if counted else set()
-        print("\n".join(list_lines(select_games(games, wanted), len(games), uncounted)))
+        _list_games(db, wanted)
         return
     if wanted != GameFilter():
         raise ArenaError("--bot, --as, --reason, --winner and --min-plies filter the list: no GAME")
     if play and ply is not None:
         raise ArenaError("--play animates the whole game and --ply shows one position: not both")
-    with Store.open(db, readonly=True) as store:
-        record = store.game(game)
-        numbers = store.game_numbers() if record is None else None
-    if numbers is not None:
-        if numbers[0] is None:
-            raise ArenaError(f"{db}: no game {game}: no games stored yet")
-        raise ArenaError(
-            f"{db}: no game {game} (its games are numbered {numbers[0]} to {numbers[1]};"
-            f" `arena replay {db}` lists them)"
-        )
-    assert record is not None
+    record = _stored_game(db, game)
     try:
         frames = boardview.frames(record.moves, record.opening)
     except ValueError as exc:
@@ -433,6 +402,50 @@ def replay_command(
         _until_stopped(lambda: _view(game_header(game, record), record, frames))
     else:
         _plain(game, record, frames, last)
+
+
+def _list_games(db: Path, wanted: GameFilter) -> None:
+    """Print the games ``wanted`` accepts; a filter naming no bot of the store is an error."""
+    from arena.store.database import Store
+
+    with Store.open(db, readonly=True) as store:
+        games = list(store.numbered_games(include_inactive=True))
+        counted = store.counted_numbers()
+    if not games:
+        raise ArenaError(f"{db}: no games stored yet (nothing to list)")
+    names = sorted({r.order for _, r in games} | {r.chaos for _, r in games})
+    known = ", ".join(map(shown, names)) or "none"
+    if wanted.bot is not None and wanted.bot not in names:
+        raise ArenaError(f"{db}: no games of a bot named {wanted.bot!r} (its bots: {known})")
+    roles = [role.value for role in Role]
+    if wanted.winner is not None and (
+        wanted.winner not in names and wanted.winner.lower() not in roles
+    ):
+        raise ArenaError(
+            f"{db}: --winner {wanted.winner!r} is neither a role (order, chaos) nor one of its"
+            f" bots ({known})"
+        )
+    # A store of `arena play`'s counts none: nothing to tell apart there.
+    uncounted = {number for number, _ in games} - counted if counted else set()
+    print("\n".join(list_lines(select_games(games, wanted), len(games), uncounted)))
+
+
+def _stored_game(db: Path, game: int) -> GameRecord:
+    """Game number ``game`` of the store; its absence is an error that names the numbers there."""
+    from arena.store.database import Store
+
+    with Store.open(db, readonly=True) as store:
+        record = store.game(game)
+        numbers = store.game_numbers() if record is None else None
+    if record is not None:
+        return record
+    assert numbers is not None
+    if numbers[0] is None:
+        raise ArenaError(f"{db}: no game {game}: no games stored yet")
+    raise ArenaError(
+        f"{db}: no game {game} (its games are numbered {numbers[0]} to {numbers[1]};"
+        f" `arena replay {db}` lists them)"
+    )
 
 
 def _until_stopped(show: Callable[[], None]) -> None:

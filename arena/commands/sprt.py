@@ -29,6 +29,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from arena.botspec import BotSpec
+from arena.commands.start import (
+    check_store_outside_bots,
+    distinct_names,
+    match_settings,
+    renamed_note,
+    resolve_bot,
+    start_harness,
+)
 from arena.errors import ArenaError
 from arena.limits import SandboxMode, TimeControl
 from arena.records import GameRecord, TimeUse
@@ -146,18 +154,36 @@ def _status_line(run: SprtRun, value: float, test: SPRT) -> str:
     )
 
 
+def sprt_test(elo0: float, elo1: float, alpha: float, beta: float, normalized: bool) -> SPRT:
+    """The test the options describe (``normalized``: the bounds in nElo); bad bounds or risks
+    are a user's error."""
+    from arena.ratings.sprt import SPRT
+
+    try:
+        return SPRT(elo0, elo1, alpha, beta, "normalized" if normalized else "logistic")
+    except ValueError as exc:
+        raise ArenaError(str(exc)) from None
+
+
+@dataclass(frozen=True)
+class _Pairs:
+    """What every pair of games of a test is played with."""
+
+    spec_a: BotSpec
+    spec_b: BotSpec
+    settings: MatchSettings
+    seed: int
+    openings: int
+    max_games: int
+
+
 def run_sprt(
     bot_a: str,
     bot_b: str,
+    test: SPRT,
     *,
-    elo0: float,
-    elo1: float,
-    alpha: float,
-    beta: float,
-    normalized: bool = False,
     max_games: int,
-    move_ms: int,
-    startup_ms: int,
+    time_control: TimeControl,
     openings: int,
     db: Path | None,
     seed: int,
@@ -165,7 +191,6 @@ def run_sprt(
     json_output: bool,
     quiet: bool,
     fresh: bool = False,
-    time_control: TimeControl | None = None,
 ) -> int:
     """The command; 0 when a hypothesis was accepted, 1 when ``max_games`` came first, 128 + the
     signal when interrupted (the games played are kept: the same command resumes).
@@ -173,63 +198,25 @@ def run_sprt(
     ``fresh``: discard the store's games first (a store that holds another test's games is
     refused otherwise, and its error says so).
     """
-    from arena.commands.start import (
-        check_store_outside_bots,
-        distinct_names,
-        match_settings,
-        renamed_note,
-        resolve_bot,
-        start_harness,
-    )
-    from arena.commands.stopping import Stopped, stopped_like_ctrl_c
-    from arena.ratings.sprt import SPRT
-    from arena.store.database import BotVersion, Store, hidden_from_bots
+    from arena.store.database import Store, hidden_from_bots
 
-    try:
-        test = SPRT(elo0, elo1, alpha, beta, "normalized" if normalized else "logistic")
-    except ValueError as exc:
-        raise ArenaError(str(exc)) from None
     given = resolve_bot(bot_a), resolve_bot(bot_b)
     spec_a, spec_b = distinct_names(*given)
-    a, b = spec_a.name, spec_b.name
-    path = db if db is not None else Path("results") / f"sprt-{a}-vs-{b}.sqlite"
-    run = SprtRun(a, b)
+    path = db if db is not None else Path("results") / f"sprt-{spec_a.name}-vs-{spec_b.name}.sqlite"
     say = sys.stderr if json_output else sys.stdout
-    progress = Progress(say, quiet)
     check_store_outside_bots(path, sandbox, (spec_a, spec_b))
-    settings = match_settings(
-        time_control or TimeControl(move_ms=move_ms, startup_ms=startup_ms),
-        sandbox,
-        hidden=hidden_from_bots(path),  # a bot could read the games, or lock the store
-    )
-    stopped: int | None = None
+    # Hidden from the bots: one could read the games, or lock the store.
+    settings = match_settings(time_control, sandbox, hidden=hidden_from_bots(path))
+    pairs = _Pairs(spec_a, spec_b, settings, seed, openings, max_games)
+    progress = Progress(say, quiet)
     start_harness()
     with Store.open(path) as store:
         if fresh:
             print(f"--fresh: {store.reset().describe()}", file=say, flush=True)
-        store.claim(definition(a, b, settings, openings, seed), max_games // 2)
-        store.set_meta("name", f"sprt {a} vs {b}")
-        store.register_bots([BotVersion(s.name, s.version(), s.command) for s in (spec_a, spec_b)])
-        for first, second in stored_pairs(list(store.games()), a, b):
-            run.add_pair(first, second)
-        run.resumed_pairs = run.pairs
-        slots = [slot for order, chaos, slot in store.completed_slots() if (order, chaos) == (a, b)]
-        run.next_slot = max(slots, default=-1) + 1
-        value = float(test.llr(run.counts)) if run.pairs else 0.0
-        verdict = test.verdict(value) if run.pairs else None
+        run = _resume(store, pairs)
         if run.pairs and not quiet:
             print(f"resuming: {2 * run.pairs} games already played ({path})", file=say)
-        try:
-            with stopped_like_ctrl_c():
-                if verdict is None and 2 * run.pairs + 2 <= max_games:
-                    verdict, value = _play(
-                        spec_a, spec_b, settings, seed, openings, run, test, store, progress,
-                        max_games,
-                    )  # fmt: skip
-        except KeyboardInterrupt as stop:
-            stopped = stop.signum if isinstance(stop, Stopped) else int(signal.SIGINT)
-            verdict = None
-            value = float(test.llr(run.counts)) if run.pairs else 0.0  # of the pairs kept
+        verdict, value, stopped = _decide(pairs, run, test, store, progress)
     progress.show(_status_line(run, value, test), final=True)
     summary = _summary(run, test, value, verdict, path, stopped)
     if json_output:
@@ -238,27 +225,56 @@ def run_sprt(
         _print_summary(summary, run)
     if (note := renamed_note(*given, (spec_a, spec_b))) is not None:
         print(note, file=say)
-    if stopped is not None:
-        name = signal.Signals(stopped).name
-        print(
-            f"interrupted ({name}) after {2 * run.pairs} games: run the same command to resume",
-            file=say,
-        )
-        return 128 + stopped
-    return 0 if verdict is not None else 1
+    if stopped is None:
+        return 0 if verdict is not None else 1
+    name = signal.Signals(stopped).name
+    print(
+        f"interrupted ({name}) after {2 * run.pairs} games: run the same command to resume",
+        file=say,
+    )
+    return 128 + stopped
+
+
+def _resume(store: Store, pairs: _Pairs) -> SprtRun:
+    """Claim ``store`` for this test and count the pairs it holds already."""
+    from arena.store.database import BotVersion
+
+    specs = (pairs.spec_a, pairs.spec_b)
+    a, b = (spec.name for spec in specs)
+    store.claim(definition(a, b, pairs.settings, pairs.openings, pairs.seed), pairs.max_games // 2)
+    store.set_meta("name", f"sprt {a} vs {b}")
+    store.register_bots([BotVersion(s.name, s.version(), s.command) for s in specs])
+    run = SprtRun(a, b)
+    for first, second in stored_pairs(list(store.games()), a, b):
+        run.add_pair(first, second)
+    run.resumed_pairs = run.pairs
+    slots = [slot for order, chaos, slot in store.completed_slots() if (order, chaos) == (a, b)]
+    run.next_slot = max(slots, default=-1) + 1
+    return run
+
+
+def _decide(
+    pairs: _Pairs, run: SprtRun, test: SPRT, store: Store, progress: Progress
+) -> tuple[str | None, float, int | None]:
+    """Play until a verdict or ``max_games``, unless the stored pairs decide already: the
+    verdict, the last LLR and the signal that stopped the test (None: none did)."""
+    from arena.commands.stopping import Stopped, stopped_like_ctrl_c
+
+    value = float(test.llr(run.counts)) if run.pairs else 0.0
+    verdict = test.verdict(value) if run.pairs else None
+    try:
+        with stopped_like_ctrl_c():
+            if verdict is None and 2 * run.pairs + 2 <= pairs.max_games:
+                verdict, value = _play(pairs, run, test, store, progress)
+    except KeyboardInterrupt as stop:
+        stopped = stop.signum if isinstance(stop, Stopped) else int(signal.SIGINT)
+        value = float(test.llr(run.counts)) if run.pairs else 0.0  # of the pairs kept
+        return None, value, stopped
+    return verdict, value, None
 
 
 def _play(
-    spec_a: BotSpec,
-    spec_b: BotSpec,
-    settings: MatchSettings,
-    seed: int,
-    openings: int,
-    run: SprtRun,
-    test: SPRT,
-    store: Store,
-    progress: Progress,
-    max_games: int,
+    pairs: _Pairs, run: SprtRun, test: SPRT, store: Store, progress: Progress
 ) -> tuple[str | None, float]:
     """Play pairs until a verdict or ``max_games``; the verdict and the last LLR."""
     from arena.referee.match import Match
@@ -266,12 +282,14 @@ def _play(
 
     verdict: str | None = None
     value = float(test.llr(run.counts)) if run.pairs else 0.0
-    expected = max_games - 2 * run.pairs
-    match_seed = seed * 1_000_003 + run.next_slot  # a resumed test plays new games
-    with Match(spec_a, spec_b, settings, match_seed, expected_games=expected) as match:
-        while verdict is None and 2 * run.pairs + 2 <= max_games:
+    expected = pairs.max_games - 2 * run.pairs
+    match_seed = pairs.seed * 1_000_003 + run.next_slot  # a resumed test plays new games
+    with Match(
+        pairs.spec_a, pairs.spec_b, pairs.settings, match_seed, expected_games=expected
+    ) as match:
+        while verdict is None and 2 * run.pairs + 2 <= pairs.max_games:
             slot = run.next_slot
-            opening = opening_for(seed, slot, openings)
+            opening = opening_for(pairs.seed, slot, pairs.openings)
             first, second = match.play(0, opening), match.play(1, opening)
             store.add_games([(first, slot), (second, slot)])
             run.add_pair(first, second)
