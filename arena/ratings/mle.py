@@ -420,11 +420,12 @@ def fit_mle(
         raise ValueError("prior standard deviations must be positive")
     counts = aggregate(games, names)
     n = len(counts.names)
-    priors = {"prior_sd": prior_sd, "prior_sd_role": prior_sd_role, "offset": offset}
-    overall = fit_overall(counts, **priors, method=method)
-    by_role = _fit_by_role(counts, **priors, method=method)
-    order, chaos = by_role.rating[:n], by_role.rating[n:]
-    order_se, chaos_se = by_role.rating_se[:n], by_role.rating_se[n:]
+    overall = fit_overall(
+        counts, prior_sd=prior_sd, prior_sd_role=prior_sd_role, offset=offset, method=method
+    )
+    by_role = _fit_by_role(
+        counts, prior_sd=prior_sd, prior_sd_role=prior_sd_role, offset=offset, method=method
+    )
     total = float(counts.games.sum())
 
     def by_name(a: np.ndarray, scale: float = 1.0) -> dict[str, float]:
@@ -444,29 +445,32 @@ def fit_mle(
         role_advantage=overall.role_advantage,
         role_advantage_se=overall.role_advantage_se,
         role_advantage_ci95=overall.role_advantage_se * _Z95,
-        order_rating=by_name(order),
-        order_se=by_name(order_se),
-        order_ci95=by_name(order_se, _Z95),
-        chaos_rating=by_name(chaos),
-        chaos_se=by_name(chaos_se),
-        chaos_ci95=by_name(chaos_se, _Z95),
+        order_rating=by_name(by_role.order),
+        order_se=by_name(by_role.order_se),
+        order_ci95=by_name(by_role.order_se, _Z95),
+        chaos_rating=by_name(by_role.chaos),
+        chaos_se=by_name(by_role.chaos_se),
+        chaos_ci95=by_name(by_role.chaos_se, _Z95),
         los=los(overall.rating, overall.rating_cov),
-        order_los=los(order, by_role.rating_cov[:n, :n]),
-        chaos_los=los(chaos, by_role.rating_cov[n:, n:]),
+        order_los=los(by_role.order, by_role.cov[:n, :n]),
+        chaos_los=los(by_role.chaos, by_role.cov[n:, n:]),
         order_win_rate=float(counts.order_wins.sum()) / total if total else None,
         converged=overall.converged and by_role.converged,
         rating_cov=overall.rating_cov,
-        role_cov=by_role.rating_cov,
+        role_cov=by_role.cov,
     )
 
 
 @dataclass(frozen=True)
 class _RoleFit:
-    """The per-role model as arrays: ``[order strengths..., chaos strengths...]``."""
+    """The per-role model as arrays in ``names`` order."""
 
-    rating: np.ndarray
-    rating_se: np.ndarray
-    rating_cov: np.ndarray
+    order: np.ndarray
+    order_se: np.ndarray
+    chaos: np.ndarray
+    chaos_se: np.ndarray
+    cov: np.ndarray
+    """Covariance of ``[order..., chaos...]``."""
     converged: bool
 
 
@@ -497,4 +501,5 @@ def _fit_by_role(
         ]
     )
     values, se, cov = _summarise(u * ELO_PER_LOGIT, cov_u * ELO_PER_LOGIT**2, transform)
-    return _RoleFit(rating=values + offset, rating_se=se, rating_cov=cov, converged=ok)
+    values = values + offset
+    return _RoleFit(values[:n], se[:n], values[n:], se[n:], cov, ok)
