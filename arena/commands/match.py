@@ -53,8 +53,8 @@ def run_match(
     """Play the match, streaming records to ``record``; memory does not grow with ``games``.
 
     ``openings``: each pair of games (both role assignments) starts from the same seeded random
-    position of that many plies (``arena.tournament.schedule.opening_for``, as in a tournament), so
-    that deterministic bots do not replay one game over and over.
+    position of that many plies (``arena.tournament.schedule.opening_for``, as in a tournament).
+    Deterministic bots then do not replay one game over and over.
     """
     given = resolve_bot(bot_a), resolve_bot(bot_b)
     spec_a, spec_b = distinct_names(*given)
@@ -117,8 +117,9 @@ class _RecordFile:
     fails to start leaves none (and an earlier record as it was).
 
     ``made_first`` (under the sandbox): the file exists before any bot starts, so that it can be
-    covered (a bot in the folder it is written to would read its games as they come); made empty
-    if it was not there, and removed again (with the folders made for it) if no game reaches it.
+    covered; a bot in the folder it is written to would otherwise read its games as they come.
+    It is made empty if it was not there, and removed again (with the folders made for it) if no
+    game reaches it.
     """
 
     def __init__(self, path: Path | None, *, made_first: bool) -> None:
@@ -242,10 +243,8 @@ class MatchTally:
 
 
 def _check_record_path(record: Path) -> None:
-    """Say now, before any game and without making anything, that ``record`` cannot be written.
-    The file is made (empty) just before the bots start, so that their sandboxes can cover it,
-    removed again if no game reaches it, and written from the first game: a match that fails to
-    start leaves none (and an earlier record as it was)."""
+    """Say now, before any game and without making anything, that ``record`` cannot be written:
+    ``_RecordFile`` makes it only once the match begins."""
     problem = None
     if record.is_dir():
         problem = "it is a directory"

@@ -1,12 +1,11 @@
 """``arena replay DB [GAME]``: list stored games, or look at one of them move by move.
 
 A rating says who is stronger; a game shows why. Without GAME the command lists the store's games
-(every game, of old bot versions and of ``arena play`` too), filtered; with GAME it draws the board
+(every game, of old bot versions and of ``arena play`` too), filtered. With GAME it draws the board
 as ``arena.boardview`` does for every viewer (coordinates, ``[X]`` the last move, ``(X)`` the
-winning five), either as a viewer stepped with the arrow keys on a terminal, as an animation
-(``--play``), or as plain text (``--ply N``, or any output that is not a terminal) that can be
-pasted into a bug report. Games are numbered by their row in the store, so a number stays the
-same however the list is filtered.
+winning five). On a terminal that is a viewer stepped with the arrow keys, or an animation
+(``--play``); with ``--ply N``, or off a terminal, plain text to paste into a bug report. Games
+are numbered by their row in the store, so a number stays the same however the list is filtered.
 """
 
 from __future__ import annotations

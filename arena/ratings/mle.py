@@ -175,9 +175,9 @@ class LogisticPosterior:
         The objective is strictly convex (a Gaussian prior on every parameter), so this
         converges from anywhere, quadratically near the mode: a handful of steps. It stops when
         a step would move no parameter by more than ``NEWTON_TOLERANCE`` (logits), when the
-        gradient is that small, or when the objective no longer falls in floating point (the
-        decrease the step predicts, ``g'H^-1 g``, about twice the distance to the minimum in
-        objective, then says whether it is there: within ``_CLOSE``)."""
+        gradient is that small, or when the objective stops falling in floating point. There
+        the decrease the step predicts, ``g'H^-1 g``, about twice the distance to the minimum in
+        objective, says whether it is at the minimum: within ``_CLOSE``."""
         f, g = self.fun_grad(u)
         for _ in range(NEWTON_STEPS):
             step = np.linalg.solve(self.hess(u), g)

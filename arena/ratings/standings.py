@@ -5,9 +5,9 @@
 report render this one typed model, so no renderer recomputes a number or reads back another
 renderer's output.
 
-A rating is shown for what it is (``Rating``): a value with its interval; a *bound* when the bot
-won or lost every game it played (the likelihood then has no maximum and the prior alone sets
-the number); nothing at all for a role the bot never played.
+A rating is shown for what it is (``Rating``): a value with its interval, or nothing at all for
+a role the bot never played. It is a *bound* when the bot won or lost every game it played: the
+likelihood then has no maximum and the prior alone sets the number.
 
 This module imports only the standard library and ``arena.rules`` at import time; the fit and the
 sequential Elo (numpy, scipy, ``elo``) load when ``compute_all`` runs.
@@ -503,9 +503,9 @@ def _rank_intervals(fit: MLEFit, level: float) -> dict[str, tuple[int, int]]:
 
 
 def preload() -> None:
-    """Import what ``compute_all`` needs (numpy, the fit, the Elo modules), a tenth of a second
-    or, on a loaded machine, more: a caller with a core to spare before its standings (a
-    tournament's last matches) runs this in a thread, so that its end does not wait for it."""
+    """Import what ``compute_all`` needs (numpy, the fit, the Elo modules): a tenth of a second,
+    more on a loaded machine. A caller with a core to spare before its standings (a tournament's
+    last matches) runs this in a thread, so that its end does not wait for it."""
     from arena.ratings import elo, mle  # noqa: F401
 
 
