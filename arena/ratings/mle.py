@@ -432,8 +432,7 @@ def fit_mle(
         return {name: float(x) * scale for name, x in zip(counts.names, a, strict=True)}
 
     def los(values: np.ndarray, cov: np.ndarray) -> dict[str, dict[str, float]]:
-        rows = _los(values, cov)
-        return {a: by_name(row) for a, row in zip(counts.names, rows, strict=True)}
+        return {a: by_name(row) for a, row in zip(counts.names, _los(values, cov), strict=True)}
 
     return MLEFit(
         names=counts.names,
