@@ -113,7 +113,10 @@ class Move(NamedTuple):
     @property
     def token(self) -> str:
         """The protocol's spelling: cell then mark, e.g. ``c4X``."""
-        return cell_name(self.cell) + self.mark.char
+        cell, mark = self
+        if 0 <= cell < CELLS and 0 <= mark <= 1:
+            return _TOKENS[cell << 1 | mark]  # the referee's loop spells every move it records
+        return cell_name(cell) + Mark(mark).char
 
     def __str__(self) -> str:
         return self.token
@@ -150,6 +153,7 @@ WINDOWS_THROUGH: tuple[tuple[int, ...], ...] = tuple(
     tuple(w for w in WINDOWS if w >> cell & 1) for cell in range(CELLS)
 )
 ALL_MOVES: tuple[Move, ...] = tuple(Move(c, m) for c in range(CELLS) for m in Mark)
+_TOKENS = tuple(cell_name(move.cell) + move.mark.char for move in ALL_MOVES)  # by 2 * cell + mark
 # Every accepted spelling of every move (mark in either case), as bytes, for the referee's parser.
 MOVE_BY_TOKEN: dict[bytes, Move] = {
     spelling.encode(): move
@@ -158,6 +162,11 @@ MOVE_BY_TOKEN: dict[bytes, Move] = {
 }
 
 assert len(WINDOWS) == 32
+
+_EMPTY = ord(".")
+_EMPTY_CELLS = bytes([_EMPTY]) * CELLS
+_MARK_BYTES = (ord("X"), ord("O"))
+_TOKEN_BYTES = tuple(token.encode() for token in _TOKENS)
 
 
 class Reason(enum.StrEnum):
@@ -195,15 +204,18 @@ class Board:
     """A position: two bitboards plus the move history (so that moves can be taken back).
 
     ``push`` plays a move and keeps track of whether it completed a line of five; ``pop`` undoes
-    the last move. The board never holds a move after the game is over.
+    the last move. The board never holds a move after the game is over. ``cells`` is the same
+    position as the protocol's 36 characters, kept with every move so that a referee sends it
+    without building it.
     """
 
-    __slots__ = ("bits", "history", "_five")
+    __slots__ = ("bits", "history", "_five", "cells")
 
     def __init__(self) -> None:
         self.bits = [0, 0]  # bits[Mark.X], bits[Mark.O]
         self.history: list[Move] = []
         self._five = False
+        self.cells = bytearray(_EMPTY_CELLS)
 
     # --- queries -------------------------------------------------------------------------------
     @property
@@ -288,6 +300,7 @@ class Board:
         mine = self.bits[mark] | bit
         self.bits[mark] = mine
         self.history.append(move)
+        self.cells[cell] = _MARK_BYTES[mark]
         for window in WINDOWS_THROUGH[cell]:
             if mine & window == window:
                 self._five = True
@@ -298,6 +311,7 @@ class Board:
         """Take back the last move."""
         move = self.history.pop()
         self.bits[move.mark] &= ~(1 << move.cell)
+        self.cells[move.cell] = _EMPTY
         if self._five:  # in play the position before a five had none; from_string may differ
             self._five = self.has_five()
         return move
@@ -307,13 +321,22 @@ class Board:
         board.bits = list(self.bits)
         board.history = list(self.history)
         board._five = self._five
+        board.cells[:] = self.cells
         return board
 
     # --- text ------------------------------------------------------------------------------------
     def board_string(self) -> str:
         """The protocol's 36 characters ``.``/``X``/``O``, row 1 first, a to f within a row."""
-        x, o = self.bits
-        return "".join("X" if x >> c & 1 else "O" if o >> c & 1 else "." for c in range(CELLS))
+        return self.cells.decode()
+
+    @property
+    def last_token(self) -> bytes:
+        """The last move's token as bytes (``c4X``), or ``-`` before the first: a turn's
+        ``<last>``."""
+        if not self.history:
+            return b"-"
+        cell, mark = self.history[-1]
+        return _TOKEN_BYTES[cell << 1 | mark]
 
     @classmethod
     def from_moves(cls, moves: list[Move] | list[str]) -> Board:
@@ -342,6 +365,7 @@ class Board:
             Move(c, Mark.X if x >> c & 1 else Mark.O) for c in range(CELLS) if (x | o) >> c & 1
         ]
         board._five = board.has_five()
+        board.cells[:] = text.upper().encode()
         return board
 
     def __str__(self) -> str:
