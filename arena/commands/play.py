@@ -21,6 +21,8 @@ from arena.records import GameRecord
 from arena.rules import Board, Move, Reason, Role, cell_name
 
 if TYPE_CHECKING:
+    from arena.botspec import BotSpec
+    from arena.referee.settings import MatchSettings
     from arena.store.database import Store
 
 __all__ = ["play_command", "result_text"]
@@ -145,7 +147,6 @@ def play_command(
         sandbox_for,
         start_harness,
     )
-    from arena.referee import play_person
     from arena.store import Store, hidden_from_bots, store_files
 
     spec = resolve_bot(bot)
@@ -163,34 +164,7 @@ def play_command(
     try:
         if db is not None:  # its files are made: the finally removes a new one
             check_store_outside_bots(db, mode, (spec,))
-        term = _Terminal(spec.name, person_role)
-        print(
-            f"You play {person_role.value.capitalize()} against {spec.name}"
-            f" ({person_role.other.value.capitalize()}, {_time_text(tc)}). Order moves first;"
-            " five in a line wins for Order, a full board for Chaos."
-        )
-        term.draw("ply 0: the empty board")
-        try:
-            with stopped_like_ctrl_c():  # a closed terminal (SIGHUP) stops the bot as Ctrl-C does
-                record = play_person(
-                    spec,
-                    person_role.other,
-                    term.ask,
-                    settings=settings,
-                    seed=seed,
-                    person=person,
-                    on_move=term.moved,
-                )
-        except _Abandoned as left:
-            print(f"game abandoned ({left.why}): not stored")
-            raise SystemExit(0 if left.why == "you quit" else 1) from None
-        except KeyboardInterrupt as stop:  # the bot is stopped by now (play_person's finally)
-            code, name = exit_code(stop)
-            print(f"\ngame abandoned (interrupted by {name}): not stored", file=sys.stderr)
-            raise SystemExit(code) from None
-        if record.reason is Reason.STARTUP:  # no game was played: nothing to store or replay
-            print(f"{spec.name} could not start: {record.detail}; nothing stored", file=sys.stderr)
-            raise SystemExit(1)
+        record = _play_on_terminal(spec, person, person_role, tc, settings, seed)
         frame = boardview.frames(record.moves)[-1]
         print(result_text(record, person_role, frame))
         if store is not None:
@@ -203,6 +177,49 @@ def play_command(
                 assert db is not None
                 for leftover in store_files(db):
                     leftover.unlink(missing_ok=True)
+
+
+def _play_on_terminal(
+    spec: BotSpec,
+    person: str,
+    person_role: Role,
+    tc: TimeControl,
+    settings: MatchSettings,
+    seed: int,
+) -> GameRecord:
+    """The game on the terminal, to its end; ``SystemExit`` when it was abandoned or the bot
+    could not start (nothing to store)."""
+    from arena.referee import play_person
+
+    term = _Terminal(spec.name, person_role)
+    print(
+        f"You play {person_role.value.capitalize()} against {spec.name}"
+        f" ({person_role.other.value.capitalize()}, {_time_text(tc)}). Order moves first;"
+        " five in a line wins for Order, a full board for Chaos."
+    )
+    term.draw("ply 0: the empty board")
+    try:
+        with stopped_like_ctrl_c():  # a closed terminal (SIGHUP) stops the bot as Ctrl-C does
+            record = play_person(
+                spec,
+                person_role.other,
+                term.ask,
+                settings=settings,
+                seed=seed,
+                person=person,
+                on_move=term.moved,
+            )
+    except _Abandoned as left:
+        print(f"game abandoned ({left.why}): not stored")
+        raise SystemExit(0 if left.why == "you quit" else 1) from None
+    except KeyboardInterrupt as stop:  # the bot is stopped by now (play_person's finally)
+        code, name = exit_code(stop)
+        print(f"\ngame abandoned (interrupted by {name}): not stored", file=sys.stderr)
+        raise SystemExit(code) from None
+    if record.reason is Reason.STARTUP:  # no game was played: nothing to store or replay
+        print(f"{spec.name} could not start: {record.detail}; nothing stored", file=sys.stderr)
+        raise SystemExit(1)
+    return record
 
 
 def _store(store: Store, record: GameRecord) -> None:

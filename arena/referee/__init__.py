@@ -1,7 +1,7 @@
 """The referee: games between two bot processes (``Match``), or a person and a bot.
 
-``match`` plays and judges the games, ``position`` is its fast position (protocol bytes beside the
-bitboards), ``verdicts`` words a fault for people.
+``match`` plays the games, ``seat`` asks each player for its moves and judges them, ``clock`` times
+them, ``verdicts`` words a fault for people.
 """
 
 from arena.referee.match import Match, MatchSettings, play_match, play_person

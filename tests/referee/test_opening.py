@@ -1,8 +1,8 @@
-"""``arena.referee.position`` agrees with ``arena.rules``: the referee's fast position is the board.
+"""An opening is checked by the rules (``rules.Board``); the board the referee sends is the board.
 
-Why: the referee's hot loop and the opening check use the tables of ``arena.referee.position``
-instead of ``rules.Board``; if they disagreed, a game would be refereed by other rules than the bots
-know.
+Why: the referee's loop sends ``Board.cells`` and ``Board.last_token`` in every ``turn`` and plays
+openings with ``opening_board``; if they disagreed with the rules' position, a game would be
+refereed by other rules than the bots know.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from arena.referee.position import PLY_MOVES, Position, canonical
-from arena.rules import ALL_MOVES, MOVE_BY_TOKEN, Board, Move, Role
+from arena.referee.match import opening_board
+from arena.rules import ALL_MOVES, MOVE_BY_TOKEN, Board, Move
 
 
 @st.composite
@@ -32,11 +32,26 @@ def games(draw: st.DrawFn) -> list[Move]:
 
 def test_every_spelling_maps_to_its_canonical_move() -> None:
     for spelling, move in MOVE_BY_TOKEN.items():
-        ply_move = PLY_MOVES[spelling]
-        assert ply_move is canonical(move)
-        assert ply_move.text == move.token and ply_move.token == move.token.encode()
-        assert ply_move.cell == move.cell and ply_move.mark == move.mark
-    assert len({id(m) for m in PLY_MOVES.values()}) == len(ALL_MOVES)
+        assert move.token.encode().lower() == spelling.lower()
+        assert MOVE_BY_TOKEN[move.token.encode()] is move
+    assert len({id(m) for m in MOVE_BY_TOKEN.values()}) == len(ALL_MOVES)
+
+
+@given(games())
+def test_the_protocol_board_follows_every_push_and_pop(played: list[Move]) -> None:
+    board = Board()
+    for move in played:
+        board.push(move)
+        assert board.cells.decode() == "".join(
+            "X" if board.mark_at(c) == 0 else "O" if board.mark_at(c) == 1 else "."
+            for c in range(36)
+        )
+        assert board.last_token == move.token.encode()
+        assert board.copy().cells == board.cells
+    assert Board.from_string(board.board_string()).cells == board.cells
+    while board.history:
+        board.pop()
+    assert board.cells == Board().cells and board.last_token == b"-"
 
 
 @given(games())
@@ -46,17 +61,15 @@ def test_an_opening_gives_the_rules_position_or_is_refused_at_a_five(played: lis
     for move in played:
         if board.push(move):  # a five: no opening may contain it
             with pytest.raises(ValueError, match="five"):
-                Position.from_opening(tokens)
+                opening_board(tokens)
             return
-    position = Position.from_opening(tokens)
-    assert position.board.decode() == board.board_string()
-    assert position.bits == board.bits and position.occupied == board.occupied
-    assert position.ply == board.ply
-    assert (Role.CHAOS if position.ply & 1 else Role.ORDER) is board.turn
-    assert position.last == (tokens[-1].encode() if tokens else b"-")
+    opened = opening_board(tokens)
+    assert opened == board and opened.history == board.history
+    assert opened.board_string() == board.board_string()
+    assert opened.last_token == (tokens[-1].encode() if tokens else b"-")
 
 
 @pytest.mark.parametrize("tokens", [["a1X", "a1O"], ["A1X"], ["z9X"], ["a1"], ["é1X"]])
 def test_an_opening_that_breaks_the_rules_is_refused(tokens: list[str]) -> None:
     with pytest.raises(ValueError, match="opening"):
-        Position.from_opening(tokens)
+        opening_board(tokens)
