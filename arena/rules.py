@@ -113,10 +113,10 @@ class Move(NamedTuple):
     @property
     def token(self) -> str:
         """The protocol's spelling: cell then mark, e.g. ``c4X``."""
-        cell, mark = self
-        if 0 <= cell < CELLS and 0 <= mark <= 1:
-            return _TOKENS[cell << 1 | mark]  # the referee's loop spells every move it records
-        return cell_name(cell) + Mark(mark).char
+        token = _TOKEN_OF.get(self)  # the referee's loop spells every move it records
+        if token is None:  # no such move: cell_name says why
+            token = cell_name(self.cell) + Mark(self.mark).char
+        return token
 
     def __str__(self) -> str:
         return self.token
@@ -153,7 +153,7 @@ WINDOWS_THROUGH: tuple[tuple[int, ...], ...] = tuple(
     tuple(w for w in WINDOWS if w >> cell & 1) for cell in range(CELLS)
 )
 ALL_MOVES: tuple[Move, ...] = tuple(Move(c, m) for c in range(CELLS) for m in Mark)
-_TOKENS = tuple(cell_name(move.cell) + move.mark.char for move in ALL_MOVES)  # by 2 * cell + mark
+_TOKEN_OF = {move: cell_name(move.cell) + move.mark.char for move in ALL_MOVES}
 # Every accepted spelling of every move (mark in either case), as bytes, for the referee's parser.
 MOVE_BY_TOKEN: dict[bytes, Move] = {
     spelling.encode(): move
@@ -166,7 +166,8 @@ assert len(WINDOWS) == 32
 _EMPTY = ord(".")
 _EMPTY_CELLS = bytes([_EMPTY]) * CELLS
 _MARK_BYTES = (ord("X"), ord("O"))
-_TOKEN_BYTES = tuple(token.encode() for token in _TOKENS)
+_TOKEN_BYTES = {move: token.encode() for move, token in _TOKEN_OF.items()}
+_NO_MOVE = b"-"
 
 
 class Reason(enum.StrEnum):
@@ -209,13 +210,16 @@ class Board:
     without building it.
     """
 
-    __slots__ = ("bits", "history", "_five", "cells")
+    __slots__ = ("bits", "history", "_five", "cells", "last_token")
 
     def __init__(self) -> None:
         self.bits = [0, 0]  # bits[Mark.X], bits[Mark.O]
         self.history: list[Move] = []
         self._five = False
         self.cells = bytearray(_EMPTY_CELLS)
+        self.last_token = _NO_MOVE
+        """The last move's token as bytes (``c4X``), ``-`` before the first: a turn's
+        ``<last>``."""
 
     # --- queries -------------------------------------------------------------------------------
     @property
@@ -239,7 +243,7 @@ class Board:
         return None
 
     def is_empty(self, cell: int) -> bool:
-        return not (self.occupied >> cell & 1)
+        return not ((self.bits[0] | self.bits[1]) >> cell & 1)
 
     def is_full(self) -> bool:
         return self.occupied == FULL_MASK
@@ -297,10 +301,17 @@ class Board:
             raise IllegalMoveError(f"{cell_name(cell)} is occupied")
         if self._five:
             raise IllegalMoveError("the game is over")
-        mine = self.bits[mark] | bit
+        return self.play(move)
+
+    def play(self, move: Move) -> bool:
+        """``push`` without its checks, for a move already known legal (a free cell, the game
+        open): a referee checks each move once, as it judges it."""
+        cell, mark = move
+        mine = self.bits[mark] | 1 << cell
         self.bits[mark] = mine
         self.history.append(move)
         self.cells[cell] = _MARK_BYTES[mark]
+        self.last_token = _TOKEN_BYTES[move]
         for window in WINDOWS_THROUGH[cell]:
             if mine & window == window:
                 self._five = True
@@ -312,6 +323,7 @@ class Board:
         move = self.history.pop()
         self.bits[move.mark] &= ~(1 << move.cell)
         self.cells[move.cell] = _EMPTY
+        self.last_token = self.history[-1].token.encode() if self.history else _NO_MOVE
         if self._five:  # in play the position before a five had none; from_string may differ
             self._five = self.has_five()
         return move
@@ -322,21 +334,13 @@ class Board:
         board.history = list(self.history)
         board._five = self._five
         board.cells[:] = self.cells
+        board.last_token = self.last_token
         return board
 
     # --- text ------------------------------------------------------------------------------------
     def board_string(self) -> str:
         """The protocol's 36 characters ``.``/``X``/``O``, row 1 first, a to f within a row."""
         return self.cells.decode()
-
-    @property
-    def last_token(self) -> bytes:
-        """The last move's token as bytes (``c4X``), or ``-`` before the first: a turn's
-        ``<last>``."""
-        if not self.history:
-            return b"-"
-        cell, mark = self.history[-1]
-        return _TOKEN_BYTES[cell << 1 | mark]
 
     @classmethod
     def from_moves(cls, moves: list[Move] | list[str]) -> Board:
@@ -366,6 +370,8 @@ class Board:
         ]
         board._five = board.has_five()
         board.cells[:] = text.upper().encode()
+        if board.history:
+            board.last_token = board.history[-1].token.encode()
         return board
 
     def __str__(self) -> str:

@@ -430,8 +430,8 @@ class Match:
                     move, used = self._ask_beside_person(seat, board, clock, other)
                 else:
                     move, used = seat.ask(board, clock, other)
-                role = board.turn
-                five = board.push(move)
+                role = _ROLES[ply & 1]
+                five = board.play(move)  # judged legal by the seat
                 ms = round(used / 1e6, 3)
                 moves.append(move.token)
                 charged.append(ms)
@@ -466,6 +466,7 @@ class Match:
                 self._tell_game(seat, board.turn)
 
 
+_ROLES = (Role.ORDER, Role.CHAOS)  # the role to move on even and odd plies
 _LINES = (WaitStatus.LINE, WaitStatus.EXTRA)  # a line came (and maybe more after it)
 
 

@@ -71,7 +71,7 @@ class BotSeat:
         assert process is not None  # a bot stopped during a game has ended it
         if process.frozen:
             process.thaw()
-        wall_ns = clock.turn(board.ply & 1, process)
+        wall_ns = clock.turn(len(board.history) & 1, process)
         message = TURN_PREFIX + board.cells + b" " + board.last_token + clock.suffix
         in_fd, out_fd, unread = process.stdin_fd, process.stdout_fd, self._unread
         # Anything in its stdout before its `turn` is sent is no answer to it, even if the bot
