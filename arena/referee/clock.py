@@ -1,4 +1,5 @@
-"""The move clock: what each move of a game may take and what it is charged, worded once.
+"""The clocks: what each move of a game (``MoveClock``) and a bot's start-up (``StartClock``) may
+take and what they are charged, worded once.
 
 A move has a budget (``move_ms``, or what is left on the mover's game clock) plus ``margin_ms``.
 Under ``measure: cpu`` (the default) it is charged the CPU time of the bot's process tree and may
@@ -16,7 +17,9 @@ is charged to its next move (one clock read per move).
 
 from __future__ import annotations
 
-from arena.launch.process import BotProcess
+from collections.abc import Sequence
+
+from arena.launch.process import BotProcess, WaitStatus
 from arena.limits import QUICK_MS, Measure, TimeControl, wall_cap_ms
 from arena.protocol import turn_suffix
 from arena.referee import verdicts as faults
@@ -145,3 +148,39 @@ class MoveClock:
         return f"no move within {cap:.0f} ms of wall time (the cap under measure: cpu): " + (
             f"{silence}{measured}"
         )
+
+
+class StartClock:
+    """The time of a bot's start-up, from its launch to its ``ready``: ``startup_ms`` of CPU
+    under ``measure: cpu`` (within its wall cap, ``TimeControl.startup_wall_ms``), else of wall
+    time; ``late`` and ``no_ready`` word what went wrong."""
+
+    def __init__(self, tc: TimeControl, began_ns: int) -> None:
+        self.tc = tc
+        self.began_ns = began_ns
+        self.on_cpu = tc.measure is Measure.CPU
+        self.allowed_ns = tc.startup_ms * 1_000_000
+        self.deadline_ns = began_ns + tc.startup_wall_ms() * 1_000_000
+
+    def late(self, process: BotProcess) -> str | None:
+        """Why a bot that said its first line in time took too long all the same, or None."""
+        used = process.cpu_ns() if self.on_cpu else 0
+        if used > self.allowed_ns:
+            return f"used {used / 1e6:.0f} ms of CPU to start (limit {self.tc.startup_ms} ms)"
+        return None
+
+    def no_ready(
+        self, process: BotProcess, status: WaitStatus, line: bytes, beside: Sequence[BotProcess]
+    ) -> str:
+        """The detail of a start-up with no ``ready`` by its deadline (or something else
+        instead); raises ``MachineFault`` when the machine, not the bot, held it back.
+        ``beside``: the bots started with it, whose CPU is not the machine's load."""
+        waited_ms = (self.deadline_ns - self.began_ns) // 1_000_000
+        problem = faults.startup_problem(status, line, process, waited_ms)
+        if status is not WaitStatus.TIMEOUT or not self.on_cpu:
+            return problem
+        if (used := process.cpu_ns()) > self.allowed_ns:
+            return f"{problem}; it used {used / 1e6:.0f} ms of CPU"
+        others = sum(companion.cpu_ns() for companion in beside)
+        start = LoadReading(0, 0, self.began_ns)  # its processes are new: all of it is the start's
+        return problem + judge_cap(process, start, "its start-up", others)

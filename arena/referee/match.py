@@ -26,12 +26,12 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from arena.botspec import BotSpec
 from arena.launch.process import BotProcess, Channels, WaitStatus
 from arena.launch.sandbox import plan_launch, resolve_mode
-from arena.limits import KeepBots, Measure
+from arena.limits import KeepBots
 from arena.protocol import FEATURES, end_line, game_lines, parse_ready, parse_want
 from arena.records import GameRecord
 from arena.referee import verdicts as faults
-from arena.referee.blame import LoadReading, MachineFault, judge_cap, too_loaded
-from arena.referee.clock import MoveClock
+from arena.referee.blame import MachineFault, too_loaded
+from arena.referee.clock import MoveClock, StartClock
 from arena.referee.keeper import BotKeeper, Kept
 from arena.referee.seat import BotSeat, GameOver, PersonSeat, Seat
 from arena.referee.settings import MatchSettings
@@ -245,18 +245,15 @@ class Match:
         failures: list[GameOver],
         companions: Sequence[BotProcess] = (),
     ) -> None:
-        """Wait for one seat's `ready`, started at ``began`` (``perf_counter_ns``) and timed as a
-        move is (``arena.referee.blame``); faults of either seat meanwhile go to ``failures``.
-        ``companions``: the bots started beside it, whose CPU is not the machine's load."""
+        """Wait for one seat's `ready`, started at ``began`` (``perf_counter_ns``) and timed by
+        ``StartClock``; faults of either seat meanwhile go to ``failures``. ``companions``: the
+        bots started beside it, whose CPU is not the machine's load."""
         process = seat.process
         assert process is not None
-        allowance = self.settings.time_control.startup_ms
-        on_cpu = self.settings.time_control.measure is Measure.CPU
-        allowed_ns = allowance * 1_000_000
-        deadline = began + self.settings.time_control.startup_wall_ms() * 1_000_000
+        clock = StartClock(self.settings.time_control, began)
         wants: set[str] = set()
         while True:
-            status, line, culprit = self.channels.wait_line(process, deadline)
+            status, line, culprit = self.channels.wait_line(process, clock.deadline_ns)
             if culprit is None:
                 if status in _LINES and (feature := parse_want(line)) is not None:
                     wants.add(feature)  # an extension asked for before `ready`
@@ -271,24 +268,13 @@ class Match:
         # A line after `ready` (EXTRA) stays in its buffer: a line when no reply was due, which
         # `_begin` reports, as it does when that line comes a moment later.
         started = status is WaitStatus.LINE or status is WaitStatus.EXTRA
-        used = process.cpu_ns() if on_cpu and started else 0
-        if used > allowed_ns:
-            detail = f"used {used / 1e6:.0f} ms of CPU to start (limit {allowance} ms)"
-            failures.append(seat.start_failed(detail))
-            return
-        if started and (name := parse_ready(line)) is not None:
+        late = clock.late(process) if started else None
+        if late is not None:
+            failures.append(seat.start_failed(late))
+        elif started and (name := parse_ready(line)) is not None:
             seat.adopt(process, name, frozenset(wants & FEATURES))
-            return
-        waited_ms = (deadline - began) // 1_000_000
-        problem = faults.startup_problem(status, line, process, waited_ms)
-        if status is WaitStatus.TIMEOUT and on_cpu:
-            if (used := process.cpu_ns()) > allowed_ns:
-                problem += f"; it used {used / 1e6:.0f} ms of CPU"
-            else:
-                beside = sum(companion.cpu_ns() for companion in companions)
-                start = LoadReading(0, 0, began)  # its processes are new: all of it is the start's
-                problem += judge_cap(process, start, "its start-up", beside)
-        failures.append(seat.start_failed(problem))
+        else:
+            failures.append(seat.start_failed(clock.no_ready(process, status, line, companions)))
 
     def _seat_of(self, process: BotProcess | None) -> BotSeat:
         """The bot seat of ``process`` (else the last one)."""
