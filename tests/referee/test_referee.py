@@ -971,3 +971,47 @@ def test_a_persons_game_is_refereed_and_recorded_as_a_bots_game() -> None:
     assert record.chaos_version and not record.order_version
     assert [token for token, _role in told] == record.moves
     assert not record.reason.is_fault, record.detail
+
+
+def test_a_line_the_bot_writes_while_the_person_thinks_loses_it_the_game() -> None:
+    """The bot's seat beside a person is judged as beside a bot: a line it writes while the
+    person is on move (``extra_line_later``, 50 ms into the person's 300 ms) loses it the game
+    by ``malformed``, once the person's move stands."""
+    from arena.referee import play_person
+    from arena.rules import Board, Move
+
+    def slow_first_empty(board: Board) -> Move:
+        time.sleep(0.3)  # the person thinks: the bot's extra line comes meanwhile
+        return board.legal_moves()[0]
+
+    record = play_person(
+        BotSpec.from_path(TEST_BOTS_DIR / "extra_line_later.py"),
+        Role.ORDER,
+        slow_first_empty,
+        settings=MatchSettings(sandbox=SandboxMode.NONE),
+    )
+    assert (record.reason, record.winner) == (Reason.MALFORMED, Role.CHAOS), record.detail
+    assert re.fullmatch(rf'wrote a line when no reply was due: "{MOVE}"', record.detail)
+    assert len(record.moves) == 2
+
+
+def test_a_persons_game_on_a_clock_times_the_bot_and_keeps_no_clock_column() -> None:
+    """The person has no clock, so the record keeps none; the bot's moves are timed all the
+    same (a bot slower than its clock loses by ``timeout``)."""
+    from arena.referee import play_person
+    from arena.rules import Board, Move
+
+    def first_empty(board: Board) -> Move:
+        return board.legal_moves()[0]
+
+    clock = TimeControl(clock_ms=200, measure=Measure.WALL)
+    settings = MatchSettings(time_control=clock, sandbox=SandboxMode.NONE)
+    fast = play_person(
+        BotSpec.from_path(TEST_BOTS_DIR / "instant.py"), Role.CHAOS, first_empty, settings=settings
+    )
+    assert not fast.reason.is_fault and fast.clock_ms is None, fast.detail
+    slow = play_person(
+        BotSpec.from_path(TEST_BOTS_DIR / "late.py"), Role.CHAOS, first_empty, settings=settings
+    )
+    assert slow.reason is Reason.TIMEOUT and slow.clock_ms is None, slow.detail
+    assert len(slow.moves) == 1
