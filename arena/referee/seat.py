@@ -103,9 +103,8 @@ class BotSeat:
         fcntl.ioctl(in_fd, termios.FIONREAD, unread)
         if unread[0]:  # its `turn` was still unread when this line came: not an answer
             raise GameOver(self, Reason.MALFORMED, faults.written_before_turn(line))
-        return self._judge(
-            line, board, clock, clock.replied(time.perf_counter_ns() - started, process)
-        )
+        used = clock.replied(time.perf_counter_ns() - started, process)
+        return self._judge(line, board, clock, used)
 
     def _judge(self, line: bytes, board: Board, clock: MoveClock, used: int) -> tuple[Move, int]:
         """The move a line in time says, if it is one on a free cell; the clock charged."""
