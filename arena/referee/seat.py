@@ -33,6 +33,8 @@ from arena.referee.clock import MoveClock
 from arena.rules import MOVE_BY_TOKEN, Board, Move, Reason, Role
 
 _QUICK_NS = QUICK_MS * 1_000_000
+# The hot path's calls, looked up once.
+_ioctl, _FIONREAD, _now = fcntl.ioctl, termios.FIONREAD, time.perf_counter_ns
 
 
 class GameOver(Exception):
@@ -76,12 +78,12 @@ class BotSeat:
         in_fd, out_fd, unread = process.stdin_fd, process.stdout_fd, self._unread
         # Anything in its stdout before its `turn` is sent is no answer to it, even if the bot
         # reads that `turn` before the referee reads the line (FIONREAD below).
-        fcntl.ioctl(out_fd, termios.FIONREAD, unread)
+        _ioctl(out_fd, _FIONREAD, unread)
         if unread[0] or process.outbuf:
             process.read_waiting()
             raise GameOver(self, Reason.MALFORMED, faults.unsolicited(process))
         write, read = (os.write, os.read) if process.tap is None else tapped_io((process,))
-        started = time.perf_counter_ns()
+        started = _now()
         try:
             written = write(in_fd, message)
         except OSError:
@@ -100,10 +102,10 @@ class BotSeat:
                 process.outbuf += data
         if line is None:  # more than one line, stderr too, or nothing yet
             line = self._wait(started, wall_ns, clock, other)
-        fcntl.ioctl(in_fd, termios.FIONREAD, unread)
+        _ioctl(in_fd, _FIONREAD, unread)
         if unread[0]:  # its `turn` was still unread when this line came: not an answer
             raise GameOver(self, Reason.MALFORMED, faults.written_before_turn(line))
-        used = clock.replied(time.perf_counter_ns() - started, process)
+        used = clock.replied(_now() - started, process)
         return self._judge(line, board, clock, used)
 
     def _judge(self, line: bytes, board: Board, clock: MoveClock, used: int) -> tuple[Move, int]:
