@@ -17,14 +17,13 @@ from __future__ import annotations
 
 import array
 import fcntl
-import os
 import termios
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from arena.botspec import BotSpec
-from arena.launch.process import BotProcess, Channels, Tap, WaitStatus, tapped_io
+from arena.launch.process import BotProcess, Channels, Tap, WaitStatus
 from arena.launch.sandbox import LaunchPlan
 from arena.limits import QUICK_MS, Limits
 from arena.protocol import TURN_PREFIX, VERSION_LINE, parse_reply
@@ -82,7 +81,7 @@ class BotSeat:
         if unread[0] or process.outbuf:
             process.read_waiting()
             raise GameOver(self, Reason.MALFORMED, faults.unsolicited(process))
-        write, read = (os.write, os.read) if process.tap is None else tapped_io((process,))
+        write, read = process.io  # os.write and os.read, or through the transcript's tap
         started = _now()
         try:
             written = write(in_fd, message)
