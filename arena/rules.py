@@ -113,10 +113,10 @@ class Move(NamedTuple):
     @property
     def token(self) -> str:
         """The protocol's spelling: cell then mark, e.g. ``c4X``."""
-        token = _TOKEN_OF.get(self)  # the referee's loop spells every move it records
-        if token is None:  # no such move: cell_name says why
-            token = cell_name(self.cell) + Mark(self.mark).char
-        return token
+        try:
+            return _TOKEN_OF[self]  # the referee's loop spells every move it records
+        except KeyError:  # no such move: cell_name says why
+            return cell_name(self.cell) + Mark(self.mark).char
 
     def __str__(self) -> str:
         return self.token

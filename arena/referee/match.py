@@ -409,6 +409,7 @@ class Match:
         clock = MoveClock(self.settings.time_control, self.settings.freeze_idle and not person)
         board = start.copy()
         moves, charged = record.moves, record.ms
+        listeners = tuple(seat.tell for seat in seats if seat.listens)
         try:
             for ply in range(board.ply, CELLS):
                 seat, other = seats[ply & 1], seats[~ply & 1]
@@ -421,8 +422,8 @@ class Match:
                 ms = round(used / 1e6, 3)
                 moves.append(move.token)
                 charged.append(ms)
-                order.tell(move, role, ms)
-                chaos.tell(move, role, ms)
+                for tell in listeners:
+                    tell(move, role, ms)
                 if five:
                     return Role.ORDER, Reason.FIVE
             return Role.CHAOS, Reason.FULL

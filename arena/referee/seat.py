@@ -67,7 +67,8 @@ class BotSeat:
     _unread: array.array[int] = field(default_factory=lambda: array.array("i", [0]))
 
     def ask(self, board: Board, clock: MoveClock, other: Seat) -> tuple[Move, int]:
-        """Send ``turn``, read one line back and judge it: the move and its charged time."""
+        """Send ``turn``, read one line back and judge it (in time, a move, on a free cell):
+        the move and its charged time."""
         process = self.process
         assert process is not None  # a bot stopped during a game has ended it
         if process.frozen:
@@ -105,14 +106,10 @@ class BotSeat:
         if unread[0]:  # its `turn` was still unread when this line came: not an answer
             raise GameOver(self, Reason.MALFORMED, faults.written_before_turn(line))
         used = clock.replied(_now() - started, process)
-        return self._judge(line, board, clock, used)
-
-    def _judge(self, line: bytes, board: Board, clock: MoveClock, used: int) -> tuple[Move, int]:
-        """The move a line in time says, if it is one on a free cell; the clock charged."""
         if used > clock.allowed_ns:
             raise GameOver(self, Reason.TIMEOUT, clock.late(used))
         move = MOVE_BY_TOKEN.get(line)
-        if move is None:
+        if move is None:  # not a move's plain spelling: parse_reply says what it is
             reply = parse_reply(line)
             if reply.move is None:
                 assert reply.fault is not None
@@ -237,8 +234,11 @@ class BotSeat:
             return GameOver(self, Reason.CRASH, excess)
         return GameOver(self, Reason.STARTUP, detail)
 
+    listens: bool = field(default=False, init=False)
+    """A bot learns the moves from its next ``turn``: ``tell`` has nothing to say to it."""
+
     def tell(self, move: Move, role: Role, ms: float) -> None:
-        """A bot learns the moves from its next ``turn``: nothing to tell it now."""
+        """Nothing: the next ``turn`` shows the bot the move."""
 
     def thaw(self) -> None:
         """Let the bot run again if the move clock froze it (``BotProcess.freeze``)."""
@@ -285,6 +285,11 @@ class PersonSeat:
         if not board.is_legal(move):
             raise ValueError(f"ask() returned an illegal move: {move}")
         return move, time.perf_counter_ns() - started
+
+    @property
+    def listens(self) -> bool:
+        """Whether ``tell`` shows the person anything."""
+        return self.watch is not None
 
     def tell(self, move: Move, role: Role, ms: float) -> None:
         if self.watch is not None:
