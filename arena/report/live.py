@@ -13,6 +13,7 @@ and a small store shows its standings within a second.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import json
 import threading
 import time
@@ -34,9 +35,16 @@ TABLES_S = 0.5
 """The least time between two computations of the standings' tables."""
 CHARTS_S = 5.0
 """The least time between two drawings of the charts."""
-COST_SHARE = 100
+COST_SHARE = 200
 """A costly part waits this many times its own cost before it is redone (and at least its
-least time): each takes 1% of a core at most."""
+least time): each takes half a percent of a core at most."""
+
+
+def _import_tables_code() -> None:
+    """Import what the tables are computed with before they are first timed: a computation's
+    cost, which sets how long until the next, is its own work, not a one-off import."""
+    for module in ("arena.commands.ratings", "arena.report.page", "scipy.optimize"):
+        importlib.import_module(module)
 
 
 @dataclass(frozen=True)
@@ -304,6 +312,7 @@ class LiveState:
         """The tables' thread: the standings and the page's sections, when asked."""
         from arena.store.database import Store
 
+        _import_tables_code()
         while self._tables.wanted.wait() and not self._stop.is_set():
             self._tables.wanted.clear()
             started = time.thread_time()

@@ -250,9 +250,7 @@ def serve(db: Path, sock: socket.socket, finish_s: float = 0.0) -> None:
     in, at most that long, and ``LINGER_S`` more, when anyone looks (a run's end: its viewers
     keep its final state)."""
     signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
-    # The page yields the CPU to anything else: beside a run, its bots' moves are timed.
-    with contextlib.suppress(OSError):
-        os.nice(NICENESS)
+    _yield_to_everything()
     state = LiveState(db).start()
     server = LiveServer(sock, state)
     # Daemon threads: a stop is at once (nothing is written; the kernel closes the sockets).
@@ -266,6 +264,17 @@ def serve(db: Path, sock: socket.socket, finish_s: float = 0.0) -> None:
     finally:
         state.stop(wait=False)
         server.server_close()
+
+
+def _yield_to_everything() -> None:
+    """Run the page below every other process: beside a run, its bots' moves are timed. Under
+    Linux's idle policy a waking bot takes the CPU from the page at once (at the lowest nice
+    value, only after a time slice); the page still gets a sliver of a busy machine."""
+    try:
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+    except (AttributeError, OSError):  # not Linux, or refused: the lowest nice value
+        with contextlib.suppress(OSError):
+            os.nice(NICENESS)
 
 
 def serve_in_background(db: Path, sock: socket.socket) -> subprocess.Popen[bytes]:
