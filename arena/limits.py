@@ -73,8 +73,10 @@ class TimeControl:
     """How long a bot may take: a fixed time per move, or a game clock with an increment."""
 
     move_ms: int = _setting(100, "time for each move, without a clock")
-    """Time for each move (not used under a clock): the bot's CPU time from its previous reply
-    to this one under ``measure: cpu``, else the wall time from sending `turn` to the reply."""
+    """Time for each move (not used under a clock): under ``measure: cpu``, the CPU time the
+    bot spends from its `turn` to its reply (from its previous reply with ``freeze_idle: false``,
+    so that what it thinks on the opponent's time counts); under ``measure: wall``, the wall
+    time from sending `turn` to the reply."""
     startup_ms: int = _setting(
         5000,
         "time from the process's start to its `ready`",

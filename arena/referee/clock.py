@@ -61,7 +61,8 @@ class MoveClock:
         self.cpu_at: list[int | None] = [None, None]
 
     def turn(self, side: int, process: BotProcess) -> int:
-        """A move of ``side`` begins: its wall-clock deadline, in ns from its ``turn``."""
+        """A move of ``side`` begins: how long it may take in wall time, in ns after its
+        ``turn`` (the wall cap under ``measure: cpu``)."""
         self.side = side
         self.mark = None
         if self.clocked:
