@@ -368,3 +368,16 @@ def hogs(count: int, core: int | None, nice: int = 0) -> Iterator[None]:
             proc.wait(timeout=10)
             if proc.stdout is not None:
                 proc.stdout.close()
+
+
+@pytest.fixture(scope="module")
+def no_resource_tracker_left() -> Iterator[None]:
+    """After the module: multiprocessing's resource tracker, which a Dask LocalCluster's spawned
+    workers start in this process, is stopped, so that the other modules' tests, which check that
+    this process has no child, find none (it holds no resource once the clusters closed)."""
+    yield
+    from multiprocessing import resource_tracker
+
+    stop = getattr(resource_tracker._resource_tracker, "_stop", None)
+    if stop is not None:
+        stop()

@@ -59,6 +59,9 @@ SETTINGS = MatchSettings(TimeControl(move_ms=500, startup_ms=5000), sandbox=Sand
 CHILDREN_WAIT_S = 20.0
 """Bound on the wait for the cluster's worker processes to be gone after it closed."""
 
+# A Dask LocalCluster starts multiprocessing's resource tracker in this process.
+pytestmark = pytest.mark.usefixtures("no_resource_tracker_left")
+
 
 def folder_bot(folder: Path, pause_ms: int = 0, log: Path | None = None) -> BotSpec:
     """A folder bot: ``tests/bots/paced.py`` with its pause built in; with ``log``, it first
@@ -118,19 +121,6 @@ class Quiet:
 
     def harness_error(self, job: str, error: str) -> None:
         pass
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _no_resource_tracker_left() -> Iterator[None]:
-    """After this module: multiprocessing's resource tracker, which the LocalCluster's spawned
-    workers started in this process, is stopped, so that the other modules' tests, which check
-    that this process has no child, find none (it holds no resource once the clusters closed)."""
-    yield
-    from multiprocessing import resource_tracker
-
-    stop = getattr(resource_tracker._resource_tracker, "_stop", None)
-    if stop is not None:
-        stop()
 
 
 def plan_for(bots: list[BotSpec], games: int, **changes: object) -> TournamentPlan:

@@ -22,6 +22,9 @@ from arena.store.database import Store
 from arena.tournament.live import LiveGame, live_folder, read_games, read_progress
 from arena.tournament.run import TournamentPlan, run_tournament
 
+# A Dask LocalCluster starts multiprocessing's resource tracker in this process.
+pytestmark = pytest.mark.usefixtures("no_resource_tracker_left")
+
 
 def _plan(folder: Path, executor: str) -> TournamentPlan:
     paced = copy_bot(folder / "bots", "paced.py")
