@@ -26,18 +26,6 @@ from arena.rules import CELLS, COLUMNS, SIZE, WINDOWS, Board, Move, Outcome, Rol
 if TYPE_CHECKING:  # rich is imported only by render_rich: the plain path stays light
     from rich.text import Text
 
-__all__ = [
-    "Frame",
-    "frames",
-    "five_cells",
-    "render",
-    "render_rich",
-    "describe",
-    "typed_move",
-    "result_line",
-    "LAST_STYLE",
-    "FIVE_STYLE",
-]
 
 LAST_STYLE = "bold reverse"
 """How ``render_rich`` styles the last move (reverse video: visible with any palette)."""

@@ -18,8 +18,6 @@ from pathlib import Path
 from arena.botspec import BOT_NAME_RE, build_hint, folder_program
 from arena.errors import BotSpecError
 
-__all__ = ["FolderError", "FolderScan", "bot_name_for", "scan_folder", "usable_name"]
-
 _NOT_IN_NAME = re.compile(r"[^A-Za-z0-9_.+-]+")
 _CACHES = frozenset({"__pycache__", "node_modules"})
 

@@ -30,23 +30,7 @@ from pathlib import Path
 
 from arena.errors import BotSpecError
 
-__all__ = [
-    "BotSpec",
-    "BotPartError",
-    "BOT_NAME_RE",
-    "HARNESS_PYTHON",
-    "bundled_dirs",
-    "bundled_bot_path",
-    "bundled_bot_names",
-    "did_you_mean",
-    "bare_name",
-    "folder_program",
-    "build_hint",
-    "claim_folders",
-    "empty_folder",
-    "MAX_BOT_FILES",
-    "MAX_BOT_BYTES",
-]
+__all__ = ["BotSpec", "BotPartError", "bundled_bot_path", "bundled_bot_names"]
 
 BOT_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}")
 """What a bot name must match (as a whole)."""

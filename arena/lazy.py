@@ -11,8 +11,6 @@ import importlib
 from collections.abc import Callable, Mapping
 from typing import Any
 
-__all__ = ["lazy_getattr"]
-
 
 def lazy_getattr(
     package: str, names: Mapping[str, str], namespace: dict[str, Any]

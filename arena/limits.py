@@ -7,21 +7,7 @@ import enum
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = [
-    "TimeControl",
-    "Measure",
-    "Limits",
-    "SandboxMode",
-    "AffinityMode",
-    "KeepBots",
-    "minimum_of",
-    "least",
-    "parse_clock",
-    "CPU_WALL_FACTOR",
-    "CPU_WALL_MARGIN_MS",
-    "QUICK_MS",
-    "wall_cap_ms",
-]
+__all__ = ["TimeControl", "Measure", "Limits", "SandboxMode", "AffinityMode", "KeepBots"]
 
 _BOT_MOVES = 18
 """The most moves one bot makes in a game (half of the 36 cells)."""

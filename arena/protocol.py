@@ -35,33 +35,6 @@ if TYPE_CHECKING:
 
     from arena.limits import TimeControl
 
-__all__ = [
-    "VERSION_LINE",
-    "QUIT_LINE",
-    "TURN_PREFIX",
-    "NO_LAST_MOVE",
-    "SHOW_LIMIT",
-    "game_line",
-    "turn_line",
-    "turn_suffix",
-    "end_line",
-    "parse_want",
-    "time_line",
-    "match_line",
-    "game_lines",
-    "FEATURES",
-    "strip_eol",
-    "line_end",
-    "OVERLONG",
-    "parse_ready",
-    "why_not_ready",
-    "NAME_MAX",
-    "parse_reply",
-    "Reply",
-    "escape",
-    "quote",
-    "shown",
-]
 
 VERSION_LINE = b"arena 1\n"
 QUIT_LINE = b"quit\n"

@@ -11,9 +11,9 @@ from collections import Counter
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from arena.rules import FAULT_REASONS, Reason, Role
+from arena.rules import Reason, Role
 
-__all__ = ["Reason", "GameRecord", "FAULT_REASONS", "TimeUse"]
+__all__ = ["Reason", "GameRecord", "TimeUse"]
 
 
 @dataclass

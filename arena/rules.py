@@ -19,7 +19,6 @@ __all__ = [
     "RULES_VERSION",
     "SIZE",
     "CELLS",
-    "FULL_MASK",
     "WINDOWS",
     "WINDOWS_THROUGH",
     "Role",
@@ -27,14 +26,10 @@ __all__ = [
     "Move",
     "Outcome",
     "Reason",
-    "FAULT_REASONS",
     "Board",
     "IllegalMoveError",
     "cell_name",
     "parse_cell",
-    "cells_of",
-    "ALL_MOVES",
-    "MOVE_BY_TOKEN",
 ]
 
 RULES_VERSION = 1

@@ -22,21 +22,6 @@ from arena.botlib.engine import (
     window_union,
 )
 
-__all__ = [
-    "PARTNER",
-    "WIN",
-    "WEIGHTS",
-    "DOUBLE_FOUR",
-    "VCF_DEPTH",
-    "Result",
-    "Searcher",
-    "CENTRE_LINES",
-    "centre_value",
-    "evaluate",
-    "pairing_reply",
-    "threat_eval",
-]
-
 WIN = 1_000_000
 WEIGHTS = (0, 1, 8, 64, 512)
 """Value of a live window holding k marks of one kind, k = 0..4 (a four is worth its threat)."""

@@ -20,30 +20,6 @@ from pathlib import Path
 
 from arena.rules import SIZE
 
-__all__ = [
-    "CENTRE_CELLS",
-    "CENTRE_LINES",
-    "CENTRE_FULL",
-    "LINE_ENDS",
-    "PARTNER",
-    "SYMMETRIES",
-    "to_board",
-    "to_centre",
-    "centre_masks",
-    "four_table",
-    "threat_table",
-    "perm_tables",
-    "canonical",
-    "canonical_with",
-    "canonical_small",
-    "canonical_images",
-    "byte_tables",
-    "map_cell",
-    "map_mask",
-    "CentreTable",
-    "TableFormatError",
-]
-
 N = 4
 CENTRE_FULL = (1 << N * N) - 1
 

@@ -29,18 +29,6 @@ from arena.botlib.perfect import PerfectOrder, border_pairs
 from arena.botlib.solver import MAX_ORDER_MOVES, Solver, two_mark_positions
 from arena.rules import Board, Mark, Move
 
-__all__ = [
-    "NODES_PER_MS",
-    "MOST_EMPTY",
-    "CentreWin",
-    "opening_memo",
-    "prepare",
-    "prove_opening",
-    "read_memo",
-    "repair",
-    "write_memo",
-]
-
 NODES_PER_MS = 20
 """The solvers' work budget per millisecond of ``<ms>`` (they search about 130 to 200 nodes a
 millisecond, so about a seventh of the move's time)."""

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import time
 
-__all__ = ["GUARD_SHARE", "MARGIN_S", "guard_deadline"]
-
 GUARD_SHARE = 0.4
 """The share of ``<ms>`` after which a bot stops thinking, whatever its work budget says."""
 MARGIN_S = 0.02

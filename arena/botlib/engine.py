@@ -12,32 +12,10 @@ from __future__ import annotations
 
 import random
 
-from arena.rules import CELLS, FULL_MASK, WINDOWS, Board, cells_of
-
-__all__ = [
-    "CELLS",
-    "FULL_MASK",
-    "WINDOWS",
-    "ALL_WINDOWS",
-    "CELL_WINDOWS",
-    "CELL_WINSET",
-    "CELL_MASKS",
-    "BIT",
-    "window_union",
-    "live_windows",
-    "live_cells",
-    "dead_cells",
-    "threats",
-    "has_five",
-    "five_through",
-    "from_board",
-    "random_winner",
-    "random_winner_count",
-    "random_game",
-    "heuristic_game",
-    "smart_game",
-    "cells_of",
-]
+from arena.rules import CELLS, Board
+from arena.rules import FULL_MASK as FULL_MASK
+from arena.rules import WINDOWS as WINDOWS
+from arena.rules import cells_of as cells_of
 
 ALL_WINDOWS = (1 << len(WINDOWS)) - 1
 """Every window index set (32 bits)."""

@@ -17,8 +17,6 @@ from pathlib import Path
 from arena.botlib.centre import CENTRE_LINES, SYMMETRIES, CentreTable, map_cell, map_mask
 from arena.botlib.repair import GeneralCentre
 
-__all__ = ["LINE_CLASSES", "equal_key", "build", "lookup", "main"]
-
 LINE_CLASSES = (0, 1, 8)
 """The line standing for each class: centre row 0 (and its images: the outer rows and columns),
 row 1 (the inner ones) and the first diagonal (both diagonals)."""

@@ -16,10 +16,8 @@ import random
 import time
 
 from arena.botlib import alphabeta
-from arena.botlib.alphabeta import DOUBLE_FOUR, VCF_DEPTH, WEIGHTS, Searcher
+from arena.botlib.alphabeta import Searcher
 from arena.botlib.engine import FULL_MASK, live_windows, threats
-
-__all__ = ["WEIGHTS", "WIN", "DOUBLE_FOUR", "VCF_DEPTH", "evaluate", "one_ply"]
 
 WIN = alphabeta.WIN
 

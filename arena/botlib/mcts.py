@@ -53,21 +53,6 @@ from arena.botlib.alphabeta import (
 from arena.botlib.clock import guard_deadline
 from arena.botlib.engine import FULL_MASK, WINDOWS, live_windows, threats, window_union
 
-__all__ = [
-    "Node",
-    "Mcts",
-    "CENTRE_MASK",
-    "CENTRE_OPENING",
-    "CHAOS_REPLY_TEMPERATURE",
-    "CHAOS_SIMULATIONS_PER_MS",
-    "SIMULATIONS_PER_MS",
-    "after",
-    "budgeted_move",
-    "move_gains",
-    "order_win_probability",
-    "priors",
-]
-
 C_PUCT = 0.8
 """Weight of the prior's exploration term against the mean value (both in [0, 1])."""
 FPU_REDUCTION = 0.1

@@ -36,8 +36,6 @@ from arena.botlib.repair import GeneralCentre
 from arena.botlib.solver import MAX_ORDER_MOVES, SearchLimitError, Solver
 from arena.rules import CELLS, WINDOWS_THROUGH, Board, Mark, Move, Role
 
-__all__ = ["PerfectOrder", "border_pairs", "chaos_move", "choose_move", "time_budget"]
-
 
 def time_budget(ms: int) -> float:
     """Seconds of a ``ms`` allowance this player may spend: well inside it, for a busy machine.

@@ -14,8 +14,6 @@ import time
 
 from arena.rules import CELLS, FULL_MASK, WINDOWS, WINDOWS_THROUGH, Mark, Move
 
-__all__ = ["WIN", "search", "evaluate", "five_cells"]
-
 WIN = 1 << 40
 """Score of a won game for Order (minus the plies it takes)."""
 _WEIGHT = (1, 8, 60, 600, 6000)

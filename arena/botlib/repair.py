@@ -15,8 +15,6 @@ from arena.botlib.centre import CENTRE_CELLS, CENTRE_FULL, CENTRE_LINES, LINE_EN
 from arena.botlib.solver import SearchLimitError, chaos_moves, order_children
 from arena.rules import Board, Mark, Move, cells_of
 
-__all__ = ["GeneralCentre", "Shape", "shape_of"]
-
 _LINES = tuple(enumerate(CENTRE_LINES))
 _MEMO_LIMIT = 3_000_000
 

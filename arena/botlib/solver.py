@@ -28,16 +28,6 @@ from arena.botlib.centre import (
 )
 from arena.rules import cells_of
 
-__all__ = [
-    "SearchLimitError",
-    "Solver",
-    "SolveResult",
-    "solve",
-    "main",
-    "order_moves",
-    "order_children",
-]
-
 MAX_ORDER_MOVES = 8
 """Order writes at most 8 of the 16 centre marks: this bound is no bound at all."""
 

@@ -13,8 +13,6 @@ from arena.errors import ArenaError
 if TYPE_CHECKING:
     from arena.store.aside import DiscardedGame
 
-__all__ = ["discard_command"]
-
 
 def discard_command(db: Path, numbers: Sequence[int], *, list_only: bool) -> None:
     """Discard the games ``numbers`` of the store ``db``; ``list_only``: list those that were."""

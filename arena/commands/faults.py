@@ -21,13 +21,6 @@ from arena.records import GameRecord
 from arena.referee.verdicts import DETAIL_WIDTH, last_lines, shown_detail
 from arena.rules import Role
 
-__all__ = [
-    "FaultRow",
-    "fault_rows",
-    "faults_command",
-    "render_faults",
-]
-
 
 @dataclass(frozen=True)
 class FaultRow:

@@ -32,8 +32,6 @@ from arena.tournament.schedule import opening_for
 if TYPE_CHECKING:
     from arena.ratings.headtohead import HeadToHead
 
-__all__ = ["run_match", "MatchTally", "describe"]
-
 
 def run_match(
     bot_a: str,

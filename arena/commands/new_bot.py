@@ -21,8 +21,6 @@ from pathlib import Path
 from arena.botspec import BOT_NAME_RE
 from arena.errors import ArenaError
 
-__all__ = ["Language", "NewBot", "create_bot", "build_c_bot", "run_new_bot"]
-
 NAME_MARKER = "__NAME__"
 
 

@@ -25,7 +25,6 @@ if TYPE_CHECKING:
     from arena.referee.settings import MatchSettings
     from arena.store.database import Store
 
-__all__ = ["play_command", "result_text"]
 
 PERSON = "human"
 """The name a person's games are stored under."""

@@ -11,8 +11,6 @@ from arena.errors import ArenaError
 if TYPE_CHECKING:
     from arena.store.database import Store
 
-__all__ = ["ratings_command", "ratings_json"]
-
 
 def ratings_command(
     db: Path,

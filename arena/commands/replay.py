@@ -27,20 +27,6 @@ from arena.protocol import shown
 from arena.records import GameRecord
 from arena.rules import Reason, Role
 
-__all__ = [
-    "GameFilter",
-    "select_games",
-    "list_lines",
-    "game_header",
-    "frame_lines",
-    "Key",
-    "read_keys",
-    "read_input",
-    "cut_short",
-    "step",
-    "replay_command",
-]
-
 KEYS_HELP = "keys: <- -> step, Home/End first/last, q quit"
 CLEAR = "\x1b[H\x1b[2J"
 

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["report_command"]
-
 
 def report_command(
     db: Path,

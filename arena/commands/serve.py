@@ -7,8 +7,6 @@ from pathlib import Path
 
 from arena.errors import ArenaError
 
-__all__ = ["listening", "serve_command"]
-
 
 def listening(host: str, port: int, option: str) -> socket.socket:
     """A socket listening on ``host:port``, or a one-line error naming ``option``."""

@@ -47,8 +47,6 @@ if TYPE_CHECKING:
     from arena.referee.match import MatchSettings
     from arena.store.database import Store
 
-__all__ = ["run_sprt", "SprtRun", "SprtSummary", "Progress", "definition"]
-
 
 @dataclass
 class SprtRun:

@@ -20,8 +20,6 @@ from arena.launch.sandbox import resolve_mode
 from arena.limits import Limits, SandboxMode, TimeControl
 from arena.referee.match import MatchSettings
 
-__all__ = ["distinct_names", "match_settings", "resolve_bot", "sandbox_for", "start_harness"]
-
 
 def resolve_bot(arg: str, name: str | None = None) -> BotSpec:
     """The bot named ``arg`` on the command line, renamed ``name`` when given."""

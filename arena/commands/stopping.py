@@ -17,8 +17,6 @@ import time
 from collections.abc import Iterator
 from types import FrameType
 
-__all__ = ["Stopped", "stopped_like_ctrl_c", "exit_code", "wait_readable"]
-
 _SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 _WAKE_S = 0.5
 """The longest a wait for input goes without looking for a signal, whatever happens."""

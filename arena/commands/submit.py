@@ -35,7 +35,6 @@ if TYPE_CHECKING:
     from arena.ratings.standings import BotStanding
     from arena.records import GameRecord
 
-__all__ = ["add_bot_entry", "Placing", "placing", "run_submit"]
 
 _PLAIN = re.compile(r"[A-Za-z0-9_./][A-Za-z0-9_./+-]*")
 

@@ -30,8 +30,6 @@ if TYPE_CHECKING:
     from arena.store.database import Store
     from arena.tournament.run import TournamentResult
 
-__all__ = ["Overrides", "run_tournament_command"]
-
 
 @dataclasses.dataclass(frozen=True)
 class Overrides:

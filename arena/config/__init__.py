@@ -16,24 +16,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from arena.botspec import BOT_NAME_RE, bundled_bot_names, bundled_bot_path
 from arena.config.build import build
 from arena.config.context import Context, describe
 from arena.config.model import TournamentConfig
 from arena.config.sections import section_hint
 from arena.config.yamlread import read_yaml
 from arena.errors import ConfigError
-from arena.tournament.schedule import FORMATS
 
-__all__ = [
-    "TournamentConfig",
-    "FORMATS",
-    "BOT_NAME_RE",
-    "load_config",
-    "config_from_dict",
-    "bundled_bot_path",
-    "bundled_bot_names",
-]
+__all__ = ["TournamentConfig", "load_config", "config_from_dict"]
 
 
 def load_config(path: str | os.PathLike[str]) -> TournamentConfig:

@@ -17,19 +17,6 @@ from typing import Any
 from arena.botspec import did_you_mean
 from arena.errors import ConfigError
 
-__all__ = [
-    "Context",
-    "MAX_INT",
-    "join",
-    "describe",
-    "key_line",
-    "value_line",
-    "item_line",
-    "start_line",
-    "text_of",
-    "field_kind",
-]
-
 MAX_INT = 2**31 - 1
 """Largest count or limit: keeps rlimits, timeouts and counts far from any C overflow."""
 

@@ -16,8 +16,6 @@ from arena.botfolder import FolderError, bot_name_for, scan_folder
 from arena.botspec import BotPartError, BotSpec, bare_name, folder_program
 from arena.config.context import Context, item_line, value_line
 
-__all__ = ["Entry", "FOLDER_KEYS", "expand_entries", "path_hint"]
-
 FOLDER_KEYS = {
     "folder": "alone: every sub-folder and program in that folder is a bot, named after it",
 }

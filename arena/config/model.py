@@ -19,8 +19,6 @@ from arena.tournament.executors import DEFAULT_EXECUTOR
 from arena.tournament.run import TournamentPlan
 from arena.tournament.stoprule import Budget, StopRule
 
-__all__ = ["TournamentConfig", "in_store_folder", "store_folder_problem"]
-
 
 def in_store_folder(spec: BotSpec, db: Path) -> bool:
     """Whether the bot's folder (which is shown to it) is the results store's folder, where

@@ -15,8 +15,6 @@ import yaml
 
 from arena.config.context import Context, describe, join
 
-__all__ = ["LineMap", "LineSeq", "Reader", "read_yaml"]
-
 
 class LineMap(dict[str, Any]):
     """A mapping read from YAML, remembering the line of each key and value."""

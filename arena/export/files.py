@@ -19,8 +19,6 @@ from typing import TextIO
 
 from arena.errors import ArenaError
 
-__all__ = ["atomic_write", "refuse_same_file", "same_file"]
-
 
 def same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
     """Whether two paths name one file: the same resolved path, or (existing) the same inode."""

@@ -28,17 +28,6 @@ from arena.records import GameRecord
 if TYPE_CHECKING:
     from arena.store.database import Store
 
-__all__ = [
-    "FORMATS",
-    "csv_cell",
-    "write_jsonl",
-    "write_numbered_jsonl",
-    "write_csv",
-    "write_numbered_csv",
-    "write_pgn",
-    "write_numbered_pgn",
-    "export_games",
-]
 
 FORMATS = ("jsonl", "csv", "pgn")
 CSV_FIELDS = (

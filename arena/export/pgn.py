@@ -18,8 +18,6 @@ from arena.errors import ArenaError
 from arena.records import GameRecord
 from arena.rules import Role
 
-__all__ = ["MAX_COMMENT", "game_text", "pgn_string", "comment_text", "result_token"]
-
 MAX_COMMENT = 1000
 """Characters of a fault's detail kept in a PGN comment."""
 

@@ -11,7 +11,6 @@ from arena.export.formats import csv_cell
 if TYPE_CHECKING:
     from arena.ratings.standings import BotStanding, Rating, Standings
 
-__all__ = ["STANDINGS_FIELDS", "write_standings_csv"]
 
 STANDINGS_FIELDS = (
     "rank", "tied", "bot", "display_name", "games", "wins", "score_percent",

@@ -23,8 +23,6 @@ from pathlib import Path
 
 from arena.errors import SandboxError
 
-__all__ = ["BotUser", "bot_user", "check_reachable", "unreachable", "SHARED_TMP"]
-
 UID_BASE = 1 << 30
 """Start of the range of bot uids (far above any account's; below the 2^31 of old tools)."""
 UID_COUNT = 1 << 16

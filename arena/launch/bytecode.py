@@ -20,8 +20,6 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
-__all__ = ["BOT_LIBRARY", "compile_bot_library", "compile_sources"]
-
 _ARENA = Path(__file__).resolve().parent.parent
 
 BOT_LIBRARY = (

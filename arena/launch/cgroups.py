@@ -40,19 +40,6 @@ from pathlib import Path
 
 from arena.launch import procfs
 
-__all__ = [
-    "BotCgroup",
-    "controller_root",
-    "CONTROLLERS",
-    "cpu_time_ns",
-    "harness_cgroup",
-    "harness_cgroups",
-    "kill_tree",
-    "pids_root",
-    "remove_harness_cgroup",
-    "sweep_dead_harnesses",
-]
-
 CONTROLLERS = ("pids", "memory", "freezer", "cpuacct")
 """What arena uses cgroups for, by the name of the cgroup v1 controller."""
 _V2_CORE = ("freezer", "cpuacct")  # in every cgroup v2 folder, whatever is delegated

@@ -28,20 +28,11 @@ from collections.abc import Callable, Iterable, Sequence
 from arena.botspec import BotSpec
 from arena.launch import bytecode, procfs, reaper
 from arena.launch.containment import containment, signal_group
-from arena.launch.pipes import UNTAPPED, PipeIO, Tap, pipes_for, tapped
+from arena.launch.pipes import UNTAPPED, PipeIO, pipes_for, tapped
+from arena.launch.pipes import Tap as Tap
 from arena.launch.sandbox import LaunchPlan
 from arena.limits import Limits
 from arena.protocol import OVERLONG, QUIT_LINE, line_end
-
-__all__ = [
-    "BotProcess",
-    "Channels",
-    "WaitStatus",
-    "KILL_GRACE_S",
-    "QUIT_GRACE_S",
-    "Tap",
-    "tapped_io",
-]
 
 KILL_GRACE_S = 0.1  # between SIGTERM and SIGKILL when a bot is killed after a fault
 QUIT_GRACE_S = 0.5  # for a bot to exit by itself after `quit`

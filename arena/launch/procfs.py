@@ -18,25 +18,6 @@ import termios
 import time
 from collections.abc import Iterable, Sequence
 
-__all__ = [
-    "stat_fields",
-    "children",
-    "all_children",
-    "descendants",
-    "first_descendant",
-    "with_environ",
-    "holds_pipe",
-    "read_file",
-    "process_cpu_ns",
-    "tree_cpu_ns",
-    "tree_work_ns",
-    "tree_run_delay_ns",
-    "threads_run_delay_ns",
-    "KeptSchedstats",
-    "unread_bytes",
-    "die_with_parent",
-]
-
 _PR_SET_PDEATHSIG = 1
 _CPUCLOCK_SCHED = 2  # MAKE_PROCESS_CPUCLOCK(pid, CPUCLOCK_SCHED) in the kernel's posix-timers.h
 _MAX_TREE = 4096  # a fork bomb's tree is not walked to the end on every move

@@ -41,19 +41,6 @@ from pathlib import Path
 
 from arena.launch import cgroups, procfs
 
-__all__ = [
-    "install_harness",
-    "installed",
-    "track",
-    "untrack",
-    "kill_adopted",
-    "kill_descendants",
-    "close_harness",
-    "scratch_root",
-    "remove_scratch",
-    "sweep_dead",
-]
-
 _PR_SET_CHILD_SUBREAPER = 36
 _PR_GET_CHILD_SUBREAPER = 37
 _REAP_S = 2.0

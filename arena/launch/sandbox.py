@@ -47,17 +47,6 @@ from arena.launch.cgroups import BotCgroup
 from arena.launch.procfs import die_with_parent
 from arena.limits import Limits, SandboxMode
 
-__all__ = [
-    "LaunchPlan",
-    "plan_launch",
-    "check_launchable",
-    "bwrap_path",
-    "resolve_mode",
-    "SANDBOX_UID",
-    "ADDRESS_SPACE_GUARD_MB",
-    "address_space_mb",
-]
-
 SANDBOX_UID = 65534  # nobody
 _MB = 1024 * 1024
 _IO_INSIDE = "/run/arena"  # where a sandboxed bot finds its stdin and stdout FIFOs

@@ -34,16 +34,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 
-__all__ = [
-    "available",
-    "install",
-    "new_session_keyring",
-    "prepare",
-    "program",
-    "program_fd",
-    "usable",
-]
-
 CLONE_NEWUSER = 0x10000000
 
 

@@ -15,16 +15,6 @@ from typing import TYPE_CHECKING, Literal, TypeVar
 if TYPE_CHECKING:
     from arena.ratings import GameLike
 
-__all__ = [
-    "DEFAULT_INITIAL",
-    "DEFAULT_K",
-    "Backend",
-    "EloRatings",
-    "canonical_order",
-    "expected_score",
-    "package_available",
-    "sequential_elo",
-]
 
 DEFAULT_K = 16.0
 """The K-factor of the standings' sequential Elo (the most a game can move a rating is K)."""

@@ -13,8 +13,6 @@ from typing import Literal
 
 from arena.ratings import ELO_PER_LOGIT
 
-__all__ = ["HeadToHead", "head_to_head"]
-
 _Z95 = 1.959963984540054
 
 

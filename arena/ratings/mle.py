@@ -20,18 +20,6 @@ from arena.ratings import ELO_PER_LOGIT
 if TYPE_CHECKING:
     from arena.ratings import GameLike
 
-__all__ = [
-    "ELO_PER_LOGIT",
-    "LogisticPosterior",
-    "MLEFit",
-    "OverallFit",
-    "PairCounts",
-    "aggregate",
-    "fit_mle",
-    "fit_overall",
-    "fit_pooled",
-]
-
 
 _Z95 = 1.959963984540054  # two-sided 95% normal quantile
 

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["DRAWS", "rank_intervals"]
-
 DRAWS = 2000
 """Posterior draws: enough that a 95% interval's ends move by at most a place between seeds."""
 

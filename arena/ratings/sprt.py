@@ -16,19 +16,6 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-__all__ = [
-    "PAIR_SCORES",
-    "SPRT",
-    "Estimate",
-    "elo_to_score",
-    "score_to_elo",
-    "llr",
-    "llr_normalized",
-    "estimate",
-    "pair_probabilities",
-    "simulate",
-]
-
 PAIR_SCORES = np.array([0.0, 0.5, 1.0])
 """The score ``x`` of a pair of games won 0, 1 or 2 times by A."""
 

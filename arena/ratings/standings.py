@@ -26,20 +26,6 @@ if TYPE_CHECKING:
     from arena.ratings.elo import EloRatings
     from arena.ratings.mle import MLEFit
 
-__all__ = [
-    "FAULT_NAMES",
-    "BotStanding",
-    "EloSettings",
-    "FitSettings",
-    "Rating",
-    "Standings",
-    "SURVIVAL_DEFINITION",
-    "Survival",
-    "SurvivalCell",
-    "compute_all",
-    "groups",
-    "role_groups",
-]
 
 FAULT_NAMES: tuple[str, ...] = tuple(r.value for r in Reason if r.is_fault)
 """The reasons a bot can lose by its own fault, in a fixed order: timeout, illegal, malformed,

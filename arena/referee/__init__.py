@@ -4,6 +4,7 @@
 them, ``verdicts`` words a fault for people.
 """
 
-from arena.referee.match import Match, MatchSettings, play_match, play_person
+from arena.referee.match import Match, play_match, play_person
+from arena.referee.settings import MatchSettings
 
 __all__ = ["Match", "MatchSettings", "play_match", "play_person"]

@@ -23,8 +23,6 @@ from typing import NamedTuple
 from arena.errors import HarnessError
 from arena.launch.process import BotProcess
 
-__all__ = ["LoadReading", "MachineFault", "read_load", "judge_cap", "too_loaded"]
-
 _HALF = 0.5  # the share of the time read that a held-back bot spent waiting for a CPU
 _MIN_WAIT_NS = 5_000_000  # less run-queue delay than this explains no lateness
 _PROBE_NS = 500_000_000  # how long a bot still runnable at its cap is watched for its next CPU

@@ -25,8 +25,6 @@ from arena.protocol import turn_suffix
 from arena.referee import verdicts as faults
 from arena.referee.blame import LoadReading, judge_cap, read_load
 
-__all__ = ["MoveClock", "wall_cap_ns"]
-
 _QUICK_NS = QUICK_MS * 1_000_000
 
 

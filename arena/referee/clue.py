@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["telling_line"]
-
 _CRASH_LINE = re.compile(
     r"^(?:panic: |fatal error: |Exception in thread |Caused by: |terminate called )"
     r"|^thread '.*' panicked at |panicked at |Assertion .* failed|^assertion failed"

@@ -31,8 +31,6 @@ from dataclasses import dataclass
 
 from arena.launch.process import QUIT_GRACE_S, BotProcess
 
-__all__ = ["BotKeeper", "Kept", "MAX_KEPT", "MIN_AVAILABLE_SHARE"]
-
 MAX_KEPT = 64
 """Default bound on the processes one worker keeps."""
 MIN_AVAILABLE_SHARE = 0.25

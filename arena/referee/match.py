@@ -34,18 +34,8 @@ from arena.referee.blame import MachineFault, too_loaded
 from arena.referee.clock import MoveClock, StartClock
 from arena.referee.keeper import BotKeeper, Kept
 from arena.referee.seat import BotSeat, GameOver, PersonSeat, Seat
-from arena.referee.settings import MatchSettings
+from arena.referee.settings import MatchSettings as MatchSettings
 from arena.rules import CELLS, Board, Move, Reason, Role
-
-__all__ = [
-    "MatchSettings",
-    "Match",
-    "play_match",
-    "play_person",
-    "alternating_order_seats",
-    "MAX_REPLAYS",
-    "REPLAYED",
-]
 
 MAX_REPLAYS = 3
 """Times one game is spoiled by the machine (``MachineFault``) before the referee gives up."""

@@ -24,30 +24,6 @@ from arena.protocol import escape, quote, shown, why_not_ready
 from arena.referee.clue import telling_line
 from arena.rules import Reason
 
-__all__ = [
-    "HINTS",
-    "could_not_reserve",
-    "advice",
-    "late",
-    "occupied",
-    "overlong",
-    "extra_lines",
-    "silence",
-    "startup_problem",
-    "program_problem",
-    "two_lines",
-    "unsolicited",
-    "written_before_turn",
-    "send_failure",
-    "exit_detail",
-    "silent_crash",
-    "stderr_clue",
-    "DETAIL_WIDTH",
-    "shown_detail",
-    "last_lines",
-]
-
-
 # --- the phrases details are made of (``advice`` reads them back) -----------------------------
 NOTHING_ARRIVED = "nothing arrived on stdout"
 NO_NEWLINE = "without a newline"

@@ -20,7 +20,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-__all__ = ["ReportSummary", "require_matplotlib", "write_report"]
+__all__ = ["ReportSummary", "write_report"]
 
 
 def require_matplotlib() -> None:

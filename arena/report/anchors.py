@@ -11,8 +11,6 @@ from __future__ import annotations
 import html
 import string
 
-__all__ = ["bot_anchor", "bot_link", "e", "game_anchor", "game_link"]
-
 _KEPT = frozenset(string.ascii_letters + string.digits + "-.")
 
 

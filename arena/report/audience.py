@@ -14,8 +14,6 @@ import re
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-__all__ = ["NAME_CHOICES", "Audience", "without_host_paths"]
-
 NAME_CHOICES = ("entry", "both")
 """``entry``: the names the config gave; ``both``: with the name a bot gave itself beside."""
 

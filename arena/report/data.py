@@ -21,18 +21,6 @@ if TYPE_CHECKING:
     from arena.ratings.standings import Standings
     from arena.records import GameRecord
 
-__all__ = [
-    "DEFAULT_MAX_VIEWER_GAMES",
-    "MAX_FAULT_ROWS",
-    "BotExtras",
-    "FaultGame",
-    "GameFacts",
-    "GameRow",
-    "ReportData",
-    "clock_increment",
-    "collect",
-    "winning_cells",
-]
 
 DEFAULT_MAX_VIEWER_GAMES = 3000
 """Games the viewer embeds at most (about 100 bytes each, and about 5 a move for its time and 6

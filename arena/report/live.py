@@ -24,8 +24,6 @@ from typing import Any
 from arena.report.data import ReportData, collect
 from arena.tournament.live import RunProgress, live_folder, read_games, read_progress
 
-__all__ = ["LiveState", "Snapshot"]
-
 POLL_S = 0.25
 IDLE_S = 10.0
 """Nothing asked for this long and no stream open: nobody looks, nothing costly is computed."""

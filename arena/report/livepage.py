@@ -18,7 +18,6 @@ if TYPE_CHECKING:
     from arena.records import GameRecord
     from arena.report.live import Snapshot
 
-__all__ = ["BOT_GAMES", "bot_page", "live_page"]
 
 BOT_GAMES = 200
 """A bot's latest games listed on its page."""

@@ -30,8 +30,6 @@ if TYPE_CHECKING:
     from arena.ratings.standings import BotStanding, Standings
     from arena.report.settings import TournamentSettings
 
-__all__ = ["live_charts", "live_sections", "render", "resource", "script_json"]
-
 
 def script_json(data: Any) -> str:
     """JSON that can sit inside a ``<script>`` element whatever the strings in it say."""

@@ -20,7 +20,6 @@ if TYPE_CHECKING:
     from arena.report.audience import Audience
     from arena.report.data import FaultGame, GameRow, ReportData
 
-__all__ = ["MAX_LISTED_GAMES", "bots_section", "fault_rows", "games_section"]
 
 MAX_LISTED_GAMES = 5_000
 """Games the games table lists and the bots' sections link at most (the latest)."""

@@ -21,15 +21,6 @@ if TYPE_CHECKING:
 
     from arena.ratings.standings import Rating, Standings
 
-__all__ = [
-    "LABELLED_BOTS",
-    "ANNOTATED_BOTS",
-    "heatmap",
-    "label",
-    "lengths_chart",
-    "ratings_chart",
-    "survival_chart",
-]
 
 LABELLED_BOTS = 40
 """Up to this many bots, charts name every bot; beyond, they show ranks only."""

@@ -27,8 +27,6 @@ from urllib.parse import unquote, urlsplit
 
 from arena.report.live import LiveState
 
-__all__ = ["LiveServer", "bind", "parse_address", "serve_in_background"]
-
 DEFAULT_PORT = 8642
 REQUEST_TIMEOUT_S = 30.0
 """A connection that sends nothing for this long is closed."""

@@ -16,8 +16,6 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from arena.store.database import Store
 
-__all__ = ["TournamentSettings", "read_settings", "utc_minute"]
-
 
 @dataclass(frozen=True)
 class TournamentSettings:

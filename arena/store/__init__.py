@@ -3,20 +3,8 @@
 ``database`` (``Store``), ``rows`` (the ``games`` columns, written once) and ``runlock``.
 """
 
-from arena.store.database import (
-    BotVersion,
-    Store,
-    VersionChange,
-    hidden_from_bots,
-    store_files,
-    store_in_bot_folder,
-)
+from arena.store.database import BotVersion, Store, VersionChange
+from arena.store.database import hidden_from_bots as hidden_from_bots
+from arena.store.database import store_files as store_files
 
-__all__ = [
-    "BotVersion",
-    "Store",
-    "VersionChange",
-    "hidden_from_bots",
-    "store_files",
-    "store_in_bot_folder",
-]
+__all__ = ["BotVersion", "Store", "VersionChange"]

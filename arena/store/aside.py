@@ -18,15 +18,6 @@ from typing import NamedTuple
 
 from arena.store import rows as gamerows
 
-__all__ = [
-    "DiscardedGame",
-    "clear_discarded",
-    "copy_store",
-    "discard_games",
-    "discarded_games",
-    "new_backup_path",
-]
-
 DISCARDED = "discarded_games"
 """The table of discarded games: each game's row as it was, its number and when it went."""
 

@@ -30,19 +30,6 @@ from arena.store import rows as gamerows
 from arena.store.rows import dumps, safe_text
 from arena.store.runlock import RunLock, holder_info
 
-__all__ = [
-    "SCHEMA_VERSION",
-    "BotVersion",
-    "VersionChange",
-    "HarnessErrorRow",
-    "Reset",
-    "Store",
-    "StoredResult",
-    "protected_files",
-    "store_files",
-    "versioned_name",
-]
-
 SCHEMA_VERSION = 4
 """The layout of the file, kept in ``PRAGMA user_version`` (0 means a new, empty file).
 

@@ -20,20 +20,6 @@ from typing import Any
 from arena.records import GameRecord, Reason
 from arena.rules import Role
 
-__all__ = [
-    "COLUMNS",
-    "Column",
-    "create_table",
-    "insert_statement",
-    "joined_tokens",
-    "missing_columns",
-    "select_list",
-    "read_order",
-    "record_from_row",
-    "row_from_record",
-    "safe_text",
-]
-
 _INT64 = range(-(2**63), 2**63)
 
 SqlValue = str | int | float | None

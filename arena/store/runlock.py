@@ -20,8 +20,6 @@ from pathlib import Path
 
 from arena.errors import StoreError
 
-__all__ = ["RunLock", "holder_info"]
-
 
 def holder_info() -> str:
     """What a run records about itself once it holds the lock: pid, host, start time (JSON)."""

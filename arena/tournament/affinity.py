@@ -13,8 +13,6 @@ import os
 from arena.launch import procfs
 from arena.limits import AffinityMode
 
-__all__ = ["usable_cores", "core_count", "plan_cores", "pin_to_core", "current_cpu"]
-
 
 def usable_cores() -> list[int]:
     """The cores this process may run on."""

@@ -12,8 +12,6 @@ from dataclasses import dataclass
 
 from arena.tournament.affinity import core_count
 
-__all__ = ["Capacity", "fair_workers", "available_memory_mb", "WORKER_MB", "TYPICAL_BOT_MB"]
-
 WORKER_MB = 40
 """A worker process's own memory (measured ~28 MiB, with room)."""
 TYPICAL_BOT_MB = 100

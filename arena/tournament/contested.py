@@ -19,8 +19,6 @@ import numpy as np
 from arena.ratings.mle import OverallFit
 from arena.tournament.stoprule import placing
 
-__all__ = ["contested_round", "open_pairs"]
-
 
 def open_pairs(fit: OverallFit, top: int, los: float) -> list[tuple[int, int, float]]:
     """The pairs whose order matters and is not settled: (higher index, lower index, doubt),

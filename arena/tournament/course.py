@@ -20,18 +20,6 @@ if TYPE_CHECKING:  # the fit (numpy, scipy) is imported where used: a config rea
     from arena.ratings import GameLike
     from arena.ratings.mle import OverallFit
 
-__all__ = [
-    "COURSE_FORMATS",
-    "GAMES_PER_PAIRING",
-    "CoursePlan",
-    "Finished",
-    "Round",
-    "course_fit",
-    "default_rounds",
-    "next_round",
-    "round_games",
-    "swiss_tally",
-]
 
 COURSE_FORMATS = ("swiss", "contested")
 GAMES_PER_PAIRING = 2

@@ -31,8 +31,6 @@ from arena.tournament.course import (
 )
 from arena.tournament.schedule import MatchJob, round_matches
 
-__all__ = ["CourseEnd", "course_games", "course_slots", "play_course", "stored_rounds"]
-
 COURSE_POOL = "course_pool"
 """The store's meta key of a course's bots, in the order its rounds were decided for."""
 

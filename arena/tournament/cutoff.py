@@ -16,8 +16,6 @@ from arena.tournament.course import course_fit
 from arena.tournament.schedule import MatchJob
 from arena.tournament.stoprule import Budget, StopRule
 
-__all__ = ["by_round", "stop_reason", "within_budget"]
-
 
 def by_round(jobs: Sequence[MatchJob]) -> list[list[MatchJob]]:
     """``jobs`` (in round order, as ``in_rounds`` gives them) cut into their rounds."""

@@ -20,8 +20,6 @@ from collections.abc import Callable, Sequence
 from arena.records import GameRecord
 from arena.tournament.schedule import CHUNK, MatchJob
 
-__all__ = ["WorkLeft"]
-
 
 def _pair(a: str, b: str) -> tuple[str, str]:
     return (a, b) if a <= b else (b, a)

@@ -27,17 +27,6 @@ from arena.store.database import VersionChange
 from arena.tournament.executors.base import ExecutorStatus, active_matches
 from arena.tournament.schedule import MatchJob
 
-__all__ = [
-    "LiveFeed",
-    "LiveGame",
-    "LiveProgress",
-    "RunProgress",
-    "live_folder",
-    "read_games",
-    "read_progress",
-    "remove_folder",
-]
-
 PERIOD_S = 0.2
 """How often a process's games in progress are written, at most (a move shows within it)."""
 PROGRESS_FILE = "progress.json"

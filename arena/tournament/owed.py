@@ -19,7 +19,6 @@ from arena.tournament.schedule import FORMATS, pairings
 if TYPE_CHECKING:
     from arena.store.database import Store
 
-__all__ = ["OwedPairing", "owed_games"]
 
 NOT_PLAYED = "not played yet: the run stopped, is still going, or games were discarded"
 """Why a pairing owes games when no harness error names it."""

@@ -42,14 +42,6 @@ from arena.tournament.live import LiveFeed, LiveProgress, live_folder, remove_fo
 from arena.tournament.schedule import MatchJob, in_rounds, plan_matches
 from arena.tournament.stoprule import Budget, StopRule
 
-__all__ = [
-    "TournamentObserver",
-    "TournamentPlan",
-    "TournamentResult",
-    "run_tournament",
-    "oversubscribed",
-]
-
 MAX_ATTEMPTS = 3
 
 ExecutorFactory = Callable[[ExecutorSetup], MatchExecutor]

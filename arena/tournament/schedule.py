@@ -28,22 +28,6 @@ from typing import TypeVar
 from arena.botspec import BotSpec
 from arena.rules import Board
 
-__all__ = [
-    "GameSlot",
-    "MatchJob",
-    "pairings",
-    "pairing_count",
-    "plan_matches",
-    "in_rounds",
-    "berger_rounds",
-    "round_matches",
-    "random_opening",
-    "FORMATS",
-    "MAX_OPENING_PLIES",
-    "CHUNK",
-    "MIN_JOBS",
-]
-
 FORMATS = ("round-robin", "gauntlet")
 """Every pair of bots, or the first bot against each of the others."""
 

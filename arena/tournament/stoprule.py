@@ -16,8 +16,6 @@ if TYPE_CHECKING:  # numpy and the fit are imported where used: a config reads t
 
     from arena.ratings.mle import OverallFit
 
-__all__ = ["Budget", "StopRule", "adjacent_los", "placing", "trimmed_to_budget"]
-
 
 @dataclass(frozen=True)
 class StopRule:

@@ -10,8 +10,6 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
-__all__ = ["SwissRound", "meeting", "swiss_order", "swiss_round"]
-
 SEARCH_STEPS = 5_000
 """How many partial pairings the search tries before it pairs greedily and trades partners to undo
 repeats: enough for every pairing of 12 bots, and a round of 300 still comes in milliseconds."""

@@ -26,8 +26,6 @@ if TYPE_CHECKING:
     from arena.commands.display.watch import Redraw, RunWatch
     from arena.store.database import Store
 
-__all__ = ["ProgressDisplay"]
-
 
 class ProgressDisplay:
     """Games done/total, games/s, ETA and faults: a bar on a terminal, plain lines elsewhere.

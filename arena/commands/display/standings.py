@@ -28,15 +28,6 @@ if TYPE_CHECKING:
     from arena.store.database import Store
     from arena.tournament.owed import OwedPairing
 
-__all__ = [
-    "bot_label",
-    "compact_standings",
-    "load_standings",
-    "no_color",
-    "output_width",
-    "print_standings",
-    "render_standings",
-]
 
 DEFAULT_WIDTH = 80
 """The width the default output fits when it is not written to a terminal."""

@@ -32,7 +32,6 @@ if TYPE_CHECKING:
 
     from arena.store.database import Store
 
-__all__ = ["RunWatch", "WatchedProgress"]
 
 STANDINGS_S = 5.0
 TOP = 5

@@ -9,7 +9,7 @@ Modules: ``report``, ``transcript``, ``probe``, ``games``, ``check``. Details: `
 
 from __future__ import annotations
 
-from arena.commands.validate.check import run_validate, validate_bot
-from arena.commands.validate.report import CHECKS, Check, Report, print_report
-
-__all__ = ["CHECKS", "Check", "Report", "print_report", "run_validate", "validate_bot"]
+from arena.commands.validate.check import run_validate as run_validate
+from arena.commands.validate.check import validate_bot as validate_bot
+from arena.commands.validate.report import CHECKS as CHECKS
+from arena.commands.validate.report import print_report as print_report

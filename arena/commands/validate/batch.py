@@ -24,8 +24,6 @@ from arena.botspec import BotSpec, bare_name
 from arena.commands.validate.report import Report, folded
 from arena.errors import ArenaError
 
-__all__ = ["Row", "bots_to_check", "validate_many", "print_table"]
-
 
 @dataclass(frozen=True)
 class Row:

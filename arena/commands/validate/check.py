@@ -19,8 +19,6 @@ from arena.launch.sandbox import resolve_mode
 from arena.limits import Limits, SandboxMode, TimeControl
 from arena.referee import verdicts as faults
 
-__all__ = ["validate_bot", "run_validate", "DEFAULT_TOTAL_S"]
-
 DEFAULT_TOTAL_S = 600.0
 """How long a batch of bots may take, by default: a class's checks, each a few seconds."""
 

@@ -20,8 +20,6 @@ from arena.referee import verdicts as faults
 from arena.referee.match import Match, MatchSettings
 from arena.rules import Role
 
-__all__ = ["MIN_MOVES_A_GAME", "play_games", "judge_games", "random_opponent"]
-
 _DROPPED = re.compile(r"\[(\d+) earlier bytes dropped\]\n")
 MIN_MOVES_A_GAME = 4
 """The bot's moves a game, on average, below which its replies are not judged from its games

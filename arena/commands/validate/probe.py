@@ -21,8 +21,6 @@ from arena.limits import Limits, SandboxMode
 from arena.referee import verdicts as faults
 from arena.rules import Board, Move, Reason, Role
 
-__all__ = ["Probe", "SILENCE_MS"]
-
 SILENCE_MS = 150
 """How long the probe listens for output that is not due."""
 

@@ -11,8 +11,6 @@ from typing import Any, TextIO
 
 from arena.limits import TimeControl
 
-__all__ = ["CHECKS", "Check", "Report", "print_report"]
-
 CHECKS: dict[str, str] = {
     "startup": "starts and answers `arena 1` with `ready`",
     "format": "every reply is one well-formed move line",

@@ -11,8 +11,6 @@ from arena.limits import KeepBots, Limits, SandboxMode
 from arena.referee.keeper import BotKeeper
 from arena.referee.match import Match, MatchSettings
 
-__all__ = ["check_reuse"]
-
 HINT = (
     "at `match <seed>`, reset as a fresh start would: reseed your generator from <seed> and forget"
     " what earlier matches taught (arena.bot's run does it; else drop `want match`)"

@@ -7,8 +7,6 @@ from collections.abc import Callable
 
 from arena.protocol import escape
 
-__all__ = ["Transcript"]
-
 _ENDLESS = 200
 """Bytes of a line without a newline shown as they come (an endless line is not held back)."""
 

@@ -16,38 +16,17 @@ from arena.errors import ArenaError
 from arena.lazy import lazy_getattr
 
 if TYPE_CHECKING:  # at run time these come lazily, through __getattr__
-    from arena.tournament.executors.base import (
-        Event,
-        ExecutorSetup,
-        ExecutorStatus,
-        GameDone,
-        GameSink,
-        JobDone,
-        JobFailed,
-        MatchExecutor,
-        play_job,
-    )
-    from arena.tournament.executors.inline import InlineExecutor
-    from arena.tournament.executors.local import LocalPoolExecutor
-
-# A literal list: mypy and ruff read re-exports only from one (what is lazy: _LAZY below).
-__all__ = [
-    "EXECUTORS",
-    "DEFAULT_EXECUTOR",
-    "executor_names",
-    "make_executor",
-    "Event",
-    "ExecutorSetup",
-    "ExecutorStatus",
-    "GameDone",
-    "GameSink",
-    "JobDone",
-    "JobFailed",
-    "MatchExecutor",
-    "play_job",
-    "InlineExecutor",
-    "LocalPoolExecutor",
-]
+    from arena.tournament.executors.base import Event as Event
+    from arena.tournament.executors.base import ExecutorSetup as ExecutorSetup
+    from arena.tournament.executors.base import ExecutorStatus as ExecutorStatus
+    from arena.tournament.executors.base import GameDone as GameDone
+    from arena.tournament.executors.base import GameSink as GameSink
+    from arena.tournament.executors.base import JobDone as JobDone
+    from arena.tournament.executors.base import JobFailed as JobFailed
+    from arena.tournament.executors.base import MatchExecutor as MatchExecutor
+    from arena.tournament.executors.base import play_job as play_job
+    from arena.tournament.executors.inline import InlineExecutor as InlineExecutor
+    from arena.tournament.executors.local import LocalPoolExecutor as LocalPoolExecutor
 
 EXECUTORS: dict[str, str] = {
     "local": "arena.tournament.executors.local:make_local",
@@ -58,16 +37,25 @@ EXECUTORS: dict[str, str] = {
 
 DEFAULT_EXECUTOR = "local"
 
-_EAGER = {"EXECUTORS", "DEFAULT_EXECUTOR", "executor_names", "make_executor"}
-_OWN_MODULE = {
+_BASE = "arena.tournament.executors.base"
+# The names loaded lazily -> their module: the same as the TYPE_CHECKING imports above.
+_LAZY = {
+    **dict.fromkeys(
+        (
+            "Event",
+            "ExecutorSetup",
+            "ExecutorStatus",
+            "GameDone",
+            "GameSink",
+            "JobDone",
+            "JobFailed",
+            "MatchExecutor",
+            "play_job",
+        ),
+        _BASE,
+    ),
     "InlineExecutor": "arena.tournament.executors.inline",
     "LocalPoolExecutor": "arena.tournament.executors.local",
-}
-# The names __all__ exports lazily -> their module (``base`` unless named above).
-_LAZY = {
-    name: _OWN_MODULE.get(name, "arena.tournament.executors.base")
-    for name in __all__
-    if name not in _EAGER
 }
 
 __getattr__ = lazy_getattr(__name__, _LAZY, globals())

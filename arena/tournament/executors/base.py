@@ -32,27 +32,6 @@ from arena.referee.keeper import BotKeeper
 from arena.referee.match import Match, MatchSettings
 from arena.tournament.schedule import GameSlot, MatchJob
 
-__all__ = [
-    "GameDone",
-    "GameReplayed",
-    "JobDone",
-    "JobFailed",
-    "ChunksShared",
-    "Event",
-    "GameSink",
-    "MatchExecutor",
-    "ExecutorSetup",
-    "ExecutorStatus",
-    "play_job",
-    "active_matches",
-    "worker_keeper",
-    "close_keeper",
-    "forget_keeper",
-    "kept_processes",
-    "keepers",
-]
-
-
 KEPT_IDLE_S = 120.0
 """How long, by default, a cluster worker keeps a run's bots after its last match of the run
 there when the driver never releases them (it was killed outright)."""

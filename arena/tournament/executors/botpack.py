@@ -26,18 +26,6 @@ from pathlib import Path, PurePosixPath
 from arena.botspec import _CACHE_DIRS, _CACHE_SUFFIXES, MAX_BOT_BYTES, MAX_BOT_FILES, BotSpec
 from arena.errors import ArenaError
 
-__all__ = [
-    "BotPack",
-    "UnsafePackError",
-    "pack_bot",
-    "pack_folder",
-    "inner_link_target",
-    "unpack",
-    "default_cache_root",
-    "MAX_PACK_BYTES",
-    "MAX_PACK_MEMBERS",
-]
-
 MAX_PACK_BYTES = MAX_BOT_BYTES
 """The most bytes a pack may unpack to (a bot's own folder is bounded by as much)."""
 MAX_PACK_MEMBERS = 4 * MAX_BOT_FILES

@@ -42,15 +42,6 @@ from arena.tournament.executors.local import slowest_game_seconds
 from arena.tournament.executors.placement import Placement
 from arena.tournament.schedule import MatchJob
 
-__all__ = [
-    "ClusterExecutor",
-    "ClusterLost",
-    "parse_cluster",
-    "make_cluster",
-    "CLUSTER_FORMS",
-    "MAX_LOCAL_WORKERS",
-]
-
 CLUSTER_FORMS = "tcp://HOST:PORT (a Dask scheduler) or local:N (N worker processes here)"
 """What a cluster address may be, as told in errors."""
 MAX_LOCAL_WORKERS = 256

@@ -42,18 +42,6 @@ from arena.tournament.executors.botpack import default_cache_root, unpack
 from arena.tournament.executors.worker import prepare_worker
 from arena.tournament.schedule import MatchJob
 
-__all__ = [
-    "BotPackPlugin",
-    "play_remote",
-    "sandbox_problem",
-    "stop_run",
-    "stop_task",
-    "share_task",
-    "release_run",
-    "release_idle",
-    "kept_bots",
-]
-
 _PREPARED: dict[SandboxMode, SandboxMode] = {}
 """The sandbox mode asked for -> the mode this worker process runs its bots in, once prepared."""
 

@@ -19,8 +19,6 @@ from arena.tournament.executors.base import (
 )
 from arena.tournament.schedule import MatchJob
 
-__all__ = ["InlineExecutor", "make_inline"]
-
 
 class InlineExecutor:
     """Plays jobs one after another in this process; each job's events come as one batch."""

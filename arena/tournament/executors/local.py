@@ -43,8 +43,6 @@ from arena.tournament.executors.placement import Placement
 from arena.tournament.executors.worker import prepare_worker, stop_bots
 from arena.tournament.schedule import MatchJob
 
-__all__ = ["LocalPoolExecutor", "make_local", "slowest_game_seconds"]
-
 RELEASE_S = 10.0
 """How long the end of a run waits for the workers to stop the bots they keep."""
 STALL_MARGIN_S = 15.0

@@ -31,8 +31,6 @@ from arena.records import GameRecord
 from arena.referee.keeper import MAX_KEPT
 from arena.tournament.schedule import MatchJob
 
-__all__ = ["LOOKAHEAD", "in_blocks"]
-
 LOOKAHEAD = 256
 """How far down the queue a free worker looks for a match with the bots it keeps."""
 

@@ -18,8 +18,6 @@ from arena.limits import SandboxMode
 from arena.tournament.affinity import pin_to_core
 from arena.tournament.executors.base import active_matches, kept_processes
 
-__all__ = ["prepare_worker", "stop_bots"]
-
 
 def prepare_worker(
     sandbox: SandboxMode | str = SandboxMode.AUTO,
