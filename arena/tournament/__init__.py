@@ -12,8 +12,13 @@ from typing import TYPE_CHECKING
 from arena.lazy import lazy_getattr
 
 if TYPE_CHECKING:
-    from arena.tournament.run import TournamentPlan, TournamentResult, run_tournament
+    from arena.tournament.run import (
+        TournamentObserver,
+        TournamentPlan,
+        TournamentResult,
+        run_tournament,
+    )
 
-__all__ = ["TournamentPlan", "TournamentResult", "run_tournament"]
+__all__ = ["TournamentObserver", "TournamentPlan", "TournamentResult", "run_tournament"]
 
 __getattr__ = lazy_getattr(__name__, dict.fromkeys(__all__, "arena.tournament.run"), globals())
