@@ -95,7 +95,8 @@ def test_with_environ_finds_the_processes_given_an_entry() -> None:
         env={**os.environ, name: value},
     )
     try:
-        assert child.pid in procfs.with_environ(token.encode())
+        # Popen returns once the exec began; the kernel sets the new environment a little later.
+        assert wait_until(lambda: child.pid in procfs.with_environ(token.encode()), 10)
         assert child.pid not in procfs.with_environ((token + "0").encode())
         assert os.getpid() not in procfs.with_environ(token.encode())
     finally:
