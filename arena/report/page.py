@@ -356,13 +356,14 @@ def _settings_line(data: ReportData, settings: TournamentSettings | None) -> lis
     parts = [
         settings.format,
         f"{settings.bots} bots",
-        f"{settings.games_per_pairing} game{'s' * (settings.games_per_pairing != 1)}"
-        " per ordered pairing",
+        settings.pairing,
         settings.time_control,
         f"seed {settings.seed}",
     ]
     if settings.opening_plies:
         parts.append(f"random openings of {settings.opening_plies} plies")
+    if settings.budget is not None:
+        parts.append(f"a budget of {settings.budget} games")
     parts.append(f"{data.games} of {settings.owed} games played")
     return parts
 

@@ -36,6 +36,19 @@ class TournamentSettings:
     """The most games the run may play (``budget:``), if it has one."""
 
     @property
+    def pairing(self) -> str:
+        """How the run meets its pairings, as the report's header says it: a course in rounds
+        (each meeting a game per role), else a number of games per ordered pairing."""
+        from arena.tournament.course import COURSE_FORMATS, CoursePlan
+
+        if self.format not in COURSE_FORMATS:
+            games = self.games_per_pairing
+            return f"{games} game{'s' * (games != 1)} per ordered pairing"
+        rounds = CoursePlan(self.format, self.rounds, None, None).swiss_rounds(self.bots)
+        played = f"{rounds} Swiss round{'s' * (rounds != 1)}"
+        return played if self.format == "swiss" else f"{played}, then rounds for the top"
+
+    @property
     def owed(self) -> int:
         """Games the tournament owes at most: a course's rounds or its budget; else both roles
         of each pairing, ``games_per_pairing`` times each, within its budget."""

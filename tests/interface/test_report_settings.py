@@ -7,12 +7,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from arena.report.settings import read_settings
+from arena.report.settings import TournamentSettings, read_settings
 from arena.store import Store
 
 
-def owed(tmp_path: Path, **described: object) -> int:
-    """The games owed by a run of 40 bots described as ``described`` says."""
+def settings_of(tmp_path: Path, **described: object) -> TournamentSettings:
+    """The settings of a run of 40 bots described as ``described`` says."""
     run = {
         "format": "round-robin",
         "games_per_pairing": 2,
@@ -25,7 +25,11 @@ def owed(tmp_path: Path, **described: object) -> int:
         store.set_meta("config", json.dumps(run))
         settings = read_settings(store)
     assert settings is not None
-    return settings.owed
+    return settings
+
+
+def owed(tmp_path: Path, **described: object) -> int:
+    return settings_of(tmp_path, **described).owed
 
 
 def test_a_course_owes_its_rounds_not_a_round_robin(tmp_path: Path) -> None:
@@ -40,3 +44,11 @@ def test_a_course_owes_its_rounds_not_a_round_robin(tmp_path: Path) -> None:
 def test_a_budget_caps_what_a_round_robin_owes(tmp_path: Path) -> None:
     assert owed(tmp_path, budget={"games": 300}) == 300
     assert owed(tmp_path, budget={"games": 10_000}) == 2 * 2 * 40 * 39 // 2
+
+
+def test_the_header_says_a_course_is_played_in_rounds(tmp_path: Path) -> None:
+    assert settings_of(tmp_path).pairing == "2 games per ordered pairing"
+    assert settings_of(tmp_path, games_per_pairing=1).pairing == "1 game per ordered pairing"
+    assert settings_of(tmp_path, format="swiss", rounds=None).pairing == "10 Swiss rounds"
+    contested = settings_of(tmp_path, format="contested", rounds=1).pairing
+    assert contested == "1 Swiss round, then rounds for the top"
