@@ -321,6 +321,26 @@ class OverallFit:
         return _normal_cdf(diff / sd)
 
 
+def _posterior(
+    counts: PairCounts, strengths: int, prior_sd: float, prior_sd_role: float
+) -> LogisticPosterior:
+    """The posterior of ``strengths`` strengths then Order's advantage: each game compares the
+    Order bot's strength with the Chaos bot's, which is the last ``len(counts.names)`` of them
+    (the same as the Order bot's in the overall model, its own in the per-role one)."""
+    n = len(counts.names)
+    p = counts.order_idx.size
+    tau_s = (prior_sd / ELO_PER_LOGIT) ** -2
+    tau_h = (prior_sd_role / ELO_PER_LOGIT) ** -2
+    chaos = counts.chaos_idx + (strengths - n)
+    return LogisticPosterior(
+        np.column_stack([counts.order_idx, chaos, np.full(p, strengths)]).astype(np.int64),
+        np.tile([1.0, -1.0, 1.0], (p, 1)),
+        counts.games,
+        counts.order_wins,
+        np.r_[np.full(strengths, tau_s), tau_h],
+    )
+
+
 def fit_overall(
     counts: PairCounts,
     *,
@@ -331,18 +351,8 @@ def fit_overall(
 ) -> OverallFit:
     """The overall model of ``fit_mle`` (one strength per bot and Order's advantage) alone."""
     n = len(counts.names)
-    p = counts.order_idx.size
-    tau_s = (prior_sd / ELO_PER_LOGIT) ** -2
-    tau_h = (prior_sd_role / ELO_PER_LOGIT) ** -2
     # u = [s_0 .. s_{n-1}, h].
-    posterior = LogisticPosterior(
-        np.column_stack([counts.order_idx, counts.chaos_idx, np.full(p, n)]).astype(np.int64),
-        np.tile([1.0, -1.0, 1.0], (p, 1)),
-        counts.games,
-        counts.order_wins,
-        np.r_[np.full(n, tau_s), tau_h],
-    )
-    u, cov_u, ok = posterior.solve(method)
+    u, cov_u, ok = _posterior(counts, n, prior_sd, prior_sd_role).solve(method)
     transform = np.zeros((n + 1, n + 1))
     transform[:n, :n] = np.eye(n) - _active_weights(counts)[None, :]
     transform[n, n] = 1.0
@@ -466,20 +476,8 @@ def _fit_by_role(
 ) -> _RoleFit:
     """The per-role model of ``fit_mle``: each bot's Order and Chaos strengths on one scale."""
     n = len(counts.names)
-    p = counts.order_idx.size
-    tau_s = (prior_sd / ELO_PER_LOGIT) ** -2
-    tau_h = (prior_sd_role / ELO_PER_LOGIT) ** -2
     # u = [a_0 .. a_{n-1}, b_0 .. b_{n-1}, h] with s_order = a + h/2, s_chaos = b - h/2.
-    posterior = LogisticPosterior(
-        np.column_stack([counts.order_idx, n + counts.chaos_idx, np.full(p, 2 * n)]).astype(
-            np.int64
-        ),
-        np.tile([1.0, -1.0, 1.0], (p, 1)),
-        counts.games,
-        counts.order_wins,
-        np.r_[np.full(2 * n, tau_s), tau_h],
-    )
-    u, cov_u, ok = posterior.solve(method)
+    u, cov_u, ok = _posterior(counts, 2 * n, prior_sd, prior_sd_role).solve(method)
     half = np.tile(-0.5 * _active_weights(counts), (n, 1))  # minus half the mean of a + b
     transform = np.block(
         [
