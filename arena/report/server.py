@@ -266,8 +266,8 @@ def serve(db: Path, sock: socket.socket, finish_s: float = 0.0) -> None:
 
 def _yield_to_everything() -> None:
     """Run the page below every other process: beside a run, its bots' moves are timed. Under
-    Linux's idle policy a waking bot takes the CPU from the page at once (at the lowest nice
-    value, only after a time slice); the page still gets a sliver of a busy machine."""
+    Linux's idle policy a waking bot takes the CPU from the page at once (at nice 19, only once
+    the page's time slice ends); the page still gets a sliver of a busy machine."""
     try:
         os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
     except (AttributeError, OSError):  # not Linux, or refused: the lowest nice value
