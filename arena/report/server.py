@@ -248,7 +248,10 @@ def serve(db: Path, sock: socket.socket, finish_s: float = 0.0) -> None:
     in, at most that long, and ``LINGER_S`` more, when anyone looks (a run's end: its viewers
     keep its final state)."""
     signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
-    _yield_to_everything()
+    # The page yields the CPU to anything else: beside a run, its bots' moves are timed. Nice
+    # 19, not the idle policy: that one starves the page on a machine the run keeps busy.
+    with contextlib.suppress(OSError):
+        os.nice(NICENESS)
     state = LiveState(db).start()
     server = LiveServer(sock, state)
     # Daemon threads: a stop is at once (nothing is written; the kernel closes the sockets).
@@ -262,17 +265,6 @@ def serve(db: Path, sock: socket.socket, finish_s: float = 0.0) -> None:
     finally:
         state.stop(wait=False)
         server.server_close()
-
-
-def _yield_to_everything() -> None:
-    """Run the page below every other process: beside a run, its bots' moves are timed. Under
-    Linux's idle policy a waking bot takes the CPU from the page at once (at nice 19, only once
-    the page's time slice ends); the page still gets a sliver of a busy machine."""
-    try:
-        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
-    except (AttributeError, OSError):  # not Linux, or refused: the lowest nice value
-        with contextlib.suppress(OSError):
-            os.nice(NICENESS)
 
 
 def serve_in_background(db: Path, sock: socket.socket) -> subprocess.Popen[bytes]:
