@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from arena.launch.process import BotProcess, WaitStatus
 from arena.limits import QUICK_MS, Measure, TimeControl, wall_cap_ms
 from arena.protocol import turn_suffix
-from arena.referee import verdicts as faults
+from arena.referee import verdicts
 from arena.referee.blame import LoadReading, judge_cap, read_load
 
 _QUICK_NS = QUICK_MS * 1_000_000
@@ -116,8 +116,8 @@ class MoveClock:
         """The detail of a move that took longer than it had."""
         tc = self.tc
         if not self.clocked and not self.on_cpu:
-            return faults.late(used_ns, tc.move_ms)
-        what = "used" if self.on_cpu else faults.ANSWERED_AFTER
+            return verdicts.late(used_ns, tc.move_ms)
+        what = "used" if self.on_cpu else verdicts.ANSWERED_AFTER
         cpu = " of CPU" if self.on_cpu else ""
         if self.clocked:
             limit = f"{self.budget_ns / 1e6:.1f} ms left on its clock"
@@ -129,7 +129,7 @@ class MoveClock:
     def no_reply(self, process: BotProcess, elapsed_ns: int) -> str:
         """The detail of a move with no reply by its wall-clock deadline; raises
         ``MachineFault`` when the machine, not the bot, held it back (``blame.judge_cap``)."""
-        silence = faults.silence(process, turn=True)
+        silence = verdicts.silence(process, turn=True)
         if not self.on_cpu:
             if self.clocked:
                 within = f"the {self.budget_ns / 1e6:.1f} ms left on its clock"
@@ -175,7 +175,7 @@ class StartClock:
         instead); raises ``MachineFault`` when the machine, not the bot, held it back.
         ``beside``: the bots started with it, whose CPU is not the machine's load."""
         waited_ms = (self.deadline_ns - self.began_ns) // 1_000_000
-        problem = faults.startup_problem(status, line, process, waited_ms)
+        problem = verdicts.startup_problem(status, line, process, waited_ms)
         if status is not WaitStatus.TIMEOUT or not self.on_cpu:
             return problem
         if (used := process.cpu_ns()) > self.allowed_ns:

@@ -29,7 +29,7 @@ from arena.launch.sandbox import plan_launch, resolve_mode
 from arena.limits import KeepBots
 from arena.protocol import FEATURES, end_line, game_lines, parse_ready, parse_want
 from arena.records import GameRecord
-from arena.referee import verdicts as faults
+from arena.referee import verdicts
 from arena.referee.blame import MachineFault, too_loaded
 from arena.referee.clock import MoveClock, StartClock
 from arena.referee.keeper import BotKeeper, Kept
@@ -342,7 +342,7 @@ class Match:
             record.detail = over.detail
             over.culprit.stop(graceful=False)
             if over.reason in (Reason.CRASH, Reason.STARTUP):
-                clue = faults.stderr_clue(over.culprit.stderr_left)
+                clue = verdicts.stderr_clue(over.culprit.stderr_left)
                 if clue:  # e.g. the exception, or why bwrap could not start it
                     record.detail += f"; {clue}"
         self._finish(order, chaos, record)

@@ -27,7 +27,7 @@ from arena.launch.process import BotProcess, Channels, Tap, WaitStatus
 from arena.launch.sandbox import LaunchPlan
 from arena.limits import QUICK_MS, Limits
 from arena.protocol import TURN_PREFIX, VERSION_LINE, parse_reply
-from arena.referee import verdicts as faults
+from arena.referee import verdicts
 from arena.referee.clock import MoveClock
 from arena.rules import MOVE_BY_TOKEN, Board, Move, Reason, Role
 
@@ -81,7 +81,7 @@ class BotSeat:
         _ioctl(out_fd, _FIONREAD, unread)
         if unread[0] or process.outbuf:
             process.read_waiting()
-            raise GameOver(self, Reason.MALFORMED, faults.unsolicited(process))
+            raise GameOver(self, Reason.MALFORMED, verdicts.unsolicited(process))
         write, read = process.io  # os.write and os.read, or through the transcript's tap
         started = _now()
         try:
@@ -89,7 +89,7 @@ class BotSeat:
         except OSError:
             written = -1
         if written != len(message):
-            raise GameOver(self, *faults.send_failure(process))
+            raise GameOver(self, *verdicts.send_failure(process))
         line = None
         events = self.channels.poll(QUICK_MS)
         if len(events) == 1 and events[0][0] == out_fd and not process.outbuf:
@@ -104,7 +104,7 @@ class BotSeat:
             line = self._wait(started, wall_ns, clock, other)
         _ioctl(in_fd, _FIONREAD, unread)
         if unread[0]:  # its `turn` was still unread when this line came: not an answer
-            raise GameOver(self, Reason.MALFORMED, faults.written_before_turn(line))
+            raise GameOver(self, Reason.MALFORMED, verdicts.written_before_turn(line))
         used = clock.replied(_now() - started, process)
         if used > clock.allowed_ns:
             raise GameOver(self, Reason.TIMEOUT, clock.late(used))
@@ -116,7 +116,7 @@ class BotSeat:
                 raise GameOver(self, reply.fault, reply.detail)
             move = reply.move
         if not board.is_empty(move.cell):
-            raise GameOver(self, Reason.ILLEGAL, faults.occupied(move.token))
+            raise GameOver(self, Reason.ILLEGAL, verdicts.occupied(move.token))
         clock.charge(used)
         return move, used
 
@@ -149,17 +149,19 @@ class BotSeat:
         process = self.process
         assert process is not None
         if status is WaitStatus.TIMEOUT:
-            crashed = faults.silent_crash(process)
+            crashed = verdicts.silent_crash(process)
             if crashed is not None:
                 raise GameOver(self, Reason.CRASH, crashed)
             elapsed = time.perf_counter_ns() - started_ns
             raise GameOver(self, Reason.TIMEOUT, clock.no_reply(process, elapsed))
         if status is WaitStatus.EOF:
-            raise GameOver(self, Reason.CRASH, faults.exit_detail(process))
+            raise GameOver(self, Reason.CRASH, verdicts.exit_detail(process))
         if status is WaitStatus.OVERLONG:
-            raise GameOver(self, Reason.MALFORMED, faults.overlong(self.line_bytes, process.outbuf))
+            raise GameOver(
+                self, Reason.MALFORMED, verdicts.overlong(self.line_bytes, process.outbuf)
+            )
         if status is WaitStatus.EXTRA:
-            raise GameOver(self, Reason.MALFORMED, faults.extra_lines(line, process))
+            raise GameOver(self, Reason.MALFORMED, verdicts.extra_lines(line, process))
         # The other bot is at fault, while this one is on move and owes a reply.
         at_fault = self if culprit is self.process else other
         assert isinstance(at_fault, BotSeat)
@@ -187,7 +189,7 @@ class BotSeat:
             process = self.process
             pipe = "stdin" if process and process.running and process.input_closed() else "stdout"
             return GameOver(self, Reason.CRASH, f"exited (closed its {pipe}) while not on move")
-        return GameOver(self, Reason.MALFORMED, faults.unsolicited(self.process))
+        return GameOver(self, Reason.MALFORMED, verdicts.unsolicited(self.process))
 
     def launch(self, plan: LaunchPlan, limits: Limits, tap: Tap | None) -> str | None:
         """Start a process for the bot and send it ``arena 1``; why it could not, or None."""
@@ -197,7 +199,7 @@ class BotSeat:
             process.start()
         except OSError as exc:
             plan.cleanup()
-            problem = faults.program_problem(self.spec.program)
+            problem = verdicts.program_problem(self.spec.program)
             return f"could not start {' '.join(self.spec.argv)}: {exc.strerror or exc}{problem}"
         except BaseException:  # Ctrl-C, SIGTERM mid-start: the seat has no process to stop yet
             if process.proc is not None:
@@ -209,8 +211,8 @@ class BotSeat:
         self.channels.add(process)
         process.expecting = True
         if not process.send(VERSION_LINE):
-            problem = faults.program_problem(self.spec.program)
-            return f"exited before reading `arena 1` ({faults.exit_detail(process)}){problem}"
+            problem = verdicts.program_problem(self.spec.program)
+            return f"exited before reading `arena 1` ({verdicts.exit_detail(process)}){problem}"
         return None
 
     def adopt(self, process: BotProcess, display_name: str, wants: frozenset[str]) -> None:

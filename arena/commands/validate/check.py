@@ -17,7 +17,7 @@ from arena.commands.validate.transcript import Transcript
 from arena.errors import ArenaError, SandboxError
 from arena.launch.sandbox import resolve_mode
 from arena.limits import Limits, SandboxMode, TimeControl
-from arena.referee import verdicts as faults
+from arena.referee import verdicts
 
 DEFAULT_TOTAL_S = 600.0
 """How long a batch of bots may take, by default: a class's checks, each a few seconds."""
@@ -72,7 +72,8 @@ def validate_bot(
         elif bare.ok:
             failed = ", ".join(c.key for c in report.failures())
             check.fail(
-                f"fails under bubblewrap ({failed}) but passes without it", faults.HINTS["sandbox"]
+                f"fails under bubblewrap ({failed}) but passes without it",
+                verdicts.HINTS["sandbox"],
             )
         else:
             check.skip("not judged: it fails without the sandbox too")

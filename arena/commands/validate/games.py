@@ -1,6 +1,6 @@
 """The games of ``arena validate``: against ``random``, in one process, refereed as in a tournament.
 
-Each game's verdict is the referee's; ``faults.advice`` maps a fault to the check it fails and the
+Each game's verdict is the referee's; ``verdicts.advice`` maps a fault to the check it fails and the
 hint for it. A first fault after both roles went fine in the same process hints at state kept
 from one game to the next.
 """
@@ -16,7 +16,7 @@ from arena.commands.validate.report import Report
 from arena.commands.validate.transcript import Transcript
 from arena.limits import Limits, Measure, SandboxMode
 from arena.records import GameRecord
-from arena.referee import verdicts as faults
+from arena.referee import verdicts
 from arena.referee.match import Match, MatchSettings
 from arena.rules import Role
 
@@ -136,9 +136,9 @@ def _judge_fault(report: Report, index: int, record: GameRecord, *, first: bool)
         return False
     ply = len(record.moves) + 1
     where = f"game {index} (as {bot_role.value.capitalize()}), move {(ply + 1) // 2}"
-    key, hint = faults.advice(record.reason, record.detail)
+    key, hint = verdicts.advice(record.reason, record.detail)
     if first and index > 2 and key != "startup":
-        hint += "; " + faults.HINTS["reset"]
+        hint += "; " + verdicts.HINTS["reset"]
     report.checks[key].fail(f"{where}: {record.reason.value}: {record.detail}", hint)
     return True
 
@@ -176,7 +176,7 @@ def _judge_stderr(report: Report, most: int, kept: int) -> None:
     if most > kept:
         report.checks["stderr"].fail(
             f"up to {most / 1024:.0f} KiB of stderr in one game (kept: {kept // 1024} KiB)",
-            faults.HINTS["stderr"],
+            verdicts.HINTS["stderr"],
         )
     else:
         kept_kib = kept // 1024

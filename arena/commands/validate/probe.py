@@ -18,7 +18,7 @@ from arena.commands.validate.transcript import Transcript
 from arena.launch.process import QUIT_GRACE_S, BotProcess, Channels, WaitStatus
 from arena.launch.sandbox import plan_launch
 from arena.limits import Limits, SandboxMode
-from arena.referee import verdicts as faults
+from arena.referee import verdicts
 from arena.rules import Board, Move, Reason, Role
 
 SILENCE_MS = 150
@@ -60,7 +60,7 @@ class Probe:
             process.start()
         except OSError as exc:
             self.plan.cleanup()
-            problem = faults.program_problem(self.spec.program)
+            problem = verdicts.program_problem(self.spec.program)
             command = " ".join(self.spec.argv)
             self._fail(Reason.STARTUP, f"could not start {command}: {exc.strerror or exc}{problem}")
             return
@@ -81,13 +81,13 @@ class Probe:
                 transcript.flush()
 
     def _fail(self, reason: Reason, detail: str, where: str = "") -> None:
-        key, hint = faults.advice(reason, detail)
+        key, hint = verdicts.advice(reason, detail)
         self.report.checks[key].fail(f"{where}: {detail}" if where else detail, hint)
 
     def _crash(self, where: str) -> None:
-        detail = faults.exit_detail(self.process)
+        detail = verdicts.exit_detail(self.process)
         self.process.drain_stderr()
-        clue = faults.stderr_clue(self.process.take_stderr())
+        clue = verdicts.stderr_clue(self.process.take_stderr())
         self._fail(Reason.CRASH, detail + (f"; {clue}" if clue else ""), where)
 
     def _wait(self, ms: float) -> tuple[WaitStatus, bytes]:
@@ -101,8 +101,8 @@ class Probe:
         allowance = self.report.startup_ms
         process = self.process
         if not process.send(protocol.VERSION_LINE):
-            problem = faults.program_problem(self.spec.program)
-            exited = f"exited before reading `arena 1` ({faults.exit_detail(process)})"
+            problem = verdicts.program_problem(self.spec.program)
+            exited = f"exited before reading `arena 1` ({verdicts.exit_detail(process)})"
             self._fail(Reason.STARTUP, exited + problem)
             return False
         process.expecting = True
@@ -124,15 +124,15 @@ class Probe:
             if name:
                 check.summary += f", name {name!r}"
             return True
-        detail = faults.startup_problem(status, line, process, allowance)
+        detail = verdicts.startup_problem(status, line, process, allowance)
         if status is WaitStatus.EOF:
             detail += self._last_words("; it wrote")
         elif started and process.exited_within(_AFTER_WORDS_S):
             # It wrote a line and exited (a JVM that could not reserve its memory prints two):
             # what came after that line says why, and picks the hint.
             detail += self._last_words(", then")
-        if faults.could_not_reserve(self._said):  # quoted in ``detail``, maybe cut short
-            self.report.checks["startup"].fail(detail, faults.HINTS["reserve"])
+        if verdicts.could_not_reserve(self._said):  # quoted in ``detail``, maybe cut short
+            self.report.checks["startup"].fail(detail, verdicts.HINTS["reserve"])
         else:
             self._fail(Reason.STARTUP, detail)
         return False
@@ -151,7 +151,7 @@ class Probe:
         process.drain_stderr()
         stderr = process.take_stderr()
         self._said = f"{following.decode('utf-8', 'replace')}\n{stderr}"
-        clue = faults.stderr_clue(stderr)
+        clue = verdicts.stderr_clue(stderr)
         return words + (f"; {clue}" if clue else "")
 
     def _silent(self, after: str) -> bool:
@@ -160,14 +160,14 @@ class Probe:
         where = f"after {after}"
         if status is WaitStatus.TIMEOUT:
             if self.process.outbuf:
-                detail = f"wrote {protocol.quote(self.process.outbuf)} {faults.NO_NEWLINE}, when"
-                self._fail(Reason.MALFORMED, f"{detail} {faults.NO_REPLY_DUE}", where)
+                detail = f"wrote {protocol.quote(self.process.outbuf)} {verdicts.NO_NEWLINE}, when"
+                self._fail(Reason.MALFORMED, f"{detail} {verdicts.NO_REPLY_DUE}", where)
                 return False
             return True
         if status is WaitStatus.EOF:
             self._crash(where)
             return False
-        detail = f"wrote a line when {faults.NO_REPLY_DUE}: {protocol.quote(line)}"
+        detail = f"wrote a line when {verdicts.NO_REPLY_DUE}: {protocol.quote(line)}"
         self._fail(Reason.MALFORMED, detail, where)
         return False
 
@@ -211,19 +211,19 @@ class Probe:
                 self._fail(reply.fault, reply.detail, where)
                 return False
             if not board.is_legal(reply.move):
-                self._fail(Reason.ILLEGAL, faults.occupied(reply.move.token), where)
+                self._fail(Reason.ILLEGAL, verdicts.occupied(reply.move.token), where)
                 return False
             return True
         if status is WaitStatus.TIMEOUT:
-            silence = faults.silence(process, turn=True)
+            silence = verdicts.silence(process, turn=True)
             self._fail(Reason.TIMEOUT, f"no move within {self.report.move_ms} ms: {silence}", where)
         elif status is WaitStatus.EOF:
             self._crash(where)
         elif status is WaitStatus.EXTRA:
-            self._fail(Reason.MALFORMED, faults.extra_lines(line, process), where)
+            self._fail(Reason.MALFORMED, verdicts.extra_lines(line, process), where)
         else:
             limit = process.limits.line_bytes
-            self._fail(Reason.MALFORMED, faults.overlong(limit, process.outbuf), where)
+            self._fail(Reason.MALFORMED, verdicts.overlong(limit, process.outbuf), where)
         return False
 
     def _quit(self) -> None:
@@ -234,16 +234,16 @@ class Probe:
         if not process.exited_within(QUIT_GRACE_S):
             check.fail(
                 f"still running {QUIT_GRACE_S * 1000:.0f} ms after `quit` (it is killed then)",
-                faults.HINTS["quit_hang"],
+                verdicts.HINTS["quit_hang"],
             )
             return
         took = (time.perf_counter_ns() - sent) / 1e6
         code = process.stop(graceful=False)  # it has exited: this only reaps it and its pipes
         if code != 0:
-            clue = faults.stderr_clue(process.take_stderr())
+            clue = verdicts.stderr_clue(process.take_stderr())
             check.fail(
                 f"exit status {code} after `quit`" + (f"; {clue}" if clue else ""),
-                faults.HINTS["quit_code"],
+                verdicts.HINTS["quit_code"],
             )
             return
         check.summary = f"exited in {took:.0f} ms, status 0"
