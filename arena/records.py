@@ -39,8 +39,6 @@ class GameRecord:
     `turn` to the reply, or the CPU time of the mover's process tree."""
     detail: str = ""
     """Human-readable precision on the reason, e.g. what a malformed line was."""
-    cpu_ms: list[float] | None = None
-    """CPU time the mover used for each move, when the harness measured it."""
     stderr_order: str = ""
     """The tail of what the Order bot wrote to stderr during this game (capped)."""
     stderr_chaos: str = ""

@@ -180,7 +180,7 @@ COLUMNS: tuple[Column, ...] = (
     Column("detail", "TEXT NOT NULL", "detail", safe_text, _text),
     Column("moves", "TEXT NOT NULL", "moves", _dump_tokens, _load_tokens),
     Column("ms", "TEXT NOT NULL", "ms", _dump_floats, _load_floats),
-    Column("cpu_ms", "TEXT", "cpu_ms", _dump_optional_floats, _load_optional_floats),
+    Column("cpu_ms", "TEXT", ""),  # in no record: NULL, a column every store's table has
     Column("stderr_order", "TEXT NOT NULL", "stderr_order", safe_text, _text),
     Column("stderr_chaos", "TEXT NOT NULL", "stderr_chaos", safe_text, _text),
     Column("seed", "INTEGER NOT NULL", "seed", _dump_seed, _load_seed),
@@ -200,9 +200,12 @@ COLUMNS: tuple[Column, ...] = (
 PAIRING_KEY = ("order_name", "order_version", "chaos_name", "chaos_version", "slot")
 """The columns that identify a game: each slot of an ordered pairing of versions is stored once."""
 
+_UNWRITTEN = frozenset({"cpu_ms"})
+"""Columns no record fills: left NULL, and kept so that every store has the same table."""
+_WRITTEN = tuple(c for c in COLUMNS if c.name not in _UNWRITTEN)
 _RECORD_FIELDS = frozenset(f.name for f in fields(GameRecord))
 _STORED = tuple(c for c in COLUMNS if c.field in _RECORD_FIELDS)
-"""The columns read back into a record (today all but the slot)."""
+"""The columns read back into a record (all but the slot and the unwritten ones)."""
 
 
 def create_table() -> str:
@@ -228,8 +231,8 @@ def missing_columns(present: Collection[str]) -> list[Column]:
 
 def insert_statement() -> str:
     """Insert one game, doing nothing when its slot is stored already."""
-    names = ", ".join(c.name for c in COLUMNS)
-    marks = ", ".join("?" * len(COLUMNS))
+    names = ", ".join(c.name for c in _WRITTEN)
+    marks = ", ".join("?" * len(_WRITTEN))
     return (
         f"INSERT INTO games ({names}) VALUES ({marks})"
         f" ON CONFLICT ({', '.join(PAIRING_KEY)}) DO NOTHING"
@@ -272,13 +275,14 @@ def read_order(wanted: Collection[str]) -> tuple[str, ...]:
     return tuple(c.field for c in _read(wanted))
 
 
-_SLOT = next(i for i, c in enumerate(COLUMNS) if not c.field)
-_FIELDS = operator.attrgetter(*(c.field for c in COLUMNS if c.field))
-_DUMPS = tuple(None if c.dump is _same else c.dump for c in COLUMNS if c.field)
+_SLOT = next(i for i, c in enumerate(_WRITTEN) if not c.field)
+_FIELDS = operator.attrgetter(*(c.field for c in _WRITTEN if c.field))
+_DUMPS = tuple(None if c.dump is _same else c.dump for c in _WRITTEN if c.field)
 
 
 def row_from_record(record: GameRecord, slot: int) -> tuple[SqlValue, ...]:
-    """The row of ``record`` as game ``slot`` of its pairing, in ``COLUMNS`` order (hot path)."""
+    """The row of ``record`` as game ``slot`` of its pairing, in ``insert_statement``'s order
+    (hot path)."""
     if isinstance(slot, bool) or not isinstance(slot, int) or slot < 0:
         raise ValueError(f"a game slot is an int >= 0, not {slot!r}")
     values = [v if d is None else d(v) for v, d in zip(_FIELDS(record), _DUMPS, strict=True)]

@@ -41,7 +41,6 @@ STORE_ODDITIES: dict[str, object] = {
     "moves": ["c4X", "a1O", "f6x"],
     "ms": [1.5, 99.25, 0.001],
     "detail": "no reply within 100 ms",
-    "cpu_ms": [0.5, 80.0, 0.0],
     "stderr_order": "warning: thinking\n",
     "stderr_chaos": "ünïcödé ✓\x00 tail\r\n",
     "seed": 2**63 - 1,
@@ -85,7 +84,6 @@ def test_game_round_trip(tmp_path: Path) -> None:
         "alpha",
         winner=Role.ORDER,
         reason=Reason.FIVE,
-        cpu_ms=None,
         moves=[],
         ms=[],
         detail="",
@@ -116,6 +114,24 @@ def test_every_record_field_has_its_column(tmp_path: Path) -> None:
     assert columns == {"id"} | {column.name for column in COLUMNS}
     stored = {column.field for column in COLUMNS if column.field}
     assert stored == {f.name for f in fields(GameRecord)}
+    assert {c.name for c in COLUMNS if not c.field} == {"slot", "cpu_ms"}  # cpu_ms: left NULL
+
+
+def test_a_store_with_cpu_times_reads_and_exports_as_one_without(tmp_path: Path) -> None:
+    """A file whose ``cpu_ms`` column holds times opens, and its games are those of the same
+    file with the column NULL: the column is in no record."""
+    exported = []
+    for cpu_ms in ("'[0.5]'", "NULL"):
+        path = schema_1_store(tmp_path / f"old-{len(exported)}.sqlite")
+        conn = sqlite3.connect(path)
+        conn.execute(f"UPDATE games SET cpu_ms = {cpu_ms}")
+        conn.commit()
+        conn.close()
+        with Store.open(path) as store:
+            store.add_game(make_record(), 1)
+            exported.append([game.to_json() for game in store.games()])
+    assert exported[0] == exported[1] and len(exported[0]) == 2
+    assert "cpu_ms" not in exported[0][0]
 
 
 texts = st.text(max_size=40)
@@ -129,7 +145,6 @@ records = st.builds(
     moves=st.lists(st.sampled_from(["a1X", "a1O", "f6X", "c4o"]), max_size=36),
     ms=st.lists(floats, max_size=36),
     detail=texts,
-    cpu_ms=st.none() | st.lists(floats, max_size=36),
     stderr_order=texts,
     stderr_chaos=texts,
     seed=st.integers(-(2**63), 2**63 - 1),
