@@ -22,6 +22,7 @@ import functools
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
 
 from arena.botspec import BotSpec
 from arena.launch.process import BotProcess, Channels, WaitStatus
@@ -41,6 +42,22 @@ MAX_REPLAYS = 3
 """Times one game is spoiled by the machine (``MachineFault``) before the referee gives up."""
 REPLAYED = "replayed: "
 """How a game's detail says that it was replayed (the machine held a bot back)."""
+
+
+@dataclass(eq=False)
+class Game:
+    """A game as it is played: its bots, opening and start, and its moves so far, from which
+    its ``GameRecord`` is made at its end."""
+
+    order: str
+    chaos: str
+    opening: list[str]
+    started_at: float
+    moves: list[str] = field(default_factory=list)
+    ms: list[float] = field(default_factory=list)
+    """Each move's charged time in milliseconds."""
+    clock_ms: list[float] | None = None
+    """Under a game clock, the mover's clock left after each move (set at the game's end)."""
 
 
 def alternating_order_seats(games: int) -> list[int]:
@@ -89,10 +106,10 @@ class Match:
         """Optional transcript hook, ``tap(seat, direction, time_ns, data)``: every write to a
         bot and every read from its stdout (see ``arena.launch.process.Tap``; ``arena validate
         --transcript``). Set it before the games; unset, it costs nothing in the game loop."""
-        self.current: GameRecord | None = None
-        """The game being played (its ``moves`` grow as they are played; ``finished_at`` is set
-        when it ends), or the last one: what a live view of the run shows, read from another
-        thread of this process (``arena.tournament.live``)."""
+        self.current: Game | None = None
+        """The game being played (its ``moves`` grow as they are played), None between games:
+        what a live view of the run shows, read from another thread of this process
+        (``arena.tournament.live``)."""
         tc = self.settings.time_control
         # RLIMIT_CPU only stops a runaway: allow every move its full time on every core.
         worst_case = expected_games * tc.bot_game_ms() / 1000 * (os.cpu_count() or 1)
@@ -315,38 +332,35 @@ class Match:
 
     def _play_game(self, order_seat: int, opening: Sequence[str], start: Board) -> GameRecord:
         order, chaos = self.seats[order_seat], self.seats[1 - order_seat]
-        record = GameRecord(
-            order=order.spec.name,
-            chaos=chaos.spec.name,
-            winner=Role.CHAOS,
-            reason=Reason.FULL,
-            seed=self.seed,
-            started_at=time.time(),
-            opening=list(opening),
-            measure=self.settings.time_control.measure.value,
-            clock_start_ms=self.settings.time_control.clock_ms,
-        )
-        self.current = record
+        game = Game(order.spec.name, chaos.spec.name, list(opening), time.time())
+        self.current = game
+        try:
+            winner, reason, detail = self._outcome(order, chaos, game, start)
+        finally:
+            self.current = None
+        return self._finish(order, chaos, game, winner, reason, detail)
+
+    def _outcome(
+        self, order: Seat, chaos: Seat, game: Game, start: Board
+    ) -> tuple[Role, Reason, str]:
+        """Play the game to its end: the winner, the reason and the detail of a fault."""
         try:
             self._ensure_ready((order, chaos))
             self._begin(order, chaos)
-            winner, reason = self._play_plies(order, chaos, record, start)
-            record.winner, record.reason = winner, reason
+            winner, reason = self._play_plies(order, chaos, game, start)
             if (excess := _limit_fault(order, chaos)) is not None:
                 raise excess
+            return winner, reason, ""
         except GameOver as over:
             # Say so when a limit caused the fault (the memory bound also makes a bot late).
             over = _limit_fault(over.culprit, late=over.reason is Reason.TIMEOUT) or over
-            record.winner = Role.CHAOS if over.culprit is order else Role.ORDER
-            record.reason = over.reason
-            record.detail = over.detail
             over.culprit.stop(graceful=False)
+            detail = over.detail
             if over.reason in (Reason.CRASH, Reason.STARTUP):
                 clue = verdicts.stderr_clue(over.culprit.stderr_left)
                 if clue:  # e.g. the exception, or why bwrap could not start it
-                    record.detail += f"; {clue}"
-        self._finish(order, chaos, record)
-        return record
+                    detail += f"; {clue}"
+            return Role.CHAOS if over.culprit is order else Role.ORDER, over.reason, detail
 
     def _begin(self, order: Seat, chaos: Seat) -> None:
         idle = self.channels.check_idle()
@@ -373,23 +387,42 @@ class Match:
         seat.seed = None
         return lines
 
-    def _finish(self, order: Seat, chaos: Seat, record: GameRecord) -> None:
+    def _finish(
+        self, order: Seat, chaos: Seat, game: Game, winner: Role, reason: Reason, detail: str
+    ) -> GameRecord:
+        """Tell both bots the result; the game's record."""
         self.channels.drain_all_stderr()
         for seat, role in ((order, Role.ORDER), (chaos, Role.CHAOS)):
             process = seat.process
             if process is not None:
                 seat.thaw()
-                process.send(end_line(record.winner is role, record.reason))
-        record.stderr_order = order.tail()
-        record.stderr_chaos = chaos.tail()
-        record.order_version = order.version
-        record.chaos_version = chaos.version
-        record.order_display = order.display_name
-        record.chaos_display = chaos.display_name
-        record.finished_at = time.time()
+                process.send(end_line(winner is role, reason))
+        tc = self.settings.time_control
+        return GameRecord(
+            order=game.order,
+            chaos=game.chaos,
+            winner=winner,
+            reason=reason,
+            moves=game.moves,
+            ms=game.ms,
+            detail=detail,
+            stderr_order=order.tail(),
+            stderr_chaos=chaos.tail(),
+            seed=self.seed,
+            started_at=game.started_at,
+            finished_at=time.time(),
+            order_version=order.version,
+            chaos_version=chaos.version,
+            opening=game.opening,
+            order_display=order.display_name,
+            chaos_display=chaos.display_name,
+            measure=tc.measure.value,
+            clock_ms=game.clock_ms,
+            clock_start_ms=tc.clock_ms,
+        )
 
     def _play_plies(
-        self, order: Seat, chaos: Seat, record: GameRecord, start: Board
+        self, order: Seat, chaos: Seat, game: Game, start: Board
     ) -> tuple[Role, Reason]:
         """The game loop: each seat in turn asked for its move (``Seat.ask``: a `turn` out, a
         line back, judged), the move played on the board, both seats told, five looked for."""
@@ -398,7 +431,7 @@ class Match:
         # A person cannot be frozen, nor their moves played again.
         clock = MoveClock(self.settings.time_control, self.settings.freeze_idle and not person)
         board = start.copy()
-        moves, charged = record.moves, record.ms
+        moves, charged = game.moves, game.ms
         listeners = tuple(seat.tell for seat in seats if seat.listens)
         try:
             for ply in range(board.ply, CELLS):
@@ -419,7 +452,7 @@ class Match:
             return Role.CHAOS, Reason.FULL
         finally:
             if clock.clocked and not person:  # a person has no clock
-                record.clock_ms = [round(t / 1e6, 3) for t in clock.left]
+                game.clock_ms = [round(t / 1e6, 3) for t in clock.left]
 
     def _ask_beside_person(
         self, seat: BotSeat, board: Board, clock: MoveClock, other: Seat

@@ -3,7 +3,7 @@
 A live view (``arena serve``, the terminal's progress) runs in another process than the games,
 which are played in forked workers. So each process that plays matches keeps a small JSON file
 in the run's live folder beside the store (``live_folder``): its games in progress, rewritten
-by a thread at most every ``PERIOD_S`` from the matches' records (``Match.current``, whose moves
+by a thread at most every ``PERIOD_S`` from the matches' games (``Match.current``, whose moves
 grow as they are played), so the game loop pays nothing per move. The run writes its progress
 there too. Files are replaced whole (write, then rename), so a reader never sees half of one;
 the run removes the folder at its end, and a reader ignores the file of a process that died.
@@ -128,7 +128,7 @@ class LiveFeed:
         moved = {}
         for match in active_matches():
             record = match.current
-            if record is None or record.finished_at:
+            if record is None:
                 continue
             moves = list(record.moves)
             plies, when = self._moved.get(id(record), (-1, now))
