@@ -330,21 +330,11 @@ def match(
       arena match my_bot.py greedy --games 20 --move-ms 200
     """
     from arena.commands.match import run_match
+    from arena.commands.start import Duel
 
-    run_match(
-        bot_a,
-        bot_b,
-        games=games,
-        time_control=_time_control(move_ms, startup_ms, clock, measure, margin_ms),
-        seed=seed,
-        record=record,
-        sandbox=sandbox,
-        affinity=affinity,
-        memory_mb=memory_mb,
-        freeze_idle=freeze_idle,
-        quiet=quiet,
-        openings=openings,
-    )
+    time_control = _time_control(move_ms, startup_ms, clock, measure, margin_ms)
+    duel = Duel(bot_a, bot_b, time_control, seed, openings, sandbox, quiet)
+    run_match(duel, games, record, affinity, memory_mb=memory_mb, freeze_idle=freeze_idle)
 
 
 # The options of `arena tournament`.
@@ -657,14 +647,10 @@ def validate(
     """
     from arena.commands.validate import run_validate
 
-    # Typer declares options per command, so each passes its own by name; ``_time_control`` is
-    # the part they share.
     raise typer.Exit(
         run_validate(
             bots,
             games=games,
-            move_ms=move_ms,
-            startup_ms=startup_ms,
             time_control=_time_control(move_ms, startup_ms, clock, measure, margin_ms),
             sandbox=sandbox,
             json_output=json_output,
@@ -787,25 +773,12 @@ def sprt(
       arena sprt mybot greedy --elo0 0 --elo1 20 --move-ms 50
     """
     from arena.commands.sprt import run_sprt, sprt_test
+    from arena.commands.start import Duel
 
     time_control = _time_control(move_ms, startup_ms, clock, measure, margin_ms)
+    duel = Duel(bot_a, bot_b, time_control, seed, openings, sandbox, quiet)
     test = sprt_test(elo0, elo1, alpha, beta, normalized)
-    raise typer.Exit(
-        run_sprt(
-            bot_a,
-            bot_b,
-            test,
-            max_games=max_games,
-            time_control=time_control,
-            openings=openings,
-            db=db,
-            seed=seed,
-            sandbox=sandbox,
-            json_output=json_output,
-            quiet=quiet,
-            fresh=fresh,
-        )
-    )
+    raise typer.Exit(run_sprt(duel, test, max_games, db, json_output=json_output, fresh=fresh))
 
 
 # The options of `arena replay`.

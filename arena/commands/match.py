@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from arena.commands.display.standings import bot_label
 from arena.commands.start import (
+    Duel,
     distinct_names,
     match_settings,
     renamed_note,
@@ -21,7 +22,7 @@ from arena.commands.start import (
 )
 from arena.commands.stopping import exit_code, stopped_like_ctrl_c
 from arena.errors import ArenaError
-from arena.limits import AffinityMode, SandboxMode, TimeControl
+from arena.limits import AffinityMode, SandboxMode
 from arena.records import GameRecord, TimeUse
 from arena.referee.match import Match, alternating_order_seats
 from arena.referee.verdicts import DETAIL_WIDTH, shown_detail
@@ -34,33 +35,27 @@ if TYPE_CHECKING:
 
 
 def run_match(
-    bot_a: str,
-    bot_b: str,
-    *,
+    duel: Duel,
     games: int,
-    time_control: TimeControl,
-    seed: int,
     record: Path | None,
-    sandbox: SandboxMode,
     affinity: AffinityMode,
+    *,
     memory_mb: int,
     freeze_idle: bool,
-    quiet: bool,
-    openings: int = 0,
 ) -> MatchTally:
     """Play the match, streaming records to ``record``; memory does not grow with ``games``.
 
-    ``openings``: each pair of games (both role assignments) starts from the same seeded random
-    position of that many plies (``arena.tournament.schedule.opening_for``, as in a tournament).
-    Deterministic bots then do not replay one game over and over.
+    ``duel.openings``: each pair of games (both role assignments) starts from the same seeded
+    random position of that many plies (``arena.tournament.schedule.opening_for``, as in a
+    tournament). Deterministic bots then do not replay one game over and over.
     """
-    given = resolve_bot(bot_a), resolve_bot(bot_b)
+    given = resolve_bot(duel.bot_a), resolve_bot(duel.bot_b)
     spec_a, spec_b = distinct_names(*given)
     if record is not None:
         _check_record_path(record)
-    mode = sandbox_for(sandbox, quiet=quiet)
+    mode = sandbox_for(duel.sandbox, quiet=duel.quiet)
     settings = match_settings(
-        time_control,
+        duel.time_control,
         mode,
         memory_mb=memory_mb,
         freeze_idle=freeze_idle,
@@ -72,9 +67,9 @@ def run_match(
     tally = MatchTally(spec_a.name, spec_b.name)
     stopped: KeyboardInterrupt | None = None
     try:
-        match = Match(spec_a, spec_b, settings, seed, expected_games=games)
+        match = Match(spec_a, spec_b, settings, duel.seed, expected_games=games)
         with stopped_like_ctrl_c(), match:
-            _play(match, games, seed, openings, records, tally, quiet)
+            _play(match, games, duel, records, tally)
     except KeyboardInterrupt as stop:  # the bots are stopped by now (Match.__exit__)
         stopped = stop
     finally:
@@ -90,23 +85,15 @@ def run_match(
     return tally
 
 
-def _play(
-    match: Match,
-    games: int,
-    seed: int,
-    openings: int,
-    records: _RecordFile,
-    tally: MatchTally,
-    quiet: bool,
-) -> None:
-    """Play the games, roles alternating, into ``records`` and ``tally``; unless ``quiet``, a
-    line for each game up to 20, else for every tenth of them."""
+def _play(match: Match, games: int, duel: Duel, records: _RecordFile, tally: MatchTally) -> None:
+    """Play the games, roles alternating, into ``records`` and ``tally``; unless ``duel.quiet``,
+    a line for each game up to 20, else for every tenth of them."""
     every = 1 if games <= 20 else max(1, games // 10)
     for index, order_seat in enumerate(alternating_order_seats(games)):
-        game = match.play(order_seat, opening=opening_for(seed, index // 2, openings))
+        game = match.play(order_seat, opening=opening_for(duel.seed, index // 2, duel.openings))
         records.write(index + 1, game)
         tally.add(game)
-        if not quiet and tally.games % every == 0:
+        if not duel.quiet and tally.games % every == 0:
             print(f"game {tally.games}/{games}: {describe(game)}", flush=True)
 
 

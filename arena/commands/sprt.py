@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from arena.botspec import BotSpec
 from arena.commands.start import (
+    Duel,
     check_store_outside_bots,
     distinct_names,
     match_settings,
@@ -38,7 +39,6 @@ from arena.commands.start import (
     start_harness,
 )
 from arena.errors import ArenaError
-from arena.limits import SandboxMode, TimeControl
 from arena.records import GameRecord, TimeUse
 from arena.rules import RULES_VERSION, Role
 
@@ -176,18 +176,12 @@ class _Pairs:
 
 
 def run_sprt(
-    bot_a: str,
-    bot_b: str,
+    duel: Duel,
     test: SPRT,
-    *,
     max_games: int,
-    time_control: TimeControl,
-    openings: int,
     db: Path | None,
-    seed: int,
-    sandbox: SandboxMode,
+    *,
     json_output: bool,
-    quiet: bool,
     fresh: bool = False,
 ) -> int:
     """The command; 0 when a hypothesis was accepted, 1 when ``max_games`` came first, 128 + the
@@ -198,21 +192,21 @@ def run_sprt(
     """
     from arena.store.database import Store, hidden_from_bots
 
-    given = resolve_bot(bot_a), resolve_bot(bot_b)
+    given = resolve_bot(duel.bot_a), resolve_bot(duel.bot_b)
     spec_a, spec_b = distinct_names(*given)
     path = db if db is not None else Path("results") / f"sprt-{spec_a.name}-vs-{spec_b.name}.sqlite"
     say = sys.stderr if json_output else sys.stdout
-    check_store_outside_bots(path, sandbox, (spec_a, spec_b))
+    check_store_outside_bots(path, duel.sandbox, (spec_a, spec_b))
     # Hidden from the bots: one could read the games, or lock the store.
-    settings = match_settings(time_control, sandbox, hidden=hidden_from_bots(path))
-    pairs = _Pairs(spec_a, spec_b, settings, seed, openings, max_games)
-    progress = Progress(say, quiet)
+    settings = match_settings(duel.time_control, duel.sandbox, hidden=hidden_from_bots(path))
+    pairs = _Pairs(spec_a, spec_b, settings, duel.seed, duel.openings, max_games)
+    progress = Progress(say, duel.quiet)
     start_harness()
     with Store.open(path) as store:
         if fresh:
             print(f"--fresh: {store.reset().describe()}", file=say, flush=True)
         run = _resume(store, pairs)
-        if run.pairs and not quiet:
+        if run.pairs and not duel.quiet:
             print(f"resuming: {2 * run.pairs} games already played ({path})", file=say)
         verdict, value, stopped = _decide(pairs, run, test, store, progress)
     progress.show(_status_line(run, value, test), final=True)

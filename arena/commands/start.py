@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from arena.botspec import BotPartError, BotSpec
@@ -19,6 +20,21 @@ from arena.errors import ArenaError
 from arena.launch.sandbox import resolve_mode
 from arena.limits import Limits, SandboxMode, TimeControl
 from arena.referee.match import MatchSettings
+
+
+@dataclass(frozen=True)
+class Duel:
+    """What ``arena match`` and ``arena sprt`` share: two bots named on the command line, the
+    time control, seed, random opening plies and sandbox of their games, and whether the
+    progress is printed."""
+
+    bot_a: str
+    bot_b: str
+    time_control: TimeControl
+    seed: int
+    openings: int
+    sandbox: SandboxMode
+    quiet: bool
 
 
 def resolve_bot(arg: str, name: str | None = None) -> BotSpec:

@@ -111,12 +111,10 @@ def run_validate(
     bots: Sequence[str],
     *,
     games: int,
-    move_ms: int,
-    startup_ms: int,
+    time_control: TimeControl,
     sandbox: SandboxMode,
     json_output: bool,
     transcript: bool,
-    time_control: TimeControl | None = None,
     memory_mb: int | None = None,
     total_s: float = DEFAULT_TOTAL_S,
 ) -> int:
@@ -138,12 +136,10 @@ def run_validate(
         return validate_bot(
             spec,
             games=games,
-            move_ms=move_ms,
-            startup_ms=startup_ms,
             sandbox=sandbox,
             transcript=emit_transcript,
-            time_control=time_control,
             limits=limits,
+            time_control=time_control,
         )
 
     if len(bots) != 1 or batch.is_folder_of_bots(bots[0]):
