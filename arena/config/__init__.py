@@ -3,10 +3,12 @@
 Every key is listed, with an example file, in docs/tournament-file.md. Every problem
 raises a ``ConfigError`` naming the file, the key path (``bots[2].path``), the line and what was
 expected; unknown and duplicate keys are errors, and null only where it means something. The
-package: ``yamlread`` (YAML with lines), ``context`` (located errors, checks of plain values),
-``keys`` (every top-level key declared: its type, bounds, default and help), ``readers``,
-``sections``, ``course`` and ``bots`` (the keys that need more than a plain check), ``build``
-(the keys read in order), ``model`` (``TournamentConfig`` and its plan).
+package: ``yamllines`` (YAML parsed with lines), ``context`` (located errors, checks of plain
+values), ``keys`` (every top-level key declared: its type, bounds, default and help),
+``keyparsers``, ``sections``, ``course`` and ``bots`` (the parsers of the keys that need more
+than a plain check), ``parsedkeys`` (each key parsed once, when its turn or another key needs
+it), ``build`` (the keys parsed in order, each given to its field), ``model``
+(``TournamentConfig`` and its plan).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from arena.config.build import build
 from arena.config.context import Context, describe
 from arena.config.model import TournamentConfig
 from arena.config.sections import section_hint
-from arena.config.yamlread import read_yaml
+from arena.config.yamllines import parse_yaml
 from arena.errors import ConfigError
 
 __all__ = ["TournamentConfig", "load_config", "config_from_dict"]
@@ -50,7 +52,7 @@ def load_config(path: str | os.PathLike[str]) -> TournamentConfig:
     except (OSError, RuntimeError):  # pragma: no cover - it was just read
         resolved = file.absolute()
     ctx.base_dir = resolved.parent
-    top, first_line = read_yaml(data, ctx)
+    top, first_line = parse_yaml(data, ctx)
     if not isinstance(top, Mapping):
         raise ctx.error(
             None, f"expected a mapping at the top level, got {describe(top)}", first_line

@@ -47,7 +47,7 @@ BOT_KEYS = {
 _BOT_NAME_RULE = "1 to 64 letters, digits or '_.+-', starting with a letter or a digit"
 
 
-def read_bots(
+def parse_bots(
     ctx: Context,
     top: Mapping[str, Any],
     entries: list[Entry],

@@ -1,8 +1,8 @@
 """The checking context of a tournament file: located errors and the checks of plain values.
 
-Every check names the file, the key path (``bots[2].path``), the line where the YAML reader
-recorded one, and what was expected, in one :class:`~arena.errors.ConfigError`. The reader
-(``arena.config.yamlread``) records lines on the mappings and lists it builds; plain data
+Every check names the file, the key path (``bots[2].path``), the line where the YAML parser
+recorded one, and what was expected, in one :class:`~arena.errors.ConfigError`. The parser
+(``arena.config.yamllines``) records lines on the mappings and lists it builds; plain data
 (``config_from_dict``) has none, and the errors then name no line.
 """
 

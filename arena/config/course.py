@@ -40,7 +40,7 @@ def refuse_games_per_pairing(ctx: Context, top: Mapping[str, Any], fmt: str) -> 
         )
 
 
-def read_rounds(ctx: Context, top: Mapping[str, Any], fmt: str) -> int:
+def parse_rounds(ctx: Context, top: Mapping[str, Any], fmt: str) -> int:
     """``rounds:``, a course's only (another format would silently lose it)."""
     if fmt not in COURSE_FORMATS:
         courses = " or ".join(COURSE_FORMATS)
@@ -69,7 +69,7 @@ def _require(ctx: Context, top: Mapping[str, Any], key: str, inner: str, expecte
         raise ctx.error(f"{key}.{inner}", f"missing (expected {expected})", key_line(top, key))
 
 
-def read_until(ctx: Context, top: Mapping[str, Any], pool: int) -> StopRule:
+def parse_until(ctx: Context, top: Mapping[str, Any], pool: int) -> StopRule:
     """``until: {top: K, los: P}``, any format's: K at most the pool's size less one."""
     section = _section(ctx, top, "until", "{top: 10, los: 0.95}")
     ctx.check_keys(section, UNTIL_KEYS, "until")
@@ -88,7 +88,7 @@ def read_until(ctx: Context, top: Mapping[str, Any], pool: int) -> StopRule:
     return StopRule(places, float(los))
 
 
-def read_budget(ctx: Context, top: Mapping[str, Any]) -> Budget:
+def parse_budget(ctx: Context, top: Mapping[str, Any]) -> Budget:
     """``budget: {games: G}``, any format's."""
     section = _section(ctx, top, "budget", "{games: 1000}")
     ctx.check_keys(section, BUDGET_KEYS, "budget")

@@ -1,9 +1,9 @@
 """Every top-level key of a tournament file, declared once: its type and bounds (how a value
-written is read), its default, and one line of help.
+written is parsed), its default, and one line of help.
 
-The loader reads the keys in this order (a key that needs another's value reads it first), the
-reference's table (docs/tournament-file.md) is checked against these lines, and each key fills
-the ``TournamentConfig`` field of its name, from which the plan takes its own.
+The loader parses the keys in this order (a key that needs another's value parses it first)
+and ``build`` gives each to its ``TournamentConfig`` field; the reference's table
+(docs/tournament-file.md) is checked against these lines.
 """
 
 from __future__ import annotations
@@ -14,17 +14,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from arena.config import readers
+from arena.config import keyparsers
 from arena.config.context import MAX_INT
-from arena.config.course import BUDGET_KEYS, UNTIL_KEYS, read_budget, read_rounds, read_until
-from arena.config.readers import OPENING_KEYS
-from arena.config.reading import Reading
-from arena.config.sections import read_section
+from arena.config.course import BUDGET_KEYS, UNTIL_KEYS, parse_budget, parse_rounds, parse_until
+from arena.config.keyparsers import OPENING_KEYS
+from arena.config.parsedkeys import ParsedKeys
+from arena.config.sections import parse_section
 from arena.limits import AffinityMode, KeepBots, Limits, SandboxMode, TimeControl, minimum_of
 from arena.tournament.affinity import core_count
 
-Parse = Callable[[Reading, str], Any]
-"""Reads the value written at a key (the key's name given) into its setting."""
+Parse = Callable[[ParsedKeys, str], Any]
+"""Parses the value written at a key (the key's name given) into its setting."""
 
 MAX_WORKERS = 1024
 """More worker processes than any machine runs fairly (the run caps them further)."""
@@ -36,22 +36,26 @@ _Section = TypeVar("_Section", TimeControl, Limits)
 
 def integer(minimum: int = 1, maximum: int = MAX_INT) -> Parse:
     """An integer from ``minimum`` to ``maximum``."""
-    return lambda r, key: r.ctx.integer(r.top, key, key, minimum=minimum, maximum=maximum)
+    return lambda parsed, key: parsed.ctx.integer(
+        parsed.top, key, key, minimum=minimum, maximum=maximum
+    )
 
 
-def flag(r: Reading, key: str) -> bool:
+def flag(parsed: ParsedKeys, key: str) -> bool:
     """``true`` or ``false``."""
-    return r.ctx.flag(r.top, key, key)
+    return parsed.ctx.flag(parsed.top, key, key)
 
 
 def choice(modes: type[enum.StrEnum]) -> Parse:
     """One of the words of ``modes``."""
-    return lambda r, key: modes(r.ctx.choice(r.top, key, key, [m.value for m in modes]))
+    return lambda parsed, key: modes(
+        parsed.ctx.choice(parsed.top, key, key, [m.value for m in modes])
+    )
 
 
 def section(cls: type[_Section]) -> Parse:
-    """A mapping of ``cls``'s fields, each read against its type and least value."""
-    return lambda r, key: read_section(r.ctx, r.top, key, cls)
+    """A mapping of ``cls``'s fields, each parsed against its type and least value."""
+    return lambda parsed, key: parse_section(parsed.ctx, parsed.top, key, cls)
 
 
 @dataclass(frozen=True)
@@ -62,20 +66,19 @@ class Key:
     help: str
     """What it sets, in one line (the reference's)."""
     parse: Parse
-    """Its type and bounds: reads the value written."""
+    """Its type and bounds: parses the value written."""
     default: Any = None
     """Its setting when the file does not give it."""
-    derive: Callable[[Reading], Any] | None = None
+    derive: Callable[[ParsedKeys], Any] | None = None
     """Instead of ``default``, for a default that depends on the file or the machine."""
     shown: str = ""
     """The default as the reference shows it (default: ``default`` written as in YAML)."""
-    field: str = ""
-    """The ``TournamentConfig`` field it fills (default: its name)."""
 
-    def read(self, r: Reading) -> Any:
-        if self.name in r.top:
-            return self.parse(r, self.name)
-        return self.default if self.derive is None else self.derive(r)
+    def value_in(self, parsed: ParsedKeys) -> Any:
+        """Its setting in the file: the value written, parsed, else its default."""
+        if self.name in parsed.top:
+            return self.parse(parsed, self.name)
+        return self.default if self.derive is None else self.derive(parsed)
 
     def shown_default(self) -> str:
         """The reference's default column."""
@@ -86,46 +89,46 @@ KEYS = (
     Key(
         "name",
         "the tournament's name (the store's, the report's, PGN's `[Event]`)",
-        readers.tournament_name,
-        derive=readers.default_name,
+        keyparsers.tournament_name,
+        derive=keyparsers.default_name,
         shown="the file's stem",
     ),
     Key(
         "db",
         "the store, beside the file; a device or a pipe is refused",
-        readers.db,
-        derive=readers.default_db,
+        keyparsers.db,
+        derive=keyparsers.default_db,
         shown="`results/<name>.sqlite`",
     ),
     Key(
         "format",
         "`round-robin` (every pair, in rounds), `gauntlet` (the first bot against every other),"
         " or a course: `swiss`, `contested` ([below](#a-course-swiss-or-contested))",
-        readers.tournament_format,
+        keyparsers.tournament_format,
         default="round-robin",
     ),
     Key(
         "rounds",
         "a course's rounds (`swiss`, `contested` only): `ceil(log2 N) + 4` for N bots",
-        lambda r, key: read_rounds(r.ctx, r.top, r.value("format")),
+        lambda parsed, key: parse_rounds(parsed.ctx, parsed.top, parsed.value("format")),
         shown="from the pool",
     ),
     Key(
         "until",
         "`{top: K, los: 0.95}`: stop once each of the top K is ahead of the next with that"
         " likelihood",
-        lambda r, key: read_until(r.ctx, r.top, len(r.entries)),
+        lambda parsed, key: parse_until(parsed.ctx, parsed.top, len(parsed.entries)),
     ),
     Key(
         "budget",
         "`{games: G}`: play at most G games (whole meetings, at a round's end)",
-        lambda r, key: read_budget(r.ctx, r.top),
+        lambda parsed, key: parse_budget(parsed.ctx, parsed.top),
     ),
     Key(
         "games_per_pairing",
         "games per *ordered* pair: A as Order against B as Chaos, and as many the other way",
-        readers.games_per_pairing,
-        derive=readers.default_games,
+        keyparsers.games_per_pairing,
+        derive=keyparsers.default_games,
         shown="`10`",
     ),
     Key(
@@ -137,8 +140,8 @@ KEYS = (
     Key(
         "bots",
         "the entries: a bundled bot's name, a bot mapping or a folder (below); at least 2 bots",
-        readers.bots,
-        derive=readers.missing_bots,
+        keyparsers.bots,
+        derive=keyparsers.missing_bots,
         shown="required",
     ),
     Key(
@@ -159,7 +162,7 @@ KEYS = (
         "workers",
         "matches played at once; capped at what runs fairly (cores, memory)",
         integer(maximum=MAX_WORKERS),
-        derive=lambda r: core_count(),
+        derive=lambda parsed: core_count(),
         shown="the cores",
     ),
     Key(
@@ -171,7 +174,7 @@ KEYS = (
     Key(
         "affinity",
         "`auto`, `on` or `off`: pin each match to a core when cores >= workers",
-        readers.affinity,
+        keyparsers.affinity,
         default=AffinityMode.AUTO,
     ),
     Key(
@@ -183,14 +186,14 @@ KEYS = (
     Key(
         "executor",
         "`local` (worker processes) or `inline` (one match at a time, in this process)",
-        readers.executor,
-        derive=readers.default_executor,
+        keyparsers.executor,
+        derive=keyparsers.default_executor,
         shown="`local`",
     ),
     Key(
         "cluster",
         "`tcp://HOST:PORT` of a Dask scheduler, or `local:N` ([cluster](scaling.md))",
-        readers.cluster,
+        keyparsers.cluster,
     ),
     Key(
         "trusted_bots",
@@ -201,19 +204,18 @@ KEYS = (
     Key(
         "keep_bots",
         "keep bot processes between matches: `auto` (those that ask), `true` (all), `false`",
-        readers.keep_bots,
+        keyparsers.keep_bots,
         default=KeepBots.AUTO,
     ),
     Key(
         "openings",
         "`{random_plies: N}`: both games of each pair start from the same random position",
-        readers.opening_plies,
+        keyparsers.opening_plies,
         default=0,
         shown="none",
-        field="opening_plies",
     ),
 )
-"""In the order they are read: a key's mistake is told before those of the keys after it."""
+"""In the order they are parsed: a key's mistake is told before those of the keys after it."""
 
 TOP_KEYS = tuple(key.name for key in KEYS)
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from arena.botspec import BotSpec
 from arena.limits import AffinityMode, KeepBots, Limits, SandboxMode, TimeControl
@@ -100,9 +99,13 @@ class TournamentConfig:
         """How each match is played: the match settings of the file, and what the bots may
         not see."""
         return MatchSettings(
+            time_control=self.time_control,
+            limits=self.limits,
+            sandbox=self.sandbox,
+            freeze_idle=self.freeze_idle,
             hidden=self.hidden_from_bots(),
             private=self.bots_own_files(),
-            **self._shared_with(MatchSettings),
+            keep_bots=self.keep_bots,
         )
 
     def bots_own_files(self) -> tuple[str, ...]:
@@ -127,14 +130,24 @@ class TournamentConfig:
         return (*hidden_from_bots(self.db), *config)
 
     def plan(self) -> TournamentPlan:
-        """The run this file describes, in the library's terms: each setting under its name."""
+        """The run this file describes, in the library's terms."""
         return TournamentPlan(
+            name=self.name,
+            bots=self.bots,
+            format=self.format,
+            games_per_pairing=self.games_per_pairing,
+            seed=self.seed,
+            workers=self.workers,
             settings=self.settings(),
+            db=self.db,
+            affinity=self.affinity,
+            executor=self.executor,
+            force_workers=self.force_workers,
+            opening_plies=self.opening_plies,
+            cluster=self.cluster,
+            trusted_bots=self.trusted_bots,
             folder=None if self.path is None else self.path.parent,
-            **self._shared_with(TournamentPlan),
+            rounds=self.rounds,
+            until=self.until,
+            budget=self.budget,
         )
-
-    def _shared_with(self, target: type[TournamentPlan] | type[MatchSettings]) -> dict[str, Any]:
-        """The values of the fields ``target`` has of the same name."""
-        own = {f.name for f in dataclasses.fields(self)}
-        return {f.name: getattr(self, f.name) for f in dataclasses.fields(target) if f.name in own}

@@ -1,7 +1,7 @@
-"""The sections ``time_control:`` and ``limits:``, read field by field.
+"""The sections ``time_control:`` and ``limits:``, parsed field by field.
 
 Their keys are the fields of ``arena.limits.TimeControl`` and ``Limits``: each field's type,
-default and least sane value (its metadata) is the declaration the reader checks against.
+default and least sane value (its metadata) is the declaration the parser checks against.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ def section_hint(key: str) -> str:
     return ""
 
 
-def read_section(ctx: Context, top: Mapping[str, Any], key: str, cls: type[_Section]) -> _Section:
+def parse_section(ctx: Context, top: Mapping[str, Any], key: str, cls: type[_Section]) -> _Section:
     """The section ``top[key]`` as ``cls``: each field checked against its type and least value."""
     value = top[key]
     if isinstance(value, cls):

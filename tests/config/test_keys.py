@@ -4,6 +4,7 @@ plan follow: the reference's table says what it declares, and every key reaches 
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import re
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from conftest import REPO_ROOT
 
 from arena.config import config_from_dict
 from arena.config.bots import BOT_KEYS
+from arena.config.build import build
 from arena.config.folders import FOLDER_KEYS
 from arena.config.keys import KEYS, TOP_KEYS, reference
 from arena.config.model import TournamentConfig
@@ -47,11 +49,22 @@ def test_the_reference_shows_each_bot_keys_declared_help() -> None:
     assert _rows(2) == declared
 
 
+FIELD_OF_KEY = {"openings": "opening_plies"}
+"""The keys whose ``TournamentConfig`` field has another name."""
+
+
 def test_each_key_fills_a_config_field_and_each_field_has_its_key() -> None:
     fields = {f.name for f in dataclasses.fields(TournamentConfig)}
-    filled = [key.field or key.name for key in KEYS]
+    filled = [FIELD_OF_KEY.get(key.name, key.name) for key in KEYS]
     assert len(filled) == len(set(filled)) == len(TOP_KEYS)
     assert set(filled) == fields - CONFIG_ONLY
+    source = inspect.getsource(build)
+    unfilled = [
+        key.name
+        for key, field in zip(KEYS, filled, strict=True)
+        if f'{field}=keys.value("{key.name}")' not in source
+    ]
+    assert not unfilled, f"keys build() gives to no field: {unfilled}"
 
 
 def test_every_field_of_the_config_reaches_the_plan_or_the_match_settings() -> None:

@@ -100,8 +100,8 @@ def _accepted_keys() -> set[str]:
     from arena.config.bots import BOT_KEYS
     from arena.config.course import BUDGET_KEYS, UNTIL_KEYS
     from arena.config.folders import FOLDER_KEYS
+    from arena.config.keyparsers import OPENING_KEYS
     from arena.config.keys import TOP_KEYS
-    from arena.config.readers import OPENING_KEYS
     from arena.limits import Limits, TimeControl
 
     keys = {*TOP_KEYS, *BOT_KEYS, *FOLDER_KEYS}

@@ -1,9 +1,10 @@
-"""Reading YAML with line numbers: mappings and lists that remember where each item was written.
+"""Parsing YAML with line numbers: mappings and lists that remember where each item was written.
 
-PyYAML's composer gives nodes with positions; ``Reader`` turns them into ``LineMap``/``LineSeq``
-(plain ``dict``/``list`` subclasses) that keep the line of every key and value and the source
-text of plain scalars (so ``1.10`` given as a name stays ``1.10``), rejecting what YAML accepts
-silently but a tournament file must not hold: duplicate keys, tags, recursive aliases.
+PyYAML's composer gives nodes with positions; ``_Converter`` turns them into ``LineMap`` and
+``LineSeq`` (plain ``dict``/``list`` subclasses) that keep the line of every key and value and
+the source text of plain scalars (so ``1.10`` given as a name stays ``1.10``), rejecting what
+YAML accepts silently but a tournament file must not hold: duplicate keys, tags, recursive
+aliases.
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ def _plain_text(node: yaml.Node) -> str | None:
     return None
 
 
-class Reader:
+class _Converter:
     """Turns composed YAML nodes into ``LineMap``/``LineSeq``/scalars, rejecting duplicate keys."""
 
     def __init__(self, ctx: Context) -> None:
@@ -61,7 +62,7 @@ class Reader:
         self.done: dict[int, Any] = {}
         self.active: set[int] = set()
 
-    def read(self, node: yaml.Node, path: str) -> Any:
+    def convert(self, node: yaml.Node, path: str) -> Any:
         if isinstance(node, yaml.ScalarNode):
             if node.tag not in self.constructor.yaml_constructors:
                 raise self.ctx.error(
@@ -112,7 +113,7 @@ class Reader:
         self._check_tag(node, _SEQ_TAG, path)
         seq = LineSeq(_line_of(node))
         for i, item in enumerate(node.value):
-            seq.append(self.read(item, f"{path}[{i}]"))
+            seq.append(self.convert(item, f"{path}[{i}]"))
             seq.item_lines.append(_line_of(item))
             seq.raw.append(_plain_text(item))
         return seq
@@ -133,9 +134,9 @@ class Reader:
                             "expected a mapping (or a list of mappings) after '<<'",
                             _line_of(source),
                         )
-                    merged.append(self.read(source, path))
+                    merged.append(self.convert(source, path))
                 continue
-            key = self.read(key_node, path)
+            key = self.convert(key_node, path)
             if not isinstance(key, str):
                 raise self.ctx.error(
                     path or None,
@@ -149,7 +150,7 @@ class Reader:
                     f"duplicate key {key!r} (first given at line {own.key_lines[key]})",
                     _line_of(key_node),
                 )
-            own[key] = self.read(value_node, key_path)
+            own[key] = self.convert(value_node, key_path)
             own.key_lines[key] = _line_of(key_node)
             own.value_lines[key] = _line_of(value_node)
             own.raw[key] = _plain_text(value_node)
@@ -166,11 +167,11 @@ class Reader:
         return result
 
 
-def read_yaml(data: bytes, ctx: Context) -> tuple[Any, int]:
-    """The document in ``data`` read with lines, and the line it starts on; errors located."""
+def parse_yaml(data: bytes, ctx: Context) -> tuple[Any, int]:
+    """The document in ``data`` parsed with lines, and the line it starts on; errors located."""
     try:
         root = yaml.compose(data, Loader=yaml.SafeLoader)
-        top = None if root is None else Reader(ctx).read(root, "")
+        top = None if root is None else _Converter(ctx).convert(root, "")
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         detail = "; ".join(str(p) for p in (exc.context, exc.problem) if p)
@@ -179,7 +180,7 @@ def read_yaml(data: bytes, ctx: Context) -> tuple[Any, int]:
         ) from None
     except yaml.reader.ReaderError as exc:  # bad encoding or a control character
         detail = str(exc).splitlines()[0]
-        raise ctx.error(None, f"invalid YAML: {detail}", _reader_line(data, exc.position)) from None
+        raise ctx.error(None, f"invalid YAML: {detail}", _error_line(data, exc.position)) from None
     except yaml.YAMLError as exc:
         detail = " ".join(str(exc).split())
         raise ctx.error(None, f"invalid YAML: {detail}") from None
@@ -190,7 +191,7 @@ def read_yaml(data: bytes, ctx: Context) -> tuple[Any, int]:
     return top, _line_of(root)
 
 
-def _reader_line(data: bytes, position: int) -> int:
+def _error_line(data: bytes, position: int) -> int:
     try:
         return data.decode("utf-8")[:position].count("\n") + 1
     except UnicodeDecodeError:

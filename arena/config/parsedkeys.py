@@ -1,7 +1,7 @@
-"""The top-level keys of one tournament file as they are read.
+"""The top-level keys of one tournament file as they are parsed.
 
-Each key is read once: in the declaration's order, or sooner when another key's reader needs its
-value (``db`` needs ``name``). The ``bots:`` entries are expanded once too, when first counted.
+Each key is parsed once: in the declaration's order, or sooner when another key's parser needs
+its value (``db`` needs ``name``). The ``bots:`` entries are expanded once too, when first counted.
 """
 
 from __future__ import annotations
@@ -15,14 +15,14 @@ from arena.config.context import Context
 from arena.config.folders import Entry, expand_entries
 
 
-class Reading:
-    """A file's top-level mapping, the values read so far, and what to tell the user of it."""
+class ParsedKeys:
+    """A file's top-level mapping, the values parsed so far, and what to tell the user of it."""
 
     def __init__(
         self,
         ctx: Context,
         top: Mapping[str, Any],
-        readers: Mapping[str, Callable[[Reading], Any]],
+        parsers: Mapping[str, Callable[[ParsedKeys], Any]],
         *,
         default_name: str,
         config_path: Path | None,
@@ -34,18 +34,18 @@ class Reading:
         self.config_path = config_path
         self.notices: list[str] = []
         """What the user should know about the file that is not an error."""
-        self._readers = readers
+        self._parsers = parsers
         self._values: dict[str, Any] = {}
 
     def value(self, key: str) -> Any:
-        """The setting of ``key``, read now if no reader needed it before."""
+        """The setting of ``key``, parsed now if no parser needed it before."""
         if key not in self._values:
-            self._values[key] = self._readers[key](self)
+            self._values[key] = self._parsers[key](self)
         return self._values[key]
 
     @functools.cached_property
     def entries(self) -> list[Entry]:
-        """The bots of ``bots:``, folder entries expanded (none when it is no list: its reader
+        """The bots of ``bots:``, folder entries expanded (none when it is no list: its parser
         says what is wrong)."""
         entries, found = expand_entries(self.ctx, self.top.get("bots"))
         self.notices += found
