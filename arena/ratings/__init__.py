@@ -40,10 +40,16 @@ __all__ = [
 ELO_PER_LOGIT = 400.0 / math.log(10.0)
 """Elo points per unit of natural log-odds (about 173.7): 400 points are odds of 10 to 1."""
 
+
+def expected_score(rating: float, other: float) -> float:
+    """Expected score (win probability) of a player rated ``rating`` against ``other``: the
+    Elo scale that sequential Elo and the fit share."""
+    return 1.0 / (1.0 + float(10.0 ** ((other - rating) / 400.0)))
+
+
 # Names re-exported from the submodules, loaded lazily by ``__getattr__`` below.
 _LAZY = {
     "EloRatings": "arena.ratings.elo",
-    "expected_score": "arena.ratings.elo",
     "sequential_elo": "arena.ratings.elo",
     "MLEFit": "arena.ratings.mle",
     "fit_mle": "arena.ratings.mle",

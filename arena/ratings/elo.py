@@ -12,6 +12,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, TypeVar
 
+from arena.ratings import expected_score
+
 if TYPE_CHECKING:
     from arena.ratings import GameLike
 
@@ -36,11 +38,6 @@ Backend = Literal["auto", "package", "builtin"]
 _BETA = 200.0
 
 Rater = Callable[[float, float], tuple[float, float]]
-
-
-def expected_score(rating: float, other: float) -> float:
-    """Expected score (win probability) of a player rated ``rating`` against ``other``."""
-    return 1.0 / (1.0 + float(10.0 ** ((other - rating) / (2.0 * _BETA))))
 
 
 def canonical_order(games: Iterable[G]) -> list[G]:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from arena.ratings import ELO_PER_LOGIT
+from arena.ratings import ELO_PER_LOGIT, expected_score
 
 if TYPE_CHECKING:
     from arena.ratings import GameLike
@@ -276,13 +276,11 @@ class MLEFit:
 
     def expected(self, order_bot: str, chaos_bot: str) -> float:
         """Overall model: probability that ``order_bot`` as Order beats ``chaos_bot`` as Chaos."""
-        d = self.rating[order_bot] - self.rating[chaos_bot] + self.role_advantage
-        return 1.0 / (1.0 + math.pow(10.0, -d / 400.0))
+        return expected_score(self.rating[order_bot] + self.role_advantage, self.rating[chaos_bot])
 
     def expected_by_role(self, order_bot: str, chaos_bot: str) -> float:
         """Per-role model: probability that ``order_bot`` as Order beats ``chaos_bot``."""
-        d = self.order_rating[order_bot] - self.chaos_rating[chaos_bot]
-        return 1.0 / (1.0 + math.pow(10.0, -d / 400.0))
+        return expected_score(self.order_rating[order_bot], self.chaos_rating[chaos_bot])
 
 
 def _active_weights(counts: PairCounts) -> np.ndarray:
