@@ -63,6 +63,8 @@ class Key:
     """One top-level key of a tournament file."""
 
     name: str
+    """The key as the file writes it, and its ``TournamentConfig`` field's name unless
+    ``build`` says otherwise."""
     help: str
     """What it sets, in one line (the reference's)."""
     parse: Parse

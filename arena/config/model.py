@@ -13,7 +13,7 @@ from pathlib import Path
 
 from arena.botspec import BotSpec
 from arena.limits import AffinityMode, KeepBots, Limits, SandboxMode, TimeControl
-from arena.referee.match import MatchSettings
+from arena.referee.settings import MatchSettings
 from arena.tournament.executors import DEFAULT_EXECUTOR
 from arena.tournament.run import TournamentPlan
 from arena.tournament.stoprule import Budget, StopRule

@@ -21,7 +21,7 @@ from __future__ import annotations
 import functools
 import os
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from arena.botspec import BotSpec
@@ -512,16 +512,12 @@ def play_match(
     seats = alternating_order_seats(games) if isinstance(games, int) else list(games)
     records = []
     with Match(bot_a, bot_b, settings, seed, expected_games=len(seats)) as match:
-        for record in _iterate(match, seats):
+        for order_seat in seats:
+            record = match.play(order_seat)
             records.append(record)
             if on_game is not None:
                 on_game(record)
     return records
-
-
-def _iterate(match: Match, seats: list[int]) -> Iterator[GameRecord]:
-    for order_seat in seats:
-        yield match.play(order_seat)
 
 
 def opening_board(tokens: Sequence[str]) -> Board:
