@@ -307,16 +307,13 @@ class Match:
             try:
                 if spoiled:
                     self._replay_since_fresh()
-                record = self._play_game(order_seat, opening, start)
+                record = self._play_game(order_seat, opening, start, spoiled)
                 break
             except MachineFault as fault:
                 spoiled.append(fault.detail)
                 if len(spoiled) >= MAX_REPLAYS:
                     raise too_loaded(spoiled) from None
         self._since_fresh.append((order_seat, tuple(opening)))
-        if spoiled:
-            replayed = f"{REPLAYED}{'; '.join(spoiled)}"
-            record.detail = f"{record.detail}; {replayed}" if record.detail else replayed
         return record
 
     def _replay_since_fresh(self) -> None:
@@ -330,7 +327,11 @@ class Match:
         for order_seat, opening in self._since_fresh:
             self._play_game(order_seat, opening, opening_board(opening))
 
-    def _play_game(self, order_seat: int, opening: Sequence[str], start: Board) -> GameRecord:
+    def _play_game(
+        self, order_seat: int, opening: Sequence[str], start: Board, spoiled: Sequence[str] = ()
+    ) -> GameRecord:
+        """Play one game; its record. ``spoiled``: why the machine spoiled its earlier tries,
+        which the record's detail tells."""
         order, chaos = self.seats[order_seat], self.seats[1 - order_seat]
         game = Game(order.spec.name, chaos.spec.name, list(opening), time.time())
         self.current = game
@@ -338,6 +339,9 @@ class Match:
             winner, reason, detail = self._outcome(order, chaos, game, start)
         finally:
             self.current = None
+        if spoiled:
+            replayed = f"{REPLAYED}{'; '.join(spoiled)}"
+            detail = f"{detail}; {replayed}" if detail else replayed
         return self._finish(order, chaos, game, winner, reason, detail)
 
     def _outcome(
