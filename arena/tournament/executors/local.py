@@ -193,24 +193,27 @@ class _Batcher:
             self.flush()
 
     def flush(self) -> None:
-        """Record the games (when there is a sink), then tell the parent."""
+        """Record the batch's games, then send the batch to the parent."""
         if not self.events:
             return
-        games = [e for e in self.events if isinstance(e, GameDone)]
-        if self.sink is not None and games:
-            try:
-                recorded = iter(self.sink(games))
-            except Exception:  # e.g. a full disk: the parent records them, and says what failed
-                recorded = iter([False] * len(games))
-            sunk = {id(e) for e in games}
-            self.events = [
-                GameDone(e.key, e.slot, e.record, next(recorded))
-                if isinstance(e, GameDone) and id(e) in sunk
-                else e
-                for e in self.events
-            ]
+        self.events = self._recorded(self.events)
         self.conn.send_bytes(pickle.dumps(self.events, pickle.HIGHEST_PROTOCOL))
         self.events = []
+
+    def _recorded(self, events: list[Event]) -> list[Event]:
+        """``events`` with their games recorded through the sink, each saying whether it was
+        new (unchanged without a sink: the parent records them)."""
+        games = [e for e in events if isinstance(e, GameDone)]
+        if self.sink is None or not games:
+            return events
+        try:
+            recorded = iter(self.sink(games))
+        except Exception:  # e.g. a full disk: the parent records them, and says what failed
+            recorded = iter([False] * len(games))
+        return [
+            dataclasses.replace(e, recorded=next(recorded)) if isinstance(e, GameDone) else e
+            for e in events
+        ]
 
 
 def _worker_main(
