@@ -1,11 +1,11 @@
 """Running a tournament: from a plan to a store holding every game it owes.
 
 ``run_tournament`` registers the bots (their identity hashes) in the store, plans the missing
-games, hands the matches to an executor, and has every game committed the moment it is played
+games, hands their chunks to an executor, and has every game committed the moment it is played
 (by the worker that played it, or here when an executor does not record games itself). A failure
 of the harness (a worker that died, an internal error) is recorded as a harness error and its
-games are replayed; it never costs a bot a game. Interrupting the run loses at most the games in
-flight: running it again plays exactly what is missing.
+games are replayed (by the executor); it never costs a bot a game. Interrupting the run loses at
+most the games in flight: running it again plays exactly what is missing.
 """
 
 from __future__ import annotations
@@ -39,10 +39,8 @@ from arena.tournament.executors import (
     make_executor,
 )
 from arena.tournament.live import LiveFeed, LiveProgress, live_folder, remove_folder
-from arena.tournament.schedule import MatchJob, in_rounds, plan_matches
+from arena.tournament.schedule import MatchJob, in_rounds, match_count, plan_matches
 from arena.tournament.stoprule import Budget, StopRule
-
-MAX_ATTEMPTS = 3
 
 ExecutorFactory = Callable[[ExecutorSetup], MatchExecutor]
 """Makes the executor of a run (default: the registry's executor named by the plan)."""
@@ -258,11 +256,11 @@ def _run(
     missing = sum(job.owed for job in jobs)
     result = TournamentResult(total, already=total - missing, changes=changes, missing=missing)
     if observer is not None:
-        observer.started(total, result.already, len(jobs))
+        observer.started(total, result.already, match_count(jobs))
     if not jobs:
         result.distinct = store.count_distinct_games()
         return result
-    result.workers = _workers(plan, len(jobs), observer)
+    result.workers = _workers(plan, match_count(jobs), observer)
     if (planned := getattr(observer, "planned", None)) is not None:
         planned(jobs, result.workers)
     executor = _executor(plan, result.workers, observer, executor_factory)
@@ -370,16 +368,13 @@ def _play(
     observer: TournamentObserver | None,
     result: TournamentResult,
 ) -> None:
-    """Play ``jobs``, replaying those the harness failed up to ``MAX_ATTEMPTS`` times."""
-    for attempt in range(1, MAX_ATTEMPTS + 1):
-        failed = _run_jobs(executor, jobs, store, observer, result)
-        if not failed:
-            return
-        done = store.completed_slots()
-        jobs = [job.without(done) for job in failed]
-        jobs = [job for job in jobs if job.slots]
-        if attempt == MAX_ATTEMPTS or not jobs:
-            return
+    """Play ``jobs``: store their games, and record the harness's failures (the executor plays
+    a failed chunk again, ``MAX_ATTEMPTS`` times at most)."""
+    for batch in executor.execute(jobs):
+        _store_games([e for e in batch if isinstance(e, GameDone)], store, observer, result)
+        for failure in batch:
+            if isinstance(failure, JobFailed):
+                _record_failure(failure, store, observer, result)
 
 
 def _workers(plan: TournamentPlan, jobs: int, observer: TournamentObserver | None) -> int:
@@ -394,25 +389,6 @@ def _workers(plan: TournamentPlan, jobs: int, observer: TournamentObserver | Non
     if notify is not None:
         notify(plan.workers, fair.workers, fair.reason)  # what was asked, before the jobs' cap
     return fair.workers
-
-
-def _run_jobs(
-    executor: MatchExecutor,
-    jobs: list[MatchJob],
-    store: Store,
-    observer: TournamentObserver | None,
-    result: TournamentResult,
-) -> list[MatchJob]:
-    """Play ``jobs``; the jobs that failed (the harness's trouble), to be replayed."""
-    by_key = {job.key: job for job in jobs}
-    failed: dict[str, MatchJob] = {}
-    for batch in executor.execute(jobs):
-        _store_games([e for e in batch if isinstance(e, GameDone)], store, observer, result)
-        for failure in batch:
-            if isinstance(failure, JobFailed):
-                _record_failure(failure, store, observer, result)
-                failed[failure.key] = by_key[failure.key]
-    return list(failed.values())
 
 
 def _store_games(
@@ -435,12 +411,8 @@ def _store_games(
 
 
 def _store_sink(db: Path, live: bool = False) -> Callable[[list[GameDone]], list[bool]]:
-    """In a worker process: its own connection to the store, committing each batch of its games
-    (and, when ``live``, its games in progress written beside the store).
-
-    Workers commit in parallel (SQLite serialises the short write transactions), so the parent,
-    which shares the cores with them, does next to nothing per game.
-    """
+    """In a worker process: its own store connection, committing each batch of its games (and,
+    with ``live``, its games in progress beside the store): the parent does little per game."""
     if live:  # the worker's life is the feed's: its daemon thread ends with it
         LiveFeed(live_folder(db)).start()
     store = Store.open(db)
@@ -457,7 +429,7 @@ def _record_failure(
     observer: TournamentObserver | None,
     result: TournamentResult,
 ) -> None:
-    """A harness failure is recorded and told, never charged to a bot (the caller replays it)."""
+    """A harness failure is recorded and told, never charged to a bot (its chunk is replayed)."""
     store.add_harness_error(event.key, event.error)
     result.harness_errors.append(f"{event.key}: {event.error}")
     if observer is not None:

@@ -1,18 +1,16 @@
-"""Which games a tournament owes: pairings, role assignments and the matches that play them.
+"""Which games a tournament owes: pairings, role assignments and the chunks that play them.
 
-Every pairing is played in both role assignments, ``games_per_pairing`` times each. A game is
-identified by its *slot*: (Order bot, Chaos bot, index), which is also its key in the store, so
-that a resumed tournament plays exactly the slots that are missing. The games of a pairing are
-cut into chunks of ``CHUNK`` games, each with its own seed, and grouped into matches (the unit of
-parallel work: a worker starts the two bots once and reuses them) in which roles alternate, so
-that a tournament stopped at any point is balanced. The plan depends on the config alone, never
-on the workers, so that the same games are played however many run them.
+Every pairing is played in both role assignments, ``games_per_pairing`` times each. A game's
+*slot*, (Order bot, Chaos bot, index), is its key in the store: a resumed tournament plays the
+slots missing. A pairing's games are cut into chunks of ``CHUNK`` games, roles alternating, each
+with its own seed: the chunk (``MatchJob``) is the unit of work, replay and resume. A chunk
+``follows`` the one whose bot processes it continues: a chain of chunks is a *match*. The plan
+depends on the config alone, never on the workers, so the games are the same however many play.
 
-A round robin is played in rounds, as chess round robins are (Berger tables): in each round every
-bot meets one opponent (a bye for an odd pool), and the executors hand out no match of a round
-while one of an earlier round waits (``MatchJob.round``). So at any moment the games per bot
-differ by at most one meeting's games plus those in flight, and standings taken mid-run are fair.
-The order changes which games are played first, never which games: each chunk's seed is its own.
+A round robin is played in rounds (Berger tables): in each, every bot meets one opponent, and no
+chunk of a round is handed out while a match of an earlier round waits (``MatchJob.round``), so
+the games per bot differ by at most a meeting's plus those in flight. The order changes which
+games come first, never which games.
 """
 
 from __future__ import annotations
@@ -35,16 +33,15 @@ MAX_OPENING_PLIES = 24
 """The longest random opening: two thirds of the board, leaving the bots a game to play."""
 
 CHUNK = 10
-"""Games per chunk: where a match may be cut (a worker gives the rest of its match to an idle one
-when both bots reset at ``match <seed>``: ``arena.tournament.executors.local``)."""
+"""Games per chunk: where a match may be cut (an idle worker takes the later chunks of another's
+match when both bots reset at ``match <seed>``: ``arena.tournament.executors.placement``)."""
 
 _Bot = TypeVar("_Bot")
 """A bot as ``pairings`` pairs it: its ``BotSpec``, or its name."""
 
 MIN_JOBS = 4
-"""A tournament of fewer pairings is cut into this many matches, at chunk boundaries, whatever
-its bots: enough for a few workers even when its bots cannot be handed on (each match starts
-its bots; a tournament of more pairings starts them no more often than one match a pairing)."""
+"""A tournament of fewer pairings is cut into this many matches, whatever its bots: enough for a
+few workers even when its chunks cannot go elsewhere (each match starts its bots)."""
 
 MAX_GAMES = 10_000_000
 """The most games a tournament may owe: its plan lists them all (about 100 bytes each)."""
@@ -62,33 +59,32 @@ class GameSlot:
     """Moves (``c4X``) played onto the board before the bots' first ``turn``: the same for both
     role assignments of an index, so that each side of a pairing plays each position once."""
     seed: int = 0
-    """The seed of the game's chunk: the bots' processes get it at the chunk's first game
-    (started with it, or told ``match <seed>``: ``Match.reseed``), so that a chunk plays the
-    same games whether its match began there or played the chunks before it."""
+    """The seed of the game's chunk, which its bots get at its first game (started with it, or
+    told ``match <seed>``): a chunk plays alike whether its match began there or not."""
     replay: bool = False
-    """Played and stored already (a chunk stopped part-way): played again, neither stored nor
-    told, so that the bots are in the state in which the chunk's next game began, and a resumed
-    chunk plays the games an unstopped run would have (bots that depend on their seed alone)."""
+    """Stored already (a chunk stopped part-way): played again, not stored, so that the bots
+    reach the state in which the chunk's next game began, as in an unstopped run."""
 
 
 @dataclass(frozen=True)
 class MatchJob:
-    """A match to play: two bots and the slots of their games, in playing order."""
+    """A chunk to play: one seed's games of two bots, their slots in playing order."""
 
     key: str
-    """Stable name of the job, e.g. ``greedy~random#0`` (pairing and chunk)."""
+    """Stable name of the chunk, e.g. ``greedy~random#3`` (pairing and chunk number)."""
     bot_a: BotSpec
     bot_b: BotSpec
     slots: tuple[GameSlot, ...]
     seed: int
-    """Seed of the match's bot processes: its first slot's (that of the chunk it begins in)."""
+    """The chunk's seed: its bot processes start with it, or are told it (``Match.reseed``)."""
     games: int = 0
-    """Its games as planned (0: as many as its slots): what its bots' CPU limit is made for, kept
-    when games are taken off it (played already, or handed to another worker), so that its bots
-    are those kept from matches of its like (``arena.referee.keeper``)."""
+    """The games of its match as planned (0: its slots'): what its bots' CPU limit is made for,
+    so that they are those kept from matches of its like (``arena.referee.keeper``)."""
     round: int = 0
-    """The round it is played in (``in_rounds``): no match of a later round is handed out while
-    one of this round waits."""
+    """The round it is played in (``in_rounds``): no chunk of a later round is handed out while
+    a match of this round waits."""
+    follows: str | None = None
+    """The key of the chunk whose bot processes it continues (None: it starts a match)."""
 
     def slot_key(self, slot: GameSlot) -> tuple[str, str, int]:
         """(Order name, Chaos name, index): the store's key of a slot."""
@@ -98,35 +94,22 @@ class MatchJob:
         return order.name, chaos.name, slot.index
 
     def without(self, done: Collection[tuple[str, str, int]]) -> MatchJob:
-        """The same job minus the slots already played: a chunk played whole is dropped, and in
-        a chunk stopped part-way the games played before its last missing one are kept as
-        ``replay`` slots (a chunk's games depend on the ones before them in it)."""
-        left: list[GameSlot] = []
-        for chunk in _chunks(self.slots):
-            missing = [i for i, slot in enumerate(chunk) if self.slot_key(slot) not in done]
-            if missing:
-                left += (
-                    dataclasses.replace(slot, replay=True) if self.slot_key(slot) in done else slot
-                    for slot in chunk[: missing[-1] + 1]
-                )
+        """The same chunk minus the games played: none if played whole; else those played before
+        its last missing one kept as ``replay`` (a chunk's games depend on those before)."""
+        missing = [i for i, slot in enumerate(self.slots) if self.slot_key(slot) not in done]
+        left = self.slots[: missing[-1] + 1] if missing else ()
         return dataclasses.replace(
-            self, slots=tuple(left), seed=left[0].seed if left else self.seed
+            self,
+            slots=tuple(
+                dataclasses.replace(slot, replay=True) if self.slot_key(slot) in done else slot
+                for slot in left
+            ),
         )
 
     @property
     def owed(self) -> int:
         """Its games to be stored: its slots but those it only replays."""
         return sum(not slot.replay for slot in self.slots)
-
-
-def _chunks(slots: Sequence[GameSlot]) -> list[list[GameSlot]]:
-    """``slots`` cut where the seed changes: its chunks, in playing order."""
-    chunks: list[list[GameSlot]] = []
-    for slot in slots:
-        if not chunks or chunks[-1][-1].seed != slot.seed:
-            chunks.append([])
-        chunks[-1].append(slot)
-    return chunks
 
 
 def pairings(bots: Sequence[_Bot], format: str = "round-robin") -> list[tuple[_Bot, _Bot]]:
@@ -152,11 +135,8 @@ def _derived_seed(seed: int, *names: str) -> int:
 
 
 def random_opening(seed: int, plies: int) -> tuple[str, ...]:
-    """A seeded random sequence of ``plies`` legal moves after which no five stands.
-
-    Each move is drawn among the legal moves that make no five; were there none (it cannot
-    happen this early on a 6x6 board, but the rule is cheap), the draw starts over.
-    """
+    """A seeded random sequence of ``plies`` legal moves, each making no five (were there none
+    left, which cannot happen this early, the draw starts over)."""
     if not 0 <= plies <= MAX_OPENING_PLIES:
         raise ValueError(f"an opening has 0 to {MAX_OPENING_PLIES} plies, not {plies}")
     rng = random.Random(seed)
@@ -217,20 +197,20 @@ def in_rounds(
     done: Collection[tuple[str, str, int]],
     format: str = "round-robin",
 ) -> list[MatchJob]:
-    """The matches of ``owed`` (a plan, in round order) that miss games, each in the round it is
-    played in now, in round order: a function of the plan and the games stored.
-
-    A meeting (a pairing's matches) goes in the round of the more advanced of its bots, counted
-    in meetings played whole or placed before it (in a gauntlet, the challenger, which meets
-    everyone, is not counted): from the start that is its Berger round; after a stop, the rounds
-    left; for a late entry or a changed bot, which lags, its meetings go beside its opponents'
-    next round, not one a round (they have played theirs; it catches up in parallel).
+    """The chunks of ``owed`` (a plan) that miss games, in the round each is played in now, in
+    round order; each follows the last chunk left before it in its match (the first: None).
+    A meeting goes in the round of the more advanced of its bots, counted in meetings played or
+    placed before it (not a gauntlet's challenger): from the start its Berger round; after a
+    stop, the rounds left; a late or changed bot's meetings go beside its opponents' next round.
     """
     meetings: dict[tuple[str, str], list[MatchJob]] = {}
+    left_at: dict[str, str | None] = {}  # chunk -> the last chunk left up to it in its match
     for job in owed:
         missing = job.without(done)
+        before = None if job.follows is None else left_at.get(job.follows)
+        left_at[job.key] = job.key if missing.slots else before
         meetings.setdefault((job.bot_a.name, job.bot_b.name), []).extend(
-            [missing] if missing.slots else []
+            [dataclasses.replace(missing, follows=before)] if missing.slots else []
         )
     played: Counter[str] = Counter()
     for pair, jobs in meetings.items():
@@ -255,15 +235,11 @@ def plan_matches(
     chunk: int = CHUNK,
     opening_plies: int = 0,
 ) -> list[MatchJob]:
-    """The matches that play every missing game: a function of its arguments alone.
-
-    Each pairing's 2 x ``games_per_pairing`` games alternate roles (A as Order, then B as Order,
-    index by index), in chunks of ``chunk`` games (rounded up to even: both roles equally), each
-    seeded from the tournament's seed and its name (``a~b#3``). A pairing is one match, or, when
-    there are fewer than ``MIN_JOBS`` pairings, as many near-equal matches of whole chunks as make
-    ``MIN_JOBS`` (a match is named after its first chunk). With ``opening_plies``, the games of
-    index i start from ``opening_for(seed, i, plies)``. The matches come in round order, those
-    with games missing from ``done`` only (``in_rounds``).
+    """The chunks that play every missing game (``in_rounds``): a function of its arguments.
+    A pairing's games alternate roles index by index, in chunks of ``chunk`` games (rounded up to
+    even), each seeded from the tournament's seed and its name (``a~b#3``). A pairing is one
+    match, or, below ``MIN_JOBS`` pairings, that many near-equal matches of whole chunks. Games
+    of index i start from ``opening_for(seed, i, opening_plies)``.
     """
     pairs = pairings(bots, format)
     per_chunk = max(1, (chunk + 1) // 2)  # index pairs
@@ -281,18 +257,25 @@ def plan_matches(
             for seat in (0, 1)
         ]
         for first, end in zip(starts, [*starts[1:], chunks], strict=True):
-            part = tuple(slots[2 * per_chunk * first : 2 * per_chunk * end])
-            key = f"{name}#{first}"
-            jobs.append(MatchJob(key, a, b, part, seeds[first], len(part), meeting_round))
+            games = len(slots[2 * per_chunk * first : 2 * per_chunk * end])
+            for number in range(first, end):
+                part = tuple(slots[2 * per_chunk * number : 2 * per_chunk * (number + 1)])
+                follows = None if number == first else f"{name}#{number - 1}"
+                key = f"{name}#{number}"
+                jobs.append(MatchJob(key, a, b, part, seeds[number], games, meeting_round, follows))
     return in_rounds(jobs, done, format)
+
+
+def match_count(jobs: Sequence[MatchJob]) -> int:
+    """How many matches ``jobs`` start: the chunks that follow none."""
+    return sum(job.follows is None for job in jobs)
 
 
 def round_matches(
     pairs: Sequence[tuple[BotSpec, BotSpec]], number: int, *, seed: int = 1, opening_plies: int = 0
 ) -> list[MatchJob]:
-    """The matches of round ``number`` (from 1) of a course: each pairing one match of one game
-    per role, in slot ``number - 1``, so that a pair that meets again in a later round fills new
-    slots. Each match is seeded from the tournament's seed, its pairing and its round."""
+    """The chunks of round ``number`` (from 1) of a course: a pairing one game per role in slot
+    ``number - 1``, seeded from the tournament's seed, the pairing and the round."""
     index = number - 1
     opening = opening_for(seed, index, opening_plies)
     jobs = []

@@ -41,8 +41,8 @@ def games_per_bot(db: Path) -> Counter[str]:
 
 
 def failed_matches(db: Path) -> int:
-    """Matches that failed for the harness (a loaded machine): each is played again after the
-    rounds (``run_tournament``'s attempts), its two bots a meeting behind until then."""
+    """Chunks that failed for the harness (a loaded machine): each is played again at the end
+    of its round (the executor's attempts), its two bots a meeting behind until then."""
     with contextlib.closing(sqlite3.connect(f"{db.as_uri()}?mode=ro", uri=True)) as conn:
         return int(conn.execute("SELECT COUNT(*) FROM harness_errors").fetchone()[0])
 

@@ -50,6 +50,7 @@ from arena.tournament.executors import (  # noqa: E402
     JobDone,
     JobFailed,
 )
+from arena.tournament.executors.base import MAX_ATTEMPTS  # noqa: E402
 from arena.tournament.executors.botpack import UnsafePackError  # noqa: E402
 from arena.tournament.executors.cluster import ClusterExecutor  # noqa: E402
 from arena.tournament.executors.cluster_worker import kept_bots  # noqa: E402
@@ -274,8 +275,8 @@ def test_the_driver_learns_each_match_s_length_from_its_games(clean: Path) -> No
         executor.close()
     assert sum(isinstance(e, GameDone) for e in events) == 4
     (unseen,) = plan_matches([quick, other], 2, seed=1)
-    assert executor._placement.seconds(unseen) == float("inf")
-    expected = executor._placement.seconds(job)
+    assert executor._placement.seconds([unseen]) == float("inf")
+    expected = executor._placement.seconds([job])
     moves = sum(len(e.record.moves) for e in events if isinstance(e, GameDone))
     assert 0.03 * (moves - 4) / 2 < expected < float("inf")  # slow: half the moves, 30 ms each
 
@@ -382,18 +383,18 @@ def test_a_stopped_driver_stops_the_matches_on_the_workers_at_once(clean: Path) 
 
 
 def test_a_match_past_its_deadline_is_stopped_on_its_worker(clean: Path) -> None:
-    """A match with no result by its deadline is cancelled and replayed; Dask cannot interrupt a
-    running task, so its bots are killed on the worker at once, and the worker is free again
-    rather than playing on for nobody."""
+    """A chunk with no result by its deadline is cancelled and played again (``MAX_ATTEMPTS``
+    times at most); Dask cannot interrupt a running task, so its bots are killed on the worker
+    at once, and the worker is free again rather than playing on for nobody."""
     bots = [folder_bot(clean / "bots" / name, pause_ms=100) for name in ("alpha", "beta")]
     executor = ClusterExecutor("local:1", SETTINGS, cache_root=str(clean / "cache"), trusted=True)
     executor.match_deadline_s = 0.05  # a second or two, where the games take a minute
     try:
-        jobs = plan_matches(bots, 60, seed=1)  # unstopped, its games go on for half a minute
+        jobs = plan_matches(bots, 20, seed=1)  # 4 chunks; unstopped, 10 s of games
         began = time.monotonic()
         events = [e for batch in executor.execute(jobs) for e in batch]
         failed = [e for e in events if isinstance(e, JobFailed)]
-        assert len(failed) == len(jobs)
+        assert Counter(e.key for e in failed) == {job.key: MAX_ATTEMPTS for job in jobs}
         assert all("cancelled; its games are replayed" in e.error for e in failed), failed
         assert not any(isinstance(e, JobDone) for e in events)
         # Dask forgets a cancelled task at once (the worker looks idle) while its thread plays on:
@@ -727,18 +728,18 @@ def test_an_idle_worker_of_the_cluster_takes_the_later_chunks_of_a_match(clean: 
     for workers in (1, 2):
         folder = clean / f"w{workers}"
         bots = logged_bots(folder, 2, "--pause-ms", "40")  # 10 games of 5 plies: 2 s
-        job = plan_matches(bots, 20, seed=5, chunk=2)[0]
-        assert len(job.slots) == 10 and len({slot.seed for slot in job.slots}) == 5
+        jobs = plan_matches(bots, 20, seed=5, chunk=2)[:5]  # a match of 5 chunks of 2 games
+        assert [job.follows for job in jobs] == [None, *(job.key for job in jobs[:4])]
         with outside_cluster(workers) as (address, _client):
             executor = ClusterExecutor(
                 address, settings, cache_root=str(clean / "cache"), trusted=True
             )
             try:
-                events = [e for batch in executor.execute([job]) for e in batch]
+                events = [e for batch in executor.execute(jobs) for e in batch]
             finally:
                 executor.close()
         assert not any(isinstance(e, JobFailed) for e in events), events
-        games = {job.slot_key(e.slot): e.record for e in events if isinstance(e, GameDone)}
+        games = {jobs[0].slot_key(e.slot): e.record for e in events if isinstance(e, GameDone)}
         assert len(games) == 10 and not any(r.reason.is_fault for r in games.values())
         logs = [entry for bot in bots for entry in log_of(folder, bot.name)]
         runs[workers] = (
@@ -765,9 +766,9 @@ def test_the_cluster_hands_out_the_rounds_in_order_and_stores_the_local_pool_s_g
     submitted: list[int] = []
     submit = ClusterExecutor._submit
 
-    def spy(self: ClusterExecutor, job: MatchJob, worker: str | None = None) -> Any:
+    def spy(self: ClusterExecutor, job: MatchJob, *args: Any) -> Any:
         submitted.append(job.round)
-        return submit(self, job, worker)
+        return submit(self, job, *args)
 
     monkeypatch.setattr(ClusterExecutor, "_submit", spy)
     for executor in ("local", "cluster"):

@@ -15,6 +15,7 @@ from arena.botspec import BotSpec
 from arena.records import GameRecord
 from arena.rules import Reason, Role
 from arena.tournament.eta import WorkLeft
+from arena.tournament.executors.placement import chains
 from arena.tournament.schedule import MatchJob, plan_matches
 
 PER_GAME = {"b0": 0.05, "b1": 0.05, "b2": 0.05, "b3": 0.05, "starter": 0.05, "slow": 1.0}
@@ -23,13 +24,14 @@ START = {"starter": 2.0}
 
 
 def played(jobs: list[MatchJob], workers: int) -> list[GameRecord]:
-    """The games of ``jobs`` handed in order to the first free of ``workers``, by finish."""
+    """The games of ``jobs``' matches handed in order to the first free of ``workers``, by
+    finish."""
     free = [(0.0, worker) for worker in range(workers)]
     records = []
-    for job in jobs:
+    for match in chains(jobs):
         now, worker = heapq.heappop(free)
-        for number, slot in enumerate(job.slots):
-            order, chaos, _ = job.slot_key(slot)
+        for number, slot in enumerate(slot for job in match for slot in job.slots):
+            order, chaos, _ = match[0].slot_key(slot)
             wall = (PER_GAME[order] + PER_GAME[chaos]) / 2
             wall += 0 if number else START.get(order, 0.0) + START.get(chaos, 0.0)
             records.append(GameRecord(order, chaos, Role.CHAOS, Reason.FULL, started_at=now,

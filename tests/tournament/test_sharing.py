@@ -1,7 +1,7 @@
 """A match cut at a chunk boundary for an idle worker (the tail of a run), and the plan's chunks:
 the games stored depend on the config alone, never on how many workers play them.
 
-A worker asked to share gives back its match's later chunks only when both bots reset at
+An idle worker takes the later chunks of another's match only when both bots reset at
 ``match <seed>`` (they then play a chunk alike in a new process); a bot that does not ask keeps
 its match whole, and is started no more often. Real bot processes and workers throughout.
 """
@@ -24,32 +24,34 @@ from arena.referee.match import MatchSettings
 from arena.store.database import Store
 from arena.tournament.executors import GameDone, InlineExecutor, LocalPoolExecutor, MatchExecutor
 from arena.tournament.run import run_tournament
-from arena.tournament.schedule import MatchJob, plan_matches
+from arena.tournament.schedule import MatchJob, in_rounds, plan_matches
 
 AUTO = MatchSettings(
     time_control=TimeControl(500, 5000), sandbox=SandboxMode.NONE, keep_bots=KeepBots.AUTO
 )
 
 
-def one_match(bots: list[BotSpec]) -> MatchJob:
-    """The first match of two bots' 20 games: 10 games in 5 chunks of 2."""
-    job = plan_matches(bots, 20, seed=5, chunk=2)[0]
-    assert len(job.slots) == 10 and len({slot.seed for slot in job.slots}) == 5
-    return job
+def one_match(bots: list[BotSpec]) -> list[MatchJob]:
+    """The first match of two bots' 20 games: 10 games in 5 chunks of 2, each following the
+    one before."""
+    jobs = plan_matches(bots, 20, seed=5, chunk=2)[:5]
+    assert [len(job.slots) for job in jobs] == [2] * 5 and len({job.seed for job in jobs}) == 5
+    assert [job.follows for job in jobs] == [None, *(job.key for job in jobs[:4])]
+    return jobs
 
 
-def played(executor: MatchExecutor, job: MatchJob) -> dict[tuple[str, str, int], GameRecord]:
-    """Every game of ``job`` as ``executor`` played it, by slot."""
+def played(executor: MatchExecutor, jobs: list[MatchJob]) -> dict[tuple[str, str, int], GameRecord]:
+    """Every game of ``jobs`` as ``executor`` played it, by slot."""
     games = {}
     try:
-        for batch in executor.execute([job]):
+        for batch in executor.execute(jobs):
             for event in batch:
                 if isinstance(event, GameDone):
                     assert not event.record.reason.is_fault, event.record.detail
-                    games[job.slot_key(event.slot)] = event.record
+                    games[jobs[0].slot_key(event.slot)] = event.record
     finally:
         executor.close()
-    assert len(games) == len(job.slots)
+    assert len(games) == sum(len(job.slots) for job in jobs)
     return games
 
 
@@ -78,12 +80,12 @@ def test_an_idle_worker_takes_the_later_chunks_of_a_match_whose_bots_reset(tmp_p
 
 def test_a_match_whose_bots_do_not_reset_is_not_shared(tmp_path: Path) -> None:
     bots = logged_bots(tmp_path, 2, "--no-match")
-    job = one_match(bots)
+    jobs = one_match(bots)
     told: list[str] = []  # the idle worker has nothing to take: the run winds down, said once
-    games = played(LocalPoolExecutor(2, AUTO, winding_down=lambda: told.append("now")), job)
+    games = played(LocalPoolExecutor(2, AUTO, winding_down=lambda: told.append("now")), jobs)
     assert told == ["now"]
     assert {key: record.seed for key, record in games.items()} == {
-        job.slot_key(slot): slot.seed for slot in job.slots
+        job.slot_key(slot): slot.seed for job in jobs for slot in job.slots
     }
     assert seeds_and_starts(tmp_path, bots) == ([], 2)  # one process each: the match stayed whole
     assert wait_for_no_leftovers([str(tmp_path)]) == []
@@ -149,24 +151,29 @@ def test_a_chunk_stopped_part_way_keeps_its_played_games_as_replays() -> None:
         BotSpec.from_path(bundled_program("random")),
         BotSpec.from_path(bundled_program("greedy")),
     ]
-    job = one_match(bots)  # 5 chunks of 2 games: (index 0, both roles), (1, both), ...
-    done = {job.slot_key(slot) for slot in job.slots[:5]}  # chunks 0-1, and chunk 2's first
-    left = job.without(done)
-    assert [(s.index, s.replay) for s in left.slots] == [(2, True), (2, False), *(
+    jobs = one_match(bots)  # 5 chunks of 2 games: (index 0, both roles), (1, both), ...
+    slots = [slot for job in jobs for slot in job.slots]
+    done = {jobs[0].slot_key(slot) for slot in slots[:5]}  # chunks 0-1, and chunk 2's first
+    left = in_rounds(jobs, done)
+    assert [(s.index, s.replay) for job in left for s in job.slots] == [(2, True), (2, False), *(
         (i, False) for i in (3, 3, 4, 4)
     )]  # fmt: skip
-    assert left.owed == 5 and left.seed == job.slots[4].seed
-    later = job.without({job.slot_key(job.slots[5])})  # a chunk's second game alone: kept out
-    assert job.slots[5] not in later.slots and len(later.slots) == later.owed == 9
+    assert sum(job.owed for job in left) == 5 and left[0].seed == jobs[2].seed
+    assert [job.follows for job in left] == [None, left[0].key, left[1].key]  # one match
+    later = in_rounds(jobs, {jobs[0].slot_key(slots[5])})  # a chunk's second game alone
+    assert slots[5] not in [s for job in later for s in job.slots]  # kept out
+    assert sum(len(job.slots) for job in later) == sum(job.owed for job in later) == 9
+    assert [job.follows for job in later] == [job.follows for job in jobs]
 
 
 def test_a_replayed_game_is_told_as_progress_not_as_a_game(tmp_path: Path) -> None:
     """Each replay slot is played (the bots' logs show the chunk's games from its start) and
     told as ``GameReplayed`` (progress, for the pool's watchdog), never as a ``GameDone``."""
     bots = logged_bots(tmp_path, 2)
-    job = one_match(bots)
-    left = job.without({job.slot_key(slot) for slot in job.slots[:3]})  # chunk 1's first game
-    events = [event for batch in InlineExecutor(AUTO).execute([left]) for event in batch]
+    jobs = one_match(bots)
+    played = [*jobs[0].slots, jobs[1].slots[0]]  # chunk 0, and chunk 1's first game
+    left = in_rounds(jobs, {jobs[0].slot_key(slot) for slot in played})
+    events = [event for batch in InlineExecutor(AUTO).execute(left) for event in batch]
     done = [event for event in events if isinstance(event, GameDone)]
     assert [event.slot.index for event in done] == [1, 2, 2, 3, 3, 4, 4]
     assert [type(event).__name__ for event in events].count("GameReplayed") == 1

@@ -36,6 +36,7 @@ from hypothesis import strategies as st
 
 from arena.botspec import BotSpec
 from arena.config import TournamentConfig, config_from_dict
+from arena.errors import ArenaError
 from arena.launch.sandbox import bwrap_path
 from arena.limits import SandboxMode, TimeControl
 from arena.records import GameRecord
@@ -49,16 +50,18 @@ from arena.tournament.executors import (
     ExecutorSetup,
     GameDone,
     InlineExecutor,
-    JobFailed,
     LocalPoolExecutor,
 )
+from arena.tournament.executors import inline as inline_module
+from arena.tournament.executors.base import MAX_ATTEMPTS, ChunkPlayer
 from arena.tournament.owed import owed_games
-from arena.tournament.run import MAX_ATTEMPTS, TournamentPlan, TournamentResult, run_tournament
+from arena.tournament.run import TournamentPlan, TournamentResult, run_tournament
 from arena.tournament.schedule import (
     CHUNK,
     MAX_OPENING_PLIES,
     MIN_JOBS,
     MatchJob,
+    match_count,
     pairings,
     plan_matches,
     random_opening,
@@ -123,15 +126,19 @@ def test_plan_covers_every_slot_once_with_alternating_roles(chunk: int, games: i
 
 def test_plan_cuts_pairings_into_seeded_chunks_and_skips_done_slots() -> None:
     bots = [spec("a"), spec("b")]
-    jobs = plan_matches(bots, 50)  # one pairing: MIN_JOBS matches of whole chunks
-    assert len(jobs) == MIN_JOBS and all(len(job.slots) % CHUNK == 0 for job in jobs)
-    chunks = [job.slots[i : i + CHUNK] for job in jobs for i in range(0, len(job.slots), CHUNK)]
-    assert len(chunks) == 10 and all(len({s.seed for s in c}) == 1 for c in chunks)
-    assert len({c[0].seed for c in chunks}) == 10  # each chunk its own seed
-    assert all(job.seed == job.slots[0].seed for job in jobs)
+    jobs = plan_matches(bots, 50)  # one pairing: 10 chunks in MIN_JOBS matches
+    assert len(jobs) == 10 and all(len(job.slots) == CHUNK for job in jobs)
+    assert all({s.seed for s in job.slots} == {job.seed} for job in jobs)
+    assert len({job.seed for job in jobs}) == 10  # each chunk its own seed
+    assert match_count(jobs) == MIN_JOBS
+    starts = {0, 2, 5, 7}  # each chunk but a match's first follows the one before it
+    assert [job.follows for job in jobs] == [
+        None if i in starts else jobs[i - 1].key for i in range(10)
+    ]
+    assert [job.games for job in jobs] == [20, 20, 30, 30, 30, 20, 20, 30, 30, 30]
     # Many pairings: one match each, still in seeded chunks.
     many = plan_matches([spec(n) for n in "abcdef"], 50)
-    assert len(many) == 15 and all(len({s.seed for s in job.slots}) == 10 for job in many)
+    assert len(many) == 150 and match_count(many) == 15
     done = {("a", "b", i) for i in range(50)} | {("b", "a", 0)}
     left = plan_matches(bots, 50, done=done)
     assert {job.slot_key(s) for job in left for s in job.slots if not s.replay} == {
@@ -140,6 +147,7 @@ def test_plan_cuts_pairings_into_seeded_chunks_and_skips_done_slots() -> None:
     # Each chunk's games before its last missing one are played again (not stored): here a~b's.
     assert {job.slot_key(s) for job in left for s in job.slots if s.replay} <= done
     assert all(job.seed == job.slots[0].seed for job in left)
+    assert left[0].follows is None  # the first chunk left starts its match anew
     assert plan_matches(bots, 50, done=owed_slots("ab", 50)) == []
 
 
@@ -155,31 +163,33 @@ def test_gauntlet_pairs_the_first_bot_with_each_other() -> None:
 # --- run_tournament ----------------------------------------------------------------------------
 
 
-class FlakyExecutor:
-    """Plays jobs in this process, but fails job ``fail_key`` after one new game (and the games
-    it replays before it), ``times`` times."""
+class FlakyPlayer(ChunkPlayer):
+    """Fails chunk ``fail_key`` after one new game (and the games it replays before it),
+    ``times`` times."""
 
-    def __init__(self, settings: MatchSettings, fail_key: str, times: int) -> None:
-        self.inline = InlineExecutor(settings)
-        self.fail_key = fail_key
-        self.times = times
-        self.failures = 0
-        self.closed = False
+    fail_key = ""
+    times = 0
+    failures = 0
 
-    def execute(self, jobs: Sequence[MatchJob]) -> Iterator[list[Event]]:
-        for job in jobs:
-            if job.key == self.fail_key and self.failures < self.times:
-                self.failures += 1
-                new = next(i for i, slot in enumerate(job.slots) if not slot.replay)
-                first = MatchJob(job.key, job.bot_a, job.bot_b, job.slots[: new + 1], job.seed)
-                for batch in self.inline.execute([first]):
-                    yield [event for event in batch if isinstance(event, GameDone)]
-                yield [JobFailed(job.key, "simulated harness failure")]
-            else:
-                yield from self.inline.execute([job])
+    def play(self, job: MatchJob, emit: Callable[[Event], None], **options: bool) -> None:
+        if job.key != self.fail_key or FlakyPlayer.failures >= self.times:
+            return super().play(job, emit, **options)
+        FlakyPlayer.failures += 1
 
-    def close(self) -> None:
-        self.closed = True
+        def emit_then_fail(event: Event) -> None:
+            emit(event)
+            if isinstance(event, GameDone):
+                raise ArenaError("simulated harness failure")
+
+        super().play(job, emit_then_fail, **options)
+
+
+def flaky(monkeypatch: pytest.MonkeyPatch, fail_key: str, times: int) -> None:
+    """Make the inline executor's chunks fail as ``FlakyPlayer`` says."""
+    monkeypatch.setattr(FlakyPlayer, "fail_key", fail_key)
+    monkeypatch.setattr(FlakyPlayer, "times", times)
+    monkeypatch.setattr(FlakyPlayer, "failures", 0)
+    monkeypatch.setattr(inline_module, "ChunkPlayer", FlakyPlayer)
 
 
 def two_bot_config(tmp_path: Path, games: int = 2) -> TournamentConfig:
@@ -188,29 +198,28 @@ def two_bot_config(tmp_path: Path, games: int = 2) -> TournamentConfig:
     return make_config(tmp_path, bots, games_per_pairing=games)
 
 
-def test_harness_failure_is_recorded_and_its_games_replayed(tmp_path: Path) -> None:
+def inline(setup: ExecutorSetup) -> InlineExecutor:
+    return InlineExecutor(setup.settings)
+
+
+def test_harness_failure_is_recorded_and_its_games_replayed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     config = two_bot_config(tmp_path, games=3)
-    executors: list[FlakyExecutor] = []
-
-    def factory(setup: ExecutorSetup) -> FlakyExecutor:
-        executors.append(FlakyExecutor(setup.settings, "a~b#0", times=1))
-        return executors[0]
-
+    flaky(monkeypatch, "a~b#0", times=1)
     with Store.open(config.db) as store:
-        result = run_tournament(config.plan(), store, executor_factory=factory)
+        result = run_tournament(config.plan(), store, executor_factory=inline)
         assert result.complete and result.total == 6 and result.played == 6
         assert result.faults == 0
         assert len(result.harness_errors) == 1
         assert [e.description for e in store.harness_errors()] == ["a~b#0"]
         assert slots_of(store) == Counter(owed_slots("ab", 3))
-    assert executors[0].closed
 
 
-def test_retries_are_bounded(tmp_path: Path) -> None:
+def test_retries_are_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     config = two_bot_config(tmp_path, games=2)
-
-    def factory(setup: ExecutorSetup) -> FlakyExecutor:
-        return FlakyExecutor(setup.settings, "a~b#0", times=10**6)
+    flaky(monkeypatch, "a~b#0", times=10**6)
+    factory = inline
 
     with Store.open(config.db) as store:
         result = run_tournament(config.plan(), store, executor_factory=factory)

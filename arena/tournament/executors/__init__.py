@@ -1,9 +1,10 @@
-"""Executors: where matches run, behind one interface, chosen by name.
+"""Executors: where chunks run, behind one interface, chosen by name.
 
-``base`` (the events, ``MatchExecutor``, ``play_job``), ``inline`` (in this process), ``local`` (a
-pool of forked workers: the default) and ``cluster`` (a Dask cluster, with ``botpack`` and
-``cluster_worker``; needs the ``cluster`` extra). The registry names each executor's factory by
-module and attribute, so that choosing one imports only its module when it is made.
+``base`` (the events, ``MatchExecutor``, ``ChunkPlayer``), ``placement`` (the queue of matches),
+``inline`` (in this process), ``local`` (a pool of forked workers: the default) and ``cluster`` (a
+Dask cluster, with ``botpack`` and ``cluster_worker``; needs the ``cluster`` extra). The registry
+names each executor's factory by module and attribute, so that choosing one imports only its
+module when it is made.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from arena.errors import ArenaError
 from arena.lazy import lazy_getattr
 
 if TYPE_CHECKING:  # at run time these come lazily, through __getattr__
+    from arena.tournament.executors.base import ChunkPlayer as ChunkPlayer
     from arena.tournament.executors.base import Event as Event
     from arena.tournament.executors.base import ExecutorSetup as ExecutorSetup
     from arena.tournament.executors.base import ExecutorStatus as ExecutorStatus
@@ -24,7 +26,6 @@ if TYPE_CHECKING:  # at run time these come lazily, through __getattr__
     from arena.tournament.executors.base import JobDone as JobDone
     from arena.tournament.executors.base import JobFailed as JobFailed
     from arena.tournament.executors.base import MatchExecutor as MatchExecutor
-    from arena.tournament.executors.base import play_job as play_job
     from arena.tournament.executors.inline import InlineExecutor as InlineExecutor
     from arena.tournament.executors.local import LocalPoolExecutor as LocalPoolExecutor
 
@@ -42,6 +43,7 @@ _BASE = "arena.tournament.executors.base"
 _LAZY = {
     **dict.fromkeys(
         (
+            "ChunkPlayer",
             "Event",
             "ExecutorSetup",
             "ExecutorStatus",
@@ -50,7 +52,6 @@ _LAZY = {
             "JobDone",
             "JobFailed",
             "MatchExecutor",
-            "play_job",
         ),
         _BASE,
     ),

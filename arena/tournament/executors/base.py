@@ -1,22 +1,15 @@
-"""What every executor shares: the events it reports, the interface it offers, and ``play_job``.
+"""What every executor shares: its events, its interface, and the ``ChunkPlayer``.
 
-An executor takes ``MatchJob``s and yields events in batches (those that arrived together, so that
-the caller commits their games in one transaction): ``GameDone`` per game, ``JobDone`` per match,
-and ``JobFailed`` when the harness itself failed, never charged to a bot (its games are replayed);
-``ChunksShared`` stays between an executor and its workers (a match's later chunks given back).
-``play_job`` is the unit any executor runs, wherever it runs; everything a job carries (the bots'
-paths, the sandbox mode) is resolved on the machine that plays it.
-
-A match is a run of chunks (games under one seed) played by one pair of bot processes. The chunk
-is what is shared, replayed and resumed: a match gives its later chunks to an idle worker only
-at a chunk's start, and a chunk stopped part-way is played again from its start (its stored games
-as ``GameReplayed``), so that its games are those an unstopped run plays.
+An executor takes chunks (``MatchJob``) and yields events in batches (committed together):
+``GameDone`` per game, ``JobDone`` per chunk, ``JobFailed`` when the harness failed (never a
+bot's loss: the executor plays the chunk again). A ``ChunkPlayer`` plays chunks wherever they run,
+keeping a match's bot processes open from one chunk to the next; what a chunk carries (bots'
+paths, sandbox mode) is resolved where it plays. A chunk stopped part-way is played again from
+its start (its stored games as ``GameReplayed``): its games are those of an unstopped run.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import enum
 import threading
 import traceback
 from collections.abc import Callable, Iterator, Sequence
@@ -31,6 +24,9 @@ from arena.records import GameRecord
 from arena.referee.keeper import BotKeeper
 from arena.referee.match import Match, MatchSettings
 from arena.tournament.schedule import GameSlot, MatchJob
+
+MAX_ATTEMPTS = 3
+"""How many times an executor plays a chunk that the harness failed, at most."""
 
 KEPT_IDLE_S = 120.0
 """How long, by default, a cluster worker keeps a run's bots after its last match of the run
@@ -47,6 +43,8 @@ class GameDone:
     recorded: bool = False
     """Whether the worker's ``GameSink`` stored it as a new game; if not, the caller stores it
     (a store refuses a game it holds, so a game offered twice counts once)."""
+    resets: bool = False
+    """Whether both bots reset at ``match``: their match's later chunks may go elsewhere."""
 
 
 @dataclass(frozen=True)
@@ -73,37 +71,25 @@ class JobFailed:
 
     @classmethod
     def of(cls, key: str, error: BaseException) -> JobFailed:
-        """The failure of job ``key`` by ``error``: an error the harness foresees (``ArenaError``:
-        a machine too loaded to referee, a sandbox that cannot start) in its own one line, as the
-        run tells it to the user and stores it; anything else with its traceback, a bug to
-        report."""
+        """The failure of chunk ``key`` by ``error``: a foreseen one (``ArenaError``: a loaded
+        machine, a sandbox that cannot start) in its one line; else with its traceback."""
         if isinstance(error, ArenaError):
             return cls(key, str(error))
         return cls(key, "".join(traceback.format_exception(error, limit=8)))
 
 
-@dataclass(frozen=True)
-class ChunksShared:
-    """A match's answer to ``Asked.SHARE`` (``play_job``): the chunks it gives back, or None."""
-
-    key: str
-    rest: MatchJob | None
-    """Its last chunks, about half of what it had left, as a job of the same key for another
-    worker; None when it keeps them all (a bot that does not reset at ``match``, no chunk
-    boundary left). A failure of either part replays what the key's job has not played."""
-
-
-Event = GameDone | GameReplayed | JobDone | JobFailed | ChunksShared
+Event = GameDone | GameReplayed | JobDone | JobFailed
 GameSink = Callable[[list[GameDone]], list[bool]]
 """Records finished games where they were played (e.g. commits them to a store) and says, for
 each, whether it was new. A factory of sinks is called once in each worker process."""
 
 
 class MatchExecutor(Protocol):
-    """Runs matches somewhere and reports their games as they finish."""
+    """Runs chunks somewhere and reports their games as they finish."""
 
     def execute(self, jobs: Sequence[MatchJob]) -> Iterator[list[Event]]:
-        """Run every job; yield batches of events until each job is done or failed."""
+        """Run every chunk (a failed one again, up to ``MAX_ATTEMPTS`` times); yield batches of
+        events until each chunk is done or failed for good."""
         ...
 
     def close(self) -> None:
@@ -142,8 +128,9 @@ class ExecutorSetup:
     """Whether the bots are trusted: a cluster then lets them run without bubblewrap, where
     they could reach its scheduler (``arena.tournament.executors.cluster``); others ignore it."""
     winding_down: Callable[[], None] | None = None
-    """Told once when a worker is left with nothing to play nor to take a share of (the local
-    pool): the run's last matches play, and a core waits; a time to prepare what follows."""
+    """Told once when a worker is left with nothing to play nor to take from another's match
+    (the local pool): the run's last matches play, and a core waits; a time to prepare what
+    follows."""
     live: Path | None = None
     """The run's live folder (``arena.tournament.live``), where workers on this machine write
     their games in progress (None: not kept); a local pool's sink writes it itself."""
@@ -154,21 +141,19 @@ _ACTIVE: list[Match] = []
 
 
 def active_matches() -> list[Match]:
-    """The matches ``play_job`` is playing in this process right now."""
+    """The matches open in this process right now (``ChunkPlayer``)."""
     return list(_ACTIVE)
 
 
 _KEEPERS: dict[str, BotKeeper] = {}
-"""This process's keepers of bots between matches, by scope (made by the first job of the scope
-that keeps bots). A local worker serves one run: one scope, ``""``. A Dask worker outlives runs
-and may serve several drivers at once: a scope per run, released when its run ends."""
+"""This process's keepers of bots between matches, by scope: a local worker's is ``""``; a Dask
+worker, serving several runs, has one per run, released when its run ends."""
 _KEEPERS_LOCK = threading.Lock()
 
 
 def worker_keeper(settings: MatchSettings, scope: str = "") -> BotKeeper | None:
-    """The keeper of this process's bots between the matches of ``scope``, or None when
-    ``keep_bots`` is ``false``. Whoever runs ``play_job`` in a process calls ``close_keeper``
-    when it is done there."""
+    """The keeper of this process's bots between the matches of ``scope`` (None: ``keep_bots``
+    is ``false``); whoever plays chunks here calls ``close_keeper`` when done."""
     if settings.keep_bots is KeepBots.OFF:
         return None
     with _KEEPERS_LOCK:
@@ -200,90 +185,86 @@ def forget_keeper() -> None:
 
 
 def close_keeper(scope: str | None = None, graceful: bool = True) -> None:
-    """Stop every bot kept in this process for ``scope`` (None: all); its next job starts anew.
-
-    ``graceful``: ``quit``, then reaped; else killed at once. A match of the scope that ends
-    later does not give its bots to the closed keeper: they quit."""
+    """Stop every bot kept here for ``scope`` (None: all): ``graceful``, ``quit`` then reaped,
+    else killed at once. A match that ends later does not give its bots to a closed keeper."""
     with _KEEPERS_LOCK:
         closing = [_KEEPERS.pop(name) for name in list(_KEEPERS) if scope in (None, name)]
     for keeper in closing:
         keeper.close(graceful)
 
 
-class Asked(enum.Enum):
-    """What a match's worker was asked between two of its games (``play_job``'s ``asked``)."""
+class ChunkPlayer:
+    """Plays chunks in this process: a chunk that follows the one it just played continues that
+    match (its bot processes, reseeded); any other ends it and opens one. ``started``: told each
+    match before its bots start (``emit`` or ``started`` may raise to end it). A match takes its
+    bots from, and gives them back to, the keeper of ``scope`` (``worker_keeper``)."""
 
-    NOTHING = "nothing"
-    SHARE = "share"
-    """Another worker waits idle: give back the later chunks (``ChunksShared``), or say no."""
-    STOP = "stop"
-    """The worker is closing: end the match here, its bots quit, and send no ``JobDone``."""
+    def __init__(
+        self,
+        settings: MatchSettings,
+        scope: str = "",
+        started: Callable[[Match], None] | None = None,
+    ) -> None:
+        self.settings, self.scope, self.started = settings, scope, started
+        self.match: Match | None = None
+        self.last: str | None = None  # the chunk the open match played last
 
-
-def play_job(
-    job: MatchJob,
-    settings: MatchSettings,
-    emit: Callable[[Event], None],
-    started: Callable[[Match], None] | None = None,
-    scope: str = "",
-    asked: Callable[[], Asked] | None = None,
-) -> None:
-    """Play one match job, emitting a ``GameDone`` after each game and a ``JobDone`` at the end.
-
-    ``started``: told the match before its bots start (a cluster worker keeps it, so that its
-    driver can stop it from outside: ``emit`` or ``started`` may raise to end the match).
-    ``asked``: called after each game (``Asked``). Asked to share, the match gives back its later
-    chunks if both bots reset at ``match`` (their games are then the same wherever a chunk is
-    played), and answers either way. A new chunk reseeds the match.
-
-    Unless ``settings.keep_bots`` is ``false``, the bots come from this process's keeper when it
-    holds them, and go back to it at the end of a match that ended normally (``worker_keeper``
-    of ``scope``; under ``auto``, only those that asked for the ``match`` extension)."""
-    match = Match(
-        job.bot_a,
-        job.bot_b,
-        settings,
-        job.seed,
-        job.games or len(job.slots),
-        keeper=worker_keeper(settings, scope),
-    )
-    if started is not None:
-        started(match)
-    _ACTIVE.append(match)
-    slots = list(job.slots)
-    try:
-        with match:
-            for i, slot in enumerate(slots):  # ``slots`` may shrink meanwhile
-                if i and slot.seed != slots[i - 1].seed:
-                    match.reseed(slot.seed)
+    def play(
+        self,
+        job: MatchJob,
+        emit: Callable[[Event], None],
+        stop: Callable[[], bool] | None = None,
+        ends_match: bool = False,
+    ) -> None:
+        """Play ``job``: a ``GameDone`` after each game, a ``JobDone`` at the end. ``stop``: asked
+        after each game; True, or an error (raised), ends the match there, its bots quit.
+        ``ends_match``: no chunk follows this one here; its match ends before its ``JobDone``."""
+        match = self._match_for(job)
+        try:
+            for slot in job.slots:
                 record = match.play(slot.order_seat, slot.opening)
                 if slot.replay:  # it only brings the bots where they were: not stored
                     emit(GameReplayed(job.key))
                 else:
-                    emit(GameDone(job.key, slot, record))
-                request = Asked.NOTHING if asked is None else asked()
-                if request is Asked.STOP:
-                    match.close(keep=False)
+                    emit(GameDone(job.key, slot, record, resets=match.resets_at_match()))
+                if stop is not None and stop():
+                    self.end(keep=False)
                     return
-                if request is Asked.SHARE:
-                    emit(ChunksShared(job.key, _hand_back(job, slots, i + 1, match)))
-    finally:
-        _ACTIVE.remove(match)
-    emit(JobDone(job.key))
+        except BaseException:
+            self.end(keep=False)
+            raise
+        self.last = job.key
+        if ends_match:
+            self.end()
+        emit(JobDone(job.key))
 
+    def _match_for(self, job: MatchJob) -> Match:
+        """The open match when ``job`` follows its last chunk (reseeded), else a new one."""
+        if self.match is not None and job.follows is not None and job.follows == self.last:
+            if job.seed != self.match.seed:
+                self.match.reseed(job.seed)
+            return self.match
+        self.end()
+        match = Match(
+            job.bot_a,
+            job.bot_b,
+            self.settings,
+            job.seed,
+            job.games or len(job.slots),
+            keeper=worker_keeper(self.settings, self.scope),
+        )
+        if self.started is not None:
+            self.started(match)
+        _ACTIVE.append(match)
+        self.match = match
+        return match
 
-def _hand_back(job: MatchJob, slots: list[GameSlot], played: int, match: Match) -> MatchJob | None:
-    """Cut from ``slots`` (after ``played`` games) the chunks from the boundary nearest the middle
-    of what is left, as a job of their own; None, and ``slots`` untouched, if the bots do not
-    reset at ``match`` or no boundary is left before the last game (at the next game, it would
-    only move the rest to another worker, which may have to start the bots)."""
-    if not match.resets_at_match():
-        return None
-    bounds = [i for i in range(played + 1, len(slots)) if slots[i].seed != slots[i - 1].seed]
-    middle = (played + len(slots)) / 2
-    cut = min(bounds, key=lambda i: abs(i - middle), default=None)
-    if cut is None:
-        return None
-    rest = tuple(slots[cut:])
-    del slots[cut:]
-    return dataclasses.replace(job, slots=rest, seed=rest[0].seed)
+    def end(self, keep: bool = True) -> None:
+        """End the open match, if any: its bots go to the keeper (``keep``), else quit."""
+        match, self.match, self.last = self.match, None, None
+        if match is None:
+            return
+        try:
+            match.close(keep=keep)
+        finally:
+            _ACTIVE.remove(match)

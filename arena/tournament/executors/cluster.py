@@ -1,11 +1,11 @@
-"""The cluster executor: matches on the workers of a Dask cluster (``distributed``).
+"""The cluster executor: chunks on the workers of a Dask cluster (``distributed``).
 
-The same unit of work as the local pool (``play_job``, one match per task) on another engine: Dask
-places the tasks (``tcp://HOST:PORT``, or ``local:N`` on this machine), the workers stream each
-match's games back, and the driver alone writes the store. The bots travel as packs (``botpack``).
-No bot reaches the scheduler: unless declared trusted, bots run under bubblewrap on every worker.
-A worker's death or a missing pack is a harness error, never a bot's loss; a lost scheduler is a
-``ClusterLost`` (one line; the same command resumes). How it works: ``docs/scaling.md``.
+One task per chunk (``play_remote``, a ``ChunkPlayer`` as everywhere): Dask places a match's first
+(``tcp://HOST:PORT``, or ``local:N`` here), each next goes to the worker holding the match, the
+workers stream the games back, and the driver alone writes the store. Bots travel as packs
+(``botpack``) and, unless trusted, run under bubblewrap (no bot reaches the scheduler). A worker's
+death or a missing pack is a harness error, never a bot's loss; a lost scheduler a ``ClusterLost``
+(the same command resumes). How it works: ``docs/scaling.md``.
 """
 
 from __future__ import annotations
@@ -30,16 +30,16 @@ from arena.limits import KeepBots, SandboxMode
 from arena.referee import MatchSettings
 from arena.tournament.executors.base import (
     KEPT_IDLE_S,
-    ChunksShared,
     Event,
     ExecutorSetup,
     ExecutorStatus,
     GameDone,
+    JobDone,
     JobFailed,
 )
 from arena.tournament.executors.botpack import BotPack, pack_bot
 from arena.tournament.executors.local import slowest_game_seconds
-from arena.tournament.executors.placement import Placement
+from arena.tournament.executors.placement import Chain, Placement, games_in, take_later
 from arena.tournament.schedule import MatchJob
 
 CLUSTER_FORMS = "tcp://HOST:PORT (a Dask scheduler) or local:N (N worker processes here)"
@@ -102,9 +102,8 @@ def _distributed() -> Any:
 
 
 def _quiet_dask_logs() -> None:
-    """Dask's own logs silenced: the run's lines say what matters. A lost scheduler makes the
-    client log each failed reconnection with its traceback; the run says it in one line
-    (``ClusterLost``) and stops."""
+    """Dask's own logs silenced (a lost scheduler logs each reconnection with its traceback):
+    the run says what matters in one line (``ClusterLost``)."""
     for name in ("distributed", "distributed.worker", "distributed.scheduler"):
         logging.getLogger(name).setLevel(logging.ERROR)
     for name in ("distributed.client", "distributed.comm", "distributed.core"):
@@ -113,31 +112,26 @@ def _quiet_dask_logs() -> None:
 
 @dataclass
 class _Running:
-    """A submitted match."""
+    """A submitted chunk, and what the driver knows of its match."""
 
     job: MatchJob
-    future: Any
-    """Its ``distributed.Future``."""
-    worker: str | None = None
-    """The worker last seen running it."""
-    started: float | None = None
-    """When it was first seen running (its deadline counts from there)."""
-    cancelled: str = ""
-    """Why the driver cancelled it (empty: it did not)."""
-    asked: bool = False
-    """Whether it was asked to give back its later chunks and has not answered yet."""
-    keeps_all: bool = False
-    """Whether it answered that it keeps them all (its bots do not reset at ``match``)."""
+    future: Any  # its ``distributed.Future``
+    worker: str | None = None  # where it was last seen running
+    started: float | None = None  # when it was first seen running: its deadline counts from there
+    cancelled: str = ""  # why the driver cancelled it
+    reserved: Chain = dataclasses.field(default_factory=list)  # its match's later chunks
+    ahead: _Running | None = None  # the next chunk of its match, sent to its worker
+    after: _Running | None = None  # the chunk it waits for on their worker
+    resets: bool | None = None  # whether its bots reset at ``match`` (None: not told yet)
+    dropped: bool = False  # given up: the chunk before it failed, and both are queued again
 
 
 class ClusterExecutor:
-    """Matches as tasks of a Dask cluster; see the module's docstring.
-
-    ``cache_root``: where workers unpack the bots (None: ``botpack.default_cache_root`` on each
-    worker). ``status``: told, about once a second, how many workers there are and which are
-    busy with this run's matches. ``connect_s``: how long to wait for the scheduler, and for a
-    first worker. ``kept_idle_s``: how long a worker keeps this run's bots (``keep_bots``) after
-    its last match of the run there, should this driver never release them (killed outright)."""
+    """Chunks as tasks of a Dask cluster. ``cache_root``: where workers unpack the bots (None:
+    ``botpack.default_cache_root``). ``status``: told about once a second which workers are busy.
+    ``connect_s``: how long to wait for the scheduler and a first worker. ``kept_idle_s``: how long
+    a worker keeps this run's bots after its last match there, should the driver never release
+    them."""
 
     POLL_S = 0.5
     """How often the driver looks at the cluster while waiting for results."""
@@ -181,8 +175,6 @@ class ClusterExecutor:
         self._placement = Placement(self.keeps)
         """The queue, placed by the bots each worker keeps (by its address) and, at the tail,
         longest first, as on the local pool."""
-        self._shared: set[tuple[str, int, int]] = set()
-        """(job, seat, index) of the first game of each chunk given back in this call."""
         self._run = uuid.uuid4().hex
         """This executor's run on the cluster (its matches there can be stopped by it)."""
         self._closed = False
@@ -302,10 +294,11 @@ class ClusterExecutor:
         except Exception:
             return 1
 
-    def _submit(self, job: MatchJob, worker: str | None = None) -> _Running:
-        """Submit ``job``; to ``worker`` first when given (it keeps the job's bots), though the
-        scheduler may still run it elsewhere (a loose restriction: a worker that left, or is
-        busy while others idle, does not hold it up)."""
+    def _submit(
+        self, job: MatchJob, worker: str | None = None, reserved: Chain | None = None
+    ) -> _Running:
+        """Submit ``job`` (its match's later chunks ``reserved`` to it) to ``worker`` when given:
+        only there if it follows a chunk (its match is open there), else there first."""
         key = f"arena-{job.key}-{uuid.uuid4().hex[:8]}"
         folders = {
             bot.name: self._shipped[bot.name]
@@ -316,12 +309,14 @@ class ClusterExecutor:
 
         placed: dict[str, object] = {}
         if worker is not None:
-            placed = {"workers": [worker], "allow_other_workers": True}
+            placed = {"workers": [worker], "allow_other_workers": job.follows is None}
         future = self.client.submit(
             play_remote, job, self.settings, folders, self.cache_root, self._run,
-            self._stream_name, key, kept_idle_s=self.kept_idle_s, key=key, pure=False, **placed,
+            self._stream_name, key, kept_idle_s=self.kept_idle_s, ends_match=not reserved,
+            key=key, pure=False, priority=int(job.follows is not None), **placed,
         )  # fmt: skip
-        running = _Running(job, future)
+        restricted = worker if job.follows is not None else None  # seen leaving by ``_watch``
+        running = _Running(job, future, restricted, reserved=list(reserved or ()))
         self._running[key] = running
         return running
 
@@ -329,11 +324,10 @@ class ClusterExecutor:
         self.ship([bot for job in jobs for bot in (job.bot_a, job.bot_b)])
         dask = _distributed()
         # The games stream back through a queue of this call's own (a late game of an earlier
-        # call's task must not pass for one of this call's), as their matches go on.
+        # call's task must not pass for one of this call's), as their chunks go on.
         self._streams += 1
         self._stream_name = f"arena-games-{self._run}-{self._streams}"
         self._seen = set()
-        self._shared = set()
         try:
             self._stream = dask.Queue(self._stream_name, client=self.client)
         except (OSError, TimeoutError) as exc:
@@ -350,28 +344,20 @@ class ClusterExecutor:
         limit = 2 * placement.workers
         try:
             while placement.queue or pending:
-                while placement.queue and len(pending) < limit:
-                    worker = freed.pop(0) if freed else None
-                    running = self._submit(placement.take(worker), worker)
-                    pending[running.future.key] = running
+                self._submit_matches(pending, freed, limit)
                 with contextlib.suppress(TimeoutError, cancelled):
                     futures = [r.future for r in pending.values()]
                     wait(futures, timeout=self.POLL_S, return_when="FIRST_COMPLETED")
-                batch: list[Event] = self._streamed()
+                batch: list[Event] = self._streamed(pending)
                 for key, running in list(pending.items()):
                     if running.future.done():
                         del pending[key]
                         self._running.pop(key, None)
-                        batch.extend(self._outcome(running))
-                        if self.keeps and (worker := self._ran_on(running)) is not None:
-                            placement.ran(worker, running.job)
-                            freed.append(worker)
-                batch.extend(self._watch(pending))
-                batch = self._take_shared(batch, pending)
+                        batch.extend(self._finished(running, pending, freed))
+                self._watch(pending)
+                self._submit_ahead(pending)
                 if time.monotonic() - self._status_at >= 1.0:
                     limit = 2 * self._threads()
-                if not placement.queue and len(pending) < limit // 2:  # a worker thread idles
-                    self._share(pending)
                 if batch:
                     yield batch
             if self.keeps:  # done: the bots the workers keep for this run quit now
@@ -380,64 +366,87 @@ class ClusterExecutor:
         finally:
             self._release_stream()
 
-    def _share(self, pending: dict[str, _Running]) -> None:
-        """With a worker idle and nothing queued, ask the running match with the most games left
-        to give back its later chunks (one request at a time), as the local pool does: without
-        it, the last matches of a run play while the other workers wait. The match answers at
-        the end of its current game (``cluster_worker.share_task``)."""
-        if any(r.asked for r in pending.values()):
-            return
-        left = {key: self._games_left(r) for key, r in pending.items() if not r.keeps_all}
-        most = max(left, key=left.__getitem__, default=None)
-        if most is None or left[most] < 2:
-            return
-        running = pending[most]
-        from arena.tournament.executors.cluster_worker import share_task
+    def _submit_matches(self, pending: dict[str, _Running], freed: list[str], limit: int) -> None:
+        """Submit queued matches while fewer than ``limit`` run; with none queued and a thread
+        idle, the later chunks of a running match whose bots reset at ``match``."""
+        playing = [r for r in pending.values() if r.after is None]
+        while len(playing) < limit:
+            if self._placement.queue:
+                worker = freed.pop(0) if freed else None
+                chain = self._placement.take(worker)
+            elif len(playing) < limit // 2:
+                worker, chain = None, self._take_later(playing)
+            else:
+                return
+            if not chain:
+                return
+            running = self._submit(chain[0], worker, chain[1:])
+            pending[running.future.key] = running
+            playing.append(running)
 
-        workers = [running.worker] if running.worker is not None else None
-        try:
-            answers: dict[str, bool] = self.client.run(
-                share_task, running.future.key, workers=workers, on_error="ignore"
-            )
-        except Exception:  # a busy or lost scheduler: asked again at the next look
-            return
-        running.asked = any(answer is True for answer in answers.values())
+    def _take_later(self, playing: list[_Running]) -> Chain:
+        """The later chunks of the running match with the most games left, among those whose
+        bots reset at ``match`` (none if there is no such match)."""
+        last = {id(r): r.ahead or r for r in playing}  # the chunk its reserved ones follow
+        sent = {id(r): self._games_left(r) + (r.ahead.job.owed if r.ahead else 0) for r in playing}
+        holders = [r for r in playing if r.resets and last[id(r)].reserved]
+        holder = max(
+            holders, key=lambda r: sent[id(r)] + games_in(last[id(r)].reserved), default=None
+        )
+        return [] if holder is None else take_later(last[id(holder)].reserved, sent[id(holder)])
+
+    def _submit_ahead(self, pending: dict[str, _Running]) -> None:
+        """Submit the next chunk of each running match whose worker is known, to that worker
+        only (its match is open there): it starts there the moment the one before ends."""
+        for running in list(pending.values()):
+            if running.worker and running.reserved and not (running.ahead or running.after):
+                running.ahead = self._send_next(running, running.worker, pending)
+                running.ahead.after = running
+
+    def _send_next(self, running: _Running, worker: str, pending: dict[str, _Running]) -> _Running:
+        """Submit to ``worker`` the chunk after ``running``; the rest of its match goes with it."""
+        job, rest, running.reserved = running.reserved[0], running.reserved[1:], []
+        following = self._submit(job, worker, rest)
+        following.resets, pending[following.future.key] = running.resets, following
+        return following
+
+    def _finished(
+        self, running: _Running, pending: dict[str, _Running], freed: list[str]
+    ) -> list[Event]:
+        """The events of a finished task; its match goes on in the chunk after it, or is queued
+        again from the failed chunk (played again from its start, in new processes)."""
+        events, ahead = self._outcome(running), running.ahead
+        if running.dropped:  # queued again with the chunk before it
+            return [e for e in events if isinstance(e, GameDone)]
+        if any(isinstance(e, JobDone) for e in events):
+            worker = self._ran_on(running)
+            if ahead is not None:
+                ahead.after = None
+            elif running.reserved and worker is None:  # its match is lost
+                self._placement.put_back(running.reserved)
+            elif running.reserved and worker is not None:
+                self._send_next(running, worker, pending)
+            elif self.keeps and worker is not None:
+                self._placement.ran(worker, running.job)
+                freed.append(worker)
+            return events
+        rest = [ahead.job, *ahead.reserved] if ahead else running.reserved
+        if ahead is not None:
+            ahead.dropped, ahead.reserved = True, []
+            with contextlib.suppress(Exception):
+                ahead.future.cancel()
+        job, seen = running.job, self._seen
+        played = {job.slot_key(s) for s in job.slots if (job.key, s.order_seat, s.index) in seen}
+        self._placement.failed(job, played, rest)
+        if not any(isinstance(e, JobFailed) for e in events):
+            events.append(JobFailed(job.key, "its task ended before its chunk did"))
+        return events
 
     def _games_left(self, running: _Running) -> int:
         job = running.job
         return sum(
             (job.key, s.order_seat, s.index) not in self._seen for s in job.slots if not s.replay
         )
-
-    def _take_shared(self, batch: list[Event], pending: dict[str, _Running]) -> list[Event]:
-        """``batch`` without the matches' answers to ``_share``, which are acted on: the chunks
-        given back go to the front of the queue (each once: an answer also comes back in its
-        task's result), and the match keeps the rest."""
-        events: list[Event] = []
-        for event in batch:
-            if isinstance(event, ChunksShared):
-                self._chunks_shared(event, pending)
-            else:
-                events.append(event)
-        return events
-
-    def _chunks_shared(self, answer: ChunksShared, pending: dict[str, _Running]) -> None:
-        rest = answer.rest
-        for running in pending.values():
-            if running.job.key != answer.key:
-                continue
-            if rest is None and running.asked:
-                running.asked, running.keeps_all = False, True
-            elif rest is not None and rest.slots[0] in running.job.slots:
-                given = set(rest.slots)
-                kept = tuple(s for s in running.job.slots if s not in given)
-                running.job = dataclasses.replace(running.job, slots=kept)
-                running.asked = False
-        if rest is not None:
-            first = (rest.key, rest.slots[0].order_seat, rest.slots[0].index)
-            if first not in self._shared:
-                self._shared.add(first)
-                self._placement.give_back(rest)
 
     def _ran_on(self, running: _Running) -> str | None:
         """The worker that played a finished match (None if unknown, e.g. it failed there)."""
@@ -459,9 +468,8 @@ class ClusterExecutor:
                 self.client.run(release_run, self._run, on_error="ignore")
 
     def _release_stream(self) -> None:
-        """Let the scheduler drop this call's queue: it keeps one until every holder released
-        it (the workers' tasks release theirs as their matches end), and a long-lived scheduler
-        would otherwise gather one per run."""
+        """Let the scheduler drop this call's queue (it keeps one until every holder released
+        it: a long-lived scheduler would gather one per run)."""
         if self._stream is not None and self.client is not None:
             with contextlib.suppress(Exception):
                 if self.client.status == "running":
@@ -500,9 +508,9 @@ class ClusterExecutor:
         self._placement.observe(event.record)
         return True
 
-    def _streamed(self) -> list[Event]:
-        """The games that the workers' running matches sent since the last look (new ones), and
-        the chunks they gave back."""
+    def _streamed(self, pending: dict[str, _Running]) -> list[Event]:
+        """The games that the workers' running chunks sent since the last look (new ones); each
+        chunk learns from them where it runs and whether its bots reset at ``match``."""
         now = time.monotonic()
         if self._stream is None or self.client.status != "running" or now < self._stream_at:
             return []
@@ -511,20 +519,29 @@ class ClusterExecutor:
             items = self._stream.get(batch=True)
         except Exception:  # a busy or lost scheduler: the tasks' results carry every game
             return []
+        running = {r.job.key: r for r in pending.values() if not r.dropped}
         games: list[Event] = []
         for item in items:
-            events: list[GameDone | ChunksShared] = pickle.loads(item)
-            games.extend(e for e in events if isinstance(e, ChunksShared) or self._new(e))
+            address: str | None
+            events: list[GameDone]
+            address, events = pickle.loads(item)
+            for event in events:
+                chunk = running.get(event.key)
+                if chunk is not None:
+                    chunk.worker = address or chunk.worker
+                    chunk.resets = event.resets
+            games.extend(e for e in events if self._new(e))
         return games
 
-    def _watch(self, pending: dict[str, _Running]) -> list[Event]:
-        """About once a second: which workers run which match, which of them left, the status."""
+    def _watch(self, pending: dict[str, _Running]) -> None:
+        """About once a second: which workers run which chunk, the status; a chunk whose worker
+        left, or past its deadline, is cancelled (``_finished`` queues it again)."""
         now = time.monotonic()
         if now - self._status_at < 1.0:
-            return []
+            return
         self._status_at = now
         if self.client.status != "running":
-            return []  # a future will be cancelled, or the client reconnects
+            return  # a future will be cancelled, or the client reconnects
         try:
             workers = set(self.client.scheduler_info(n_workers=-1)["workers"])
             processing = self.client.processing()
@@ -532,27 +549,27 @@ class ClusterExecutor:
             workers = set(self.client.scheduler_info()["workers"])
             processing = self.client.processing()
         except Exception:
-            return []
+            return
         where = {key: worker for worker, keys in processing.items() for key in keys}
-        events: list[Event] = []
         busy: set[str] = set()
         for key, running in pending.items():
+            if running.dropped or running.cancelled:
+                continue
             worker = where.get(key)
             if running.worker is not None and running.worker not in workers:
-                events.append(
-                    JobFailed(
-                        running.job.key,
-                        f"worker {running.worker} left the cluster during the match (died?):"
-                        " the match is resubmitted; its games are replayed, none charged",
-                    )
+                running.cancelled = (
+                    f"worker {running.worker} left the cluster during the match (died?):"
+                    " its chunk is played again; its games are replayed, none charged"
                 )
-                running.worker = running.started = None
+                running.future.cancel()
+                continue
             if worker is not None:
                 running.worker = worker
                 busy.add(worker)
                 if running.started is None:
                     running.started = now
-            deadline = self.match_deadline_s * max(1, len(running.job.slots))
+            waited = running.after.job.slots if running.after is not None else ()
+            deadline = self.match_deadline_s * max(1, len(running.job.slots) + len(waited))
             if running.started is not None and now - running.started > deadline:
                 running.cancelled = (
                     f"no result after {now - running.started:.0f} s (its games take at most"
@@ -562,7 +579,6 @@ class ClusterExecutor:
                 self._stop_task(running)
         if self.status is not None:
             self.status(ExecutorStatus(workers=len(workers), busy=tuple(sorted(busy))))
-        return events
 
     def _stop_task(self, running: _Running) -> None:
         """Stop a cancelled task's match on its worker (its bots killed now): Dask cannot
@@ -574,10 +590,8 @@ class ClusterExecutor:
             self.client.run(stop_task, running.future.key, workers=workers, on_error="ignore")
 
     def stop_matches(self) -> None:
-        """Stop this run's matches on every worker now (their bots killed, and those kept for
-        the run; no game of the run started there after this) and cancel its tasks. A task that
-        runs cannot be interrupted by Dask; without this its match would play on, for nobody,
-        until its last game."""
+        """Stop this run's matches on every worker now (their bots and those kept for the run
+        killed: Dask cannot interrupt a running task) and cancel its tasks."""
         client = self.client
         if client is None or client.status != "running":
             return

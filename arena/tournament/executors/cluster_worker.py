@@ -1,13 +1,10 @@
-"""What runs on a Dask worker: the bots' packs unpacked on arrival, and one match per task.
+"""What runs on a Dask worker: the bots' packs unpacked on arrival, and one chunk per task.
 
-A worker keeps the bots of a run between that run's matches (``keep_bots``; a keeper per run, as
-the worker outlives runs and may serve several drivers): they quit when the driver releases the
-run (``release_run``, at its end), are killed when it stops it (``stop_run``), and quit by
-themselves once the run has had no match here for its idle limit (a driver killed outright).
-
-Imported by the workers (and by the driver when it registers the plugin); it needs ``distributed``
-at import, which is why ``arena.tournament.executors.cluster`` imports it only when a cluster
-executor is made.
+A worker process holds a match open between its chunks (``_HELD``). It keeps a run's bots between
+the run's matches (``keep_bots``; a keeper per run: a worker may serve several drivers): they quit
+when the driver releases the run (``release_run``), are killed when it stops it (``stop_run``),
+and quit once the run has had no match here for its idle limit (a driver killed outright).
+It needs ``distributed`` at import: the cluster executor imports it only when it is made.
 """
 
 from __future__ import annotations
@@ -25,18 +22,17 @@ from typing import Any
 
 from distributed import Queue, WorkerPlugin, get_worker
 
+from arena.errors import ArenaError
 from arena.limits import SandboxMode
 from arena.referee import Match, MatchSettings
 from arena.tournament.executors.base import (
     KEPT_IDLE_S,
-    Asked,
-    ChunksShared,
+    ChunkPlayer,
     Event,
     GameDone,
     JobFailed,
     close_keeper,
     kept_processes,
-    play_job,
 )
 from arena.tournament.executors.botpack import default_cache_root, unpack
 from arena.tournament.executors.worker import prepare_worker
@@ -49,13 +45,10 @@ _PREPARED: dict[SandboxMode, SandboxMode] = {}
 def _ensure_prepared(
     sandbox: SandboxMode | str = SandboxMode.AUTO, worker: Any = None
 ) -> SandboxMode:
-    """Prepare this worker process once (``arena.tournament.executors.worker.prepare_worker``, as
-    the local pool's workers are): the bots' scratch folders go inside the Dask worker's own folder,
-    which Dask removes with the worker (and which a later worker purges when this one was killed),
-    and the sandbox mode is resolved here, on the machine that starts the bots. ``worker``: the Dask
-    worker, where ``get_worker`` does not know it (a plugin's ``setup`` runs outside any task).
-    Outside a worker the folder is ``arena-scratch-<pid>`` in the temp folder, which a later harness
-    sweeps once this process is gone (``arena.launch.reaper``)."""
+    """Prepare this worker process once (``worker.prepare_worker``): the bots' scratch folders go
+    in the Dask worker's folder (removed with it; outside a worker, ``arena-scratch-<pid>`` in the
+    temp folder), the sandbox mode resolved here. ``worker``: the Dask worker, where
+    ``get_worker`` does not know it (a plugin's ``setup``)."""
     key = SandboxMode(sandbox)
     if key not in _PREPARED:
         try:
@@ -95,9 +88,8 @@ class BotPackPlugin(WorkerPlugin):
 
 
 class LiveFeedPlugin(WorkerPlugin):
-    """Makes a worker of a local cluster write its games in progress to the run's live folder
-    (``arena.tournament.live``), as a local pool's workers do; the thread ends with the worker,
-    and the run removes the folder at its end."""
+    """Makes a local cluster's worker write its games in progress to the run's live folder
+    (``arena.tournament.live``), as a local pool's workers do."""
 
     def __init__(self, folder: str) -> None:
         self.folder = folder
@@ -114,9 +106,12 @@ _STOPPED_TASKS: set[str] = set()
 """The tasks the driver gave up on (``stop_task``): their matches here end at once."""
 _PLAYING: dict[str, list[Match]] = {}
 """Run, or task key -> its matches being played in this worker process now."""
-_SHARE_ASKED: set[str] = set()
-"""The tasks asked to give back their later chunks (``share_task``), until they answer."""
-_LOCK = threading.Lock()
+_LOCK = threading.Condition()
+"""Guards the tables here; notified when a chunk ends (its match may now be taken on)."""
+_HELD: dict[tuple[str, str], ChunkPlayer] = {}
+"""(Run, chunk) -> the match that played the chunk, open for the chunk that follows it."""
+_OPEN: set[tuple[str, str]] = set()
+"""(Run, chunk) of the chunks being played in this worker process now."""
 _SEEN: dict[str, tuple[float, float]] = {}
 """Run -> (when a match of it last started or ended here, its idle limit): the runs whose kept
 bots quit once they have had no match here for that long."""
@@ -129,27 +124,36 @@ class _RunStopped(Exception):
 
 
 def stop_run(run: str) -> int:
-    """Stop run ``run``'s matches in this worker process (called by the driver through
-    ``Client.run`` when it stops: Ctrl-C, SIGTERM, an error): their bots are killed now, and no
-    game of the run starts here after this. Returns how many bot processes were killed.
-
-    A cancelled Dask task cannot be interrupted (it runs in a worker thread); without this,
-    a match would play on, its bots running, for a driver that is gone."""
+    """Kill run ``run``'s bots in this worker process now, and start no game of it here after
+    (the driver stops: a cancelled task cannot be interrupted); how many bot processes."""
     with _LOCK:
         _STOPPED_RUNS.add(run)
         matches = list(_PLAYING.get(run, ()))
         _SEEN.pop(run, None)
+    held = _end_held(run, keep=False)
     killed = len(kept_processes(run))
     close_keeper(run, graceful=False)  # its kept bots too: no match of the run comes any more
-    return killed + _kill_bots(matches)
+    return killed + held + _kill_bots(matches)
+
+
+def _end_held(run: str, keep: bool = True) -> int:
+    """End the matches held open for run ``run`` (their bots to the keeper when ``keep``, else
+    they quit); how many bot processes they had."""
+    with _LOCK:
+        players = [_HELD.pop(key) for key in list(_HELD) if key[0] == run]
+    ended = 0
+    for player in players:
+        ended += 0 if player.match is None else len(player.match.bots)
+        with contextlib.suppress(Exception):
+            player.end(keep)
+    return ended
 
 
 def release_run(run: str) -> int:
-    """Stop the bots this worker process keeps for run ``run`` (``quit``, then reaped): called
-    by the driver through ``Client.run`` when the run's matches are all done. Returns how many
-    bot processes it stopped."""
+    """Stop the bots kept here for run ``run``, its chunks all done; how many bot processes."""
     with _LOCK:
         _SEEN.pop(run, None)
+    _end_held(run)
     released = len(kept_processes(run))
     close_keeper(run)
     return released
@@ -168,13 +172,17 @@ def release_idle() -> list[str]:
         for run in idle:
             del _SEEN[run]
     for run in idle:
+        _end_held(run)
         close_keeper(run)
     return idle
 
 
 def kept_bots(run: str | None = None) -> int:
-    """How many bot processes this worker process keeps for ``run`` (None: for every run)."""
-    return len(kept_processes(run))
+    """How many bot processes this worker process keeps for ``run`` (None: for every run),
+    in its keeper or in a match held open."""
+    with _LOCK:
+        held = [p.match for key, p in _HELD.items() if run in (None, key[0])]
+    return len(kept_processes(run)) + sum(len(m.bots) for m in held if m is not None)
 
 
 def _seen(run: str, idle_s: float) -> None:
@@ -197,24 +205,12 @@ def _watch_idle() -> None:
 
 
 def stop_task(task: str) -> int:
-    """Stop the match of Dask task ``task`` in this worker process: the driver cancelled it (no
-    result by its deadline) and replays its games, and cancelling does not stop a running task.
-    Its bots are killed now; returns how many bot processes were killed."""
+    """Kill the bots of Dask task ``task``'s match here, which the driver cancelled (that does
+    not stop a running task); how many bot processes."""
     with _LOCK:
         _STOPPED_TASKS.add(task)
         matches = list(_PLAYING.get(task, ()))
     return _kill_bots(matches)
-
-
-def share_task(task: str) -> bool:
-    """Ask the match of Dask task ``task``, if it plays in this worker process, to give back its
-    later chunks when its current game ends (``play_job``'s ``asked``): a worker of the cluster
-    is idle with nothing queued. Whether the task plays here (the driver asks again otherwise)."""
-    with _LOCK:
-        if task not in _PLAYING:
-            return False
-        _SHARE_ASKED.add(task)
-        return True
 
 
 def _kill_bots(matches: list[Match]) -> int:
@@ -231,24 +227,24 @@ def _kill_bots(matches: list[Match]) -> int:
 
 
 class _Streamer:
-    """Sends a match's finished games to the driver while the match goes on, through a Dask
-    queue (held by the scheduler, emptied by the driver), at most every ``EVERY_S`` seconds; and
-    the chunks it gives back (``ChunksShared``) at once, for an idle worker to take.
-
-    Best effort: the task's result carries every event again, so a game the queue lost is still
-    stored, and the driver ignores those it had (the store would refuse them anyway)."""
+    """Sends a chunk's games to the driver as they come, through a Dask queue, at most every
+    ``EVERY_S`` seconds (the first at once), with this worker's address (where the driver sends
+    the match's next chunk). Best effort: the task's result carries every game again."""
 
     EVERY_S = 0.5
 
     def __init__(self, name: str) -> None:
         self.name = name
+        self.address: str | None = None  # this worker's
+        with contextlib.suppress(ValueError):  # not in a worker
+            self.address = get_worker().address
         self.queue: Any = None
-        self.pending: list[GameDone | ChunksShared] = []
-        self.last = time.monotonic()
+        self.pending: list[GameDone] = []
+        self.last = 0.0
 
-    def add(self, event: GameDone | ChunksShared) -> None:
+    def add(self, event: GameDone) -> None:
         self.pending.append(event)
-        if isinstance(event, ChunksShared) or time.monotonic() - self.last >= self.EVERY_S:
+        if time.monotonic() - self.last >= self.EVERY_S:
             self.flush()
 
     def flush(self) -> None:
@@ -258,7 +254,7 @@ class _Streamer:
             if self.queue is None:
                 queue: Any = Queue  # untyped in distributed
                 self.queue = queue(self.name)
-            self.queue.put(pickle.dumps(self.pending, pickle.HIGHEST_PROTOCOL))
+            self.queue.put(pickle.dumps((self.address, self.pending), pickle.HIGHEST_PROTOCOL))
         except Exception:  # the scheduler is busy or gone: the task's result will carry them
             pass
         self.pending = []
@@ -283,22 +279,23 @@ def play_remote(
     stream: str | None = None,
     task: str = "",
     kept_idle_s: float = KEPT_IDLE_S,
+    ends_match: bool = True,
 ) -> list[Event]:
-    """Play ``job`` on this worker; its events (a ``JobFailed`` last when the harness failed).
-
-    ``folders``: bot name -> the digest of its pack, whose folder in the cache becomes the bot's
-    folder here. ``run``: the driver's run, which ``stop_run`` may stop. ``stream``: the Dask
-    queue that receives the games as they finish (None: only the result carries them).
-    ``task``: this task's key, which ``stop_task`` may stop. ``kept_idle_s``: how long the bots
-    kept for ``run`` here outlive its last match (``keep_bots``) when the driver never releases
-    them."""
+    """Play chunk ``job`` here; its events (a ``JobFailed`` last when the harness failed).
+    ``folders``: bot name -> its pack's digest (its folder in the cache). ``run``, ``task``: what
+    ``stop_run``, ``stop_task`` stop. ``stream``: the Dask queue for the games (None: the result
+    alone). ``kept_idle_s``: how long the run's kept bots outlive its last match here.
+    ``ends_match``: no chunk follows it here (else its match is held open for the next)."""
     streamer = _Streamer(stream) if stream is not None else None
     remote = _RemoteMatch(run, task, kept_idle_s, streamer)
     settings = dataclasses.replace(settings, sandbox=_ensure_prepared(settings.sandbox))
     try:
         job = _bots_here(job, folders, cache_root)
-        asked = remote.asked if task else None
-        play_job(job, settings, remote.emit, remote.started, scope=run, asked=asked)
+        player = _player_for(job, settings, remote)
+        try:
+            player.play(job, remote.emit, ends_match=ends_match)
+        finally:
+            _chunk_ended(run, job.key, player)
     except _RunStopped:
         remote.events.append(JobFailed(job.key, "its run or match was stopped by the driver"))
     except Exception as error:
@@ -306,6 +303,36 @@ def play_remote(
     finally:
         remote.end()
     return remote.events
+
+
+def _player_for(job: MatchJob, settings: MatchSettings, remote: _RemoteMatch) -> ChunkPlayer:
+    """The player of ``job``: the match held open for the chunk it follows (waiting while that
+    one plays here), else a new one; ``ArenaError`` if that match is not open here."""
+    run = remote.run
+    with _LOCK:
+        if job.follows is not None:
+            _LOCK.wait_for(lambda: (run, job.follows) not in _OPEN)
+            player = _HELD.pop((run, job.follows), None)
+            if player is None or player.match is None:
+                raise ArenaError(f"the match of {job.follows} is not open on this worker")
+        else:
+            player = ChunkPlayer(settings, scope=run)
+        _OPEN.add((run, job.key))
+    player.started = remote.started
+    if player.match is not None:
+        remote.started(player.match)
+    return player
+
+
+def _chunk_ended(run: str, key: str, player: ChunkPlayer) -> None:
+    """Chunk ``key`` is over here: its match, still open, is held for the chunk after it."""
+    with _LOCK:
+        _OPEN.discard((run, key))
+        if player.match is not None and run not in _STOPPED_RUNS:
+            _HELD[(run, key)] = player
+        _LOCK.notify_all()
+    if player.match is not None and run in _STOPPED_RUNS:
+        player.end(keep=False)
 
 
 def _bots_here(job: MatchJob, folders: dict[str, str], cache_root: str | None) -> MatchJob:
@@ -334,9 +361,8 @@ def _bots_here(job: MatchJob, folders: dict[str, str], cache_root: str | None) -
 
 
 class _RemoteMatch:
-    """A task's match as this worker process knows it: listed under its run and its task (so
-    that the driver can stop either, or ask it to share), its events gathered for the result
-    and streamed to the driver as they come."""
+    """A task's match here: listed under its run and its task (the driver may stop either), its
+    events gathered for the result and streamed as they come."""
 
     def __init__(self, run: str, task: str, kept_idle_s: float, streamer: _Streamer | None) -> None:
         self.run, self.task, self.kept_idle_s, self.streamer = run, task, kept_idle_s, streamer
@@ -348,7 +374,7 @@ class _RemoteMatch:
         return self.run in _STOPPED_RUNS or self.task in _STOPPED_TASKS
 
     def started(self, match: Match) -> None:
-        """``play_job``'s ``started``: list the match, unless its run or task was stopped."""
+        """``ChunkPlayer``'s ``started``: list the match, unless its run or task was stopped."""
         with _LOCK:
             if self.stopped():
                 raise _RunStopped
@@ -359,21 +385,13 @@ class _RemoteMatch:
                 _seen(self.run, self.kept_idle_s)
 
     def emit(self, event: Event) -> None:
-        """``play_job``'s ``emit``: a stopped match's bots were killed, and what it ends with
-        is not a game to record."""
+        """``ChunkPlayer.play``'s ``emit``: a stopped match's bots were killed, and what it ends
+        with is not a game to record."""
         if self.stopped():
             raise _RunStopped
         self.events.append(event)
-        if self.streamer is not None and isinstance(event, GameDone | ChunksShared):
+        if self.streamer is not None and isinstance(event, GameDone):
             self.streamer.add(event)
-
-    def asked(self) -> Asked:
-        """``play_job``'s ``asked``: whether the driver asked the task to share (``share_task``)."""
-        with _LOCK:
-            if self.task not in _SHARE_ASKED:
-                return Asked.NOTHING
-            _SHARE_ASKED.discard(self.task)
-            return Asked.SHARE
 
     def end(self) -> None:
         """The match is over: unlisted, its stream closed, its run's idle time counted anew."""
@@ -387,7 +405,6 @@ class _RemoteMatch:
                 if not playing:
                     _PLAYING.pop(holder, None)
             _STOPPED_TASKS.discard(self.task)
-            _SHARE_ASKED.discard(self.task)
             if self.run in _SEEN:
                 _seen(self.run, self.kept_idle_s)
         if self.run in _STOPPED_RUNS:  # a keeper made, or a bot given back, after the stop

@@ -1,9 +1,9 @@
-"""The local pool: matches in forked worker processes on this machine, one match per worker.
+"""The local pool: chunks in forked worker processes on this machine, one match per worker.
 
-Workers are forked (``multiprocess``, fork context), pinned to cores when there are enough, die
-with the parent, and keep their bots' scratch folders in a folder of their own that the parent
-removes even when a worker was killed. A worker batches the events of fast games, records them
-through its own game sink when it has one, and sends them with the standard pickle.
+Workers are forked (``multiprocess``), pinned to cores when there are enough, die with the
+parent, and keep their bots' scratch folders in a folder the parent removes. A worker records
+its games through its own sink and sends its events in batches. It is sent each chunk of its
+match as it starts the one before, so it never waits for the pool between two chunks.
 """
 
 from __future__ import annotations
@@ -17,8 +17,9 @@ import select
 import signal
 import tempfile
 import time
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import FrameType
 from typing import Protocol
 
@@ -27,8 +28,7 @@ from arena.limits import KeepBots
 from arena.referee.match import MatchSettings
 from arena.tournament.affinity import plan_cores
 from arena.tournament.executors.base import (
-    Asked,
-    ChunksShared,
+    ChunkPlayer,
     Event,
     ExecutorSetup,
     GameDone,
@@ -37,9 +37,8 @@ from arena.tournament.executors.base import (
     JobFailed,
     close_keeper,
     forget_keeper,
-    play_job,
 )
-from arena.tournament.executors.placement import Placement
+from arena.tournament.executors.placement import Chain, Placement, games_in, take_later
 from arena.tournament.executors.worker import prepare_worker, stop_bots
 from arena.tournament.schedule import MatchJob
 
@@ -50,26 +49,20 @@ STALL_MARGIN_S = 15.0
 
 
 def slowest_game_seconds(settings: MatchSettings) -> float:
-    """The longest one game can take when nothing is wrong with the harness.
-
-    Both bots may (re)start in a game (each within its start-up's wall time), and every ply may
-    use its whole time (``TimeControl.longest_moves_ms``: a clock, a margin, the wall cap of
-    ``measure: cpu``); beyond that come the stopping of bots and the recording."""
+    """The longest a game can take when nothing is wrong with the harness: both bots (re)start,
+    every ply uses its whole time (``TimeControl.longest_moves_ms``), then stopping, recording."""
     tc = settings.time_control
     return (2 * tc.startup_wall_ms() + tc.longest_moves_ms()) / 1000 + STALL_MARGIN_S
 
 
 @dataclass(frozen=True)
-class PlayMatch:
-    """The pool to an idle worker: play ``job``."""
+class PlayChunk:
+    """The pool to a worker: play ``job`` once the chunks sent before are played (continuing
+    their match when it follows the last of them, ``ChunkPlayer``)."""
 
     job: MatchJob
-
-
-@dataclass(frozen=True)
-class ShareMatch:
-    """The pool to a busy worker, while another is idle with nothing queued: give back the later
-    chunks of your match (``Asked.SHARE``), or say that you keep them all."""
+    ends_match: bool
+    """Whether no chunk of its match is left to follow it (the match then ends with it)."""
 
 
 @dataclass(frozen=True)
@@ -88,7 +81,7 @@ class BotsReleased:
     """A worker to the pool: the bots it kept have quit (its answer to ``ReleaseBots``)."""
 
 
-ToWorker = PlayMatch | ShareMatch | ReleaseBots | QuitWorker
+ToWorker = PlayChunk | ReleaseBots | QuitWorker
 """What the pool sends a worker."""
 FromWorker = list[Event] | BotsReleased
 """What a worker sends the pool: its events in batches (``_Batcher``), or ``BotsReleased``."""
@@ -124,13 +117,9 @@ _STOPS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
 
 @contextlib.contextmanager
 def _stops_held() -> Iterator[None]:
-    """Hold (block) the stop signals while the pool forks a worker and records it.
-
-    A stop signal's handler raises; landing during ``fork``, it would raise inside an at-fork
-    hook (logging has one), where Python ignores exceptions: the run would go on as if no signal
-    had come. Held, the signal is handled when the block ends, with the new worker on record
-    (so that closing the pool stops it). The child unblocks them once its handlers are set.
-    """
+    """Hold the stop signals while the pool forks a worker and records it: a handler raising in
+    an at-fork hook (logging has one) is ignored by Python, and the run would go on. Held, the
+    signal is handled once the new worker is on record (closing the pool stops it)."""
     previous = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPS)
     try:
         yield
@@ -144,12 +133,8 @@ _SCRATCH: list[str] = []
 
 
 def _terminate(_signum: int, _frame: FrameType | None) -> None:
-    """SIGTERM (the pool is closing, or the harness died): kill the bots at once and exit.
-
-    Raising SystemExit here to unwind through ``Match.__exit__`` is not reliable: a signal handler
-    also runs inside at-fork hooks and finalizers (the worker forks a bot after every fault),
-    where an exception is printed and swallowed, and the worker then plays on.
-    """
+    """SIGTERM (the pool closes, or the harness died): kill the bots and exit at once. Raising
+    here is not reliable: in an at-fork hook or a finalizer the exception is swallowed."""
     stop_bots()
     if _SCRATCH:  # the parent removes it too, unless it was killed itself (that is why we are here)
         reaper.remove_scratch(_SCRATCH[0])
@@ -159,14 +144,10 @@ def _terminate(_signum: int, _frame: FrameType | None) -> None:
 class _Batcher:
     """Sends a worker's events to the parent (recording its games first), in batches.
 
-    Each batch costs the worker a commit to the store and a pickling, and the parent a system
-    call and an unpickling: about half a millisecond with caches cold after a game, more than a
-    game between instant bots and a good part of the harness's time beside searching bots. So
-    games travel together as long as none waits longer than ``LATENCY_S`` for it (judged by the
-    game that just ended: one more like it would come too late), at most ``SIZE`` of them. Games
-    slower than that, and anything but a game (the end of a job, a share), are sent at once.
-    What the parent shows is recorded already; a worker killed meanwhile loses the games it
-    held, which a resumed run plays again.
+    A batch costs a commit, a pickling and a system call: about half a millisecond, more than a
+    game between instant bots. So games travel together while none waits longer than
+    ``LATENCY_S`` (judged by the last game), at most ``SIZE``; anything but a game goes at once.
+    A worker killed meanwhile loses the games it held, which a resumed run plays again.
     """
 
     SIZE = 128
@@ -255,33 +236,39 @@ def _receive(conn: Connection) -> ToWorker:
 
 
 def _serve(conn: Connection, settings: MatchSettings, send: _Batcher) -> None:
-    """Play what the pool sends until it says to quit."""
-    requests = _Requests(conn)
-    while True:
-        message = _receive(conn)
-        if isinstance(message, QuitWorker):
-            return
-        if isinstance(message, ShareMatch):  # its match ended before the request came
-            continue
-        if isinstance(message, ReleaseBots):  # the run's jobs are done: its kept bots quit now
-            close_keeper()
-            conn.send_bytes(pickle.dumps(BotsReleased(), pickle.HIGHEST_PROTOCOL))
-            continue
-        try:
-            play_job(message.job, settings, send, asked=requests)
-        except Exception as error:
-            send(JobFailed.of(message.job.key, error))
-        if requests.quitting:  # its bots are stopped; the games it held are the pool's to replay
-            return
-        send.flush()
+    """Play what the pool sends until it says to quit; the match open at the end ends."""
+    inbox = _Inbox(conn)
+    player = ChunkPlayer(settings)
+    failed: str | None = None
+    try:
+        while True:
+            message = inbox.next()
+            if isinstance(message, QuitWorker):
+                return
+            if isinstance(message, ReleaseBots):  # the run's chunks are done: its bots quit now
+                player.end()
+                close_keeper()
+                conn.send_bytes(pickle.dumps(BotsReleased(), pickle.HIGHEST_PROTOCOL))
+                continue
+            job = message.job
+            if job.follows is not None and job.follows == failed:
+                failed = job.key  # the pool queued it again with the chunk that failed
+                continue
+            try:
+                player.play(job, send, stop=inbox.quitting, ends_match=message.ends_match)
+            except Exception as error:
+                failed = job.key
+                send(JobFailed.of(job.key, error))
+            if inbox.stopped:  # its bots are stopped; the games it held are the pool's to replay
+                return
+            send.flush()
+    finally:
+        player.end()
 
 
-class _Requests:
-    """What the pool asks this worker during its match (``play_job``'s ``asked``).
-
-    Mid-match the pool sends nothing but ``ShareMatch``, unless it is closing and took this
-    worker for idle: its ``QuitWorker`` then stops the match here, where taken for a share
-    request the worker would play on and then wait for a job that never comes."""
+class _Inbox:
+    """What the pool sent this worker, read between games too: the next chunk of its match, or
+    ``QuitWorker`` (the pool closes), which stops the match there (``quitting``)."""
 
     def __init__(self, conn: Connection) -> None:
         self.conn = conn
@@ -289,15 +276,22 @@ class _Requests:
         """Watches ``conn``, made once: ``conn.poll()`` builds a selector at each call, tens of
         microseconds after every game."""
         self.readable.register(conn.fileno(), select.POLLIN)
-        self.quitting = False
+        self.waiting: deque[ToWorker] = deque()
+        self.stopped = False
 
-    def __call__(self) -> Asked:
-        if not self.readable.poll(0):
-            return Asked.NOTHING
-        if isinstance(_receive(self.conn), QuitWorker):
-            self.quitting = True
-            return Asked.STOP
-        return Asked.SHARE
+    def next(self) -> ToWorker:
+        """The next message, read before or waited for."""
+        return self.waiting.popleft() if self.waiting else _receive(self.conn)
+
+    def quitting(self) -> bool:
+        """Read what came during a game; whether it says to quit."""
+        while self.readable.poll(0):
+            message = _receive(self.conn)
+            if isinstance(message, QuitWorker):
+                self.stopped = True
+                return True
+            self.waiting.append(message)
+        return False
 
 
 # --- in the parent ------------------------------------------------------------------------------
@@ -306,28 +300,31 @@ class _Worker:
     process: WorkerProcess
     conn: Connection
     core: int | None
-    scratch: str
-    """A folder of the worker's own, holding its bots' scratch folders; removed with it."""
-    number: int
-    """Its number in the pool, new for each process (what ``Placement`` knows it by)."""
-    job: MatchJob | None = None
-    progress_at: float = 0.0
-    """When the worker was last heard of (given its job, or sent events)."""
-    played: int = 0
-    """Games of its job it has reported."""
-    asked: bool = False
-    """Whether it was asked to share its job and has not answered yet."""
-    keeps_all: bool = False
-    """Whether it answered that it keeps all its job (not to be asked again)."""
+    scratch: str  # a folder of its own for its bots' scratch folders, removed with it
+    number: int  # new for each process: what ``Placement`` knows it by
+    job: MatchJob | None = None  # the chunk it plays (None: idle)
+    ahead: MatchJob | None = None  # the next chunk of its match, sent
+    reserved: Chain = field(default_factory=list)  # its match's later chunks, not sent
+    resets: bool | None = None  # whether its bots reset at ``match`` (None: not told yet)
+    progress_at: float = 0.0  # when it was last heard of
+    played: set[tuple[str, str, int]] = field(default_factory=set)  # its chunk's games told
 
     def games_left(self) -> int:
-        """Games of its job it has yet to report (0 without a job)."""
-        return 0 if self.job is None else self.job.owed - self.played
+        """Games of the chunks sent to it that it has yet to report."""
+        sent = [job for job in (self.job, self.ahead) if job is not None]
+        return sum(job.owed for job in sent) - len(self.played)
 
-    def give(self, job: MatchJob) -> None:
-        """Record that it was given ``job``."""
-        self.job, self.played, self.asked, self.keeps_all = job, 0, False, False
+    def give(self, chain: Chain) -> None:
+        """Record that it was given the match ``chain``."""
+        self.job, self.ahead, self.reserved = chain[0], None, chain[1:]
+        self.played, self.resets = set(), None
         self.progress_at = time.monotonic()
+
+    def unsent(self) -> Chain:
+        """Take the chunks it was to play after its own."""
+        rest = ([self.ahead] if self.ahead is not None else []) + self.reserved
+        self.job, self.ahead, self.reserved = None, None, []
+        return rest
 
     def send(self, message: ToWorker) -> None:
         """Send ``message`` to the worker (``OSError`` when it is gone)."""
@@ -338,14 +335,9 @@ class _Worker:
 
 
 class LocalPoolExecutor:
-    """Matches in ``workers`` local processes (``multiprocess``), one match per worker at a time.
-
-    Each worker is pinned to its core from ``cores`` (None: it floats). A worker that dies is
-    replaced and its job reported as failed, so the tournament never stalls on it; so is a
-    worker that is heard of no more for longer than the slowest possible game (stopped,
-    stalled): it is killed with its bots, and its job fails (the caller replays it, never
-    charging a bot).
-    """
+    """Chunks in ``workers`` local processes, one match per worker at a time, each pinned to its
+    core from ``cores`` (None: it floats). A worker that dies, or is heard of no more for longer
+    than the slowest possible game, is killed with its bots and replaced; its chunk fails."""
 
     def __init__(
         self,
@@ -356,11 +348,9 @@ class LocalPoolExecutor:
         stall_seconds: float | None = None,
         winding_down: Callable[[], None] | None = None,
     ) -> None:
-        """``sink_factory``: when given, each worker records its games itself (in parallel)
-        through the sink it makes, and the events say so; otherwise the caller records them.
-        ``stall_seconds``: silence after which a busy worker is killed (default: the slowest
-        possible game, :func:`slowest_game_seconds`). ``winding_down``: told once, when a worker
-        has nothing left to play nor to take a share of (``ExecutorSetup.winding_down``)."""
+        """``sink_factory``: makes each worker's own sink (None: the caller records the games).
+        ``stall_seconds``: silence after which a busy worker is killed (default:
+        ``slowest_game_seconds``). ``winding_down``: ``ExecutorSetup.winding_down``."""
         import multiprocess
 
         self._ctx = multiprocess.get_context("fork")
@@ -412,9 +402,8 @@ class LocalPoolExecutor:
             self._workers[index] = self._spawn(worker.core)
 
     def execute(self, jobs: Sequence[MatchJob]) -> Iterator[list[Event]]:
-        """Run the jobs; once they are all done, the workers' kept bots (``keep_bots``) quit,
-        so that none outlives the call. (A caller that stops iterating, a run being stopped,
-        leaves them to ``close``, which stops the workers at once.)"""
+        """Run the chunks; then the workers' kept bots quit (a caller that stops iterating
+        leaves them to ``close``, which stops the workers at once)."""
         yield from self._execute(jobs)
         if self.keeps:
             self._release()
@@ -441,11 +430,9 @@ class LocalPoolExecutor:
         self._placement.fill(jobs)
         batch: list[Event] = []
         while True:
-            # A worker that has finished gets its next job before the caller stores and tells
+            # A worker that has finished gets its next chunk before the caller stores and tells
             # what it sent (the yield below): it never waits for the parent's bookkeeping.
             self._hand_out(batch)
-            if not self._placement.queue:
-                self._share()
             if batch:
                 yield batch
                 batch = []
@@ -469,41 +456,45 @@ class LocalPoolExecutor:
                     self._kill_stalled(worker, batch, now - worker.progress_at)
 
     def _hand_out(self, batch: list[Event]) -> None:
-        """Give each idle worker its next job from the queue (a worker found dead is replaced,
-        and the job it could not take fails into ``batch``)."""
+        """Give each idle worker a match (``_next_match``), and each busy one the next chunk of
+        its match ahead (a worker found dead is replaced, and its chunk fails into ``batch``)."""
         for worker in list(self._workers):
-            if worker.job is None and self._placement.queue:
-                job = self._placement.take(worker.number)
-                # Busy on record before the job is sent: a stop signal landing just after the
+            if worker.job is None:  # its match's next chunk, if it ended one before it was sent
+                chain = worker.reserved or self._next_match(worker)
+                if not chain:
+                    continue
+                # Busy on record before the chunk is sent: a stop signal landing just after the
                 # send must not leave a playing worker on record as idle, which ``close`` would
-                # ask to exit between jobs instead of stopping it.
-                worker.give(job)
+                # ask to exit between chunks instead of stopping it.
+                worker.give(chain)
                 try:
-                    worker.send(PlayMatch(job))
+                    worker.send(PlayChunk(chain[0], not worker.reserved))
                 except OSError:  # the worker died while idle (killed from outside)
-                    worker.job = None
                     self._replace(worker)  # joins the old process: its exit code is known
-                    code = worker.process.exitcode
-                    batch.append(JobFailed(job.key, f"worker process died (exit code {code})"))
+                    died = f"worker process died (exit code {worker.process.exitcode})"
+                    self._fail(worker, JobFailed(chain[0].key, died), batch)
+                    continue
+            if worker.ahead is None and worker.reserved:
+                worker.ahead = worker.reserved.pop(0)
+                with contextlib.suppress(OSError):  # it died: ``_collect`` finds out
+                    worker.send(PlayChunk(worker.ahead, not worker.reserved))
 
-    def _share(self) -> None:
-        """With a worker idle and nothing queued, ask the busy worker with the most games left
-        to give back the later chunks of its match (one request at a time): without it, the
-        last matches of a run play while the other workers wait."""
-        if all(w.job is not None for w in self._workers) or any(w.asked for w in self._workers):
-            return
-        sharing = [w for w in self._workers if w.job is not None and not w.keeps_all]
-        worker = max(sharing, key=_Worker.games_left, default=None)
-        if worker is None or worker.games_left() < 2:
-            if self.winding_down is not None:
-                self.winding_down()
-                self.winding_down = None
-            return
-        try:
-            worker.send(ShareMatch())
-        except OSError:  # it died: ``_collect`` finds out
-            return
-        worker.asked = True
+    def _next_match(self, worker: _Worker) -> Chain:
+        """The match an idle worker plays next: the queue's, else the later chunks of the match
+        with the most games left among those whose bots reset at ``match``, else none."""
+        if self._placement.queue:
+            return self._placement.take(worker.number)
+        holders = [w for w in self._workers if w.resets and w.reserved]
+        holder = max(holders, key=lambda w: w.games_left() + games_in(w.reserved), default=None)
+        chain = [] if holder is None else take_later(holder.reserved, holder.games_left())
+        if chain:
+            self._placement.ran(worker.number, chain[0])
+        elif self.winding_down is not None and not any(
+            w.job is not None and w.resets is None and w.reserved for w in self._workers
+        ):
+            self.winding_down()
+            self.winding_down = None
+        return chain
 
     def _collect(self, worker: _Worker, batch: list[Event]) -> None:
         """Add everything a worker has sent to ``batch``; a failure if it died."""
@@ -517,37 +508,35 @@ class LocalPoolExecutor:
             if isinstance(message, BotsReleased):  # later than the end of a run waited for it
                 continue
             for event in message:
-                if isinstance(event, ChunksShared):
-                    self._shared(worker, event)
+                if isinstance(event, JobFailed):
+                    self._fail(worker, event, batch)
                     continue
-                if isinstance(event, JobDone | JobFailed):
-                    worker.job, worker.asked = None, False  # a request after its end: unanswered
-                elif isinstance(event, GameDone):
-                    worker.played += 1
+                if isinstance(event, JobDone):
+                    worker.job, worker.ahead, worker.played = worker.ahead, None, set()
+                elif isinstance(event, GameDone) and worker.job is not None:
+                    worker.played.add(worker.job.slot_key(event.slot))
+                    worker.resets = event.resets
                     self._placement.observe(event.record)
                 batch.append(event)
             worker.progress_at = time.monotonic()
         if worker.job is not None and not worker.process.is_alive():
-            job, worker.job = worker.job, None
-            code = worker.process.exitcode
+            key, code = worker.job.key, worker.process.exitcode
             self._replace(worker)
-            batch.append(JobFailed(job.key, f"worker process died (exit code {code})"))
+            self._fail(worker, JobFailed(key, f"worker process died (exit code {code})"), batch)
 
-    def _shared(self, worker: _Worker, answer: ChunksShared) -> None:
-        """A worker's answer to ``ShareMatch``: the chunks it gave back go to the front of the
-        queue, for the idle workers."""
-        worker.asked = False
-        if answer.rest is None or worker.job is None:
-            worker.keeps_all = True
-            return
-        kept = len(worker.job.slots) - len(answer.rest.slots)
-        worker.job = dataclasses.replace(worker.job, slots=worker.job.slots[:kept])
-        self._placement.give_back(answer.rest)
+    def _fail(self, worker: _Worker, failure: JobFailed, batch: list[Event]) -> None:
+        """The harness failed the worker's chunk: queue it again with the rest of its match (a
+        worker that lives on drops the chunk it had ahead, ``_serve``)."""
+        job, played = worker.job, worker.played
+        rest = worker.unsent()
+        if job is not None:
+            self._placement.failed(job, played, rest)
+        batch.append(failure)
 
     def _kill_stalled(self, worker: _Worker, batch: list[Event], silent_s: float) -> None:
         """Kill a worker that made no progress (its bots first: they may be stopped with it)."""
-        job, worker.job = worker.job, None
-        assert job is not None
+        assert worker.job is not None
+        key = worker.job.key
         pid = worker.process.pid
         if pid is not None:
             for child in procfs.all_children(pid):
@@ -557,12 +546,14 @@ class LocalPoolExecutor:
                     os.kill(child, signal.SIGKILL)
         worker.process.kill()  # SIGKILL ends a stopped process too
         self._replace(worker)
-        batch.append(
+        self._fail(
+            worker,
             JobFailed(
-                job.key,
+                key,
                 f"worker made no progress for {silent_s:.0f} s (a game takes at most"
-                f" {self.stall_seconds:.0f} s): killed; its match is replayed",
-            )
+                f" {self.stall_seconds:.0f} s): killed; its chunk is replayed",
+            ),
+            batch,
         )
 
     def close(self) -> None:

@@ -25,14 +25,10 @@ def prepare_worker(
     scratch: str | None = None,
     core: int | None = None,
 ) -> SandboxMode:
-    """Make this process ready to run bots; return the sandbox mode its bots will run in.
-
-    ``sandbox``: the mode asked for (``auto`` becomes ``bwrap`` where bubblewrap works here, else
-    ``none``; ``bwrap`` where it does not raises ``SandboxError``). ``scratch``: the folder for
-    the bots' scratch folders (default: a new ``arena-run-*``), which the guardian removes even
-    if this process is killed. ``core``: pin this process (and so its bots) to that core.
-    Idempotent in a process; signal handling is the caller's (only a main thread may set it).
-    """
+    """Make this process ready to run bots (idempotent); the sandbox mode they will run in
+    (``auto``: ``bwrap`` where it works here, else ``none``; ``bwrap`` where it does not:
+    ``SandboxError``). ``scratch``: the bots' scratch folders' folder (default: a new
+    ``arena-run-*``), removed even if this process is killed. ``core``: pin it to that core."""
     mode = resolve_mode(sandbox)
     pin_to_core(core)
     reaper.install_harness(scratch)
@@ -40,12 +36,8 @@ def prepare_worker(
 
 
 def stop_bots() -> None:
-    """Kill every bot of this process and all they started, and remove their folders, at once.
-
-    Safe in a signal handler (no waiting beyond a short bounded reap): first each bot's process
-    group, then every other process below this one (the subreaper adopted what bots hid), then
-    the bots' cgroups and scratch folders. Bots kept between matches (``worker_keeper``) too.
-    """
+    """Kill every bot of this process (kept ones too) and all they started, then remove their
+    cgroups and folders, at once: safe in a signal handler (a short bounded reap at most)."""
     processes = [seat.process for match in active_matches() for seat in match.seats if seat.process]
     processes += kept_processes()
     for pid in {p.pid for p in processes if p.pid > 0} | procfs.all_children():
