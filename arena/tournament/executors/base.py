@@ -49,8 +49,7 @@ class GameDone:
 
 @dataclass(frozen=True)
 class GameReplayed:
-    """A game of job ``key`` was played again, not stored (a chunk resumed part-way): told as
-    progress, so that a watchdog does not take a run of them for a stalled worker."""
+    """A game of chunk ``key`` played again, not stored: progress, for a watchdog."""
 
     key: str
 

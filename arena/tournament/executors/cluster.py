@@ -117,6 +117,7 @@ class _Running:
     job: MatchJob
     future: Any  # its ``distributed.Future``
     worker: str | None = None  # where it was last seen running
+    holder: str | None = None  # where its games come from: its match is open there
     started: float | None = None  # when it was first seen running: its deadline counts from there
     cancelled: str = ""  # why the driver cancelled it
     reserved: Chain = dataclasses.field(default_factory=list)  # its match's later chunks
@@ -316,7 +317,7 @@ class ClusterExecutor:
             key=key, pure=False, priority=int(job.follows is not None), **placed,
         )  # fmt: skip
         restricted = worker if job.follows is not None else None  # seen leaving by ``_watch``
-        running = _Running(job, future, restricted, reserved=list(reserved or ()))
+        running = _Running(job, future, restricted, restricted, reserved=list(reserved or ()))
         self._running[key] = running
         return running
 
@@ -399,8 +400,8 @@ class ClusterExecutor:
         """Submit the next chunk of each running match whose worker is known, to that worker
         only (its match is open there): it starts there the moment the one before ends."""
         for running in list(pending.values()):
-            if running.worker and running.reserved and not (running.ahead or running.after):
-                running.ahead = self._send_next(running, running.worker, pending)
+            if running.holder and running.reserved and not (running.ahead or running.after):
+                running.ahead = self._send_next(running, running.holder, pending)
                 running.ahead.after = running
 
     def _send_next(self, running: _Running, worker: str, pending: dict[str, _Running]) -> _Running:
@@ -528,7 +529,7 @@ class ClusterExecutor:
             for event in events:
                 chunk = running.get(event.key)
                 if chunk is not None:
-                    chunk.worker = address or chunk.worker
+                    chunk.worker = chunk.holder = address or chunk.worker
                     chunk.resets = event.resets
             games.extend(e for e in events if self._new(e))
         return games
