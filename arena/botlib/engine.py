@@ -176,6 +176,24 @@ def random_winner_count(x: int, o: int, n: int, rng: random.Random) -> int:
 
 
 _SCRATCH = list(range(CELLS))
+_POS = list(range(CELLS))
+
+
+def _list_empty(occ: int) -> int:
+    """The playouts' setup: the cells not in ``occ`` listed in ``_SCRATCH``, each one's index
+    there in ``_POS`` (a move is a swap-remove); returns how many there are."""
+    cells = _SCRATCH
+    pos = _POS
+    n = 0
+    empty = FULL_MASK & ~occ
+    while empty:
+        low = empty & -empty
+        c = low.bit_length() - 1
+        cells[n] = c
+        pos[c] = n
+        n += 1
+        empty ^= low
+    return n
 
 
 def random_game(x: int, o: int, rng: random.Random) -> int:
@@ -186,13 +204,7 @@ def random_game(x: int, o: int, rng: random.Random) -> int:
     and checks the windows through that cell.
     """
     cells = _SCRATCH
-    n = 0
-    empty = FULL_MASK & ~(x | o)
-    while empty:
-        low = empty & -empty
-        cells[n] = low.bit_length() - 1
-        n += 1
-        empty ^= low
+    n = _list_empty(x | o)
     marks = rng.getrandbits(36)
     rand = rng.random
     masks = CELL_MASKS
@@ -216,28 +228,16 @@ def random_game(x: int, o: int, rng: random.Random) -> int:
     return plies
 
 
-_POS = list(range(CELLS))
-
-
 def heuristic_game(x: int, o: int, order_to_move: bool, rng: random.Random) -> int:
     """A playout with the obvious tactics, from a position without five: Order completes a five
     when it can; Chaos blocks a single four (the opposite mark in its cell) and otherwise plays
     at random, never completing a five itself. Returns the length in plies, negated when Order
     wins (as ``random_game``).
     """
-    # A deliberate copy of smart_game's setup and loop, inlined for speed (a call per ply).
     cells = _SCRATCH
     pos = _POS
-    n = 0
     occ = x | o
-    empty = FULL_MASK & ~occ
-    while empty:
-        low = empty & -empty
-        c = low.bit_length() - 1
-        cells[n] = c
-        pos[c] = n
-        n += 1
-        empty ^= low
+    n = _list_empty(occ)
     tx, to = threats(x, o)
     rand = rng.random
     getrandbits = rng.getrandbits
@@ -297,19 +297,10 @@ def smart_game(x: int, o: int, order_to_move: bool, rng: random.Random) -> int:
     them) and Chaos the other one (killing them). It stops as soon as no live window is left
     (Chaos has won). Returns the number of plies played, negated when Order wins.
     """
-    # A deliberate copy of heuristic_game's setup and loop, inlined for speed (a call per ply).
     cells = _SCRATCH
     pos = _POS
-    n = 0
     occ = x | o
-    empty = FULL_MASK & ~occ
-    while empty:
-        low = empty & -empty
-        c = low.bit_length() - 1
-        cells[n] = c
-        pos[c] = n
-        n += 1
-        empty ^= low
+    n = _list_empty(occ)
     tx, to = threats(x, o)
     live = live_windows(x, o)
     rand = rng.random
