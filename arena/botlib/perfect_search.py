@@ -41,7 +41,6 @@ def evaluate(x: int, o: int) -> int:
 def _score(x: int, o: int) -> tuple[int, int]:
     """The evaluation's sum and the number of live windows."""
     score = live = 0
-    # Inlined (not a shared helper): this runs at every node of the search.
     for w in WINDOWS:
         a = x & w
         b = o & w
@@ -109,34 +108,26 @@ def _moves(x: int, o: int, free: int, score: int, live: int) -> list[_Kid]:
     for i, w in enumerate(WINDOWS):
         a = x & w
         b = o & w
-        # X here, O below: mirror copies, written out for speed (32 windows a node).
         if a:
             if b:
                 continue
             k = a.bit_count()
-            dx[i] = _STEP[k]
-            do[i] = -_WEIGHT[k]
-            ko[i] = 1
-            if k == 3:
-                empty = w & ~a
-                e1 = empty & -empty
-                e2 = empty ^ e1
-                nfx[e1.bit_length() - 1] |= e2
-                nfx[e2.bit_length() - 1] |= e1
-        # O here, X above: mirror copies, written out for speed (32 windows a node).
+            mine, gains, losses, kills, fives = a, dx, do, ko, nfx
         elif b:
             k = b.bit_count()
-            do[i] = _STEP[k]
-            dx[i] = -_WEIGHT[k]
-            kx[i] = 1
-            if k == 3:
-                empty = w & ~b
-                e1 = empty & -empty
-                e2 = empty ^ e1
-                nfo[e1.bit_length() - 1] |= e2
-                nfo[e2.bit_length() - 1] |= e1
+            mine, gains, losses, kills, fives = b, do, dx, kx, nfo
         else:
             dx[i] = do[i] = _STEP[0]
+            continue
+        gains[i] = _STEP[k]
+        losses[i] = -_WEIGHT[k]
+        kills[i] = 1
+        if k == 3:
+            empty = w & ~mine
+            e1 = empty & -empty
+            e2 = empty ^ e1
+            fives[e1.bit_length() - 1] |= e2
+            fives[e2.bit_length() - 1] |= e1
     kids: list[_Kid] = []
     gx, go, kill_x, kill_o = dx.__getitem__, do.__getitem__, kx.__getitem__, ko.__getitem__
     while free:
@@ -247,46 +238,30 @@ class _Search:
                     best = v
             return best
         kids.sort(key=lambda kid: kid[0], reverse=order)
-        if order:
-            best = -2 * WIN
-            for _, c, mark, child in kids[:_BRANCH]:
-                bit = 1 << c
-                v = self.value(
-                    x | bit if mark == 0 else x,
-                    o | bit if mark else o,
-                    False,
-                    depth - 1,
-                    alpha,
-                    beta,
-                    ply + 1,
-                    child,
-                )
-                if v > best:
-                    best = v
-                    if v > alpha:
-                        alpha = v
-                        if alpha >= beta:
-                            break
-            return best
-        best = 2 * WIN
+        best = -2 * WIN if order else 2 * WIN
         for _, c, mark, child in kids[:_BRANCH]:
             bit = 1 << c
             v = self.value(
                 x | bit if mark == 0 else x,
                 o | bit if mark else o,
-                True,
+                not order,
                 depth - 1,
                 alpha,
                 beta,
                 ply + 1,
                 child,
             )
-            if v < best:
+            if order:
+                if v > best:
+                    best = v
+                    if v > alpha:
+                        alpha = v
+            elif v < best:
                 best = v
                 if v < beta:
                     beta = v
-                    if alpha >= beta:
-                        break
+            if alpha >= beta:
+                break
         return best
 
 
