@@ -204,7 +204,13 @@ def random_game(x: int, o: int, rng: random.Random) -> int:
     and checks the windows through that cell.
     """
     cells = _SCRATCH
-    n = _list_empty(x | o)
+    n = 0
+    empty = FULL_MASK & ~(x | o)
+    while empty:
+        low = empty & -empty
+        cells[n] = low.bit_length() - 1
+        n += 1
+        empty ^= low
     marks = rng.getrandbits(36)
     rand = rng.random
     masks = CELL_MASKS

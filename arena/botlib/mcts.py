@@ -64,6 +64,16 @@ VALUE_WEIGHTS = (0.4157, -0.2291, 0.8476, 0.3726)
 (``benchmarks/mcts_value.py``)."""
 
 
+def _decided(e: int) -> float | None:
+    """Order's chance in a position the threats decide, from its ``threat_eval`` ``e``: 1 when
+    Order wins, 0 when no live window is left; None when the threats leave it open."""
+    if e >= WIN // 2:
+        return 1.0
+    if e < 0:
+        return 0.0
+    return None
+
+
 def order_win_probability(x: int, o: int, e: int | None = None) -> float:
     """How likely Order wins from ``(x, o)`` (no five on it), from ``threat_eval``.
 
@@ -84,10 +94,9 @@ def order_win_probability(x: int, o: int, e: int | None = None) -> float:
     """
     if e is None:
         e = threat_eval(x, o)
-    if e >= WIN // 2:
-        return 1.0
-    if e < 0:
-        return 0.0
+    known = _decided(e)
+    if known is not None:
+        return known
     ply = (x | o).bit_count()
     a, b, c, d = VALUE_WEIGHTS
     z = a * math.log1p(e) + b * ply + (c if not ply & 1 else 0.0) + d
@@ -147,10 +156,9 @@ def window_win_probability(
     position's ``threat_eval`` if already known."""
     if e is None:
         e = threat_eval(x, o)
-    if e >= WIN // 2:
-        return 1.0
-    if e < 0:
-        return 0.0
+    known = _decided(e)
+    if known is not None:
+        return known
     return _logistic(weights, window_features(x, o, e))
 
 
@@ -171,7 +179,8 @@ def window_chance(x: int, o: int, weights: tuple[float, ...]) -> tuple[float, in
     move the double-four cells are counted here): the search's leaves, faster."""
     occ = x | o
     total = 0
-    once = twice = once_o = twice_o = 0  # cells in one / two three-mark windows (by mark)
+    once = [0, 0]  # by mark: the cells in one / two or more three-mark windows
+    twice = [0, 0]
     four = False
     counts = [0, 0, 0, 0, 0]  # live windows by their marks (of one kind)
     window_weights = WEIGHTS
@@ -182,32 +191,31 @@ def window_chance(x: int, o: int, weights: tuple[float, ...]) -> tuple[float, in
             if ow:
                 continue
             k = xw.bit_count()
-            if k == 3:
-                f = w & ~occ
-                twice |= once & f
-                once |= f
-            elif k == 4:
-                four = True
+            mark = 0
         elif ow:
             k = ow.bit_count()
+            mark = 1
+        else:
+            total += window_weights[0]
+            counts[0] += 1
+            continue
+        if k >= 3:
             if k == 3:
                 f = w & ~occ
-                twice_o |= once_o & f
-                once_o |= f
-            elif k == 4:
+                twice[mark] |= once[mark] & f
+                once[mark] |= f
+            else:
                 four = True
-        else:
-            k = 0
         total += window_weights[k]
         counts[k] += 1
     ply = occ.bit_count()
     live = sum(counts)
-    if four or not ply & 1 and once | once_o:
+    if four or not ply & 1 and once[0] | once[1]:
         e = threat_eval(x, o)
     elif not live:
         e = -WIN
     else:
-        double = twice | twice_o  # only Chaos to move here
+        double = twice[0] | twice[1]  # only Chaos to move here
         if double & (double - 1):
             e = WIN // 2
         elif double:
@@ -308,40 +316,39 @@ def move_gains(x: int, o: int, live: int, tx: int, to: int) -> tuple[list[int], 
     same sums)."""
     occ = x | o
     gx = go = _BIAS  # the gains of an X / an O in each cell, a 16-bit lane a cell
-    fx: list[int] | None = None  # per cell: the cells of the fours an X / an O there makes
-    fo: list[int] | None = None
-    five_x = five_o = 0  # the cells where an X / an O makes five
+    fours: list[list[int] | None] = [None, None]  # by mark, per cell: the fours it makes there
+    fives = [0, 0]  # by mark: the cells where it makes five
     for bit, w, px, po, cells in _WINDOW_GAINS:
         if not live & bit:
             continue
         xw = x & w
         if xw:
             k = xw.bit_count()
-            if k == 3:
-                if fx is None:
-                    fx = [0] * 36
-                f = w & ~occ
-                for c in cells:
-                    fx[c] |= f
-            elif k == 4:
-                five_x |= w & ~occ
+            mark = 0
+            state = k
         else:
             ow = o & w
-            if ow:
-                k = ow.bit_count()
-                if k == 3:
-                    if fo is None:
-                        fo = [0] * 36
-                    f = w & ~occ
-                    for c in cells:
-                        fo[c] |= f
-                elif k == 4:
-                    five_o |= w & ~occ
-                k += 4
+            if not ow:
+                gx += px[0]
+                go += po[0]
+                continue
+            k = ow.bit_count()
+            mark = 1
+            state = k + 4
+        if k >= 3:
+            if k == 3:
+                made = fours[mark]
+                if made is None:
+                    made = fours[mark] = [0] * 36
+                f = w & ~occ
+                for c in cells:
+                    made[c] |= f
             else:
-                k = 0
-        gx += px[k]
-        go += po[k]
+                fives[mark] |= w & ~occ
+        gx += px[state]
+        go += po[state]
+    fx, fo = fours
+    five_x, five_o = fives
     order = not occ.bit_count() & 1
     cover = window_union(live)
     free = cover & ~occ & FULL_MASK
