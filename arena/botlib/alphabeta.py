@@ -260,7 +260,6 @@ class Searcher:
         alpha: int,
         beta: int,
     ) -> int:
-        # The node preamble of _solve, copied: inlined for speed (a method call per node).
         self.nodes += 1
         if not self.nodes & _TIME_CHECK and (
             self.nodes > self.max_nodes or self.clock() > self.deadline
@@ -446,7 +445,7 @@ class Searcher:
                 if tried >> code & 1:
                     continue
                 tried |= 1 << code
-                # ``_play`` of the four, inlined: the windows the mark kills, the fours it makes
+                # the four written: the windows the mark kills, the fours it makes
                 occ1 = occ | b
                 live1 = live
                 t = 0
@@ -460,7 +459,7 @@ class Searcher:
                     return code  # two fours: unstoppable
                 if occ1 == FULL_MASK:
                     continue
-                # the only block, the other mark in cell r: ``_play`` inlined again
+                # the only block, the other mark in cell r
                 r = t.bit_length() - 1
                 br = 1 << r
                 mine1 = mine | b
@@ -491,7 +490,6 @@ class Searcher:
             return None
 
     def _solve(self, x: int, o: int, live: int, tx: int, to: int) -> bool:
-        # The node preamble of _ab, copied: inlined for speed (a method call per node).
         self.nodes += 1
         if not self.nodes & _TIME_CHECK and (
             self.nodes > self.max_nodes or self.clock() > self.deadline
@@ -684,7 +682,6 @@ def centre_value(x: int, o: int) -> int:
     this is the part of the position that matters to Order."""
     total = 0
     weights = CENTRE_WEIGHTS
-    # Inlined (not a shared helper): this runs at every leaf of the search.
     for line in CENTRE_LINES:
         xl = x & line
         ol = o & line

@@ -50,7 +50,6 @@ def order_moves(x: int, o: int) -> list[tuple[int, int]]:
     threats = threat_table()
     empty = CENTRE_FULL & ~(x | o)
     scored: list[tuple[int, int, int]] = []
-    # The same move loop as chaos_moves, another score: inlined for speed (per search node).
     for c in cells_of(empty):
         bit = 1 << c
         for mark, mine, theirs in ((0, x, o), (1, o, x)):
@@ -82,7 +81,6 @@ def chaos_moves(x: int, o: int) -> list[tuple[int, int]]:
     fours = four_table()
     empty = CENTRE_FULL & ~(x | o)
     scored: list[tuple[int, int, int]] = []
-    # The same move loop as order_moves, another score: inlined for speed (per search node).
     for c in cells_of(empty):
         bit = 1 << c
         for mark, mine, theirs in ((0, x, o), (1, o, x)):
