@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from arena.botlib.engine import (
     CELL_WINDOWS,
     FULL_MASK,
+    line_sum,
     live_windows,
     threats,
     window_union,
@@ -680,17 +681,7 @@ def centre_value(x: int, o: int) -> int:
     """The centre evaluation: the sum over the centre lines holding one kind of mark of
     ``CENTRE_WEIGHTS[k]``. With the border paired, four identical marks in such a line win, so
     this is the part of the position that matters to Order."""
-    total = 0
-    weights = CENTRE_WEIGHTS
-    for line in CENTRE_LINES:
-        xl = x & line
-        ol = o & line
-        if xl:
-            if not ol:
-                total += weights[xl.bit_count()]
-        elif ol:
-            total += weights[ol.bit_count()]
-    return total
+    return line_sum(x, o, CENTRE_WEIGHTS, CENTRE_LINES)[0]
 
 
 def threat_eval(x: int, o: int, vcf_depth: int = VCF_DEPTH, centre: bool = False) -> int:

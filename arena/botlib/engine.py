@@ -72,6 +72,21 @@ def dead_cells(x: int, o: int, live: int) -> int:
     return FULL_MASK & ~(x | o) & ~window_union(live)
 
 
+def line_sum(
+    x: int, o: int, weights: tuple[int, ...], lines: tuple[int, ...] = WINDOWS
+) -> tuple[int, int]:
+    """A line evaluation: over the ``lines`` (cell masks) not holding both marks, the sum of
+    ``weights[k]`` (``k`` the marks in the line) and how many such lines there are."""
+    occ = x | o
+    total = live = 0
+    for line in lines:
+        if x & line and o & line:
+            continue
+        total += weights[(occ & line).bit_count()]
+        live += 1
+    return total, live
+
+
 def threats(x: int, o: int) -> tuple[int, int]:
     """``(tx, to)``: the empty cells that would complete five X / five O (one per four)."""
     tx = to = 0

@@ -4,7 +4,8 @@ Why: the perfect Order player needs a sound fallback for positions its strategy 
 and it plays Chaos too. Kept modest: iterative deepening within a deadline, alpha-beta over the best
 few moves of each node, every move at the last ply, with the game's threats handled exactly and the
 evaluation carried down the tree. More time, deeper search (in ~33 ms on a busy machine: two to four
-plies early in the game). Its rules: ``docs/bots.md``. Imports only ``arena.rules`` and the stdlib.
+plies early in the game). Its rules: ``docs/bots.md``. Imports only ``arena.rules``, the engine
+and the stdlib.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import random
 import time
 
+from arena.botlib.engine import line_sum
 from arena.rules import CELLS, FULL_MASK, WINDOWS, WINDOWS_THROUGH, Mark, Move
 
 WIN = 1 << 40
@@ -34,27 +36,8 @@ _Kid = tuple[int, int, int, _State]
 
 def evaluate(x: int, o: int) -> int:
     """Live windows weighted by their marks, from Order's side; ``-WIN`` when none is live."""
-    score, live = _score(x, o)
+    score, live = line_sum(x, o, _WEIGHT)
     return score if live else -WIN
-
-
-def _score(x: int, o: int) -> tuple[int, int]:
-    """The evaluation's sum and the number of live windows."""
-    score = live = 0
-    for w in WINDOWS:
-        a = x & w
-        b = o & w
-        if a:
-            if not b:
-                score += _WEIGHT[a.bit_count()]
-                live += 1
-        elif b:
-            score += _WEIGHT[b.bit_count()]
-            live += 1
-        else:
-            score += 1
-            live += 1
-    return score, live
 
 
 def five_cells(mine: int, free: int) -> int:
@@ -285,7 +268,7 @@ def search(
     free = FULL_MASK & ~(x | o)
     if not free:
         raise ValueError("the board is full")
-    score, live = _score(x, o)
+    score, live = line_sum(x, o, _WEIGHT)
     fx, fo = five_cells(x, free), five_cells(o, free)
     moves: list[tuple[int, float, int, int, tuple[int, int, int, int]]] = []
     for c in range(CELLS):
