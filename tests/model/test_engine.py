@@ -381,6 +381,19 @@ def test_the_centre_value_counts_the_centre_lines_of_one_mark(position: tuple[in
         assert (abs(plain) >= WIN_HALF) == (abs(centre) >= WIN_HALF)
 
 
+@settings(max_examples=200, deadline=None)
+@given(positions)
+def test_the_line_sum_weights_each_window_without_both_marks(position: tuple[int, int]) -> None:
+    x, o = random_position(*position).bits
+    weights = (1, 8, 60, 600, 6000, 60000)
+    marks_in_live = [
+        (x & w).bit_count() + (o & w).bit_count() for w in WINDOWS if not x & w or not o & w
+    ]
+    expected = sum(weights[k] for k in marks_in_live)
+    live = engine.live_windows(x, o).bit_count()
+    assert engine.line_sum(x, o, weights) == (expected, live) and len(marks_in_live) == live
+
+
 @settings(max_examples=300, deadline=None)
 @given(positions)
 def test_mcts_move_gains_are_the_searchers_children_in_the_same_order(
