@@ -94,18 +94,18 @@ def _moves(x: int, o: int, free: int, score: int, live: int) -> list[_Kid]:
         if a:
             if b:
                 continue
-            k = a.bit_count()
-            mine, gains, losses, kills, fives = a, dx, do, ko, nfx
+            mine, gains, losses, kills = a, dx, do, ko
         elif b:
-            k = b.bit_count()
-            mine, gains, losses, kills, fives = b, do, dx, kx, nfo
+            mine, gains, losses, kills = b, do, dx, kx
         else:
             dx[i] = do[i] = _STEP[0]
             continue
+        k = mine.bit_count()
         gains[i] = _STEP[k]
         losses[i] = -_WEIGHT[k]
         kills[i] = 1
         if k == 3:
+            fives = nfx if a else nfo
             empty = w & ~mine
             e1 = empty & -empty
             e2 = empty ^ e1
