@@ -190,15 +190,14 @@ def window_chance(x: int, o: int, weights: tuple[float, ...]) -> tuple[float, in
         if xw:
             if ow:
                 continue
-            k = xw.bit_count()
-            mark = 0
+            mine, mark = xw, 0
         elif ow:
-            k = ow.bit_count()
-            mark = 1
+            mine, mark = ow, 1
         else:
             total += window_weights[0]
             counts[0] += 1
             continue
+        k = mine.bit_count()
         if k >= 3:
             if k == 3:
                 f = w & ~occ
