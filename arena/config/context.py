@@ -70,8 +70,9 @@ def text_of(value: Any, raw: str | None) -> str | None:
 
 
 def field_kind(field: dataclasses.Field[Any]) -> tuple[str, bool]:
-    """('int' | 'bool' | 'other', nullable) from a field's (string) annotation."""
-    annotation = str(field.type).replace(" ", "")
+    """('int' | 'bool' | 'other', nullable) from a field's annotation, a string or a type."""
+    kind = field.type
+    annotation = (kind.__name__ if isinstance(kind, type) else str(kind)).replace(" ", "")
     parts = set(annotation.split("|"))
     nullable = "None" in parts or annotation.startswith("Optional[")
     parts.discard("None")

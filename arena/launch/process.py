@@ -23,7 +23,7 @@ import select
 import signal
 import subprocess
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 
 from arena.botspec import BotSpec
 from arena.launch import bytecode, procfs, reaper
@@ -466,27 +466,6 @@ class Channels:
         for fd, is_err in list(self._is_stderr.items()):
             if is_err and not self._owner[fd].drain_stderr():
                 self._stderr_closed(fd)
-
-
-def tapped_io(
-    bots: Iterable[BotProcess | None],
-) -> tuple[Callable[[int, bytes], int], Callable[[int, int], bytes]]:
-    """``os.write`` and ``os.read`` look-alikes that go through the ``io`` of the bot owning the
-    fd, and so its tap (for a loop that writes and reads the pipes directly, such as the
-    referee's)."""
-    writes: dict[int, Callable[[int, bytes], int]] = {}
-    reads: dict[int, Callable[[int, int], bytes]] = {}
-    for bot in bots:
-        if bot is not None:
-            writes[bot.stdin_fd], reads[bot.stdout_fd] = bot.io.write, bot.io.read
-
-    def write(fd: int, data: bytes) -> int:
-        return writes.get(fd, os.write)(fd, data)
-
-    def read(fd: int, size: int) -> bytes:
-        return reads.get(fd, os.read)(fd, size)
-
-    return write, read
 
 
 def _read(fd: int, read: Callable[[int, int], bytes] = os.read) -> bytes | None:

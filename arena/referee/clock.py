@@ -37,7 +37,7 @@ class MoveClock:
     """The time of the moves of one game, both sides'.
 
     Per move: ``turn`` (the deadline), ``thinking`` (once the move is not quick), ``replied``
-    (what it is charged), ``charge`` (the move stands); ``late`` and ``no_reply`` word a
+    (what it is charged), ``charge`` (the move stands); ``timeout_detail`` and ``no_reply`` word a
     timeout."""
 
     def __init__(self, tc: TimeControl, freeze: bool) -> None:
@@ -49,7 +49,7 @@ class MoveClock:
         self.budget_ns = tc.budget_ms * 1_000_000
         self.clocks = [self.budget_ns, self.budget_ns]  # each side's clock left, when clocked
         self.left: list[int] = []  # the mover's clock after each move, when clocked
-        self.suffix = turn_suffix(tc.move_ms)
+        self.suffix = turn_suffix(tc.move_ms)  # under a game clock, ``turn`` sets it each move
         self.allowed_ns = self.budget_ns + self.margin_ns
         self.side = 0
         self.mark: LoadReading | None = None  # the mover's, once its move is not quick
@@ -98,7 +98,7 @@ class MoveClock:
 
     def replied(self, elapsed_ns: int, process: BotProcess) -> int:
         """The reply came ``elapsed_ns`` after the ``turn``: what the move is charged (over
-        ``allowed_ns``: a timeout, worded by ``late``)."""
+        ``allowed_ns``: a timeout, worded by ``timeout_detail``)."""
         used = self.used_ns(elapsed_ns, process)
         if self.on_cpu and not self.freeze:
             self.cpu_at[self.side] = (self.cpu_at[self.side] or 0) + used
@@ -112,7 +112,7 @@ class MoveClock:
             self.clocks[self.side] = left
             self.left.append(left)
 
-    def late(self, used_ns: int) -> str:
+    def timeout_detail(self, used_ns: int) -> str:
         """The detail of a move that took longer than it had."""
         tc = self.tc
         if not self.clocked and not self.on_cpu:
@@ -140,7 +140,7 @@ class MoveClock:
             return f"no move within {within}: {silence}"
         used = self.used_ns(elapsed_ns, process)
         if used > self.allowed_ns:
-            return f"{self.late(used)} without answering"
+            return f"{self.timeout_detail(used)} without answering"
         assert self.mark is not None  # a move that reached its cap was not quick
         measured = judge_cap(process, self.mark, "a move")
         cap = wall_cap_ns(self.allowed_ns) / 1e6
@@ -152,7 +152,7 @@ class MoveClock:
 class StartClock:
     """The time of a bot's start-up, from its launch to its ``ready``: ``startup_ms`` of CPU
     under ``measure: cpu`` (within its wall cap, ``TimeControl.startup_wall_ms``), else of wall
-    time; ``late`` and ``no_ready`` word what went wrong."""
+    time; ``why_late`` and ``no_ready`` word what went wrong."""
 
     def __init__(self, tc: TimeControl, began_ns: int) -> None:
         self.tc = tc
@@ -161,7 +161,7 @@ class StartClock:
         self.allowed_ns = tc.startup_ms * 1_000_000
         self.deadline_ns = began_ns + tc.startup_wall_ms() * 1_000_000
 
-    def late(self, process: BotProcess) -> str | None:
+    def why_late(self, process: BotProcess) -> str | None:
         """Why a bot that said its first line in time took too long all the same, or None."""
         used = process.cpu_ns() if self.on_cpu else 0
         if used > self.allowed_ns:

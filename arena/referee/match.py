@@ -275,7 +275,7 @@ class Match:
         # A line after `ready` (EXTRA) stays in its buffer: a line when no reply was due, which
         # `_begin` reports, as it does when that line comes a moment later.
         started = status is WaitStatus.LINE or status is WaitStatus.EXTRA
-        late = clock.late(process) if started else None
+        late = clock.why_late(process) if started else None
         if late is not None:
             failures.append(seat.start_failed(late))
         elif started and (name := parse_ready(line)) is not None:
@@ -336,7 +336,7 @@ class Match:
         game = Game(order.spec.name, chaos.spec.name, list(opening), time.time())
         self.current = game
         try:
-            winner, reason, detail = self._outcome(order, chaos, game, start)
+            winner, reason, detail = self._play_to_end(order, chaos, game, start)
         finally:
             self.current = None
         if spoiled:
@@ -344,7 +344,7 @@ class Match:
             detail = f"{detail}; {replayed}" if detail else replayed
         return self._finish(order, chaos, game, winner, reason, detail)
 
-    def _outcome(
+    def _play_to_end(
         self, order: Seat, chaos: Seat, game: Game, start: Board
     ) -> tuple[Role, Reason, str]:
         """Play the game to its end: the winner, the reason and the detail of a fault."""

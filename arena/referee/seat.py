@@ -107,7 +107,7 @@ class BotSeat:
             raise GameOver(self, Reason.MALFORMED, verdicts.written_before_turn(line))
         used = clock.replied(_now() - started, process)
         if used > clock.allowed_ns:
-            raise GameOver(self, Reason.TIMEOUT, clock.late(used))
+            raise GameOver(self, Reason.TIMEOUT, clock.timeout_detail(used))
         move = MOVE_BY_TOKEN.get(line)
         if move is None:  # not a move's plain spelling: parse_reply says what it is
             reply = parse_reply(line)

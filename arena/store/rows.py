@@ -186,12 +186,13 @@ COLUMNS: tuple[Column, ...] = (
     Column("seed", "INTEGER NOT NULL", "seed", _dump_seed, _load_seed),
     Column("started_at", "REAL NOT NULL", "started_at", load=_number),
     Column("finished_at", "REAL NOT NULL", "finished_at", load=_number),
-    # Added in schema 2: the opening's moves, played before the bots' own (JSON list of tokens).
+    # The columns with a default are added, with it, to an older store's table when it opens.
+    # The opening's moves, played before the bots' own (JSON list of tokens).
     Column("opening", "TEXT NOT NULL DEFAULT '[]'", "opening", _dump_tokens, _load_tokens, "'[]'"),
-    # Added in schema 3: the display names the bots gave with `ready <name>`.
+    # The display names the bots gave with `ready <name>`.
     Column("order_display", "TEXT NOT NULL DEFAULT ''", "order_display", safe_text, _text, "''"),
     Column("chaos_display", "TEXT NOT NULL DEFAULT ''", "chaos_display", safe_text, _text, "''"),
-    # Added in schema 4: how the time was measured, and the clocks under a game clock.
+    # How the time was measured, and the clocks under a game clock.
     Column("measure", "TEXT NOT NULL DEFAULT 'wall'", "measure", str, str, "'wall'"),
     Column("clock_ms", "TEXT", "clock_ms", _dump_optional_floats, _load_optional_floats, "NULL"),
     Column("clock_start_ms", "INTEGER", "clock_start_ms", _same, _same, "NULL"),

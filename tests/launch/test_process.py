@@ -27,7 +27,6 @@ from arena.launch.process import (
     BotProcess,
     Channels,
     WaitStatus,
-    tapped_io,
 )
 from arena.launch.sandbox import plan_launch
 from arena.limits import Limits
@@ -94,13 +93,13 @@ def test_a_started_bot_answers_a_line_with_a_line(started: Started, mode: str) -
 def test_the_tap_sees_every_write_and_read_whatever_the_pipes(started: Started, mode: str) -> None:
     """The transcript tap gets each write to the bot and each read from its stdout, on plain
     pipes and on bubblewrap's FIFOs alike: the process's own reads (``wait_line``,
-    ``read_waiting``) and the referee's (``tapped_io``). Unset, it sees nothing more."""
+    ``read_waiting``) and the referee's (its ``io`` pair). Unset, it sees nothing more."""
     bot = started("instant.py", mode)
     seen: list[tuple[str, bytes]] = []
     bot.tap = lambda direction, _ns, data: seen.append((direction, data))
     handshake(bot)
     turn = b"turn " + b"." * 36 + b"\n"
-    write, read = tapped_io([bot])
+    write, read = bot.io
     assert write(bot.stdin_fd, turn) == len(turn)
     assert wait_until(lambda: procfs.unread_bytes(bot.stdout_fd) > 0, WAIT_S)
     assert read(bot.stdout_fd, 4096) == b"a1X\n"
