@@ -2,33 +2,37 @@
 
 The thread polls cheaply (the highest game number, the count of games, the live folder's small
 files) every ``POLL_S``, and publishes a ``Snapshot`` whenever a game ended or a move was played:
-the game count and the games in progress are always fresh. The costly parts are redone only as
-often as their cost allows: the standings tables and the matplotlib charts (each by a thread of
-its own, so that polls go on meanwhile) each wait ``COST_SHARE`` times the CPU they last used,
-and at least ``TABLES_S`` or ``CHARTS_S``; the run's end makes both due at once. So the page
-takes about 1% of a core each for tables and charts from the machine whose cores the run uses,
-and a small store shows its standings within a second.
+the game count and the games in progress are always fresh. The costly parts (the standings
+tables, and the matplotlib charts when a page asks for them) are computed by a worker process at
+the lowest CPU priority (``arena.report.livework``), so that this process answers requests
+promptly however busy the machine is. Each is redone only as often as its cost allows: after
+``COST_SHARE`` times the CPU it last used, and at least ``TABLES_S`` or ``CHARTS_S``; the run's
+end makes both due at once. So the page takes about half a percent of a core each for tables
+and charts from the machine whose cores the run uses, and a small store shows its standings
+within a second.
 """
 
 from __future__ import annotations
 
 import contextlib
-import importlib
 import json
+import subprocess
 import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena.report.data import ReportData, collect
+from arena.report.livework import start_worker
 from arena.tournament.live import RunProgress, live_folder, read_games, read_progress
 
 POLL_S = 0.25
 IDLE_S = 10.0
 """Nothing asked for this long and no stream open: nobody looks, nothing costly is computed."""
 STOP_S = 2.0
-"""How long stopping waits for a poll under way (a computation of the tables may be)."""
+"""How long stopping waits for a poll under way, and for the worker's end."""
+RESTART_S = 1.0
+"""How long after a worker that died the parts it was computing are asked of another."""
 TABLES_S = 0.5
 """The least time between two computations of the standings' tables."""
 CHARTS_S = 5.0
@@ -36,13 +40,6 @@ CHARTS_S = 5.0
 COST_SHARE = 200
 """A costly part waits this many times its own cost before it is redone (and at least its
 least time): each takes half a percent of a core at most."""
-
-
-def _import_tables_code() -> None:
-    """Import what the tables are computed with before they are first timed: a computation's
-    cost, which sets how long until the next, is its own work, not a one-off import."""
-    for module in ("arena.commands.ratings", "arena.report.page", "scipy.optimize"):
-        importlib.import_module(module)
 
 
 @dataclass(frozen=True)
@@ -101,13 +98,13 @@ class Snapshot:
 
 
 class _Costly:
-    """A costly part of the page, redone by a thread of its own: one at a time, after
-    ``COST_SHARE`` times the CPU it last used and at least ``floor`` seconds; at once when
-    ``hurry`` is set (nobody looked meanwhile, or the run just ended).
+    """The throttle of a costly part of the page: one computation at a time, each after
+    ``COST_SHARE`` times the CPU the last one used and at least ``floor`` seconds; at once
+    when ``hurry`` is set (nobody looked meanwhile, or the run just ended).
 
-    The cost is the CPU time of the thread that did it, not the time it took: at the lowest
-    priority on a machine the run keeps busy, a computation waits for the CPU far longer than it
-    uses it, and that wait takes nothing from the run."""
+    The cost is the CPU time of the worker's thread that did it, not the time it took: at the
+    lowest priority on a machine the run keeps busy, a computation waits for the CPU far longer
+    than it uses it, and that wait takes nothing from the run."""
 
     def __init__(self, floor: float, first_free: bool = False) -> None:
         self.floor = floor
@@ -115,25 +112,33 @@ class _Costly:
         self.first = first_free
         self.busy = False
         self.hurry = False
-        self.wanted = threading.Event()
+        self._lock = threading.Lock()
 
     def ask(self) -> bool:
-        """Wake its thread if it is due and idle; whether it was."""
-        if self.busy or not (self.hurry or time.monotonic() >= self.next):
-            return False
-        self.busy, self.hurry = True, False
-        self.wanted.set()
-        return True
+        """Whether it is due and idle; if so, it is busy from now on (the caller asks the
+        worker for it)."""
+        with self._lock:
+            if self.busy or not (self.hurry or time.monotonic() >= self.next):
+                return False
+            self.busy, self.hurry = True, False
+            return True
 
     def spent(self, cpu: float) -> None:
-        """Its thread is done, having used ``cpu`` seconds of CPU."""
-        # The tables' first time includes importing numpy and scipy: it says nothing of the
+        """The worker is done with it, having used ``cpu`` seconds of CPU."""
+        # The tables' first time includes the worker's imports (numpy): it says nothing of the
         # next ones, which would wait too long for it. (The charts' first, with matplotlib's
         # import, only a third more than the next: counted.)
         cost = 0.0 if self.first else cpu
-        self.first = False
-        self.next = time.monotonic() + max(self.floor, COST_SHARE * cost)
-        self.busy = False
+        with self._lock:
+            self.first = False
+            self.next = time.monotonic() + max(self.floor, COST_SHARE * cost)
+            self.busy = False
+
+    def lost(self) -> None:
+        """The worker died with it under way: due again in ``RESTART_S``."""
+        with self._lock:
+            self.busy, self.hurry = False, False
+            self.next = time.monotonic() + RESTART_S
 
 
 def _playing(progress: RunProgress) -> bool:
@@ -142,7 +147,7 @@ def _playing(progress: RunProgress) -> bool:
 
 class LiveState:
     """The store at ``db`` and its live folder, watched by a thread (``start``/``stop``); the
-    tables and the charts computed by a thread each, so that polls go on meanwhile."""
+    tables and the charts computed by a worker process, read back by a thread of its own."""
 
     def __init__(self, db: Path, *, charts: bool = True) -> None:
         self.db = db
@@ -156,6 +161,7 @@ class LiveState:
         self._wake = threading.Event()
         self._polls = 0  # polls done (``finish`` waits for one after it was called)
         self._asked = -1e9  # when a page or its data was last asked for
+        self._page_asked = -1e9  # when the page or its sections were last asked for
         self._viewers = 0  # open event streams
         self._viewers_lock = threading.Lock()
         self._tables = _Costly(TABLES_S, first_free=True)
@@ -165,33 +171,32 @@ class LiveState:
         self._chart_html: dict[str, str] = {}
         self._charted_at = -1
         self._published: tuple[object, object] = (self._computed, self._chart_html)
-        self._chart_data: tuple[ReportData, int]
-        self._threads = [
-            threading.Thread(target=target, name=f"arena-live-{name}", daemon=True)
-            for name, target in (
-                ("state", self._run),
-                ("tables", self._compute_tables),
-                ("charts", self._draw_charts),
-            )
-        ]
+        self._worker: subprocess.Popen[bytes] | None = None
+        self._worker_lock = threading.Lock()
+        self._poller = threading.Thread(target=self._run, name="arena-live-state", daemon=True)
 
     def start(self) -> LiveState:
-        """Start watching (the server answers at once; the first snapshot follows)."""
-        for thread in self._threads:
-            thread.start()
+        """Start watching (the server answers at once; the first snapshot follows). The worker
+        starts when something costly is first asked for: a run served to nobody needs none."""
+        self._poller.start()
         return self
 
     def stop(self, wait: bool = True) -> None:
-        """Stop watching: the streams end now; with ``wait``, after the poll under way (a
-        computation under way is left to finish alone: its thread is a daemon)."""
+        """Stop watching: the streams end now, the worker is killed (it only reads); with
+        ``wait``, after the poll under way, and the worker reaped."""
         self._stop.set()
         self._wake.set()
-        self._tables.wanted.set()
-        self._chart_job.wanted.set()
         with self.changed:
             self.changed.notify_all()
+        with self._worker_lock:
+            worker = self._worker
+        if worker is not None:
+            worker.kill()
         if wait:
-            self._threads[0].join(timeout=STOP_S)
+            self._poller.join(timeout=STOP_S)
+            if worker is not None:
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    worker.wait(timeout=STOP_S)
 
     @property
     def stopped(self) -> bool:
@@ -211,11 +216,15 @@ class LiveState:
         Nobody looking, the costly parts wait (a run served to nobody pays for nothing)."""
         return self._viewers > 0 or time.monotonic() - self._asked < IDLE_S
 
-    def asked(self) -> bool:
-        """A request came; whether it found nobody looking before (the standings may be old:
-        the next poll, at once, brings them up to date)."""
+    def asked(self, page: bool = False) -> bool:
+        """A request came (``page``: for the page or its sections, which show the charts);
+        whether it found nobody looking before (the standings may be old: the next poll, at
+        once, brings them up to date)."""
         idle = not self.watched
-        self._asked = time.monotonic()
+        now = self._asked = time.monotonic()
+        if page:
+            self._page_asked = now
+            self._want_charts()
         if idle:  # nothing was computed meanwhile: one computation now is within the share
             self._tables.hurry = True
             self._wake.set()
@@ -280,8 +289,8 @@ class LiveState:
             games = store.count_games() if stored != old.stored else old.games
         if _playing(old.progress) and not _playing(progress):  # its final standings, at once
             self._tables.hurry = self._chart_job.hurry = True
-        if stored != self._computed[0] and self.watched:
-            self._tables.ask()
+        if stored != self._computed[0] and self.watched and self._tables.ask():
+            self._send("tables")
         computed, charts = self._computed, self._chart_html
         fresh = computed is not self._published[0] or charts is not self._published[1]
         if not fresh and (progress, live, stored) == (old.progress, old.live, old.stored):
@@ -306,64 +315,62 @@ class LiveState:
         if new.sections:
             self.computed.set()
 
-    def _compute_tables(self) -> None:
-        """The tables' thread: the standings and the page's sections, when asked."""
-        from arena.store.database import Store
+    def _receive(self, worker: subprocess.Popen[bytes]) -> None:
+        """The thread of ``worker``: each part it sends back is published by the next poll, at
+        once. When it dies, what it was computing is asked of the next one."""
+        assert worker.stdout is not None and worker.stdin is not None
+        with worker.stdout, worker.stdin:
+            for line in worker.stdout:
+                with contextlib.suppress(ValueError, KeyError, TypeError):
+                    self._took(json.loads(line))
+                self._wake.set()
+        worker.wait()
+        with self._worker_lock:
+            if self._worker is worker:
+                self._worker = None
+        self._tables.lost()
+        self._chart_job.lost()
 
-        _import_tables_code()
-        while self._tables.wanted.wait() and not self._stop.is_set():
-            self._tables.wanted.clear()
-            started = time.thread_time()
-            try:
-                with Store.open(self.db, readonly=True) as store:
-                    stored = store.game_numbers()[1] or 0
-                    computed = self._compute(store)
-            except Exception:  # a store that changed under it: next time
-                computed = None
-            if computed is not None:
-                self._computed = (stored, computed[0])
-                self._ask_charts(computed[1], stored)
-            self._tables.spent(time.thread_time() - started)
-            self._wake.set()  # published by the next poll, at once
-
-    def _compute(self, store: Any) -> tuple[dict[str, Any], ReportData]:
-        """The standings and the page's sections from the store as it is now, and the data
-        the charts are drawn from."""
-        from arena.commands.ratings import ratings_json
-        from arena.report.page import live_sections
-
-        title = store.get_meta("name") or self.db.stem
-        standings = ratings_json(store)
-        data = collect(store.numbered_games(), title=title, max_viewer_games=0)
-        tables = {
-            "title": title,
-            "standings": json.loads(json.dumps(standings, allow_nan=False)),
-            "sections": live_sections(data),
-        }
-        return tables, data
-
-    def _ask_charts(self, data: ReportData, stored: int) -> None:
-        """New charts from ``data``, when they are due (the charts' thread draws them)."""
-        if self.charts and stored != self._charted_at and not self._chart_job.busy:
-            self._chart_data = (data, stored)
-            self._chart_job.ask()
-
-    def _draw_charts(self) -> None:
-        """The charts' thread: draws when asked."""
-        while self._chart_job.wanted.wait() and not self._stop.is_set():
-            self._chart_job.wanted.clear()
-            data, stored = self._chart_data
-            started = time.thread_time()
-            try:
-                from arena.report.page import live_charts
-
-                charts = live_charts(data)
-            except ImportError:  # no matplotlib: the page goes without its charts
+    def _took(self, reply: dict[str, Any]) -> None:
+        """A part the worker computed (its value None when it could not)."""
+        value, stored = reply["value"], int(reply["stored"])
+        if reply["part"] == "tables":
+            if value is not None:
+                self._computed = (stored, value)
+            self._tables.spent(float(reply["cpu"]))
+            self._want_charts()
+        elif reply["part"] == "charts":
+            if reply.get("unavailable"):  # no matplotlib: the page goes without its charts
                 self.charts = False
+            elif value is not None:
+                self._chart_html, self._charted_at = value, stored
+            self._chart_job.spent(float(reply["cpu"]))
+
+    def _want_charts(self) -> None:
+        """New charts, when a page asked for them lately and they are due (and older than the
+        tables): nobody but a page shows them."""
+        if (
+            self.charts
+            and time.monotonic() - self._page_asked < IDLE_S
+            and self._charted_at != self._computed[0] >= 0
+            and self._chart_job.ask()
+        ):
+            self._send("charts")
+
+    def _send(self, part: str) -> None:
+        """Ask the worker for ``part`` (one at a time: ``_Costly.ask`` said it was idle),
+        started first if there is none."""
+        with self._worker_lock:
+            if self._stop.is_set():  # ``stop`` sets it before it takes the lock
                 return
-            except Exception:  # a store that changed under it: next time
-                charts = None
-            if charts is not None:
-                self._chart_html, self._charted_at = charts, stored
-            self._chart_job.spent(time.thread_time() - started)
-            self._wake.set()
+            try:
+                if self._worker is None:
+                    self._worker = start_worker(self.db)
+                    receive = threading.Thread(target=self._receive, args=(self._worker,))
+                    receive.daemon = True
+                    receive.start()
+                assert self._worker.stdin is not None
+                self._worker.stdin.write(part.encode() + b"\n")
+                self._worker.stdin.flush()
+            except (OSError, ValueError):  # no worker, or one that died: asked again later
+                (self._tables if part == "tables" else self._chart_job).lost()

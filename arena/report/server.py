@@ -5,13 +5,15 @@ server starts with the CLI anywhere arena runs. Each connection has a thread; a 
 a line of JSON written to every open event stream. The server only reads (the store opened
 read-only, the run's live folder), answers ``GET`` and ``HEAD`` on its own few paths, and runs
 in a process of its own beside a run (``serve_in_background``), so a slow or hostile client
-costs the run nothing: a stream that is not read is dropped after ``SEND_TIMEOUT_S``.
+costs the run nothing: a stream that is not read is dropped after ``SEND_TIMEOUT_S``. It runs
+at normal priority, so that it answers at once on a busy machine: answering is cheap (what it
+sends is encoded once per state), and what is costly is computed by a worker process at the
+lowest priority (``arena.report.livework``).
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
 import re
 import signal
 import socket
@@ -41,8 +43,6 @@ FINISH_S = 10.0
 LINGER_S = 1.0
 """How long it serves them then, when anyone looks (a client polling once a second sees them)."""
 LOOPBACK = re.compile(r"localhost|127(\.\d{1,3}){3}|::1")
-NICENESS = 19
-"""The server's CPU priority, the lowest: what it takes from a run is what the run leaves."""
 BOT_PAGES = 64
 """Bot pages kept rendered at most."""
 MAX_STREAMS = 64
@@ -135,8 +135,9 @@ class _Handler(BaseHTTPRequestHandler):
             return
         path = urlsplit(self.path).path
         state = self.server.state
-        was_idle = state.asked()
-        if path in ("/", "/standings.json") or path.startswith("/bot/"):
+        was_idle = state.asked(page=path in ("/", "/sections.json"))
+        # The page itself waits for nothing: it shows its tables when they come.
+        if path == "/standings.json" or path.startswith("/bot/"):
             state.computed.wait(FIRST_WAIT_S)  # the first of them, whole
             if was_idle:  # the standings of nobody's page may be old: brought up to date
                 state.current(FIRST_WAIT_S)
@@ -248,10 +249,6 @@ def serve(db: Path, sock: socket.socket, finish_s: float = 0.0) -> None:
     in, at most that long, and ``LINGER_S`` more, when anyone looks (a run's end: its viewers
     keep its final state)."""
     signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
-    # The page yields the CPU to anything else: beside a run, its bots' moves are timed. Nice
-    # 19, not the idle policy: that one starves the page on a machine the run keeps busy.
-    with contextlib.suppress(OSError):
-        os.nice(NICENESS)
     state = LiveState(db).start()
     server = LiveServer(sock, state)
     # Daemon threads: a stop is at once (nothing is written; the kernel closes the sockets).
@@ -286,7 +283,7 @@ def serve_in_background(db: Path, sock: socket.socket) -> subprocess.Popen[bytes
 def stop_background(process: subprocess.Popen[bytes]) -> None:
     """The background server stopped and reaped: it publishes the final standings first when
     anyone looks (``FINISH_S`` at most, then serves them ``LINGER_S``), and is killed if it
-    takes longer (at the lowest CPU priority on a busy machine, even its exit could wait)."""
+    takes longer."""
     process.terminate()
     try:
         process.wait(timeout=FINISH_S + LINGER_S + 2)

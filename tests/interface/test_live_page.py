@@ -8,8 +8,10 @@ fixture) that must see the page follow the run without reload. Every wait is bou
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
+import os
 import re
 import select
 import socket
@@ -219,6 +221,63 @@ def _serve_store(db: Path) -> tuple[subprocess.Popen[str], Served]:
     assert found
     host, port = parse_address(found.group(1))
     return process, Served(process, host, port, db)
+
+
+@contextlib.contextmanager
+def _hogs_beside_us(count: int) -> Iterator[None]:
+    """``count`` processes that compute for a minute at most, in this session (with the
+    kernel's autogroups, a process at nice 19 yields to them only when they share its group),
+    killed at the end of the block."""
+    code = "import os, time\nos.write(1, b'on\\n')\nend = time.monotonic() + 60\n"
+    code += "while time.monotonic() < end:\n    pass"
+    hogs = [subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE)]
+    try:
+        hogs += [subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE)
+                 for _ in range(count - 1)]  # fmt: skip
+        for hog in hogs:
+            assert hog.stdout is not None and select.select([hog.stdout], [], [], 10)[0]
+        yield
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.communicate(timeout=10)
+
+
+def _nice_values(pid: int) -> set[int]:
+    """The nice values of every thread of a process."""
+    values = set()
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        values.add(int((task / "stat").read_text().rsplit(")", 1)[1].split()[16]))
+    return values
+
+
+def _children(pid: int) -> list[int]:
+    """The children of a process, whichever of its threads started them."""
+    tasks = Path(f"/proc/{pid}/task").iterdir()
+    return [int(child) for task in tasks for child in (task / "children").read_text().split()]
+
+
+def test_the_page_answers_at_once_on_a_busy_machine(tmp_path: Path) -> None:
+    """Two processes computing per core beside ``arena serve``: the page and its state are
+    answered at once (the server runs at normal priority), while what is costly (the tables,
+    the charts) is computed by a worker process at the lowest priority."""
+    config = _config(tmp_path, games=2, pace_ms=1)
+    assert run_arena("tournament", config, "--quiet", timeout=RUN_S).returncode == 0
+    with _hogs_beside_us(2 * (os.cpu_count() or 1)):
+        process, served = _serve_store(tmp_path / "t.sqlite")
+        try:
+            for path in ("/", "/state.json", "/live.js", "/sections.json"):
+                start = time.monotonic()
+                assert served.get(path)[0] == 200
+                assert time.monotonic() - start < 2, path
+            # The page asked for: the worker is started for its tables (it lowers its priority
+            # once its code is imported).
+            workers = wait_until(lambda: _children(process.pid), 10)
+            assert _nice_values(process.pid) == {0} and workers
+            assert wait_until(lambda: all(_nice_values(w) == {19} for w in workers), 10)
+        finally:
+            process.terminate()
+            process.communicate(timeout=30)
 
 
 def test_serve_a_finished_store_as_arena_ratings_sees_it(tmp_path: Path) -> None:

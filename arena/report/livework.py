@@ -1,0 +1,161 @@
+"""The live page's costly parts, computed in a process of its own at the lowest CPU priority.
+
+The server asks for a part with a line on this process's stdin (``tables`` or ``charts``) and
+gets it back as a line of JSON on its stdout: what the part is, the highest game number it takes
+in, the CPU it used, and its value. A process rather than threads of the server: the server
+answers requests at normal priority, and a thread of its own at nice 19 holding the
+interpreter's lock would make every request wait for the CPU a busy machine leaves that thread.
+Each part has a thread here, so that the tables go on while the charts are drawn. The process
+ends when its stdin closes (the server stopped, or died).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from arena.report.data import ReportData
+    from arena.store.database import Store
+
+NICENESS = 19
+"""The worker's CPU priority, the lowest: what it takes from a run is what the run leaves."""
+PARTS = ("tables", "charts")
+
+
+def start_worker(db: Path) -> subprocess.Popen[bytes]:
+    """The worker of the store at ``db`` (it inherits no blocked signal: the server blocks
+    those it waits for)."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "arena.report.livework", str(db)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        preexec_fn=lambda: signal.pthread_sigmask(signal.SIG_SETMASK, set()),
+    )
+
+
+def _import_tables_code() -> None:
+    """What the tables are computed with, imported at normal priority: a fixed cost, small
+    beside a run's start, that would otherwise keep the first standings waiting for many
+    seconds on a busy machine (the first request for them waits)."""
+    import arena.commands.ratings
+    import arena.ratings.elo
+    import arena.ratings.mle
+    import arena.report.data
+    import arena.report.page
+    import arena.tournament.owed  # noqa: F401 (imported for later)
+
+
+def compute_tables(store: Store, title: str) -> tuple[dict[str, Any], ReportData]:
+    """The standings (what ``arena ratings DB --json`` prints) and the page's sections from
+    the store as it is now, and the data the charts are drawn from."""
+    from arena.commands.ratings import ratings_json
+    from arena.report.data import collect
+    from arena.report.page import live_sections
+
+    title = store.get_meta("name") or title
+    standings = ratings_json(store)
+    data = collect(store.numbered_games(), title=title, max_viewer_games=0)
+    tables = {
+        "title": title,
+        "standings": json.loads(json.dumps(standings, allow_nan=False)),
+        "sections": live_sections(data),
+    }
+    return tables, data
+
+
+class _Worker:
+    """The parts of the store at ``db``, each computed by its thread when asked."""
+
+    def __init__(self, db: Path, out: IO[bytes]) -> None:
+        self.db = db
+        self.out = out
+        self.out_lock = threading.Lock()
+        self.latest: tuple[ReportData, int] | None = None
+        """What the tables were last computed from, and its highest game number: the charts
+        are drawn from it."""
+        self.wanted = {part: threading.Event() for part in PARTS}
+
+    def start(self) -> None:
+        jobs: dict[str, Callable[[], tuple[int, Any]]] = {
+            "tables": self._tables,
+            "charts": self._charts,
+        }
+        for part, job in jobs.items():
+            thread = threading.Thread(target=self._serve, args=(part, job), daemon=True)
+            thread.start()
+
+    def _serve(self, part: str, job: Callable[[], tuple[int, Any]]) -> None:
+        """Compute ``part`` each time it is asked for, and send it (its value None when it
+        failed: a store that changed under it, or no matplotlib for the charts)."""
+        while self.wanted[part].wait():
+            self.wanted[part].clear()
+            started = time.thread_time()
+            reply: dict[str, Any] = {"part": part, "stored": -1, "value": None}
+            try:
+                reply["stored"], reply["value"] = job()
+            except ImportError:  # no matplotlib: the page goes without its charts
+                reply["unavailable"] = True
+            except Exception:  # a store that changed under it: next time
+                pass
+            reply["cpu"] = time.thread_time() - started
+            line = json.dumps(reply, allow_nan=False).encode() + b"\n"
+            with self.out_lock, contextlib.suppress(OSError):  # the server gone: so is stdin
+                self.out.write(line)
+                self.out.flush()
+
+    def _tables(self) -> tuple[int, Any]:
+        from arena.store.database import Store
+
+        with Store.open(self.db, readonly=True) as store:
+            stored = store.game_numbers()[1] or 0
+            tables, data = compute_tables(store, self.db.stem)
+        self.latest = (data, stored)
+        return stored, tables
+
+    def _charts(self) -> tuple[int, Any]:
+        from arena.report.page import live_charts
+
+        if self.latest is None:  # asked before any tables (a worker started again)
+            raise LookupError("no tables computed yet")
+        data, stored = self.latest
+        return stored, live_charts(data)
+
+
+def _lowest_priority() -> None:
+    """Every thread of this process at the lowest CPU priority: Linux sets it per thread, and
+    the imports may have started some (numpy's BLAS pool); threads started later inherit it."""
+    try:
+        tasks = [int(task) for task in os.listdir("/proc/self/task")]
+    except OSError:  # no /proc: the calling thread (the imports started none elsewhere)
+        tasks = [0]
+    for task in tasks:
+        with contextlib.suppress(OSError):
+            os.setpriority(os.PRIO_PROCESS, task, NICENESS)
+
+
+def main(argv: list[str]) -> None:
+    """``python -m arena.report.livework DB``: compute what stdin asks for until it closes,
+    at the lowest CPU priority once the code is imported."""
+    _import_tables_code()
+    _lowest_priority()
+    worker = _Worker(Path(argv[0]), sys.stdout.buffer)
+    worker.start()
+    for line in sys.stdin.buffer:
+        part = line.strip().decode(errors="replace")
+        if part in worker.wanted:
+            worker.wanted[part].set()
+
+
+if __name__ == "__main__":
+    with contextlib.suppress(KeyboardInterrupt, BrokenPipeError):
+        main(sys.argv[1:])
