@@ -21,10 +21,13 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena.report.livework import start_worker
 from arena.tournament.live import RunProgress, live_folder, read_games, read_progress
+
+if TYPE_CHECKING:
+    from arena.store.database import Store
 
 POLL_S = 0.25
 IDLE_S = 10.0
@@ -37,6 +40,12 @@ TABLES_S = 0.5
 """The least time between two computations of the standings' tables."""
 CHARTS_S = 5.0
 """The least time between two drawings of the charts."""
+COUNT_SHARE = 50
+"""The games that count are counted again, when more were stored, after this many times the CPU
+the last count used (and the next poll): each poll counts them in a store of a few thousand
+games, about once a second in one of tens of thousands."""
+BOT_PAGES = 64
+"""Bot pages kept rendered at most."""
 COST_SHARE = 200
 """A costly part waits this many times its own cost before it is redone (and at least its
 least time): each takes half a percent of a core at most."""
@@ -162,6 +171,8 @@ class LiveState:
         self._polls = 0  # polls done (``finish`` waits for one after it was called)
         self._asked = -1e9  # when a page or its data was last asked for
         self._page_asked = -1e9  # when the page or its sections were last asked for
+        self._counted_at = -1  # the highest game number when the games were last counted
+        self._count_next = 0.0  # when they may be counted again
         self._viewers = 0  # open event streams
         self._viewers_lock = threading.Lock()
         self._tables = _Costly(TABLES_S, first_free=True)
@@ -173,6 +184,11 @@ class LiveState:
         self._published: tuple[object, object] = (self._computed, self._chart_html)
         self._worker: subprocess.Popen[bytes] | None = None
         self._worker_lock = threading.Lock()
+        self._bot_pages: dict[str, str | None] = {}
+        """Bot pages by the store's highest game number and name (None: it could not be read),
+        each rendered once however often it is asked for."""
+        self._bot_pages_asked: set[str] = set()
+        self._bot_pages_came = threading.Condition()
         self._poller = threading.Thread(target=self._run, name="arena-live-state", daemon=True)
 
     def start(self) -> LiveState:
@@ -186,8 +202,9 @@ class LiveState:
         ``wait``, after the poll under way, and the worker reaped."""
         self._stop.set()
         self._wake.set()
-        with self.changed:
-            self.changed.notify_all()
+        for condition in (self.changed, self._bot_pages_came):
+            with condition:
+                condition.notify_all()
         with self._worker_lock:
             worker = self._worker
         if worker is not None:
@@ -286,11 +303,11 @@ class LiveState:
         live = [game.__dict__ for game in read_games(self.folder)]
         with Store.open(self.db, readonly=True) as store:
             stored = store.game_numbers()[1] or 0
-            games = store.count_games() if stored != old.stored else old.games
+            games = self._count(store, stored) if stored != self._counted_at else old.games
         if _playing(old.progress) and not _playing(progress):  # its final standings, at once
             self._tables.hurry = self._chart_job.hurry = True
         if stored != self._computed[0] and self.watched and self._tables.ask():
-            self._send("tables")
+            self._send({"part": "tables"})
         computed, charts = self._computed, self._chart_html
         fresh = computed is not self._published[0] or charts is not self._published[1]
         if not fresh and (progress, live, stored) == (old.progress, old.live, old.stored):
@@ -315,6 +332,30 @@ class LiveState:
         if new.sections:
             self.computed.set()
 
+    def bot_page(self, name: str, standing: str, timeout: float) -> str | None:
+        """The page of the bot ``name`` (``standing``: its line in the standings, escaped),
+        rendered by the worker from the store once per game stored, however often it is
+        asked for; None when it could not be read, or did not come within ``timeout``."""
+        key = f"{self.snapshot.stored}/{name}"
+        with self._bot_pages_came:
+            if key not in self._bot_pages and key not in self._bot_pages_asked:
+                if len(self._bot_pages) >= BOT_PAGES:  # the oldest goes
+                    del self._bot_pages[next(iter(self._bot_pages))]
+                self._bot_pages_asked.add(key)
+                self._send({"part": "bot", "key": key, "name": name, "standing": standing})
+            self._bot_pages_came.wait_for(lambda: key in self._bot_pages or self.stopped, timeout)
+            return self._bot_pages.get(key)
+
+    def _count(self, store: Store, stored: int) -> int:
+        """The games that count, when due (``COUNT_SHARE``); else as last counted."""
+        if time.monotonic() < self._count_next:
+            return self.snapshot.games
+        started = time.thread_time()
+        games = store.count_games()
+        self._counted_at = stored
+        self._count_next = time.monotonic() + COUNT_SHARE * (time.thread_time() - started)
+        return games
+
     def _receive(self, worker: subprocess.Popen[bytes]) -> None:
         """The thread of ``worker``: each part it sends back is published by the next poll, at
         once. When it dies, what it was computing is asked of the next one."""
@@ -330,6 +371,8 @@ class LiveState:
                 self._worker = None
         self._tables.lost()
         self._chart_job.lost()
+        with self._bot_pages_came:  # asked again by the next request
+            self._bot_pages_asked.clear()
 
     def _took(self, reply: dict[str, Any]) -> None:
         """A part the worker computed (its value None when it could not)."""
@@ -345,6 +388,12 @@ class LiveState:
             elif value is not None:
                 self._chart_html, self._charted_at = value, stored
             self._chart_job.spent(float(reply["cpu"]))
+        elif reply["part"] == "bot":
+            with self._bot_pages_came:
+                key = str(reply["key"])
+                self._bot_pages_asked.discard(key)
+                self._bot_pages[key] = None if value is None else str(value)
+                self._bot_pages_came.notify_all()
 
     def _want_charts(self) -> None:
         """New charts, when a page asked for them lately and they are due (and older than the
@@ -355,11 +404,11 @@ class LiveState:
             and self._charted_at != self._computed[0] >= 0
             and self._chart_job.ask()
         ):
-            self._send("charts")
+            self._send({"part": "charts"})
 
-    def _send(self, part: str) -> None:
-        """Ask the worker for ``part`` (one at a time: ``_Costly.ask`` said it was idle),
-        started first if there is none."""
+    def _send(self, request: dict[str, Any]) -> None:
+        """Ask the worker for a part (the tables and charts one at a time: ``_Costly.ask``
+        said it was idle), started first if there is none."""
         with self._worker_lock:
             if self._stop.is_set():  # ``stop`` sets it before it takes the lock
                 return
@@ -370,7 +419,9 @@ class LiveState:
                     receive.daemon = True
                     receive.start()
                 assert self._worker.stdin is not None
-                self._worker.stdin.write(part.encode() + b"\n")
+                self._worker.stdin.write(json.dumps(request).encode() + b"\n")
                 self._worker.stdin.flush()
             except (OSError, ValueError):  # no worker, or one that died: asked again later
-                (self._tables if part == "tables" else self._chart_job).lost()
+                part = request["part"]
+                if part != "bot":
+                    (self._tables if part == "tables" else self._chart_job).lost()

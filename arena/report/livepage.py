@@ -7,7 +7,7 @@ Every string a bot or a config controls is escaped here or in ``arena.report.pag
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
@@ -16,7 +16,6 @@ from arena.report.page import resource
 
 if TYPE_CHECKING:
     from arena.records import GameRecord
-    from arena.report.live import Snapshot
 
 
 BOT_GAMES = 200
@@ -50,20 +49,21 @@ def _head(title: str) -> str:
     )
 
 
-def live_page(snapshot: Snapshot) -> str:
-    """The page at ``/``: as the snapshot is; ``live.js`` follows the updates from there."""
+def live_page(title: str, games: int, sections: Mapping[str, str]) -> str:
+    """The page at ``/`` as the state is (``sections``: section id -> its HTML, escaped);
+    ``live.js`` follows the updates from there."""
     nav = "".join(
         f'<a href="#{key}">{e(title)}</a>'
         for key, title in (("live", "Games in progress"), *SECTIONS)
     )
     body = "".join(
         f'<section id="{key}"><h2>{e(title)}</h2>'
-        f'<div data-section="{key}">{snapshot.sections.get(key, _PENDING)}</div></section>'
+        f'<div data-section="{key}">{sections.get(key, _PENDING)}</div></section>'
         for key, title in SECTIONS
     )
     return (
-        _head(f"{snapshot.title}: arena live") + f'<header><h1 id="title">{e(snapshot.title)}</h1>'
-        f'<p class="summary"><span id="games">{snapshot.games}</span> games'
+        _head(f"{title}: arena live") + f'<header><h1 id="title">{e(title)}</h1>'
+        f'<p class="summary"><span id="games">{games}</span> games'
         f' · <span id="progress"></span></p><nav>{nav}</nav></header>'
         '<section id="live"><h2>Games in progress</h2><div id="live-games" class="live-games">'
         '</div><p class="note" id="live-note">None now.</p></section>'

@@ -1,8 +1,9 @@
 """The live page's costly parts, computed in a process of its own at the lowest CPU priority.
 
-The server asks for a part with a line on this process's stdin (``tables`` or ``charts``) and
-gets it back as a line of JSON on its stdout: what the part is, the highest game number it takes
-in, the CPU it used, and its value. A process rather than threads of the server: the server
+The server asks for a part with a line of JSON on this process's stdin (``{"part": "tables"}``,
+``"charts"``, or ``"bot"`` with the bot's ``name`` and its ``standing`` line) and gets it back as
+a line of JSON on its stdout: the request, the highest game number the part takes in, the CPU it
+used, and its value. A process rather than threads of the server: the server
 answers requests at normal priority, and a thread of its own at nice 19 holding the
 interpreter's lock would make every request wait for the CPU a busy machine leaves that thread.
 Each part has a thread here, so that the tables go on while the charts are drawn. The process
@@ -14,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import queue
 import signal
 import subprocess
 import sys
@@ -29,7 +31,6 @@ if TYPE_CHECKING:
 
 NICENESS = 19
 """The worker's CPU priority, the lowest: what it takes from a run is what the run leaves."""
-PARTS = ("tables", "charts")
 
 
 def start_worker(db: Path) -> subprocess.Popen[bytes]:
@@ -74,7 +75,7 @@ def compute_tables(store: Store, title: str) -> tuple[dict[str, Any], ReportData
 
 
 class _Worker:
-    """The parts of the store at ``db``, each computed by its thread when asked."""
+    """The parts of the store at ``db``, each computed by its thread as asked, in turn."""
 
     def __init__(self, db: Path, out: IO[bytes]) -> None:
         self.db = db
@@ -83,26 +84,28 @@ class _Worker:
         self.latest: tuple[ReportData, int] | None = None
         """What the tables were last computed from, and its highest game number: the charts
         are drawn from it."""
-        self.wanted = {part: threading.Event() for part in PARTS}
-
-    def start(self) -> None:
-        jobs: dict[str, Callable[[], tuple[int, Any]]] = {
+        self.jobs: dict[str, Callable[[dict[str, Any]], tuple[int, Any]]] = {
             "tables": self._tables,
             "charts": self._charts,
+            "bot": self._bot_page,
         }
-        for part, job in jobs.items():
-            thread = threading.Thread(target=self._serve, args=(part, job), daemon=True)
-            thread.start()
+        self.asked: dict[str, queue.SimpleQueue[dict[str, Any]]] = {
+            part: queue.SimpleQueue() for part in self.jobs
+        }
 
-    def _serve(self, part: str, job: Callable[[], tuple[int, Any]]) -> None:
+    def start(self) -> None:
+        for part in self.jobs:
+            threading.Thread(target=self._serve, args=(part,), daemon=True).start()
+
+    def _serve(self, part: str) -> None:
         """Compute ``part`` each time it is asked for, and send it (its value None when it
         failed: a store that changed under it, or no matplotlib for the charts)."""
-        while self.wanted[part].wait():
-            self.wanted[part].clear()
+        while True:
+            request = self.asked[part].get()
             started = time.thread_time()
-            reply: dict[str, Any] = {"part": part, "stored": -1, "value": None}
+            reply: dict[str, Any] = {**request, "stored": -1, "value": None}
             try:
-                reply["stored"], reply["value"] = job()
+                reply["stored"], reply["value"] = self.jobs[part](request)
             except ImportError:  # no matplotlib: the page goes without its charts
                 reply["unavailable"] = True
             except Exception:  # a store that changed under it: next time
@@ -113,7 +116,7 @@ class _Worker:
                 self.out.write(line)
                 self.out.flush()
 
-    def _tables(self) -> tuple[int, Any]:
+    def _tables(self, request: dict[str, Any]) -> tuple[int, Any]:
         from arena.store.database import Store
 
         with Store.open(self.db, readonly=True) as store:
@@ -122,13 +125,23 @@ class _Worker:
         self.latest = (data, stored)
         return stored, tables
 
-    def _charts(self) -> tuple[int, Any]:
+    def _charts(self, request: dict[str, Any]) -> tuple[int, Any]:
         from arena.report.page import live_charts
 
         if self.latest is None:  # asked before any tables (a worker started again)
             raise LookupError("no tables computed yet")
         data, stored = self.latest
         return stored, live_charts(data)
+
+    def _bot_page(self, request: dict[str, Any]) -> tuple[int, Any]:
+        """A bot's page: ``request`` names it and gives its standings line (escaped)."""
+        from arena.report.livepage import bot_page
+        from arena.store.database import Store
+
+        with Store.open(self.db, readonly=True) as store:
+            stored = store.game_numbers()[1] or 0
+            page = bot_page(str(request["name"]), store.numbered_games(), request["standing"])
+        return stored, page
 
 
 def _lowest_priority() -> None:
@@ -151,9 +164,9 @@ def main(argv: list[str]) -> None:
     worker = _Worker(Path(argv[0]), sys.stdout.buffer)
     worker.start()
     for line in sys.stdin.buffer:
-        part = line.strip().decode(errors="replace")
-        if part in worker.wanted:
-            worker.wanted[part].set()
+        with contextlib.suppress(ValueError, KeyError, TypeError):
+            request = json.loads(line)
+            worker.asked[request["part"]].put(request)
 
 
 if __name__ == "__main__":

@@ -43,8 +43,6 @@ FINISH_S = 10.0
 LINGER_S = 1.0
 """How long it serves them then, when anyone looks (a client polling once a second sees them)."""
 LOOPBACK = re.compile(r"localhost|127(\.\d{1,3}){3}|::1")
-BOT_PAGES = 64
-"""Bot pages kept rendered at most."""
 MAX_STREAMS = 64
 """Open event streams at most; more are refused (503) so that clients cannot pile up threads."""
 SECURITY_HEADERS = {
@@ -98,10 +96,6 @@ class LiveServer(ThreadingHTTPServer):
         self.socket = sock
         self.state = state
         self.streams = threading.BoundedSemaphore(MAX_STREAMS)
-        self.bot_pages: dict[tuple[str, int], bytes] = {}
-        """Bot pages by name and the store's highest game number: a page asked again and again
-        is read from the store once per new game, whoever asks."""
-        self.bot_pages_lock = threading.Lock()
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -143,7 +137,8 @@ class _Handler(BaseHTTPRequestHandler):
                 state.current(FIRST_WAIT_S)
         snapshot = state.snapshot
         if path == "/":
-            self._send(HTTPStatus.OK, live_page(snapshot).encode(), "text/html", body)
+            page = live_page(snapshot.title, snapshot.games, snapshot.sections)
+            self._send(HTTPStatus.OK, page.encode(), "text/html", body)
         elif path == "/live.js":
             self._send(HTTPStatus.OK, resource("live.js").encode(), "text/javascript", body)
         elif (encoded := snapshot.encoded(path)) is not None:
@@ -151,7 +146,7 @@ class _Handler(BaseHTTPRequestHandler):
         elif path == "/events" and body:
             self._events()
         elif path.startswith("/bot/") and unquote(path[5:]) in _names(snapshot.standings):
-            self._send(HTTPStatus.OK, self._bot_page(unquote(path[5:])), "text/html", body)
+            self._bot_page(unquote(path[5:]), body)
         else:
             self._send(HTTPStatus.NOT_FOUND, b"not found\n", "text/plain", body)
 
@@ -180,31 +175,23 @@ class _Handler(BaseHTTPRequestHandler):
         if body:
             self.wfile.write(data)
 
-    def _bot_page(self, name: str) -> bytes:
-        server = self.server
-        key = (name, server.state.snapshot.stored)
-        with server.bot_pages_lock:  # one reading of the store at a time, each page once
-            page = server.bot_pages.get(key)
-            if page is None:
-                if len(server.bot_pages) >= BOT_PAGES:
-                    server.bot_pages.clear()
-                page = server.bot_pages[key] = self._render_bot_page(name)
-        return page
-
-    def _render_bot_page(self, name: str) -> bytes:
+    def _bot_page(self, name: str, body: bool) -> None:
+        """A bot's page, read from the store by the worker (at the lowest priority: it reads
+        every game), once per new game however often it is asked for."""
         from arena.report.anchors import e
-        from arena.report.livepage import bot_page
-        from arena.store.database import Store
 
-        bot = next(b for b in self.server.state.snapshot.standings["bots"] if b["name"] == name)
-        rating = bot.get("rating") or {}
-        value = rating.get("value")
+        state = self.server.state
+        bot = next(b for b in state.snapshot.standings["bots"] if b["name"] == name)
+        value = (bot.get("rating") or {}).get("value")
         standing = (
             f"rank {e(bot.get('rank'))} · {e(bot.get('games'))} games · Elo "
             f"{'-' if value is None else round(value)}"
         )
-        with Store.open(self.server.state.db, readonly=True) as store:
-            return bot_page(name, store.numbered_games(), standing).encode()
+        page = state.bot_page(name, standing, FIRST_WAIT_S)
+        if page is None:
+            self._send(HTTPStatus.SERVICE_UNAVAILABLE, b"not read yet\n", "text/plain", body)
+        else:
+            self._send(HTTPStatus.OK, page.encode(), "text/html", body)
 
     def _events(self) -> None:
         """Server-sent events: the state now, then each new one, until the client goes."""
