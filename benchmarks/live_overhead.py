@@ -19,10 +19,12 @@ Two figures per run, because a shared machine makes the first noisy:
   machine fast enough for it a seeded run plays the same games with the same work; on a busy
   one they stop at a deadline instead, and this varies too.
 
-The page's server is sampled from ``/proc`` while it runs: its CPU over the run's span is the
-most of a core it can take from the run (at nice 19, it takes it only from idle cores on a
-machine that has some). The clients' CPU (threads of this process) is counted apart: they stand
-for browsers elsewhere.
+The page's server and its worker (the process that computes the tables and charts) are
+sampled from ``/proc`` while they run: their CPU over the run's span is the most of a core the
+page can take from the run. That CPU is the figure to compare on a shared machine, where the
+games per second swing far more than the page costs. The event stream reads ``/sections.json``
+whenever the state says the sections changed, as an open page does (so the charts are drawn).
+The clients' CPU (threads of this process) is counted apart: they stand for browsers elsewhere.
 """
 
 from __future__ import annotations
@@ -81,6 +83,8 @@ class Measured:
     """CPU seconds of the command and every process it waited for."""
     server_cpu: float
     """CPU seconds of the page's server (0 without a page)."""
+    worker_cpu: float
+    """CPU seconds of the server's worker, which computes the tables and charts."""
     client_cpu: float
     """CPU seconds of this process's clients meanwhile."""
     replayed: int
@@ -94,9 +98,14 @@ class Measured:
         return self.cpu / self.games
 
     @property
+    def page_cpu(self) -> float:
+        """CPU seconds of the page: its server and the server's worker."""
+        return self.server_cpu + self.worker_cpu
+
+    @property
     def server_share(self) -> float:
-        """The page server's CPU over the run's span: the most of a core it took."""
-        return self.server_cpu * self.run_rate / self.games
+        """The page's CPU over the run's span: the most of a core it took."""
+        return self.page_cpu * self.run_rate / self.games
 
 
 def _clients(
@@ -106,14 +115,8 @@ def _clients(
     each of its updates came, and the games it counted)."""
 
     def poll() -> None:
-        while not stop.wait(POLL_S):
-            try:
-                conn = http.client.HTTPConnection(host, port, timeout=5)
-                conn.request("GET", "/standings.json")
-                conn.getresponse().read()
-                conn.close()
-            except (OSError, http.client.HTTPException):
-                return  # the run ended and its server with it
+        while not stop.wait(POLL_S) and _get(host, port, "/standings.json"):
+            pass
 
     def stream() -> None:
         try:
@@ -121,6 +124,7 @@ def _clients(
         except OSError:
             return
         buffer = b""
+        sections = None
         with sock:
             sock.sendall(b"GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
             while not stop.is_set():
@@ -136,13 +140,36 @@ def _clients(
                 for event in events:
                     data = event.partition(b"\ndata: ")[2]
                     if data:
-                        seen.append((time.time(), json.loads(data)["games"]))
+                        state = json.loads(data)
+                        seen.append((time.time(), state["games"]))
+                        sections = _follow_sections(host, port, state, sections)
 
     threads = [threading.Thread(target=poll) for _ in range(CLIENTS)]
     threads.append(threading.Thread(target=stream))
     for thread in threads:
         thread.start()
     return threads
+
+
+def _follow_sections(host: str, port: int, state: dict[str, object], version: object) -> object:
+    """``/sections.json`` read when the state says the sections changed, as the page does;
+    the sections' version read."""
+    if state.get("sections_version") != version:
+        _get(host, port, "/sections.json")
+    return state.get("sections_version")
+
+
+def _get(host: str, port: int, path: str) -> bool:
+    """``GET path``, read whole; whether it was answered (not once the run and its server
+    ended)."""
+    try:
+        conn = http.client.HTTPConnection(host, port, timeout=5)
+        conn.request("GET", path)
+        conn.getresponse().read()
+        conn.close()
+    except (OSError, http.client.HTTPException):
+        return False
+    return True
 
 
 def _address(process: subprocess.Popen[str]) -> tuple[str, int]:
@@ -169,29 +196,54 @@ def _cpu_of(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / TICKS
 
 
-def _server_sampler(parent: int, stop: threading.Event) -> list[float]:
-    """The page server's CPU seconds, last seen: ``[seconds]``, filled by a thread until
-    ``stop`` (sampled every 0.2 s: at most that much of its last moment is missed)."""
-    seen = [0.0]
+def _server_sampler(parent: int, stop: threading.Event) -> dict[str, float]:
+    """The CPU seconds of the page's server and of its worker, last seen (``server`` and
+    ``worker``), filled by a thread until ``stop`` (sampled every 0.2 s: at most that much of
+    their last moment is missed; a worker started again counts with the one before)."""
+    seen: dict[int, tuple[str, float]] = {}
+    totals = {"server": 0.0, "worker": 0.0}
 
     def sample() -> None:
-        server = None
         while not stop.wait(0.2):
-            if server is None:
-                server = next((p for p in children(parent) if _is_server(p)), None)
-            if server is not None:
-                seen[0] = max(seen[0], _cpu_of(server))
+            for pid in _page_processes(parent):
+                kind = seen.get(pid, (_kind(pid), 0.0))[0]
+                if kind:
+                    seen[pid] = (kind, max(seen.get(pid, (kind, 0.0))[1], _cpu_of(pid)))
+            for kind in totals:
+                totals[kind] = sum(cpu for k, cpu in seen.values() if k == kind)
 
     threading.Thread(target=sample, daemon=True).start()
-    return seen
+    return totals
 
 
-def _is_server(pid: int) -> bool:
+def _page_processes(parent: int) -> list[int]:
+    """The run's children and their children: the server among them, and its worker (which
+    one of the server's threads starts)."""
+    pids = children(parent)
+    return pids + [grandchild for pid in pids for grandchild in _children_of_any_thread(pid)]
+
+
+def _children_of_any_thread(pid: int) -> list[int]:
+    found = []
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children") as f:
+                found += [int(child) for child in f.read().split()]
+    except OSError:  # gone meanwhile
+        pass
+    return found
+
+
+def _kind(pid: int) -> str:
+    """``server`` or ``worker`` for the page's processes, else empty."""
     try:
         with open(f"/proc/{pid}/cmdline", "rb") as f:
-            return b"arena.report.server" in f.read()
+            cmdline = f.read()
     except OSError:
-        return False
+        return ""
+    if b"arena.report.server" in cmdline:
+        return "server"
+    return "worker" if b"arena.report.livework" in cmdline else ""
 
 
 def one_run(arena: str, config: Path, served: bool, extra: list[str]) -> Measured:
@@ -203,7 +255,7 @@ def one_run(arena: str, config: Path, served: bool, extra: list[str]) -> Measure
     )
     mine = resource.getrusage(resource.RUSAGE_SELF)
     stop = threading.Event()
-    server_cpu = _server_sampler(process.pid, stop) if served else [0.0]
+    page_cpu = _server_sampler(process.pid, stop) if served else {"server": 0.0, "worker": 0.0}
     seen: list[tuple[float, int]] = []
     threads = _clients(*_address(process), stop, seen) if served else []
     assert process.stderr is not None
@@ -222,11 +274,15 @@ def one_run(arena: str, config: Path, served: bool, extra: list[str]) -> Measure
             " SUM(detail LIKE '%replayed: %'), SUM(reason NOT IN ('five', 'full')) FROM games"
         ).fetchone()
         ends = [row[0] for row in conn.execute("SELECT finished_at FROM games ORDER BY 1")]
+    if faults == games:
+        raise SystemExit(f"bench: every game of {' '.join(argv)} was lost by a fault (no bot"
+                         " started: try --sandbox none)")  # fmt: skip
     clients = after.ru_utime + after.ru_stime - mine.ru_utime - mine.ru_stime
     cpu = usage.ru_utime + usage.ru_stime
     lags = _lags(ends, seen) if seen else []
     rate = games / (last - first)
-    return Measured(games, rate, cpu, server_cpu[0], clients, replayed, faults, lags)
+    server, worker = page_cpu["server"], page_cpu["worker"]
+    return Measured(games, rate, cpu, server, worker, clients, replayed, faults, lags)
 
 
 def _lags(ends: list[float], seen: list[tuple[float, int]]) -> list[float]:
@@ -255,6 +311,7 @@ def _report(runs: dict[int, list[Measured]]) -> None:
             f"{statistics.median(m.run_rate for m in measured):.2f}",
             f"{statistics.median(m.cpu_per_game for m in measured) * 1000:.1f}",
             f"{statistics.median(m.server_cpu for m in measured):.2f}",
+            f"{statistics.median(m.worker_cpu for m in measured):.2f}",
             f"{100 * statistics.median(m.server_share for m in measured):.1f}",
             f"{statistics.median(m.client_cpu for m in measured):.2f}",
             str(sum(m.replayed for m in measured)),
@@ -262,7 +319,8 @@ def _report(runs: dict[int, list[Measured]]) -> None:
         ]
         for kind, measured in runs.items()
     ]
-    header = ["", "games/s", "CPU ms/game", "server CPU s", "% of a core", "clients CPU s"]
+    header = ["", "games/s", "CPU ms/game", "server CPU s", "worker CPU s", "% of a core"]
+    header += ["clients CPU s"]
     header += ["replayed", "faults"]
     say(table(rows, ["(medians)", *header[1:]]))
     pairs = list(zip(runs[0], runs[1], strict=True))
@@ -280,6 +338,12 @@ def _report(runs: dict[int, list[Measured]]) -> None:
             f" {percentile(lags, 50):.2f} s, 95% {percentile(lags, 95):.2f} s,"
             f" max {max(lags):.2f} s"
         )
+
+
+def _load() -> str:
+    """The load average now (1, 5 and 15 minutes): how busy the machine was meanwhile."""
+    one, five, fifteen = os.getloadavg()
+    return f"load average {one:.2f} {five:.2f} {fifteen:.2f}"
 
 
 def _spread(ratios: list[float]) -> str:
@@ -305,13 +369,16 @@ def main() -> None:
         section(f"live page overhead: {source.name}, {args.rounds} rounds, A B / B A in turn")
         runs: dict[int, list[Measured]] = {0: [], 1: []}
         extra = [] if args.sandbox is None else ["--sandbox", args.sandbox]
+        say(f"  each run: {arena} tournament {config.name} --fresh --quiet {' '.join(extra)}"
+            f" [--serve 127.0.0.1:0]; {os.cpu_count()} cores; {_load()}")  # fmt: skip
         for round_ in range(args.rounds):
             for kind in (0, 1) if round_ % 2 == 0 else (1, 0):
                 m = one_run(arena, config, bool(kind), extra)
                 runs[kind].append(m)
                 say(f"  {KINDS[kind]}: {m.games} games ({m.faults} faults), {m.run_rate:.2f}"
                     f" games/s, CPU {m.cpu:.1f} s ({m.cpu_per_game * 1000:.1f} ms/game),"
-                    f" server {m.server_cpu:.2f} s, clients {m.client_cpu:.2f} s")  # fmt: skip
+                    f" server {m.server_cpu:.2f} s + worker {m.worker_cpu:.2f} s,"
+                    f" clients {m.client_cpu:.2f} s; {_load()}")  # fmt: skip
         _report(runs)
 
 
