@@ -16,14 +16,13 @@ from __future__ import annotations
 
 import contextlib
 import json
-import subprocess
 import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from arena.report.livework import start_worker
+from arena.report.livework import Worker
 from arena.tournament.live import RunProgress, live_folder, read_games, read_progress
 
 if TYPE_CHECKING:
@@ -33,7 +32,7 @@ POLL_S = 0.25
 IDLE_S = 10.0
 """Nothing asked for this long and no stream open: nobody looks, nothing costly is computed."""
 STOP_S = 2.0
-"""How long stopping waits for a poll under way, and for the worker's end."""
+"""How long stopping waits for a poll under way."""
 RESTART_S = 1.0
 """How long after a worker that died the parts it was computing are asked of another."""
 TABLES_S = 0.5
@@ -182,8 +181,7 @@ class LiveState:
         self._chart_html: dict[str, str] = {}
         self._charted_at = -1
         self._published: tuple[object, object] = (self._computed, self._chart_html)
-        self._worker: subprocess.Popen[bytes] | None = None
-        self._worker_lock = threading.Lock()
+        self._worker = Worker(db, self._took, self._worker_died)
         self._bot_pages: dict[str, str | None] = {}
         """Bot pages by the store's highest game number and name (None: it could not be read),
         each rendered once however often it is asked for."""
@@ -205,15 +203,9 @@ class LiveState:
         for condition in (self.changed, self._bot_pages_came):
             with condition:
                 condition.notify_all()
-        with self._worker_lock:
-            worker = self._worker
-        if worker is not None:
-            worker.kill()
+        self._worker.stop(wait)
         if wait:
             self._poller.join(timeout=STOP_S)
-            if worker is not None:
-                with contextlib.suppress(subprocess.TimeoutExpired):
-                    worker.wait(timeout=STOP_S)
 
     @property
     def stopped(self) -> bool:
@@ -356,26 +348,22 @@ class LiveState:
         self._count_next = time.monotonic() + COUNT_SHARE * (time.thread_time() - started)
         return games
 
-    def _receive(self, worker: subprocess.Popen[bytes]) -> None:
-        """The thread of ``worker``: each part it sends back is published by the next poll, at
-        once. When it dies, what it was computing is asked of the next one."""
-        assert worker.stdout is not None and worker.stdin is not None
-        with worker.stdout, worker.stdin:
-            for line in worker.stdout:
-                with contextlib.suppress(ValueError, KeyError, TypeError):
-                    self._took(json.loads(line))
-                self._wake.set()
-        worker.wait()
-        with self._worker_lock:
-            if self._worker is worker:
-                self._worker = None
+    def _worker_died(self) -> None:
+        """What the worker was asked is asked of the next one."""
         self._tables.lost()
         self._chart_job.lost()
-        with self._bot_pages_came:  # asked again by the next request
+        with self._bot_pages_came:
             self._bot_pages_asked.clear()
 
     def _took(self, reply: dict[str, Any]) -> None:
-        """A part the worker computed (its value None when it could not)."""
+        """A part the worker computed (its value None when it could not): published by the
+        next poll, at once."""
+        try:
+            self._take(reply)
+        finally:
+            self._wake.set()
+
+    def _take(self, reply: dict[str, Any]) -> None:
         value, stored = reply["value"], int(reply["stored"])
         if reply["part"] == "tables":
             if value is not None:
@@ -408,20 +396,6 @@ class LiveState:
 
     def _send(self, request: dict[str, Any]) -> None:
         """Ask the worker for a part (the tables and charts one at a time: ``_Costly.ask``
-        said it was idle), started first if there is none."""
-        with self._worker_lock:
-            if self._stop.is_set():  # ``stop`` sets it before it takes the lock
-                return
-            try:
-                if self._worker is None:
-                    self._worker = start_worker(self.db)
-                    receive = threading.Thread(target=self._receive, args=(self._worker,))
-                    receive.daemon = True
-                    receive.start()
-                assert self._worker.stdin is not None
-                self._worker.stdin.write(json.dumps(request).encode() + b"\n")
-                self._worker.stdin.flush()
-            except (OSError, ValueError):  # no worker, or one that died: asked again later
-                part = request["part"]
-                if part != "bot":
-                    (self._tables if part == "tables" else self._chart_job).lost()
+        said it was idle)."""
+        if not self._worker.ask(request) and request["part"] != "bot":  # asked again later
+            (self._tables if request["part"] == "tables" else self._chart_job).lost()

@@ -1,13 +1,13 @@
 """The live page's costly parts, computed in a process of its own at the lowest CPU priority.
 
-The server asks for a part with a line of JSON on this process's stdin (``{"part": "tables"}``,
-``"charts"``, or ``"bot"`` with the bot's ``name`` and its ``standing`` line) and gets it back as
-a line of JSON on its stdout: the request, the highest game number the part takes in, the CPU it
-used, and its value. A process rather than threads of the server: the server
-answers requests at normal priority, and a thread of its own at nice 19 holding the
-interpreter's lock would make every request wait for the CPU a busy machine leaves that thread.
-Each part has a thread here, so that the tables go on while the charts are drawn. The process
-ends when its stdin closes (the server stopped, or died).
+The server (through ``Worker``, which starts the process) asks for a part with a line of JSON on
+the process's stdin (``{"part": "tables"}``, ``"charts"``, or ``"bot"`` with the bot's ``name``
+and its ``standing`` line) and gets it back as a line of JSON on its stdout: the request, the
+highest game number the part takes in, the CPU it used, and its value. A process rather than
+threads of the server: the server answers requests at normal priority, and a thread of its own
+at nice 19 holding the interpreter's lock would make every request wait for the CPU a busy
+machine leaves that thread. Each part has a thread here, so that the tables go on while the
+charts are drawn. The process ends when its stdin closes (the server stopped, or died).
 """
 
 from __future__ import annotations
@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     from arena.report.data import ReportData
     from arena.store.database import Store
 
+STOP_S = 2.0
+"""How long stopping waits for the killed worker's end."""
 NICENESS = 19
 """The worker's CPU priority, the lowest: what it takes from a run is what the run leaves."""
 
@@ -42,6 +44,66 @@ def start_worker(db: Path) -> subprocess.Popen[bytes]:
         stdout=subprocess.PIPE,
         preexec_fn=lambda: signal.pthread_sigmask(signal.SIG_SETMASK, set()),
     )
+
+
+class Worker:
+    """The server's end of a worker: started when first asked for something (a run served to
+    nobody needs none), and again after one died. Each reply is handed to ``took`` (by a
+    thread of its own); ``died`` is called when a worker ends with what it was asked under way
+    (the caller asks again)."""
+
+    def __init__(
+        self, db: Path, took: Callable[[dict[str, Any]], None], died: Callable[[], None]
+    ) -> None:
+        self.db = db
+        self.took = took
+        self.died = died
+        self._process: subprocess.Popen[bytes] | None = None
+        self._lock = threading.Lock()
+        self._stopped = False
+
+    def ask(self, request: dict[str, Any]) -> bool:
+        """Send ``request``; whether it was sent (not once stopped, nor to a worker that
+        could not start or died)."""
+        with self._lock:
+            if self._stopped:
+                return False
+            try:
+                if self._process is None:
+                    self._process = start_worker(self.db)
+                    receive = threading.Thread(target=self._receive, args=(self._process,))
+                    receive.daemon = True
+                    receive.start()
+                assert self._process.stdin is not None
+                self._process.stdin.write(json.dumps(request).encode() + b"\n")
+                self._process.stdin.flush()
+            except (OSError, ValueError):
+                return False
+            return True
+
+    def stop(self, wait: bool) -> None:
+        """Kill the worker (it only reads) and start none again; with ``wait``, reap it."""
+        with self._lock:
+            self._stopped = True
+            process = self._process
+        if process is not None:
+            process.kill()
+            if wait:
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    process.wait(timeout=STOP_S)
+
+    def _receive(self, process: subprocess.Popen[bytes]) -> None:
+        """The thread of ``process``: its replies, until it ends."""
+        assert process.stdout is not None and process.stdin is not None
+        with process.stdout, process.stdin:
+            for line in process.stdout:
+                with contextlib.suppress(ValueError, KeyError, TypeError):
+                    self.took(json.loads(line))
+        process.wait()
+        with self._lock:
+            if self._process is process:
+                self._process = None
+        self.died()
 
 
 def _import_tables_code() -> None:

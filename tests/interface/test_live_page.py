@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import run_arena, wait_until
+from conftest import run_arena, wait_for_no_leftovers, wait_until
 from factories import bot_entries, copy_bot, write_config
 from ptyrun import PtyRun
 from test_report import WAIT_S, browser, console_errors  # noqa: F401 (a fixture)
@@ -107,6 +107,8 @@ def served(tmp_path: Path) -> Iterator[Served]:
         if process.poll() is None:
             process.terminate()
         process.communicate(timeout=30)
+    # Neither the server nor its worker outlives the run.
+    assert wait_for_no_leftovers([str(tmp_path / "t.sqlite")]) == []
 
 
 def test_rating_interval_prints_the_table_in_a_pipe(tmp_path: Path) -> None:

@@ -8,15 +8,18 @@ whose tables may be redone only once an hour: only the run's end can make them c
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import shutil
+import signal
 import sqlite3
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import run_arena
+from conftest import run_arena, wait_until
 from factories import bot_entries, write_config
 
 from arena.report import live
@@ -90,3 +93,30 @@ def test_a_server_told_to_stop_publishes_the_final_standings_first(
     state.finish(30)
     finished = json.loads(run_arena("ratings", db, "--json").stdout)
     assert state.snapshot.standings == finished
+
+
+def _workers() -> list[int]:
+    """This process's live workers (started by one of its threads)."""
+    found = []
+    for task in Path("/proc/self/task").iterdir():
+        for child in (task / "children").read_text().split():
+            with contextlib.suppress(OSError):
+                if b"arena.report.livework" in Path(f"/proc/{child}/cmdline").read_bytes():
+                    found.append(int(child))
+    return found
+
+
+def test_a_worker_that_died_is_replaced(
+    running: tuple[Path, LiveProgress, LiveState], played: Path
+) -> None:
+    """The process computing the tables killed: the next computation starts another, and the
+    run's end still brings the final standings."""
+    db, progress, state = running
+    (worker,) = _workers()
+    os.kill(worker, signal.SIGKILL)
+    _store_the_rest(db, played)
+    progress.progress.done = GAMES
+    progress.write(force=True)
+    finished = json.loads(run_arena("ratings", db, "--json").stdout)
+    assert wait_until(lambda: state.snapshot.standings == finished, 30)
+    assert _workers() and worker not in _workers()
