@@ -190,8 +190,8 @@ class LiveState:
         self._poller = threading.Thread(target=self._run, name="arena-live-state", daemon=True)
 
     def start(self) -> LiveState:
-        """Start watching (the server answers at once; the first snapshot follows). The worker
-        starts when something costly is first asked for: a run served to nobody needs none."""
+        """Start watching (the server answers at once; the first snapshot follows, and the
+        worker is started for the first standings)."""
         self._poller.start()
         return self
 
@@ -298,7 +298,9 @@ class LiveState:
             games = self._count(store, stored) if stored != self._counted_at else old.games
         if _playing(old.progress) and not _playing(progress):  # its final standings, at once
             self._tables.hurry = self._chart_job.hurry = True
-        if stored != self._computed[0] and self.watched and self._tables.ask():
+        # The first standings are computed at once, so that the first request finds them.
+        first = self._computed[0] < 0
+        if stored != self._computed[0] and (self.watched or first) and self._tables.ask():
             self._send({"part": "tables"})
         computed, charts = self._computed, self._chart_html
         fresh = computed is not self._published[0] or charts is not self._published[1]
@@ -327,14 +329,19 @@ class LiveState:
     def bot_page(self, name: str, standing: str, timeout: float) -> str | None:
         """The page of the bot ``name`` (``standing``: its line in the standings, escaped),
         rendered by the worker from the store once per game stored, however often it is
-        asked for; None when it could not be read, or did not come within ``timeout``."""
+        asked for; None when it could not be read, did not come within ``timeout``, or
+        ``BOT_PAGES`` others wait to be read (the worker's stdin is not filled)."""
         key = f"{self.snapshot.stored}/{name}"
         with self._bot_pages_came:
             if key not in self._bot_pages and key not in self._bot_pages_asked:
+                if len(self._bot_pages_asked) >= BOT_PAGES:  # clients ask faster than it reads
+                    return None
                 if len(self._bot_pages) >= BOT_PAGES:  # the oldest goes
                     del self._bot_pages[next(iter(self._bot_pages))]
+                request = {"part": "bot", "key": key, "name": name, "standing": standing}
+                if not self._worker.ask(request):  # stopped, or no worker now
+                    return None
                 self._bot_pages_asked.add(key)
-                self._send({"part": "bot", "key": key, "name": name, "standing": standing})
             self._bot_pages_came.wait_for(lambda: key in self._bot_pages or self.stopped, timeout)
             return self._bot_pages.get(key)
 
@@ -397,5 +404,5 @@ class LiveState:
     def _send(self, request: dict[str, Any]) -> None:
         """Ask the worker for a part (the tables and charts one at a time: ``_Costly.ask``
         said it was idle)."""
-        if not self._worker.ask(request) and request["part"] != "bot":  # asked again later
+        if not self._worker.ask(request):  # asked again later
             (self._tables if request["part"] == "tables" else self._chart_job).lost()

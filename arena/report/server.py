@@ -36,8 +36,10 @@ SEND_TIMEOUT_S = 5.0
 """A client that reads nothing for this long is dropped."""
 HEARTBEAT_S = 15.0
 """An event stream with nothing new gets a comment line this often (proxies keep it open)."""
-FIRST_WAIT_S = 30.0
-"""How long a request waits for the standings when the server has just started."""
+FIRST_WAIT_S = 5.0
+"""How long a request waits, at most, for the first standings or for standings brought up to
+date after nobody looked (computed at the lowest priority): then it gets what there is, rather
+than wait longer than a client would."""
 FINISH_S = 10.0
 """How long a run's server, told to stop, may take to publish the final standings first."""
 LINGER_S = 1.0
