@@ -21,6 +21,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -47,6 +48,16 @@ LINGER_S = 1.0
 LOOPBACK = re.compile(r"localhost|127(\.\d{1,3}){3}|::1")
 MAX_STREAMS = 64
 """Open event streams at most; more are refused (503) so that clients cannot pile up threads."""
+
+MAX_CONNECTIONS = 128
+"""Connections open at once, streams included; another waits for one to close (the kernel keeps
+it queued), so a flood of connections costs no thread, no memory and no CPU beyond these."""
+
+REQUESTS_PER_S = 100
+"""Requests answered each second at most, after a burst of as many: ten pages polling every
+second ask for ten, and a client asking as fast as it can waits its turn, asleep, instead of
+taking a core from the run (a request costs about half a millisecond)."""
+
 SECURITY_HEADERS = {
     # Only the page's own script runs (never one in its content), nothing is fetched elsewhere.
     "Content-Security-Policy": (
@@ -98,6 +109,42 @@ class LiveServer(ThreadingHTTPServer):
         self.socket = sock
         self.state = state
         self.streams = threading.BoundedSemaphore(MAX_STREAMS)
+        self.connections = threading.BoundedSemaphore(MAX_CONNECTIONS)
+        self.pace = Pace(REQUESTS_PER_S)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if not self.connections.acquire(timeout=REQUEST_TIMEOUT_S):
+            self.shutdown_request(request)  # a flood held them all that long: this one goes
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self.connections.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.connections.release()
+
+
+class Pace:
+    """Spaces requests out to ``rate`` a second, after a burst of as many (a token bucket kept
+    as the time at which the next request may be answered)."""
+
+    def __init__(self, rate: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self.gap = 1.0 / rate
+        self.clock = clock
+        self.free_at = clock() - 1.0
+        self.lock = threading.Lock()
+
+    def delay(self) -> float:
+        """Take the next turn: how long to wait for it, in seconds (0: at once)."""
+        with self.lock:
+            now = self.clock()
+            self.free_at = max(self.free_at, now - 1.0) + self.gap
+            return max(0.0, self.free_at - now)
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -126,6 +173,7 @@ class _Handler(BaseHTTPRequestHandler):
         from arena.report.livepage import live_page
         from arena.report.page import resource
 
+        time.sleep(self.server.pace.delay())
         if not self._host_allowed():
             self._send(HTTPStatus.FORBIDDEN, b"not this host\n", "text/plain", body)
             return

@@ -19,6 +19,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,7 +30,7 @@ from factories import bot_entries, copy_bot, write_config
 from ptyrun import PtyRun
 from test_report import WAIT_S, browser, console_errors  # noqa: F401 (a fixture)
 
-from arena.report.server import parse_address
+from arena.report.server import REQUESTS_PER_S, Pace, parse_address
 
 RUN_S = 120.0
 """Bound on a whole run."""
@@ -282,11 +283,17 @@ def test_the_page_answers_at_once_on_a_busy_machine(tmp_path: Path) -> None:
             process.communicate(timeout=30)
 
 
-def test_serve_a_finished_store_as_arena_ratings_sees_it(tmp_path: Path) -> None:
+@pytest.fixture
+def finished_store(tmp_path: Path) -> Path:
+    """The store of a small tournament played to its end."""
     config = _config(tmp_path, games=2, pace_ms=1)
     done = run_arena("tournament", config, "--quiet", timeout=RUN_S)
     assert done.returncode == 0, done.stderr
-    db = tmp_path / "t.sqlite"
+    return tmp_path / "t.sqlite"
+
+
+def test_serve_a_finished_store_as_arena_ratings_sees_it(finished_store: Path) -> None:
+    db = finished_store
     process, served = _serve_store(db)
     try:
         standings = served.json("/standings.json")
@@ -361,3 +368,35 @@ def test_an_address_that_cannot_serve_is_a_one_line_error(tmp_path: Path) -> Non
         assert done.returncode == 0, done.stderr
         served = run_arena("serve", tmp_path / "t.sqlite", "--port", port)
         assert f"--port: cannot listen on 127.0.0.1:{port}" in served.stderr
+
+
+def test_a_flood_of_requests_is_answered_at_the_server_s_pace(finished_store: Path) -> None:
+    """Eight clients asking as fast as they can: every request is answered, but no faster than
+    ``REQUESTS_PER_S`` after the first burst, so a flood cannot take a core from a run."""
+    process, served = _serve_store(finished_store)
+    flood = 3 * REQUESTS_PER_S
+    statuses: list[int] = []
+    try:
+        assert served.get("/standings.json")[0] == 200  # the standings are ready
+        start = time.monotonic()
+        with ThreadPoolExecutor(8) as pool:
+            statuses += pool.map(lambda _: served.get("/state.json")[0], range(flood))
+        took = time.monotonic() - start
+    finally:
+        process.terminate()
+        process.communicate(timeout=30)
+    assert statuses == [200] * flood
+    assert took >= (flood - REQUESTS_PER_S - 1) / REQUESTS_PER_S, (
+        f"{flood} answered in {took:.2f} s"
+    )
+
+
+def test_the_pace_spaces_requests_after_a_burst() -> None:
+    now = [100.0]
+    pace = Pace(10, clock=lambda: now[0])
+    assert [pace.delay() for _ in range(10)] == [0.0] * 10  # a second's burst
+    assert pace.delay() == pytest.approx(0.1)
+    assert pace.delay() == pytest.approx(0.2)
+    now[0] += 60  # a quiet minute gives back one burst, not sixty
+    assert [pace.delay() for _ in range(10)] == [0.0] * 10
+    assert pace.delay() == pytest.approx(0.1)
