@@ -5,6 +5,8 @@ Run it from the repository::
     python benchmarks/courses.py                # 40, 100 and 300 bots, a few repetitions
     python benchmarks/courses.py --reps 3       # repetitions multiplied by 3 (steadier figures)
     python benchmarks/courses.py --bots 300     # one pool size
+    python benchmarks/courses.py --bots 40 --shares 0.3 --formats swiss   # one cell
+
 
 Bots have known strengths (normal, sd 200 Elo); a game is Bradley-Terry on the 400-point scale
 with Order's advantage of 200; every pairing plays two games, one per role. Each format is played
@@ -13,7 +15,9 @@ own pairing (``arena.tournament.course``) for Swiss and the contested format, an
 the round robin's first rounds (Berger tables) and random pairs. Per format and budget (a share
 of the round robin's one game per ordered pairing) it prints the games played, the rank
 correlation with the true strengths, how many of the true top 10 the fit's top 10 holds, how often
-it holds all ten, and how often the 95% rank intervals hold the true rank.
+it holds all ten, and how often the 95% rank intervals hold the true rank. Each figure has its
+standard error over the repetitions; "rho - random" is the difference from random pairs on the
+same bots at the same budget, repetition by repetition (paired, so the bots' draw cancels out).
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from itertools import repeat
 from pathlib import Path
 
 # One BLAS thread per process: the pool's processes already fill the cores.
@@ -48,6 +53,7 @@ ORDER_ADVANTAGE = 200.0
 TOP = 10
 LEVEL = 0.95
 SHARES = (0.03, 0.15, 0.30)
+FORMATS = ("round robin", "random pairs", "swiss", "contested")
 REPS = {40: 8, 100: 4, 300: 4}
 """Repetitions per pool size by default: a run of a couple of minutes on 2 cores."""
 
@@ -134,56 +140,77 @@ def judge(bots: Sequence[str], strength: dict[str, float], games: list[GameResul
     return Outcome(len(games), rho, found, float(covered.mean()))
 
 
-def one_course(n: int, rep: int) -> dict[tuple[str, float], Outcome]:
-    """Every format at every budget on one pool of bots."""
-    rng = np.random.default_rng([n, rep])
-    bots = names_of(n)
-    strength = dict(zip(bots, rng.normal(0.0, SD, n).tolist(), strict=True))
-    full = n * (n - 1)
-    berger = berger_rounds(bots)
-    results: dict[tuple[str, float], Outcome] = {}
-    results["round robin", 1.0] = judge(
-        bots, strength, fixed_rounds(bots, strength, full, berger.__getitem__, rng)
+def played(
+    name: str, bots: Sequence[str], strength: dict[str, float], budget: int, seed: list[int]
+) -> list[GameResult]:
+    """The games of one format at one budget, from its own random numbers: a run of some
+    formats plays them as a run of all does."""
+    rng = np.random.default_rng([*seed, FORMATS.index(name), budget])
+    if name == "round robin":
+        return fixed_rounds(bots, strength, budget, berger_rounds(bots).__getitem__, rng)
+    if name == "random pairs":
+        return fixed_rounds(bots, strength, budget, random_rounds(bots, rng), rng)
+    plan = (
+        CoursePlan("swiss", rounds=len(bots), budget=Budget(budget))
+        if name == "swiss"
+        else CoursePlan("contested", until=StopRule(TOP), budget=Budget(budget))
     )
-    for share in SHARES:
-        budget = int(share * full)
-        formats = {
-            "round robin": fixed_rounds(bots, strength, budget, berger.__getitem__, rng),
-            "random pairs": fixed_rounds(bots, strength, budget, random_rounds(bots, rng), rng),
-            "swiss": course(
-                CoursePlan("swiss", rounds=n, budget=Budget(budget)), bots, strength, rng
-            ),
-            "contested": course(
-                CoursePlan("contested", until=StopRule(TOP), budget=Budget(budget)),
-                bots,
-                strength,
-                rng,
-            ),
-        }
-        for name, games in formats.items():
-            results[name, share] = judge(bots, strength, games)
+    return course(plan, bots, strength, rng)
+
+
+def one_course(
+    n: int, rep: int, shares: Sequence[float] = SHARES, wanted: Sequence[str] = FORMATS
+) -> dict[tuple[str, float], Outcome]:
+    """The ``wanted`` formats at every budget on one pool of bots (random pairs always, as the
+    reference of the paired differences)."""
+    seed = [n, rep]
+    bots = names_of(n)
+    draw = np.random.default_rng(seed).normal(0.0, SD, n)
+    strength = dict(zip(bots, draw.tolist(), strict=True))
+    results: dict[tuple[str, float], Outcome] = {}
+    if "round robin" in wanted:
+        full = played("round robin", bots, strength, n * (n - 1), seed)
+        results["round robin", 1.0] = judge(bots, strength, full)
+    for share in shares:
+        budget = int(share * n * (n - 1))
+        for name in FORMATS:
+            if name in wanted or name == "random pairs":
+                games = played(name, bots, strength, budget, seed)
+                results[name, share] = judge(bots, strength, games)
     return results
+
+
+def mean_se(values: Sequence[float], digits: int) -> str:
+    """The mean, and its standard error when there is more than one value."""
+    mean = float(np.mean(values))
+    if len(values) < 2:
+        return f"{mean:.{digits}f}"
+    se = float(np.std(values, ddof=1) / np.sqrt(len(values)))
+    return f"{mean:.{digits}f} ±{se:.{digits}f}"
 
 
 def summarise(n: int, runs: list[dict[tuple[str, float], Outcome]]) -> None:
     say(f"\n{n} bots, {len(runs)} repetitions; round robin: {n * (n - 1):,} games")
-    header = ("format", "budget", "games", "rho", f"top {TOP}", f"all {TOP}", "coverage")
+    header = ("format", "budget", "games", "rho", "rho - random", f"top {TOP}", f"all {TOP}")
     rows = []
     for key in runs[0]:
         outcomes = [run[key] for run in runs]
         name, share = key
+        reference = [run.get(("random pairs", share)) for run in runs]
+        gain = [o.rho - r.rho for o, r in zip(outcomes, reference, strict=True) if r is not None]
         rows.append(
             (
                 name,
                 f"{share:.0%}",
                 f"{np.mean([o.games for o in outcomes]):,.0f}",
-                f"{np.mean([o.rho for o in outcomes]):.3f}",
-                f"{np.mean([o.top_found for o in outcomes]):.1f}",
+                mean_se([o.rho for o in outcomes], 3),
+                mean_se(gain, 4) if gain and name != "random pairs" else "",
+                mean_se([o.top_found for o in outcomes], 1),
                 f"{np.mean([o.top_found == TOP for o in outcomes]):.0%}",
-                f"{np.mean([o.coverage for o in outcomes]):.1%}",
+                mean_se([100 * o.coverage for o in outcomes], 1) + "%",
             )
         )
-    say(table(rows, header))
+    say(table(rows, (*header, "coverage")))
 
 
 def main() -> None:
@@ -191,11 +218,20 @@ def main() -> None:
     parser.add_argument("--bots", type=int, nargs="*", default=sorted(REPS))
     parser.add_argument("--reps", type=int, default=1, help="multiply the repetitions")
     parser.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
+    parser.add_argument("--shares", type=float, nargs="*", default=SHARES)
+    parser.add_argument("--formats", nargs="*", choices=FORMATS, default=FORMATS)
     args = parser.parse_args()
     started = time.monotonic()
     tasks = [(n, rep) for n in args.bots for rep in range(REPS.get(n, 2) * args.reps)]
     with ProcessPoolExecutor(args.workers) as pool:
-        done = list(pool.map(one_course, *zip(*tasks, strict=True)))
+        done = list(
+            pool.map(
+                one_course,
+                *zip(*tasks, strict=True),
+                repeat(args.shares),
+                repeat(args.formats),
+            )
+        )
     for n in args.bots:
         summarise(n, [run for (size, _), run in zip(tasks, done, strict=True) if size == n])
     say(f"\n{time.monotonic() - started:.0f} s")
