@@ -215,7 +215,7 @@ def run_submit(
 
     try:
         with stopped_like_ctrl_c():  # SIGTERM, SIGHUP: bots stopped and games kept, as Ctrl-C
-            complete, records = _play(config, quiet or json_output)
+            complete, records, unplaced = _play(config, quiet or json_output)
     except KeyboardInterrupt as stop:
         code, signame = exit_code(stop)
         print(
@@ -228,7 +228,11 @@ def run_submit(
     if json_output:
         print(json.dumps({"added": True, "complete": complete, **place.to_json()}, indent=2))
     else:
-        _print_standings(place, placed=config.plan().course() is not None)
+        _print_standings(place, placed=config.plan().course() is not None and not unplaced)
+    if unplaced:
+        from arena.commands.tournament import unplaced_note
+
+        print(unplaced_note(unplaced, config), file=say)
     return 0 if complete else 1
 
 
@@ -305,8 +309,9 @@ def _config_with(path: Path, spec: BotSpec, arg: str) -> tuple[Any, set[str]]:
     return config, {entry.name for entry in config.bots[:-1]}
 
 
-def _play(config: TournamentConfig, quiet: bool) -> tuple[bool, list[GameRecord]]:
-    """Run (resume) the tournament: only the games it still owes, i.e. the new bot's."""
+def _play(config: TournamentConfig, quiet: bool) -> tuple[bool, list[GameRecord], tuple[str, ...]]:
+    """Run (resume) the tournament: only the games it still owes, i.e. the new bot's. Whether
+    it is complete, the stored games, and the late entries a course's budget left unplaced."""
     from rich.console import Console
 
     from arena.commands.display.progress import ProgressDisplay
@@ -325,7 +330,7 @@ def _play(config: TournamentConfig, quiet: bool) -> tuple[bool, list[GameRecord]
                 "again to finish them",
                 file=sys.stderr,
             )
-        return result.missing == 0, list(store.games())
+        return result.missing == 0, list(store.games()), result.unplaced
 
 
 def _print_standings(place: Placing, *, placed: bool) -> None:

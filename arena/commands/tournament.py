@@ -8,7 +8,7 @@ import enum
 import shlex
 import socket
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -266,14 +266,28 @@ def course_end(result: TournamentResult, config: TournamentConfig) -> str:
         los = rule.los if rule is not None else 0.95
         why = f"its stopping rule holds: each of the {top} ahead of the next at LOS >= {los:g}"
     elif result.stopped == "budget":
-        course = config.plan().course()
-        if config.budget is not None:
-            why = f"its budget of {config.budget.games:,} games is spent"
-        else:  # the contested format's default budget
-            assert course is not None
-            why = f"its budget of {course.budget_games(len(config.bots)):,} games is spent"
+        why = f"its budget of {budget_games(config):,} games is spent"
     else:
         why = "all its rounds are played"
     plural = ProgressDisplay.plural
     done = plural(result.rounds, "round") if result.rounds else plural(result.total, "game")
-    return f"The {RUN_NAMES.get(config.format, config.format)} stopped after {done}: {why}."
+    end = f"The {RUN_NAMES.get(config.format, config.format)} stopped after {done}: {why}."
+    return end if not result.unplaced else f"{end} {unplaced_note(result.unplaced, config)}"
+
+
+def budget_games(config: TournamentConfig) -> int:
+    """The run's budget (one that stopped it or left an entry unplaced): its file's, else the
+    contested format's default."""
+    course = config.plan().course()
+    games = course.budget_games(len(config.bots)) if course is not None else None
+    games = config.budget.games if config.budget is not None else games
+    assert games is not None, "a run without a budget was stopped by one"
+    return games
+
+
+def unplaced_note(names: Sequence[str], config: TournamentConfig) -> str:
+    """Why late entries are not placed: their placement games count in the budget."""
+    return (
+        f"Not placed: {', '.join(names)}; the budget of {budget_games(config):,} games, in which"
+        " a late entry's placement games count, is spent (raise budget: to place it)."
+    )

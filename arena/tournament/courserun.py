@@ -47,6 +47,8 @@ class CourseEnd:
     reason: str
     rounds: int
     missing: int = 0
+    unplaced: tuple[str, ...] = ()
+    """Late entries the budget left no games to place (those of a late entry count in it)."""
 
 
 def course_slots(plan: CoursePlan, pool: int) -> int:
@@ -81,40 +83,60 @@ def play_course(
         if owed:
             return CourseEnd("incomplete", len(finished), owed)
         finished.append(games)
-    level = (plan.until or DEFAULT_TOP).los
+    level, budget = (plan.until or DEFAULT_TOP).los, plan.budget_games(len(pool))
+    placing = Placing(by_name, store, play, seed, opening_plies, level, budget)
     placed = list(pool)
-    for entry in (name for name in by_name if name not in pool):
-        owed = _place(by_name, entry, placed, store, play, seed, opening_plies, level)
+    late = [name for name in by_name if name not in pool]
+    for i, entry in enumerate(late):
+        owed, done = placing.place(entry, placed)
         if owed:
             return CourseEnd("incomplete", decided.rounds, owed)
+        if not done:
+            return CourseEnd(decided.reason, decided.rounds, unplaced=tuple(late[i:]))
         placed.append(entry)
     return CourseEnd(decided.reason, decided.rounds)
 
 
-def _place(
-    by_name: dict[str, BotSpec],
-    entry: str,
-    pool: Sequence[str],
-    store: Store,
-    play: PlayJobs,
-    seed: int,
-    opening_plies: int,
-    level: float,
-) -> int:
-    """Play ``entry``'s placement meetings against ``pool``; the games still owed (0: placed).
-    Each meeting is decided from the stored games of ``pool`` and of the meetings before it."""
-    from arena.tournament.lateentry import next_opponent
+@dataclass(frozen=True)
+class Placing:
+    """Late entries' placement meetings, played into ``store``: one meeting at a time, each
+    decided from the stored games, until the entry is placed at ``level`` or the games stored
+    reach ``budget`` (None: no budget)."""
 
-    among = set(pool)
-    games = [g for g in _stored_results(store) if {g.order, g.chaos} <= among]
-    while (opponent := next_opponent(entry, pool, games, level=level)) is not None:
-        pair = [(by_name[opponent], by_name[entry])]
-        jobs = round_matches(pair, 1, seed=seed, opening_plies=opening_plies)
-        met = _played(store, jobs, play)
-        if len(met) < GAMES_PER_PAIRING:
-            return GAMES_PER_PAIRING - len(met)
-        games += met
-    return 0
+    by_name: dict[str, BotSpec]
+    store: Store
+    play: PlayJobs
+    seed: int
+    opening_plies: int
+    level: float
+    budget: int | None
+
+    def place(self, entry: str, pool: Sequence[str]) -> tuple[int, bool]:
+        """Play ``entry``'s meetings against ``pool``: (games still owed, whether it is placed).
+        It is not when the next meeting would play past the budget."""
+        from arena.tournament.lateentry import next_opponent
+
+        among = set(pool)
+        games = [g for g in _stored_results(self.store) if {g.order, g.chaos} <= among]
+        while (opponent := next_opponent(entry, pool, games, level=self.level)) is not None:
+            pair = [(self.by_name[opponent], self.by_name[entry])]
+            jobs = round_matches(pair, 1, seed=self.seed, opening_plies=self.opening_plies)
+            if not self._affordable(jobs):
+                return 0, False
+            met = _played(self.store, jobs, self.play)
+            if len(met) < GAMES_PER_PAIRING:
+                return GAMES_PER_PAIRING - len(met), False
+            games += met
+        return 0, True
+
+    def _affordable(self, jobs: Sequence[MatchJob]) -> bool:
+        """Whether the games stored and those of ``jobs`` not stored yet fit in the budget: the
+        same answer before a stop and after its resume."""
+        if self.budget is None:
+            return True
+        done = self.store.completed_slots()
+        owed = sum(len(job.without(done).slots) for job in jobs)
+        return len(self.store.slot_winners()) + owed <= self.budget
 
 
 def _played(store: Store, jobs: Sequence[MatchJob], play: PlayJobs) -> list[GameResult]:

@@ -284,6 +284,11 @@ class LiveProgress:
     def planned(self, jobs: Sequence[MatchJob], workers: int) -> None:
         self._tell("planned", jobs, workers)
 
+    def total_grew(self, total: int) -> None:
+        self.progress.total = total
+        self.write(force=True)
+        self._tell("total_grew", total)
+
 
 def remove_folder(folder: Path) -> None:
     """The run's live folder, gone (its end)."""

@@ -27,7 +27,7 @@ from arena.store.database import BotVersion, Store, VersionChange
 from arena.tournament.affinity import core_count
 from arena.tournament.capacity import fair_workers
 from arena.tournament.course import COURSE_FORMATS, CoursePlan
-from arena.tournament.courserun import course_games, course_slots, play_course
+from arena.tournament.courserun import course_games, course_pool, course_slots, play_course
 from arena.tournament.cutoff import by_round, stop_reason, within_budget
 from arena.tournament.executors import (
     DEFAULT_EXECUTOR,
@@ -147,6 +147,10 @@ class TournamentObserver(Protocol):
         """Before the games: the matches to play, in the order they are handed out, and how
         many workers play them (what an estimate of the time left needs)."""
 
+    def total_grew(self, total: int) -> None:
+        """The games owed grew to ``total``: a course's late entry plays meetings decided one
+        at a time."""
+
 
 @dataclass
 class TournamentResult:
@@ -179,6 +183,8 @@ class TournamentResult:
     (all its Swiss rounds are played) or ``"incomplete"`` (None: not a course)."""
     rounds: int = 0
     """A course's rounds played whole."""
+    unplaced: tuple[str, ...] = ()
+    """A course's late entries its budget left unplaced."""
 
     @property
     def complete(self) -> bool:
@@ -313,7 +319,9 @@ def _run_course(
     """Play a course round by round (``arena.tournament.courserun``); its total is the most
     games it may play, as the stopping rule may end it sooner."""
     pool = len(plan.bots)
-    result = TournamentResult(course_games(course, pool), store.count_games(), changes=changes)
+    already = store.count_games()
+    total = max(course_games(course, len(course_pool(store) or plan.bots)), already)
+    result = TournamentResult(total, already, changes=changes)
     if observer is not None:
         observer.started(result.total, result.already, pool // 2)
     executors: list[MatchExecutor] = []
@@ -322,6 +330,11 @@ def _run_course(
         if not executors:  # started at the first round to play: a finished course needs none
             result.workers = _workers(plan, max(1, pool // 2), observer)
             executors.append(_executor(plan, result.workers, observer, executor_factory))
+        owed = store.count_games() + sum(len(job.slots) for job in jobs)
+        if owed > result.total:  # placement meetings, decided one at a time
+            result.total = owed
+            if (grew := getattr(observer, "total_grew", None)) is not None:
+                grew(owed)
         _play(executors[0], jobs, store, observer, result)
 
     try:
@@ -332,6 +345,7 @@ def _run_course(
         for executor in executors:
             executor.close()
     result.stopped, result.rounds, result.missing = end.reason, end.rounds, end.missing
+    result.unplaced = end.unplaced
     if not result.missing:  # what it owed is what it played: its end decided the rest
         result.total = store.count_games()
     result.distinct = store.count_distinct_games()

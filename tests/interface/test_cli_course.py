@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import signal
 import sqlite3
 from collections import Counter, defaultdict
@@ -254,3 +255,45 @@ def test_a_stopped_placement_resumes_to_the_games_of_an_unstopped_one(tmp_path: 
     assert unstopped.returncode == 0, unstopped.stdout + unstopped.stderr
     games = games_of(db)
     assert len(games) > 8 * GRADED + 4 and games == games_of(whole / "t.sqlite")
+
+
+def progress_lines(output: str) -> list[tuple[int, int]]:
+    """The (done, total) of each ``games D/T`` line a run printed."""
+    found = re.findall(r"^games (\d+)/(\d+) ", output, flags=re.MULTILINE)
+    return [(int(done), int(total)) for done, total in found]
+
+
+def test_placement_games_count_in_the_progress_total_as_they_are_decided(
+    tmp_path: Path,
+) -> None:
+    config = graded_config(tmp_path)
+    done = run_arena("tournament", config, "--quiet", timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    placed = run_arena("submit", late_entry(tmp_path / "late", 0.32), config, timeout=300)
+    assert placed.returncode == 0, placed.stdout + placed.stderr
+    lines = progress_lines(placed.stdout)
+    stored = len(games_of(tmp_path / "t.sqlite"))
+    assert lines and all(done <= total for done, total in lines), placed.stdout
+    assert lines[-1] == (stored, stored) and stored > 8 * GRADED, placed.stdout
+
+
+def test_placement_games_count_in_the_budget_and_the_end_says_who_is_not_placed(
+    tmp_path: Path,
+) -> None:
+    """The budget leaves two meetings after the course's 8 rounds: fewer than a placement
+    needs, so the entry is left unplaced with the games played its budget."""
+    config = graded_config(tmp_path)
+    data = json.loads(config.read_text())
+    data["budget"] = {"games": 8 * GRADED + 4}
+    config.write_text(json.dumps(data))
+    done = run_arena("tournament", config, "--quiet", timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    placed = run_arena("submit", late_entry(tmp_path / "late", 0.32), config, timeout=300)
+    assert placed.returncode == 0, placed.stdout + placed.stderr
+    assert len(games_of(tmp_path / "t.sqlite")) == 8 * GRADED + 4
+    note = "Not placed: late; the budget of 100 games, in which a late entry's placement games"
+    assert note in placed.stdout and "placed in" not in placed.stdout, placed.stdout
+    again = run_arena("tournament", config, timeout=300)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "all its rounds are played. " + note in again.stdout.replace("\n", " "), again.stdout
+    assert len(games_of(tmp_path / "t.sqlite")) == 8 * GRADED + 4

@@ -143,6 +143,11 @@ class ProgressDisplay:
     def planned(self, jobs: Sequence[MatchJob], workers: int) -> None:
         self.work = WorkLeft(jobs, workers, self.clock)
 
+    def total_grew(self, total: int) -> None:
+        self.total = total
+        if self.progress is not None and self.task is not None:
+            self.progress.update(self.task, total=total)
+
     def game(self, record: GameRecord) -> None:
         self.done += 1
         self.played += 1
