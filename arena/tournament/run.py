@@ -317,7 +317,8 @@ def _run_course(
     changes: list[VersionChange],
 ) -> TournamentResult:
     """Play a course round by round (``arena.tournament.courserun``); its total is the most
-    games it may play, as the stopping rule may end it sooner."""
+    games its rounds may play, as the stopping rule may end it sooner, and grows by a late
+    entry's placement meetings as each is decided."""
     pool = len(plan.bots)
     already = store.count_games()
     total = max(course_games(course, len(course_pool(store) or plan.bots)), already)
