@@ -24,30 +24,26 @@ def open_pairs(fit: OverallFit, top: int, los: float) -> list[tuple[int, int, fl
     """The pairs whose order matters and is not settled: (higher index, lower index, doubt),
     where the doubt is the likelihood that the lower bot is the stronger.
 
-    Who is in the top comes first (each of the top against the bot placed next below it, and
-    the last of the top against every bot below), then the order inside the top (each place
-    against the next); the most doubtful first in each."""
+    The order that matters is who is in the top (each of the top against the first bot below
+    it, and the last of the top against every bot below) and the order inside the top
+    (each place against the next). Both are one list, the most doubtful first: a near tie
+    inside the top is as much in doubt as one at its edge, and waiting for the edge to settle
+    first leaves it unplayed."""
     order = placing(fit)
     n = order.size
     if n < 2:
         return []
     k = min(top, n - 1)
     first_out, last_in = order[k], order[k - 1]
-    membership = (
-        np.r_[order[:k], np.full(n - k - 1, last_in)],
-        np.r_[np.full(k, first_out), order[k + 1 :]],
-    )
-    inside = (order[: k - 1], order[1:k])
-    pairs: list[tuple[int, int, float]] = []
-    for higher, lower in (membership, inside):
-        doubt = 1.0 - fit.los_between(higher, lower)
-        unsettled = [
-            (int(a), int(b), float(d))
-            for a, b, d in zip(higher, lower, doubt, strict=True)
-            if d > 1.0 - los
-        ]
-        pairs += sorted(unsettled, key=lambda pair: -pair[2])
-    return pairs
+    higher = np.r_[order[:k], np.full(n - k - 1, last_in), order[: k - 1]]
+    lower = np.r_[np.full(k, first_out), order[k + 1 :], order[1:k]]
+    doubt = 1.0 - fit.los_between(higher, lower)
+    unsettled = [
+        (int(a), int(b), float(d))
+        for a, b, d in zip(higher, lower, doubt, strict=True)
+        if d > 1.0 - los
+    ]
+    return sorted(unsettled, key=lambda pair: -pair[2])
 
 
 def contested_round(

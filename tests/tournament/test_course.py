@@ -101,23 +101,38 @@ def test_the_contested_course_plays_every_bot_every_round_and_the_top_more() -> 
     assert sum(later[b] for b in top) / len(top) > 1.5 * sum(later[b] for b in rest) / len(rest)
 
 
-def test_contested_rounds_meet_the_open_pairs_first_and_nothing_once_settled() -> None:
-    # a and b are close, b far above c and d: only a-b (and b against those below) is in doubt.
-    strength = {"a": 0.0, "b": -10.0, "c": -900.0, "d": -950.0}
+def every_pair(strength: dict[str, float], games: int) -> list[GameResult]:
+    """``games`` games of every ordered pair, Bradley-Terry on the 400-point scale (seeded)."""
     rng = np.random.default_rng(3)
-    games = [
+    return [
         GameResult(o, c, bool(rng.random() < 1 / (1 + 10 ** ((strength[c] - strength[o]) / 400))))
         for o in strength
         for c in strength
         if o != c
-        for _ in range(20)
+        for _ in range(games)
     ]
-    fit = fit_pooled(aggregate(games))
+
+
+def test_contested_rounds_meet_the_open_pairs_first_and_nothing_once_settled() -> None:
+    # a and b are close, b far above c and d: only a-b (and b against those below) is in doubt.
+    strength = {"a": 0.0, "b": -10.0, "c": -900.0, "d": -950.0}
+    fit = fit_pooled(aggregate(every_pair(strength, 20)))
     pairs = open_pairs(fit, top=1, los=0.95)
     assert [(fit.names[a], fit.names[b]) for a, b, _ in pairs][:1] in ([("a", "b")], [("b", "a")])
     pairings = contested_round(fit, top=1, los=0.95, meetings=1)
     assert sorted(pairings[0]) == ["a", "b"]
     assert contested_round(fit, top=3, los=0.95, meetings=0) == ()
+
+
+def test_doubts_inside_the_top_and_at_its_edge_are_played_the_most_doubtful_first() -> None:
+    # Top 2: a and b nearly tied inside it, c a little below b, at its edge, d far below.
+    strength = {"a": 0.0, "b": -10.0, "c": -120.0, "d": -900.0}
+    fit = fit_pooled(aggregate(every_pair(strength, 6)))
+    pairs = open_pairs(fit, top=2, los=0.95)
+    named = [{fit.names[a], fit.names[b]} for a, b, _ in pairs]
+    assert {"b", "c"} in named  # who is in the top is still open ...
+    assert named[0] == {"a", "b"}  # ... but less so than the order inside it
+    assert [d for _, _, d in pairs] == sorted((d for _, _, d in pairs), reverse=True)
 
 
 def test_a_plan_refuses_what_it_cannot_play() -> None:
