@@ -9,29 +9,27 @@ simulations. The design in detail: ``docs/bots.md``.
 As Chaos (``budgeted_move`` with Chaos to move, hence also ``perfect``'s Chaos) the leaves are
 valued by a second curve once a mark stands in the border: ``window_win_probability``, fitted on
 the shape of the live windows (how many hold 1, 2, 3 marks of one kind, how many are left), which
-tells apart Chaos's candidate moves whose threat evaluations are close. Against
-``ref_ab3w4``'s depth-3 Order (``benchmarks/chaos_survival.py``, seeds 1-10, 200 games from the
-tournaments' 2-ply openings, 100 ms of work): 86 wins instead of 59, 27.4 plies a game instead of
-25.6, where that program's own Chaos lasts 24.3; seeds 11-20: 89 wins instead of 70, 27.3 plies
-instead of 27.2; seed 1, the issue's measure: 12 of 20 instead of 5, 29.8 plies instead of 25.6,
-that program's own Chaos 26.1, so +3.7 where the issue asks +5: missed). Against the held-out
-references' Orders (seed 1, once) 38 wins of 80 instead of 24, and against ``ref_ab3w2``'s 24.0
-plies instead of 21.8 (its own Chaos 18.1). Order's search keeps the threat curve. The ladder's
-Chaos order holds (``docs/ladder.md``, "After the window curve of mcts's Chaos").
-
-At Chaos's root the prior is also re-weighted by that curve (``Mcts.value_prior``,
+tells apart Chaos's candidate moves whose threat evaluations are close. Order's search keeps the
+threat curve. At Chaos's root the prior is also re-weighted by that curve (``Mcts.value_prior``,
 ``CHAOS_ROOT_TEMPERATURE``, ``CHAOS_ROOT_MIX``): one evaluation a root move, once a search, puts
-first the moves after which Order's chance is lowest, where the gain prior had sent the few
-hundred simulations to the moves killing the heaviest windows. Against ``ref_ab3w4``'s Order
-(same measure): seeds 1-10 (tuned) 108 wins instead of 86, 29.2 plies instead of 27.4, that
-program's own Chaos 24.3, so +4.9; seeds 11-20 (held out) 123 wins instead of 89, 30.7 plies
-instead of 27.3, its own Chaos 26.2, so +4.5: the issue's +5 missed by this search alone.
+first the moves after which Order's chance is lowest, where the gain prior alone sends the few
+hundred simulations to the moves killing the heaviest windows. ``perfect``'s Chaos also sorts
+Order's replies one ply below its root by that curve (``CHAOS_REPLY_TEMPERATURE``,
+``Mcts.sort_by_value``), so that its search reads the replies a searching Order plays; the
+``mcts`` bot does not (why: at ``CHAOS_REPLY_TEMPERATURE``).
 
-``perfect``'s Chaos also sorts Order's replies one ply below its root by that curve
-(``CHAOS_REPLY_TEMPERATURE``, ``Mcts.sort_by_value``), so that its search reads the replies a
-searching Order plays: against ``ref_ab3w4``'s Order, seeds 1-60 (1,200 games), 744 wins and
-30.2 plies a game instead of 680 and 29.6, that program's own Chaos 24.8: +5.4, the issue's +5
-met over those games (the ``mcts`` bot keeps its search as it was: why there).
+What each part gives, against ``ref_ab3w4``'s depth-3 Order (``benchmarks/chaos_survival.py``,
+200 games a block of 10 seeds from the tournaments' 2-ply openings, 100 ms of work; that
+program's own Chaos lasts 24.3 plies a game on seeds 1-10 and 26.2 on seeds 11-20):
+
+- the gain prior and threat curve alone: 59 wins and 25.6 plies on seeds 1-10, 70 and 27.2 on 11-20;
+- with the window curve at the leaves: 86 and 27.4; 89 and 27.3;
+- with the root's value prior as well (the ``mcts`` bot): 108 and 29.2; 123 and 30.7;
+- with the replies sorted as well (``perfect``'s Chaos), seeds 1-60 (1,200 games): 744 wins and
+  30.2 plies, against 680 and 29.6 without; that program's own Chaos 24.8.
+
+``docs/ladder.md`` ("Survival against a depth-3 Order") has these runs and the ladder's Chaos
+order with them.
 """
 
 from __future__ import annotations
@@ -534,9 +532,9 @@ CHAOS_ROOT_TEMPERATURE = 0.5
 Chaos root (``Mcts(root_temperature=...)``): a softmax over minus the logit of Order's chance
 after each root move, so that the moves the curve likes most are tried first; 0: the gain prior
 alone (27.4 plies a game against ``ref_ab3w4``'s Order, ``chaos_survival.py``, seeds 1-10, 100
-ms). Now 29.2. Tried on the same games, in a first version that valued only the border moves
-with the window curve while the border was empty (``value_prior``): temperatures 0.25, 0.5, 1, 2
-(mix 0.5, 0.5, 0, 0) 29.3, 29.4, 28.9, 28.2 plies; 0.5 with the mix at 0 and 0.3: 29.2, 29.4."""
+ms); at 0.5, 29.2. With the window curve valuing only the border moves while the border is
+empty (``value_prior``), on the same games: temperatures 0.25, 0.5, 1, 2 (mix 0.5, 0.5, 0, 0)
+29.3, 29.4, 28.9, 28.2 plies; 0.5 with the mix at 0 and 0.3: 29.2, 29.4."""
 CHAOS_ROOT_MIX = 0.5
 """The gain prior's share in that root prior (the value prior's: the rest)."""
 
