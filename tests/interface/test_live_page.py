@@ -247,17 +247,22 @@ def _hogs_beside_us(count: int) -> Iterator[None]:
 
 
 def _nice_values(pid: int) -> set[int]:
-    """The nice values of every thread of a process."""
+    """The nice values of every thread of a process (but one that ends while they are read)."""
     values = set()
     for task in Path(f"/proc/{pid}/task").iterdir():
-        values.add(int((task / "stat").read_text().rsplit(")", 1)[1].split()[16]))
+        with contextlib.suppress(FileNotFoundError, ProcessLookupError):
+            values.add(int((task / "stat").read_text().rsplit(")", 1)[1].split()[16]))
     return values
 
 
 def _children(pid: int) -> list[int]:
-    """The children of a process, whichever of its threads started them."""
-    tasks = Path(f"/proc/{pid}/task").iterdir()
-    return [int(child) for task in tasks for child in (task / "children").read_text().split()]
+    """The children of a process, whichever of its threads started them (a thread that ends
+    while they are read has none)."""
+    children = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        with contextlib.suppress(FileNotFoundError, ProcessLookupError):
+            children += (int(child) for child in (task / "children").read_text().split())
+    return children
 
 
 def test_the_page_answers_at_once_on_a_busy_machine(tmp_path: Path) -> None:
