@@ -39,7 +39,7 @@ from arena.tournament.executors.base import (
 )
 from arena.tournament.executors.botpack import BotPack, pack_bot
 from arena.tournament.executors.local import slowest_game_seconds
-from arena.tournament.executors.placement import Chain, Placement, games_in, take_later
+from arena.tournament.executors.placement import Chain, Placement, take_from_longest
 from arena.tournament.schedule import MatchJob
 
 CLUSTER_FORMS = "tcp://HOST:PORT (a Dask scheduler) or local:N (N worker processes here)"
@@ -390,11 +390,11 @@ class ClusterExecutor:
         bots reset at ``match`` (none if there is no such match)."""
         last = {id(r): r.ahead or r for r in playing}  # the chunk its reserved ones follow
         sent = {id(r): self._games_left(r) + (r.ahead.job.owed if r.ahead else 0) for r in playing}
-        holders = [r for r in playing if r.resets and last[id(r)].reserved]
-        holder = max(
-            holders, key=lambda r: sent[id(r)] + games_in(last[id(r)].reserved), default=None
+        return take_from_longest(
+            (last[id(r)].reserved, sent[id(r)])
+            for r in playing
+            if r.resets and last[id(r)].reserved
         )
-        return [] if holder is None else take_later(last[id(holder)].reserved, sent[id(holder)])
 
     def _submit_ahead(self, pending: dict[str, _Running]) -> None:
         """Submit the next chunk of each running match whose worker is known, to that worker

@@ -38,7 +38,7 @@ from arena.tournament.executors.base import (
     close_keeper,
     forget_keeper,
 )
-from arena.tournament.executors.placement import Chain, Placement, games_in, take_later
+from arena.tournament.executors.placement import Chain, Placement, take_from_longest
 from arena.tournament.executors.worker import prepare_worker, stop_bots
 from arena.tournament.schedule import MatchJob
 
@@ -484,9 +484,9 @@ class LocalPoolExecutor:
         with the most games left among those whose bots reset at ``match``, else none."""
         if self._placement.queue:
             return self._placement.take(worker.number)
-        holders = [w for w in self._workers if w.resets and w.reserved]
-        holder = max(holders, key=lambda w: w.games_left() + games_in(w.reserved), default=None)
-        chain = [] if holder is None else take_later(holder.reserved, holder.games_left())
+        chain = take_from_longest(
+            (w.reserved, w.games_left()) for w in self._workers if w.resets and w.reserved
+        )
         if chain:
             self._placement.ran(worker.number, chain[0])
         elif self.winding_down is not None and not any(

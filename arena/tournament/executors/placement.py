@@ -17,7 +17,7 @@ import dataclasses
 import itertools
 import math
 from collections import Counter, deque
-from collections.abc import Collection, Hashable, Iterator, Sequence
+from collections.abc import Collection, Hashable, Iterable, Iterator, Sequence
 
 from arena.records import GameRecord
 from arena.referee.keeper import MAX_KEPT
@@ -167,6 +167,13 @@ def _next_chain(
     if held is not None:
         held.played(chain[0])
     return chain
+
+
+def take_from_longest(matches: Iterable[tuple[Chain, int]]) -> Chain:
+    """``take_later`` from the match with the most games left among ``matches`` (each its chunks
+    not sent yet, and the games left in those sent); none if there is none."""
+    longest = max(matches, key=lambda match: match[1] + games_in(match[0]), default=None)
+    return [] if longest is None else take_later(*longest)
 
 
 def take_later(reserved: Chain, playing: int) -> Chain:
