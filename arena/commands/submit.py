@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from arena.config import TournamentConfig
     from arena.ratings.standings import BotStanding
     from arena.records import GameRecord
+    from arena.tournament.run import TournamentResult
 
 
 _PLAIN = re.compile(r"[A-Za-z0-9_./][A-Za-z0-9_./+-]*")
@@ -215,7 +216,7 @@ def run_submit(
 
     try:
         with stopped_like_ctrl_c():  # SIGTERM, SIGHUP: bots stopped and games kept, as Ctrl-C
-            complete, records, unplaced = _play(config, quiet or json_output)
+            result, records = _play(config, quiet or json_output)
     except KeyboardInterrupt as stop:
         code, signame = exit_code(stop)
         print(
@@ -226,14 +227,15 @@ def run_submit(
         return code
     place = placing(records, spec.name)
     if json_output:
-        print(json.dumps({"added": True, "complete": complete, **place.to_json()}, indent=2))
+        print(json.dumps({"added": True, "complete": result.complete, **place.to_json()}, indent=2))
     else:
-        _print_standings(place, placed=config.plan().course() is not None and not unplaced)
-    if unplaced:
+        placed = config.plan().course() is not None and not result.unplaced
+        _print_standings(place, placed=placed)
+    if result.unplaced:
         from arena.commands.tournament import unplaced_note
 
-        print(unplaced_note(unplaced, config), file=say)
-    return 0 if complete else 1
+        print(unplaced_note(result), file=say)
+    return 0 if result.complete else 1
 
 
 def _validated(
@@ -309,9 +311,10 @@ def _config_with(path: Path, spec: BotSpec, arg: str) -> tuple[Any, set[str]]:
     return config, {entry.name for entry in config.bots[:-1]}
 
 
-def _play(config: TournamentConfig, quiet: bool) -> tuple[bool, list[GameRecord], tuple[str, ...]]:
-    """Run (resume) the tournament: only the games it still owes, i.e. the new bot's. Whether
-    it is complete, the stored games, and the late entries a course's budget left unplaced."""
+def _play(config: TournamentConfig, quiet: bool) -> tuple[TournamentResult, list[GameRecord]]:
+    """Run (resume) the tournament: only the games it still owes, i.e. the new bot's. Its
+    result (complete or not, the late entries a course's budget left unplaced), and the stored
+    games."""
     from rich.console import Console
 
     from arena.commands.display.progress import ProgressDisplay
@@ -330,7 +333,7 @@ def _play(config: TournamentConfig, quiet: bool) -> tuple[bool, list[GameRecord]
                 "again to finish them",
                 file=sys.stderr,
             )
-        return result.missing == 0, list(store.games()), result.unplaced
+        return result, list(store.games())
 
 
 def _print_standings(place: Placing, *, placed: bool) -> None:

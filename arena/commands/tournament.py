@@ -8,7 +8,7 @@ import enum
 import shlex
 import socket
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -266,28 +266,21 @@ def course_end(result: TournamentResult, config: TournamentConfig) -> str:
         los = rule.los if rule is not None else 0.95
         why = f"its stopping rule holds: each of the {top} ahead of the next at LOS >= {los:g}"
     elif result.stopped == "budget":
-        why = f"its budget of {budget_games(config):,} games is spent"
+        assert result.budget is not None, "a run without a budget was stopped by one"
+        why = f"its budget of {result.budget:,} games is spent"
     else:
         why = "all its rounds are played"
     plural = ProgressDisplay.plural
     done = plural(result.rounds, "round") if result.rounds else plural(result.total, "game")
     end = f"The {RUN_NAMES.get(config.format, config.format)} stopped after {done}: {why}."
-    return end if not result.unplaced else f"{end} {unplaced_note(result.unplaced, config)}"
+    return end if not result.unplaced else f"{end} {unplaced_note(result)}"
 
 
-def budget_games(config: TournamentConfig) -> int:
-    """The run's budget (one that stopped it or left an entry unplaced): its file's, else the
-    contested format's default."""
-    course = config.plan().course()
-    games = course.budget_games(len(config.bots)) if course is not None else None
-    games = config.budget.games if config.budget is not None else games
-    assert games is not None, "a run without a budget was stopped by one"
-    return games
-
-
-def unplaced_note(names: Sequence[str], config: TournamentConfig) -> str:
-    """Why late entries are not placed: their placement games count in the budget."""
+def unplaced_note(result: TournamentResult) -> str:
+    """Why a course's late entries are not placed: their placement games count in the budget."""
+    assert result.budget is not None, "entries left unplaced without a budget"
     return (
-        f"Not placed: {', '.join(names)}; the budget of {budget_games(config):,} games, in which"
+        f"Not placed: {', '.join(result.unplaced)}; the budget of {result.budget:,} games,"
+        " in which"
         " a late entry's placement games count, is spent (raise budget: to place it)."
     )

@@ -49,6 +49,9 @@ class CourseEnd:
     missing: int = 0
     unplaced: tuple[str, ...] = ()
     """Late entries the budget left no games to place (those of a late entry count in it)."""
+    budget: int | None = None
+    """The games the course may play (its file's budget, else its format's for the pool it
+    began with), if any."""
 
 
 def course_slots(plan: CoursePlan, pool: int) -> int:
@@ -74,6 +77,7 @@ def play_course(
     place the bots that joined after it began."""
     by_name = {bot.name: bot for bot in bots}
     pool = began_pool(store, list(by_name), plan.format)
+    budget = plan.budget_games(len(pool))
     finished: list[list[GameResult]] = []
     while not isinstance(decided := next_round(plan, pool, finished), Finished):
         pairs = [(by_name[a], by_name[b]) for a, b in decided.pairings]
@@ -81,20 +85,21 @@ def play_course(
         games = _played(store, jobs, play)
         owed = GAMES_PER_PAIRING * len(jobs) - len(games)
         if owed:
-            return CourseEnd("incomplete", len(finished), owed)
+            return CourseEnd("incomplete", len(finished), owed, budget=budget)
         finished.append(games)
-    level, budget = (plan.until or DEFAULT_TOP).los, plan.budget_games(len(pool))
+    level = (plan.until or DEFAULT_TOP).los
     placing = Placing(by_name, store, play, seed, opening_plies, level, budget)
     placed = list(pool)
     late = [name for name in by_name if name not in pool]
     for i, entry in enumerate(late):
         owed, done = placing.place(entry, placed)
         if owed:
-            return CourseEnd("incomplete", decided.rounds, owed)
+            return CourseEnd("incomplete", decided.rounds, owed, budget=budget)
         if not done:
-            return CourseEnd(decided.reason, decided.rounds, unplaced=tuple(late[i:]))
+            unplaced = tuple(late[i:])
+            return CourseEnd(decided.reason, decided.rounds, unplaced=unplaced, budget=budget)
         placed.append(entry)
-    return CourseEnd(decided.reason, decided.rounds)
+    return CourseEnd(decided.reason, decided.rounds, budget=budget)
 
 
 @dataclass(frozen=True)

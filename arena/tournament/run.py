@@ -185,6 +185,8 @@ class TournamentResult:
     """A course's rounds played whole."""
     unplaced: tuple[str, ...] = ()
     """A course's late entries its budget left unplaced."""
+    budget: int | None = None
+    """The run's budget of games, if it has one (its file's, else a course format's)."""
 
     @property
     def complete(self) -> bool:
@@ -261,6 +263,7 @@ def _run(
     jobs = in_rounds(owed, done, plan.format)
     missing = sum(job.owed for job in jobs)
     result = TournamentResult(total, already=total - missing, changes=changes, missing=missing)
+    result.budget = None if plan.budget is None else plan.budget.games
     if observer is not None:
         observer.started(total, result.already, match_count(jobs))
     if not jobs:
@@ -346,7 +349,7 @@ def _run_course(
         for executor in executors:
             executor.close()
     result.stopped, result.rounds, result.missing = end.reason, end.rounds, end.missing
-    result.unplaced = end.unplaced
+    result.unplaced, result.budget = end.unplaced, end.budget
     if not result.missing:  # what it owed is what it played: its end decided the rest
         result.total = store.count_games()
     result.distinct = store.count_distinct_games()
