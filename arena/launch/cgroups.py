@@ -35,6 +35,7 @@ import re
 import secrets
 import signal
 import time
+from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
 
@@ -114,6 +115,7 @@ def _harness_folders() -> dict[str, tuple[Path, bool] | None]:
         return dict.fromkeys(CONTROLLERS)
     if _harness is not None and _harness[0] == os.getpid():
         return _harness[1]
+    sweep_dead_harnesses()
     folders: dict[str, tuple[Path, bool] | None] = {}
     made: dict[Path, Path | None] = {}
     for controller in CONTROLLERS:
@@ -127,11 +129,11 @@ def _harness_folders() -> dict[str, tuple[Path, bool] | None]:
         folder = made[root]
         folders[controller] = None if folder is None else (folder, v2)
     _harness = (os.getpid(), folders)
+    atexit.register(_remove_own, os.getpid(), [f for f in made.values() if f is not None])
     return folders
 
 
 def _make_harness_folder(root: Path, v2: bool) -> Path | None:
-    _sweep_root(root)
     candidate = root / f"arena-{os.getpid()}-{secrets.token_hex(3)}"
     try:
         candidate.mkdir()
@@ -141,7 +143,6 @@ def _make_harness_folder(root: Path, v2: bool) -> Path | None:
         for controller in ("pids", "memory"):
             with contextlib.suppress(OSError):
                 (candidate / "cgroup.subtree_control").write_text(f"+{controller}")
-    atexit.register(_remove_own, os.getpid(), candidate)
     return candidate
 
 
@@ -157,10 +158,10 @@ def harness_cgroups() -> list[Path]:
     return sorted(folders)
 
 
-def _remove_own(pid: int, folder: Path) -> None:
-    """At exit, the harness's cgroup folder goes (only in the process that made it)."""
+def _remove_own(pid: int, folders: list[Path]) -> None:
+    """At exit, the harness's cgroup folders go (only in the process that made them)."""
     if os.getpid() == pid:
-        kill_tree(folder)
+        kill_trees(folders)
 
 
 def remove_harness_cgroup() -> None:
@@ -168,8 +169,7 @@ def remove_harness_cgroup() -> None:
     ones."""
     global _harness
     if _harness is not None and _harness[0] == os.getpid():
-        for folder in {found[0] for found in _harness[1].values() if found is not None}:
-            kill_tree(folder)
+        kill_trees({found[0] for found in _harness[1].values() if found is not None})
         _harness = None
 
 
@@ -192,26 +192,25 @@ def sweep_dead_harnesses() -> list[Path]:
     every hierarchy arena uses, whose harness ``<pid>`` is gone (its guardian died with it, or
     never ran); those of live harnesses are left alone. Returns the folders removed (or tried)."""
     roots = {found[0] for c in CONTROLLERS if (found := controller_root(c)) is not None}
-    return [path for root in sorted(roots) for path in _sweep_root(root)]
+    swept = [path for root in sorted(roots) for path in _dead_harnesses(root)]
+    kill_trees(swept)
+    return swept
 
 
-def _sweep_root(root: Path) -> list[Path]:
-    """``sweep_dead_harnesses`` in one hierarchy's folder ``root``."""
+def _dead_harnesses(root: Path) -> list[Path]:
+    """The folders in one hierarchy's ``root`` of harnesses whose process is gone."""
     try:
         entries = list(os.scandir(root))
     except OSError:
         return []
-    swept = []
+    dead = []
     for entry in entries:
         found = _HARNESS_RE.fullmatch(entry.name)
         if found is None or not entry.is_dir(follow_symlinks=False):
             continue
-        if int(found.group(1)) == os.getpid() or not process_gone(int(found.group(1))):
-            continue
-        path = Path(entry.path)
-        kill_tree(path)
-        swept.append(path)
-    return swept
+        if int(found.group(1)) != os.getpid() and process_gone(int(found.group(1))):
+            dead.append(Path(entry.path))
+    return dead
 
 
 _serial = itertools.count()
@@ -432,13 +431,11 @@ class BotCgroup:
 
     def kill(self) -> None:
         """SIGKILL every member until none is left, then remove the cgroups."""
-        self.freeze(False)  # a frozen v1 process would not die before it is thawed
         for fd in self._fds.values():
             with contextlib.suppress(OSError):
                 os.close(fd)
         self._fds.clear()
-        for path in self.paths:
-            kill_tree(path)
+        kill_trees(self.paths)
 
 
 def _paths(folders: dict[str, tuple[Path, bool]]) -> set[Path]:
@@ -507,15 +504,19 @@ def _thaw(folder: Path) -> None:
                 (folder / name).write_text(value)
 
 
-def kill_tree(path: Path) -> None:
-    """SIGKILL every process in ``path`` and its sub-cgroups, and remove them all (bounded).
+def kill_trees(paths: Iterable[Path]) -> None:
+    """SIGKILL every process in the cgroup folders ``paths`` and their sub-cgroups, and remove
+    them all (bounded).
 
-    Killing repeats until the cgroups are empty: a process may fork while the others are killed.
+    Every folder is thawed before any is killed: a process frozen in the freezer hierarchy is a
+    member of the other hierarchies' folders too, and dies only once thawed. Killing repeats
+    until the cgroups are empty: a process may fork while the others are killed.
     """
-    folders = [Path(top) for top, _dirs, _files in os.walk(path, topdown=False)]
-    deadline = time.monotonic() + _KILL_PASSES_S
+    folders = [Path(top) for path in paths for top, _dirs, _files in os.walk(path, topdown=False)]
     for folder in folders:
         _thaw(folder)
+    deadline = time.monotonic() + _KILL_PASSES_S
+    for folder in folders:
         while True:
             pids = _members(folder)
             for pid in pids:

@@ -269,8 +269,7 @@ def remove_scratch(root: str) -> None:
 
 def _cleanup(root: str, folders: list[Path]) -> None:
     """Kill what is in the harness's cgroups, unmount and remove its scratch folder."""
-    for folder in folders:
-        cgroups.kill_tree(folder)
+    cgroups.kill_trees(folders)
     _unmount_under(root)
     shutil.rmtree(root, ignore_errors=True)
 

@@ -13,6 +13,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -25,7 +26,7 @@ from conftest import (
     wait_until,
 )
 
-from arena.launch import cgroups, reaper
+from arena.launch import cgroups, procfs, reaper
 
 CGROUPS = [
     pytest.param(
@@ -427,3 +428,54 @@ def test_a_harness_raises_its_soft_bound_on_open_files() -> None:
     wanted = reaper.OPEN_FILES
     expected = wanted if hard == resource.RLIM_INFINITY else min(hard, wanted)
     assert int(shown.stdout) == expected
+
+
+FROZEN_BOT_SCRIPT = """import os, sys, time
+from arena.launch import cgroups, reaper
+reaper.install_harness()
+harness = reaper._harness
+assert harness is not None
+bot = cgroups.BotCgroup.create(16)
+assert bot is not None
+pid = os.fork()
+if pid == 0:
+    bot.join()
+    os.execvp(sys.executable, [sys.executable, "-c", "import time; time.sleep(600)", sys.argv[1]])
+while pid not in bot.members():
+    time.sleep(0.01)
+assert bot.freeze(True)
+print(os.getpid(), harness.guardian, pid, flush=True)
+time.sleep(600)
+"""
+
+
+@pytest.mark.skipif(
+    cgroups.pids_root() is None or cgroups.controller_root("freezer") is None,
+    reason="no usable pids and freezer cgroups",
+)
+def test_a_frozen_bot_of_a_dead_harness_is_killed_at_once(
+    no_leftover_processes: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker killed while its idle bot was frozen leaves that bot in every hierarchy's
+    folder. The sweep (which the worker replacing it runs as it starts) thaws before it kills:
+    killing in the other hierarchies' folders first would wait out the whole bound."""
+    folder = no_leftover_processes
+    proc = subprocess.Popen(
+        [sys.executable, "-c", FROZEN_BOT_SCRIPT, str(folder)], stdout=subprocess.PIPE, text=True
+    )
+    assert proc.stdout is not None
+    line = proc.stdout.readline().split()  # bounded: it prints at once, or dies (end of file)
+    try:
+        assert len(line) == 3, "the harness did not start"
+        _harness, guardian, bot = map(int, line)
+        assert procfs.read_file(f"/proc/{bot}/stat") is not None
+        os.kill(guardian, signal.SIGKILL)  # nobody cleans up but the sweep
+    finally:
+        proc.kill()
+        proc.wait(timeout=10)
+    monkeypatch.setattr(cgroups, "_KILL_PASSES_S", 120.0)
+    started = time.monotonic()
+    swept = reaper.sweep_dead()
+    assert time.monotonic() - started < 30, "the sweep waited for a frozen bot to die"
+    assert swept and not any(Path(path).exists() for path in swept), swept
+    assert wait_until(lambda: leftover_processes([str(folder)]) == [], 10)
