@@ -349,13 +349,16 @@ class Channels:
 
     def __init__(self, bots: Sequence[BotProcess] = ()) -> None:
         self._poll = select.poll()
-        self.poll = self._poll.poll
-        """The raw ``poll`` of every watched pipe, for the referee's fast path."""
         self._owner: dict[int, BotProcess] = {}
         self._is_stderr: dict[int, bool] = {}
         self._stdin: dict[int, BotProcess] = {}
         for bot in bots:
             self.add(bot)
+
+    def poll(self, timeout_ms: int) -> list[tuple[int, int]]:
+        """The events of every watched pipe within ``timeout_ms``: the referee's fast path reads
+        a reply this way when its bot's stdout is the one pipe ready."""
+        return self._poll.poll(timeout_ms)
 
     def add(self, bot: BotProcess) -> None:
         """Watch a (newly started) bot's stdout and stderr, and its stdin for the loss of its
