@@ -17,7 +17,8 @@ of the round robin's one game per ordered pairing) it prints the games played, t
 correlation with the true strengths, how many of the true top 10 the fit's top 10 holds, how often
 it holds all ten, and how often the 95% rank intervals hold the true rank. Each figure has its
 standard error over the repetitions; "rho - random" is the difference from random pairs on the
-same bots at the same budget, repetition by repetition (paired, so the bots' draw cancels out).
+same bots at the same budget, repetition by repetition (paired, so the bots' draw cancels out),
+and "- full RR" the top 10 found less the full round robin's on the same bots.
 """
 
 from __future__ import annotations
@@ -191,13 +192,15 @@ def mean_se(values: Sequence[float], digits: int) -> str:
 
 def summarise(n: int, runs: list[dict[tuple[str, float], Outcome]]) -> None:
     say(f"\n{n} bots, {len(runs)} repetitions; round robin: {n * (n - 1):,} games")
-    header = ("format", "budget", "games", "rho", "rho - random", f"top {TOP}", f"all {TOP}")
+    header = ("format", "budget", "games", "rho", "rho - random", f"top {TOP}", "- full RR")
     rows = []
     for key in runs[0]:
         outcomes = [run[key] for run in runs]
         name, share = key
         reference = [run.get(("random pairs", share)) for run in runs]
         gain = [o.rho - r.rho for o, r in zip(outcomes, reference, strict=True) if r is not None]
+        full = [run.get(("round robin", 1.0)) for run in runs]
+        found = [o.top_found - r.top_found for o, r in zip(outcomes, full, strict=True) if r]
         rows.append(
             (
                 name,
@@ -206,11 +209,12 @@ def summarise(n: int, runs: list[dict[tuple[str, float], Outcome]]) -> None:
                 mean_se([o.rho for o in outcomes], 3),
                 mean_se(gain, 4) if gain and name != "random pairs" else "",
                 mean_se([o.top_found for o in outcomes], 1),
+                mean_se(found, 2) if found and share < 1.0 else "",
                 f"{np.mean([o.top_found == TOP for o in outcomes]):.0%}",
                 mean_se([100 * o.coverage for o in outcomes], 1) + "%",
             )
         )
-    say(table(rows, (*header, "coverage")))
+    say(table(rows, (*header, f"all {TOP}", "coverage")))
 
 
 def main() -> None:
