@@ -1,15 +1,16 @@
 """What the live page shows, kept fresh by one thread: a store read-only, and its run's live folder.
 
-The thread polls cheaply (the highest game number, the count of games, the live folder's small
-files) every ``POLL_S``, and publishes a ``Snapshot`` whenever a game ended or a move was played:
-the game count and the games in progress are always fresh. The costly parts (the standings
-tables, and the matplotlib charts when a page asks for them) are computed by a worker process at
-the lowest CPU priority (``arena.report.livework``), so that this process answers requests
-promptly however busy the machine is. Each is redone only as often as its cost allows: after
-``COST_SHARE`` times the CPU it last used, and at least ``TABLES_S`` or ``CHARTS_S``; the run's
-end makes both due at once. So the page takes about half a percent of a core each for tables
-and charts from the machine whose cores the run uses, and a small store shows its standings
-within a second.
+The thread polls cheaply every ``POLL_S``: the store, kept open, is read only when a writer
+committed (``arena.report.livestore``), the live folder's small files only when one changed. It
+publishes a ``Snapshot`` whenever a game ended or a move was played, so the game count and the
+games in progress are always fresh, and does nothing more while nothing changes. The costly
+parts (the standings tables, and the matplotlib charts when a page asks for them) are computed
+by a worker process at the lowest CPU priority (``arena.report.livework``), so that this process
+answers requests promptly however busy the machine is. Each is redone only as often as its cost
+allows: after ``COST_SHARE`` times the CPU it last used, and at least ``TABLES_S`` or
+``CHARTS_S``; a run's charts not in its first ``CHARTS_AFTER_S``; the run's end makes both due
+at once. So the page takes about half a percent of a core each for tables and charts from the
+machine whose cores the run uses, and a small store shows its standings within a second.
 """
 
 from __future__ import annotations
@@ -20,13 +21,11 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from arena.report.livestore import StoreWatch
 from arena.report.livework import Worker
-from arena.tournament.live import RunProgress, live_folder, read_games, read_progress
-
-if TYPE_CHECKING:
-    from arena.store.database import Store
+from arena.tournament.live import FolderReader, RunProgress, live_folder
 
 POLL_S = 0.25
 IDLE_S = 10.0
@@ -39,10 +38,9 @@ TABLES_S = 0.5
 """The least time between two computations of the standings' tables."""
 CHARTS_S = 5.0
 """The least time between two drawings of the charts."""
-COUNT_SHARE = 50
-"""The games that count are counted again, when more were stored, after this many times the CPU
-the last count used (and the next poll): each poll counts them in a store of a few thousand
-games, about once a second in one of tens of thousands."""
+CHARTS_AFTER_S = 60.0
+"""A run's charts wait this long after its start: their first drawing costs about a second of
+CPU (matplotlib's start, then the drawing), so that a short run draws them once, at its end."""
 BOT_PAGES = 64
 """Bot pages kept rendered at most."""
 COST_SHARE = 200
@@ -153,6 +151,11 @@ def _playing(progress: RunProgress) -> bool:
     return progress.running and progress.done < progress.total
 
 
+def _young(progress: RunProgress) -> bool:
+    """Whether a run plays that started less than ``CHARTS_AFTER_S`` ago."""
+    return _playing(progress) and time.time() - progress.started_at < CHARTS_AFTER_S
+
+
 class LiveState:
     """The store at ``db`` and its live folder, watched by a thread (``start``/``stop``); the
     tables and the charts computed by a worker process, read back by a thread of its own."""
@@ -170,8 +173,8 @@ class LiveState:
         self._polls = 0  # polls done (``finish`` waits for one after it was called)
         self._asked = -1e9  # when a page or its data was last asked for
         self._page_asked = -1e9  # when the page or its sections were last asked for
-        self._counted_at = -1  # the highest game number when the games were last counted
-        self._count_next = 0.0  # when they may be counted again
+        self._store = StoreWatch(db)
+        self._folder = FolderReader(self.folder)
         self._viewers = 0  # open event streams
         self._viewers_lock = threading.Lock()
         self._tables = _Costly(TABLES_S, first_free=True)
@@ -285,23 +288,21 @@ class LiveState:
                 self.changed.notify_all()
             self._wake.wait(POLL_S)
             self._wake.clear()
+        self._store.close()
 
     def refresh(self) -> None:
         """Read what changed and publish it (one poll)."""
-        from arena.store.database import Store
-
         old = self.snapshot
-        progress = read_progress(self.folder)
-        live = [game.__dict__ for game in read_games(self.folder)]
-        with Store.open(self.db, readonly=True) as store:
-            stored = store.game_numbers()[1] or 0
-            games = self._count(store, stored) if stored != self._counted_at else old.games
+        progress, games_in_progress = self._folder.read()
+        live = [game.__dict__ for game in games_in_progress]
+        stored, games = self._store.read()
         if _playing(old.progress) and not _playing(progress):  # its final standings, at once
             self._tables.hurry = self._chart_job.hurry = True
         # The first standings are computed at once, so that the first request finds them.
         first = self._computed[0] < 0
         if stored != self._computed[0] and (self.watched or first) and self._tables.ask():
             self._send({"part": "tables"})
+        self._want_charts()  # a run no longer young
         computed, charts = self._computed, self._chart_html
         fresh = computed is not self._published[0] or charts is not self._published[1]
         if not fresh and (progress, live, stored) == (old.progress, old.live, old.stored):
@@ -345,16 +346,6 @@ class LiveState:
             self._bot_pages_came.wait_for(lambda: key in self._bot_pages or self.stopped, timeout)
             return self._bot_pages.get(key)
 
-    def _count(self, store: Store, stored: int) -> int:
-        """The games that count, when due (``COUNT_SHARE``); else as last counted."""
-        if time.monotonic() < self._count_next:
-            return self.snapshot.games
-        started = time.thread_time()
-        games = store.count_games()
-        self._counted_at = stored
-        self._count_next = time.monotonic() + COUNT_SHARE * (time.thread_time() - started)
-        return games
-
     def _worker_died(self) -> None:
         """What the worker was asked is asked of the next one."""
         self._tables.lost()
@@ -392,11 +383,12 @@ class LiveState:
 
     def _want_charts(self) -> None:
         """New charts, when a page asked for them lately and they are due (and older than the
-        tables): nobody but a page shows them."""
+        tables, and the run not young): nobody but a page shows them."""
         if (
             self.charts
             and time.monotonic() - self._page_asked < IDLE_S
             and self._charted_at != self._computed[0] >= 0
+            and not _young(self.snapshot.progress)
             and self._chart_job.ask()
         ):
             self._send({"part": "charts"})

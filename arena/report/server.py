@@ -1,8 +1,8 @@
 """The live page's server: the standard library's ``http.server``, with server-sent events.
 
 Why this stack: one page for a handful of viewers needs no framework, and a dependency-free
-server starts with the CLI anywhere arena runs. Each connection has a thread; a pushed update is
-a line of JSON written to every open event stream. The server only reads (the store opened
+server starts with the CLI anywhere arena runs. Each connection is answered by a thread of a
+pool; a pushed update is a line of JSON written to every open event stream. The server only reads (the store opened
 read-only, the run's live folder), answers ``GET`` and ``HEAD`` on its own few paths, and runs
 in a process of its own beside a run (``serve_in_background``), so a slow or hostile client
 costs the run nothing: a stream that is not read is dropped after ``SEND_TIMEOUT_S``. It runs
@@ -14,6 +14,7 @@ lowest priority (``arena.report.livework``).
 from __future__ import annotations
 
 import contextlib
+import queue
 import re
 import signal
 import socket
@@ -52,6 +53,10 @@ MAX_STREAMS = 64
 MAX_CONNECTIONS = 128
 """Connections open at once, streams included; another waits for one to close (the kernel keeps
 it queued), so a flood of connections costs no thread, no memory and no CPU beyond these."""
+
+ACCEPT_WAKE_S = 60.0
+"""How often the accepting thread wakes up while no connection comes: only ``shutdown`` would
+need it sooner, and the process stops without it (its threads are daemons)."""
 
 REQUESTS_PER_S = 100
 """Requests answered each second at most, after a burst of as many: ten pages polling every
@@ -111,13 +116,14 @@ class LiveServer(ThreadingHTTPServer):
         self.streams = threading.BoundedSemaphore(MAX_STREAMS)
         self.connections = threading.BoundedSemaphore(MAX_CONNECTIONS)
         self.pace = Pace(REQUESTS_PER_S)
+        self.threads = ThreadPool()
 
     def process_request(self, request: Any, client_address: Any) -> None:
         if not self.connections.acquire(timeout=REQUEST_TIMEOUT_S):
             self.shutdown_request(request)  # a flood held them all that long: this one goes
             return
         try:
-            super().process_request(request, client_address)
+            self.threads.run(lambda: self.process_request_thread(request, client_address))
         except BaseException:
             self.connections.release()
             raise
@@ -127,6 +133,32 @@ class LiveServer(ThreadingHTTPServer):
             super().process_request_thread(request, client_address)
         finally:
             self.connections.release()
+
+
+class ThreadPool:
+    """Daemon threads that each answer connection after connection: starting a thread costs
+    more than answering most requests. Another starts only when every one is busy (so at most
+    ``MAX_CONNECTIONS``, which the server's semaphore bounds)."""
+
+    def __init__(self) -> None:
+        self._jobs: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
+        self._idle = 0
+        self._lock = threading.Lock()
+
+    def run(self, job: Callable[[], None]) -> None:
+        """Run ``job`` in an idle thread, or a new one."""
+        with self._lock:
+            if self._idle:
+                self._idle -= 1
+            else:
+                threading.Thread(target=self._serve, name="arena-live-http", daemon=True).start()
+        self._jobs.put(job)
+
+    def _serve(self) -> None:
+        while True:
+            self._jobs.get()()
+            with self._lock:
+                self._idle += 1
 
 
 class Pace:
@@ -152,6 +184,7 @@ class _Handler(BaseHTTPRequestHandler):
     server_version = "arena-live"
     sys_version = ""
     protocol_version = "HTTP/1.1"
+    wbufsize = 1 << 16  # a response's head and body leave in one write (flushed after each)
     timeout = REQUEST_TIMEOUT_S  # a request never finished does not hold its thread for ever
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (the base's name)
@@ -173,7 +206,9 @@ class _Handler(BaseHTTPRequestHandler):
         from arena.report.livepage import live_page
         from arena.report.page import resource
 
-        time.sleep(self.server.pace.delay())
+        delay = self.server.pace.delay()
+        if delay:  # a flood's turn (no sleep, which is a system call, when there is none)
+            time.sleep(delay)
         if not self._host_allowed():
             self._send(HTTPStatus.FORBIDDEN, b"not this host\n", "text/plain", body)
             return
@@ -289,7 +324,7 @@ def serve(db: Path, sock: socket.socket, finish_s: float = 0.0) -> None:
     state = LiveState(db).start()
     server = LiveServer(sock, state)
     # Daemon threads: a stop is at once (nothing is written; the kernel closes the sockets).
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.2})
+    thread = threading.Thread(target=server.serve_forever, args=(ACCEPT_WAKE_S,))
     thread.daemon = True
     thread.start()
     try:

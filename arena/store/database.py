@@ -725,6 +725,12 @@ class Store:
             low, high = conn.execute("SELECT MIN(id), MAX(id) FROM games").fetchone()
         return (None, None) if low is None else (int(low), int(high))
 
+    def data_version(self) -> int:
+        """A number that changes whenever another connection commits to the store (SQLite's
+        ``data_version``): a reader that keeps the store open learns cheaply whether to read."""
+        with self._reading("cannot read the store") as conn:
+            return int(conn.execute("PRAGMA data_version").fetchone()[0])
+
     def game_id(
         self, order: str, order_version: str, chaos: str, chaos_version: str, slot: int
     ) -> int | None:

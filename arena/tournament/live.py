@@ -20,12 +20,13 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from arena.records import GameRecord
-from arena.store.database import VersionChange
-from arena.tournament.executors.base import ExecutorStatus, active_matches
-from arena.tournament.schedule import MatchJob
+if TYPE_CHECKING:  # the live page's server reads the folder without the run's code
+    from arena.records import GameRecord
+    from arena.store.database import VersionChange
+    from arena.tournament.executors.base import ExecutorStatus
+    from arena.tournament.schedule import MatchJob
 
 PERIOD_S = 0.2
 """How often a process's games in progress are written, at most (a move shows within it)."""
@@ -123,6 +124,8 @@ class LiveFeed:
 
     def games(self) -> list[LiveGame]:
         """The games this process plays now."""
+        from arena.tournament.executors.base import active_matches
+
         now = time.time()
         games = []
         moved = {}
@@ -177,14 +180,55 @@ def read_games(folder: Path) -> list[LiveGame]:
     return sorted(games, key=lambda game: game.started_at)
 
 
+class FolderReader:
+    """A run's live folder as a poller reads it: read again only when a file in it was written,
+    added or removed, or a process that wrote one ended (a look is a listing, not a read)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self._seen: tuple[object, ...] | None = None
+        self._progress = RunProgress()
+        self._games: list[LiveGame] = []
+
+    def read(self) -> tuple[RunProgress, list[LiveGame]]:
+        """The run's progress and its games in progress, as ``read_progress`` and
+        ``read_games`` give them (the same objects while nothing changed)."""
+        seen = self._look()
+        if seen != self._seen:
+            self._progress, self._games = read_progress(self.folder), read_games(self.folder)
+            self._seen = seen  # what was read is as new as this look, or newer
+        return self._progress, self._games
+
+    def _look(self) -> tuple[object, ...]:
+        """Each file's name, inode, time and size (a file is replaced whole: a new inode), and
+        whether each writer lives; empty without a folder."""
+        files = []
+        try:
+            with os.scandir(self.folder) as entries:
+                for entry in entries:
+                    with contextlib.suppress(OSError):  # gone meanwhile
+                        info = entry.stat()
+                        files.append((entry.name, info.st_ino, info.st_mtime_ns, info.st_size))
+        except OSError:
+            return ()
+        pids = [int(name[:-5]) for name, *_ in files if _games_file(name)]
+        writers = [_alive(pid) for pid in (*pids, self._progress.pid) if pid > 0]
+        return (*sorted(files), *writers)
+
+
 def _live_files(folder: Path) -> Iterator[Path]:
     try:
         names = os.listdir(folder)
     except OSError:
         return
     for name in names:
-        if name.endswith(".json") and name[:-5].isdigit():
+        if _games_file(name):
             yield folder / name
+
+
+def _games_file(name: str) -> bool:
+    """Whether ``name`` is a process's games in progress (``<pid>.json``)."""
+    return name.endswith(".json") and name[:-5].isdigit()
 
 
 @dataclass
@@ -209,7 +253,7 @@ class RunProgress:
     """Whether the run goes on (false once it ended, or for a store no run plays)."""
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        return dict(vars(self))  # its fields are plain values: no copy as deep as asdict's
 
 
 def read_progress(folder: Path) -> RunProgress:

@@ -17,6 +17,7 @@ import select
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -30,7 +31,7 @@ from factories import bot_entries, copy_bot, write_config
 from ptyrun import PtyRun
 from test_report import WAIT_S, browser, console_errors  # noqa: F401 (a fixture)
 
-from arena.report.server import REQUESTS_PER_S, Pace, parse_address
+from arena.report.server import REQUESTS_PER_S, Pace, ThreadPool, parse_address
 
 RUN_S = 120.0
 """Bound on a whole run."""
@@ -405,3 +406,15 @@ def test_the_pace_spaces_requests_after_a_burst() -> None:
     now[0] += 60  # a quiet minute gives back one burst, not sixty
     assert [pace.delay() for _ in range(10)] == [0.0] * 10
     assert pace.delay() == pytest.approx(0.1)
+
+
+def test_the_server_s_threads_answer_connection_after_connection() -> None:
+    """Twenty connections one after another: a few threads answer them all (starting a
+    thread costs more than answering most requests)."""
+    pool = ThreadPool()
+    answered_by = []
+    for _ in range(20):
+        done = threading.Event()
+        pool.run(lambda done=done: (answered_by.append(threading.get_ident()), done.set()))
+        assert done.wait(10)
+    assert len(set(answered_by)) <= 5, answered_by

@@ -24,6 +24,7 @@ from factories import bot_entries, write_config
 
 from arena.report import live
 from arena.report.live import LiveState
+from arena.report.livestore import StoreWatch
 from arena.tournament.live import LiveProgress, live_folder
 
 GAMES = 12
@@ -40,16 +41,21 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder / "t.sqlite"
 
 
+def _half(played: Path, db: Path) -> None:
+    """``db``: the store ``played`` with half its games."""
+    shutil.copy(played, db)
+    with sqlite3.connect(db) as conn:
+        conn.execute("DELETE FROM games WHERE id > ?", (GAMES // 2,))
+    conn.close()
+
+
 @pytest.fixture
 def running(
     played: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[tuple[Path, LiveProgress, LiveState]]:
     """The store with half its games, a run playing into it, and a page open on it."""
     db = tmp_path / "t.sqlite"
-    shutil.copy(played, db)
-    with sqlite3.connect(db) as conn:
-        conn.execute("DELETE FROM games WHERE id > ?", (GAMES // 2,))
-    conn.close()
+    _half(played, db)
     progress = LiveProgress(live_folder(db), None)
     progress.started(GAMES, GAMES // 2, 1)
     monkeypatch.setattr(live, "TABLES_S", 3600.0)
@@ -120,3 +126,46 @@ def test_a_worker_that_died_is_replaced(
     finished = json.loads(run_arena("ratings", db, "--json").stdout)
     assert wait_until(lambda: state.snapshot.standings == finished, 30)
     assert _workers() and worker not in _workers()
+
+
+def test_a_look_at_a_store_that_did_not_change_reads_nothing(played: Path, tmp_path: Path) -> None:
+    """The poller's store stays open and is read only when a writer committed: a look at an
+    unchanged store costs a small fraction of opening it (which every poll used to)."""
+    db = tmp_path / "t.sqlite"
+    _half(played, db)
+    watch = StoreWatch(db)
+    try:
+        assert watch.read() == (GAMES // 2, GAMES // 2)
+        started = time.thread_time()
+        for _ in range(200):
+            assert watch.read() == (GAMES // 2, GAMES // 2)
+        assert (time.thread_time() - started) / 200 < 1e-4  # opening alone: about 3e-4
+        _store_the_rest(db, played)
+        assert wait_until(lambda: watch.read() == (GAMES, GAMES), 10)
+        _half(played, tmp_path / "other.sqlite")
+        os.replace(tmp_path / "other.sqlite", db)  # another file: opened again
+        assert wait_until(lambda: watch.read() == (GAMES // 2, GAMES // 2), 10)
+    finally:
+        watch.close()
+
+
+def test_a_young_run_s_charts_wait_for_its_end(played: Path, tmp_path: Path) -> None:
+    """A page open on a run in its first minute: the tables come, the charts (a second of
+    CPU) do not; the run's end brings them at once."""
+    db = tmp_path / "t.sqlite"
+    _half(played, db)
+    progress = LiveProgress(live_folder(db), None)
+    progress.started(GAMES, GAMES // 2, 1)
+    state = LiveState(db).start()
+    try:
+        state.asked(page=True)
+        assert state.current(30).sections, "no tables in time"
+        polls = state._polls
+        assert wait_until(lambda: state._polls > polls + 2, 10)
+        state.asked(page=True)
+        assert not state._chart_job.busy and "ratings" not in state.snapshot.sections  # not asked
+        progress.progress.done = GAMES
+        progress.write(force=True)
+        assert wait_until(lambda: "ratings" in state.snapshot.sections, 60), "no charts"
+    finally:
+        state.stop()

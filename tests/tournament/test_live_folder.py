@@ -9,6 +9,8 @@ folder as a live page would, every 50 ms, for as long as the run lasts (bounded 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -19,7 +21,13 @@ from arena.botspec import BotSpec
 from arena.limits import SandboxMode, TimeControl
 from arena.referee.match import MatchSettings
 from arena.store.database import Store
-from arena.tournament.live import LiveGame, live_folder, read_games, read_progress
+from arena.tournament.live import (
+    FolderReader,
+    LiveGame,
+    live_folder,
+    read_games,
+    read_progress,
+)
 from arena.tournament.run import TournamentPlan, run_tournament
 
 # A Dask LocalCluster starts multiprocessing's resource tracker in this process.
@@ -110,3 +118,39 @@ def test_a_dead_process_and_a_damaged_file_are_skipped(tmp_path: Path) -> None:
     assert read_games(folder) == [LiveGame(**game)]  # pid 1 lives; its bad entry skipped
     assert not read_progress(folder).running
     assert read_games(tmp_path / "nothing") == []
+
+
+def _game_file(folder: Path, pid: int, moves: list[str]) -> None:
+    """A process's games file, replaced whole as a playing process replaces it."""
+    game = {"order": "a", "chaos": "b", "order_display": "", "chaos_display": "",
+            "opening": [], "moves": moves, "started_at": 1.0, "moved_at": 2.0}  # fmt: skip
+    temporary = folder / f".{pid}.json.tmp"
+    temporary.write_text(json.dumps({"pid": pid, "games": [game]}))
+    temporary.replace(folder / f"{pid}.json")
+
+
+def test_the_folder_is_read_again_only_when_it_changed(tmp_path: Path) -> None:
+    """A poller's reader: the same objects while nothing changed (nothing parsed again); a
+    file replaced, added or removed, or a writer that ended, is seen at the next read."""
+    folder = tmp_path / "t.sqlite.live"
+    reader = FolderReader(folder)
+    assert reader.read() == (read_progress(folder), [])  # no folder yet
+    folder.mkdir()
+    writer = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"],
+                              stdin=subprocess.PIPE)  # fmt: skip
+    try:
+        _game_file(folder, writer.pid, ["a1X"])
+        progress, games = reader.read()
+        assert [game.moves for game in games] == [["a1X"]]
+        assert reader.read()[1] is games  # nothing changed: not read again
+        _game_file(folder, writer.pid, ["a1X", "b2O"])
+        assert [game.moves for game in reader.read()[1]] == [["a1X", "b2O"]]
+        _game_file(folder, 1, ["c3X"])  # another process's file (pid 1 lives)
+        assert len(reader.read()[1]) == 2
+        (folder / "1.json").unlink()
+        assert len(reader.read()[1]) == 1
+    finally:
+        assert writer.stdin is not None
+        writer.stdin.close()
+        writer.wait(timeout=10)
+    assert reader.read()[1] == []  # its writer ended: its file is skipped
