@@ -9,6 +9,7 @@ from arena.commands.display.standings import load_standings, print_standings
 from arena.errors import ArenaError
 
 if TYPE_CHECKING:
+    from arena.ratings.standings import Standings
     from arena.store.database import Store
 
 
@@ -43,14 +44,14 @@ def ratings_command(
         print_standings(Console(highlight=False, soft_wrap=True), store, wide=wide)
 
 
-def ratings_json(store: Store) -> dict[str, Any]:
-    """What ``arena ratings DB --json`` prints: the standings and the games still owed (the
-    live page serves the same)."""
+def ratings_json(store: Store, standings: Standings | None = None) -> dict[str, Any]:
+    """What ``arena ratings DB --json`` prints: the standings (``standings``, when the caller
+    has them from ``load_standings``) and the games still owed (the live page serves the same)."""
     from dataclasses import asdict
 
     from arena.tournament.owed import owed_games
 
-    data = load_standings(store).to_json()
+    data = (standings or load_standings(store)).to_json()
     data["owed"] = [asdict(pairing) for pairing in owed_games(store)]
     return data
 

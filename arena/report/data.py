@@ -238,8 +238,10 @@ def collect(
     title: str,
     max_viewer_games: int = DEFAULT_MAX_VIEWER_GAMES,
     names: Sequence[str] = (),
+    standings: Standings | None = None,
 ) -> ReportData:
-    """Read ``records`` once into a ``ReportData``.
+    """Read ``records`` once into a ``ReportData`` (with ``standings`` when the caller fitted
+    them from the same games: the fit is the costly part).
 
     ``records`` are ``(number, record)`` pairs as ``Store.numbered_games`` gives them, so that a
     game's number in the page opens the same game in ``arena replay``; plain records are
@@ -279,7 +281,7 @@ def collect(
     viewer, share = select_for_viewer(facts, max_viewer_games)
     return ReportData(
         title=title,
-        standings=compute_all(results, names=names, display_names=shown),
+        standings=standings or compute_all(results, names=names, display_names=shown),
         plies=plies,
         chaos_losses=chaos_losses,
         faults=faults[-MAX_FAULT_ROWS:],

@@ -120,14 +120,16 @@ def _import_tables_code() -> None:
 
 def compute_tables(store: Store, title: str) -> tuple[dict[str, Any], ReportData]:
     """The standings (what ``arena ratings DB --json`` prints) and the page's sections from
-    the store as it is now, and the data the charts are drawn from."""
+    the store as it is now, and the data the charts are drawn from: one fit for all."""
+    from arena.commands.display.standings import load_standings
     from arena.commands.ratings import ratings_json
     from arena.report.data import collect
     from arena.report.page import live_sections
 
     title = store.get_meta("name") or title
-    standings = ratings_json(store)
-    data = collect(store.numbered_games(), title=title, max_viewer_games=0)
+    fitted = load_standings(store)
+    standings = ratings_json(store, fitted)
+    data = collect(store.numbered_games(), title=title, max_viewer_games=0, standings=fitted)
     tables = {
         "title": title,
         "standings": json.loads(json.dumps(standings, allow_nan=False)),
