@@ -1,30 +1,34 @@
 """Benchmark: what a live page costs a run (``arena tournament CONFIG --serve``).
 
-Run it from the repository with the venv's Python::
+Run it from the repository with the venv's Python, on a quiet machine for the throughput::
 
-    python benchmarks/live_overhead.py                        # a small tournament, 5 rounds
-    python benchmarks/live_overhead.py --config tournaments/ladder.yaml --rounds 3
+    python benchmarks/live_overhead.py                        # a small tournament, 5 pairs
+    python benchmarks/live_overhead.py --config tournaments/ladder.yaml --minutes 25
 
-The same seeded tournament is played in turn, ``--rounds`` times each: without a page, and with
+The same seeded tournament is played in pairs of runs: one without a page, one with
 ``--serve 127.0.0.1:0`` while ten clients poll ``/standings.json`` once a second and one event
-stream is read (as an open page does). The two kinds alternate A B, B A, ... so that a machine
-that gets busier or quieter weighs on both alike; each round gives a ratio of the two, and the
-figure is the median of those ratios. Each run is ``arena tournament CONFIG --fresh --quiet``.
+stream is read (as an open page does). A pair's order alternates (A B, then B A, ...) so that a
+machine getting busier or quieter weighs on both alike, and each pair gives a ratio of its two
+runs' games per second. The figure is the median of those ratios with a bootstrap 95% interval
+(and their geometric mean with its standard error): runs of the same tournament vary by several
+per cent, so resolving 2% takes many pairs, which ``--minutes`` fits in its time (``--pairs`` at
+least). ``--games-per-pairing`` plays a shorter part of the tournament (more pairs in the time).
+Each run is ``arena tournament CONFIG --fresh --quiet``.
 
 Two figures per run, because a shared machine makes the first noisy:
 
 - games/s: the stored games over the span from the first game's start to the last one's end;
-- CPU per game: the CPU time of the whole command (its workers, bots and the page's server:
-  every process it waited for) over its games. The bundled bots stop on a work budget, so on a
-  machine fast enough for it a seeded run plays the same games with the same work; on a busy
-  one they stop at a deadline instead, and this varies too.
+- CPU: the CPU time of the whole command (its workers, bots and the page's server: every
+  process it waited for) per game. The bundled bots stop on a work budget, so on a machine fast
+  enough for it a seeded run plays the same games with the same work.
 
-The page's server and its worker (the process that computes the tables and charts) are
-sampled from ``/proc`` while they run: their CPU over the run's span is the most of a core the
-page can take from the run. That CPU is the figure to compare on a shared machine, where the
-games per second swing far more than the page costs. The event stream reads ``/sections.json``
-whenever the state says the sections changed, as an open page does (so the charts are drawn).
-The clients' CPU (threads of this process) is counted apart: they stand for browsers elsewhere.
+The page's server and its worker (the process that computes the tables and charts) are sampled
+from ``/proc`` while they run: their CPU as a share of the run's own is the figure that does
+not depend on the machine's noise, given in all and during the games (up to the last game's
+end: what comes after, the final standings and charts, takes nothing from the games). The event
+stream reads ``/sections.json`` whenever the state says the sections changed, as an open page
+does (so the charts are drawn). The clients' CPU (threads of this process) is counted apart:
+they stand for browsers, which may be elsewhere.
 """
 
 from __future__ import annotations
@@ -32,7 +36,9 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
+import math
 import os
+import random
 import re
 import resource
 import select
@@ -63,6 +69,9 @@ CLIENTS = 10
 POLL_S = 1.0
 KINDS = ("no page", f"page + {CLIENTS} polling + 1 stream")
 TICKS = os.sysconf("SC_CLK_TCK")
+TARGET = 0.02
+"""The page may cost the run's throughput this share at most."""
+BOOTSTRAP_DRAWS = 4000
 
 DEFAULT = {
     "name": "live-overhead",
@@ -75,16 +84,28 @@ DEFAULT = {
 
 
 @dataclass
+class PageCpu:
+    """CPU seconds of the page's server and of its worker."""
+
+    server: float = 0.0
+    worker: float = 0.0
+
+    @property
+    def total(self) -> float:
+        return self.server + self.worker
+
+
+@dataclass
 class Measured:
     games: int
     run_rate: float
     """Games per second from the first game's start to the last one's end."""
     cpu: float
     """CPU seconds of the command and every process it waited for."""
-    server_cpu: float
-    """CPU seconds of the page's server (0 without a page)."""
-    worker_cpu: float
-    """CPU seconds of the server's worker, which computes the tables and charts."""
+    page: PageCpu
+    """The page's CPU in all (nothing without a page)."""
+    page_in_games: PageCpu
+    """The page's CPU up to the last game's end."""
     client_cpu: float
     """CPU seconds of this process's clients meanwhile."""
     replayed: int
@@ -98,14 +119,10 @@ class Measured:
         return self.cpu / self.games
 
     @property
-    def page_cpu(self) -> float:
-        """CPU seconds of the page: its server and the server's worker."""
-        return self.server_cpu + self.worker_cpu
-
-    @property
-    def server_share(self) -> float:
-        """The page's CPU over the run's span: the most of a core it took."""
-        return self.page_cpu * self.run_rate / self.games
+    def own_cpu(self) -> float:
+        """The run's CPU without its page's (its server is one of the processes it waited for;
+        its worker may be too)."""
+        return self.cpu - self.page.server
 
 
 def _clients(
@@ -118,37 +135,39 @@ def _clients(
         while not stop.wait(POLL_S) and _get(host, port, "/standings.json"):
             pass
 
-    def stream() -> None:
-        try:
-            sock = socket.create_connection((host, port), timeout=1)
-        except OSError:
-            return
-        buffer = b""
-        sections = None
-        with sock:
-            sock.sendall(b"GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-            while not stop.is_set():
-                try:
-                    data = sock.recv(65536)
-                except TimeoutError:
-                    continue
-                except OSError:
-                    return
-                if not data:
-                    return
-                *events, buffer = (buffer + data).split(b"\n\n")
-                for event in events:
-                    data = event.partition(b"\ndata: ")[2]
-                    if data:
-                        state = json.loads(data)
-                        seen.append((time.time(), state["games"]))
-                        sections = _follow_sections(host, port, state, sections)
-
     threads = [threading.Thread(target=poll) for _ in range(CLIENTS)]
-    threads.append(threading.Thread(target=stream))
+    threads.append(threading.Thread(target=_stream, args=(host, port, stop, seen)))
     for thread in threads:
         thread.start()
     return threads
+
+
+def _stream(host: str, port: int, stop: threading.Event, seen: list[tuple[float, int]]) -> None:
+    """The event stream, read as it comes, and the sections whenever they change."""
+    try:
+        sock = socket.create_connection((host, port), timeout=1)
+    except OSError:
+        return
+    buffer = b""
+    sections = None
+    with sock:
+        sock.sendall(b"GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        while not stop.is_set():
+            try:
+                data = sock.recv(65536)
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            if not data:
+                return
+            *events, buffer = (buffer + data).split(b"\n\n")
+            for event in events:
+                data = event.partition(b"\ndata: ")[2]
+                if data:
+                    state = json.loads(data)
+                    seen.append((time.time(), state["games"]))
+                    sections = _follow_sections(host, port, state, sections)
 
 
 def _follow_sections(host: str, port: int, state: dict[str, object], version: object) -> object:
@@ -196,12 +215,16 @@ def _cpu_of(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / TICKS
 
 
-def _server_sampler(parent: int, stop: threading.Event) -> dict[str, float]:
-    """The CPU seconds of the page's server and of its worker, last seen (``server`` and
-    ``worker``), filled by a thread until ``stop`` (sampled every 0.2 s: at most that much of
-    their last moment is missed; a worker started again counts with the one before)."""
+Sample = tuple[float, PageCpu]
+"""When (Unix time), and the page's CPU seconds by then."""
+
+
+def _server_sampler(parent: int, stop: threading.Event) -> list[Sample]:
+    """The CPU of the page's server and of its worker, sampled every 0.2 s by a thread until
+    ``stop`` (at most that much of their last moment is missed; a worker started again counts
+    with the one before)."""
     seen: dict[int, tuple[str, float]] = {}
-    totals = {"server": 0.0, "worker": 0.0}
+    samples: list[Sample] = []
 
     def sample() -> None:
         while not stop.wait(0.2):
@@ -209,11 +232,20 @@ def _server_sampler(parent: int, stop: threading.Event) -> dict[str, float]:
                 kind = seen.get(pid, (_kind(pid), 0.0))[0]
                 if kind:
                     seen[pid] = (kind, max(seen.get(pid, (kind, 0.0))[1], _cpu_of(pid)))
-            for kind in totals:
-                totals[kind] = sum(cpu for k, cpu in seen.values() if k == kind)
+            totals = {kind: sum(c for k, c in seen.values() if k == kind) for kind in KIND_NAMES}
+            samples.append((time.time(), PageCpu(**totals)))
 
     threading.Thread(target=sample, daemon=True).start()
-    return totals
+    return samples
+
+
+KIND_NAMES = ("server", "worker")
+
+
+def _at(samples: list[Sample], when: float) -> PageCpu:
+    """The page's CPU at ``when`` (its last sample before then)."""
+    before = [cpu for sampled, cpu in samples if sampled <= when]
+    return before[-1] if before else PageCpu()
 
 
 def _page_processes(parent: int) -> list[int]:
@@ -255,7 +287,7 @@ def one_run(arena: str, config: Path, served: bool, extra: list[str]) -> Measure
     )
     mine = resource.getrusage(resource.RUSAGE_SELF)
     stop = threading.Event()
-    page_cpu = _server_sampler(process.pid, stop) if served else {"server": 0.0, "worker": 0.0}
+    samples = _server_sampler(process.pid, stop) if served else []
     seen: list[tuple[float, int]] = []
     threads = _clients(*_address(process), stop, seen) if served else []
     assert process.stderr is not None
@@ -268,21 +300,30 @@ def one_run(arena: str, config: Path, served: bool, extra: list[str]) -> Measure
     after = resource.getrusage(resource.RUSAGE_SELF)
     if process.returncode != 0:
         raise SystemExit(f"bench: {' '.join(argv)} failed ({process.returncode})")
+    games, first, last, replayed, faults, ends = _stored(config)
+    if faults == games:
+        raise SystemExit(f"bench: every game of {' '.join(argv)} was lost by a fault (no bot"
+                         " started: try --sandbox none)")  # fmt: skip
+    clients = after.ru_utime + after.ru_stime - mine.ru_utime - mine.ru_stime
+    page = _at(samples, math.inf)
+    in_games = _at(samples, last)
+    lags = _lags(ends, seen) if seen else []
+    cpu = usage.ru_utime + usage.ru_stime
+    rate = games / (last - first)
+    return Measured(games, rate, cpu, page, in_games, clients, replayed, faults, lags)
+
+
+def _stored(config: Path) -> tuple[int, float, float, int, int, list[float]]:
+    """The run's games, its first start and last end, its replays and faults, and each game's
+    end in order."""
     with sqlite3.connect(f"file:{store_of(config)}?mode=ro", uri=True) as conn:
         games, first, last, replayed, faults = conn.execute(
             "SELECT COUNT(*), MIN(started_at), MAX(finished_at),"
             " SUM(detail LIKE '%replayed: %'), SUM(reason NOT IN ('five', 'full')) FROM games"
         ).fetchone()
         ends = [row[0] for row in conn.execute("SELECT finished_at FROM games ORDER BY 1")]
-    if faults == games:
-        raise SystemExit(f"bench: every game of {' '.join(argv)} was lost by a fault (no bot"
-                         " started: try --sandbox none)")  # fmt: skip
-    clients = after.ru_utime + after.ru_stime - mine.ru_utime - mine.ru_stime
-    cpu = usage.ru_utime + usage.ru_stime
-    lags = _lags(ends, seen) if seen else []
-    rate = games / (last - first)
-    server, worker = page_cpu["server"], page_cpu["worker"]
-    return Measured(games, rate, cpu, server, worker, clients, replayed, faults, lags)
+    conn.close()
+    return games, first, last, replayed, faults, ends
 
 
 def _lags(ends: list[float], seen: list[tuple[float, int]]) -> list[float]:
@@ -304,33 +345,79 @@ def _lags(ends: list[float], seen: list[tuple[float, int]]) -> list[float]:
     return lags
 
 
-def _report(runs: dict[int, list[Measured]]) -> None:
+def bootstrap_median(values: list[float], draws: int = BOOTSTRAP_DRAWS) -> tuple[float, float]:
+    """A 95% interval of the median of ``values`` (resampled with replacement, seeded)."""
+    rng = random.Random(1)
+    medians = sorted(statistics.median(rng.choices(values, k=len(values))) for _ in range(draws))
+    return percentile(medians, 2.5), percentile(medians, 97.5)
+
+
+def geometric_mean(ratios: list[float]) -> tuple[float, float]:
+    """The geometric mean of ``ratios`` and its standard error (from their logarithms)."""
+    logs = [math.log(r) for r in ratios]
+    mean = statistics.fmean(logs)
+    error = statistics.stdev(logs) / math.sqrt(len(logs)) if len(logs) > 1 else math.nan
+    return math.exp(mean), math.exp(mean) * error
+
+
+def _ratio_line(name: str, ratios: list[float]) -> str:
+    low, high = bootstrap_median(ratios)
+    mean, error = geometric_mean(ratios)
+    return (
+        f"{name}: median {statistics.median(ratios):.3f} (95% interval {low:.3f} to {high:.3f});"
+        f" geometric mean {mean:.3f} ± {error:.3f} (standard error); pairs {_spread(ratios)}"
+    )
+
+
+def _shares(served: list[Measured]) -> str:
+    """The page's CPU as a share of the run's own, in all and during the games (medians)."""
+
+    def share(part: str, of: str) -> float:
+        return statistics.median(float(getattr(getattr(m, of), part)) / m.own_cpu for m in served)
+
+    parts = []
+    for of, when in (("page", "in all"), ("page_in_games", "during the games")):
+        parts.append(
+            f"{when} {100 * share('total', of):.2f}% (server {100 * share('server', of):.2f}%,"
+            f" worker {100 * share('worker', of):.2f}%)"
+        )
+    clients = statistics.median(m.client_cpu / m.own_cpu for m in served)
+    return (
+        f"the page's CPU as a share of the run's own CPU (median of {len(served)}): "
+        + "; ".join(parts)
+        + f"; the clients' {100 * clients:.2f}% (counted apart)"
+    )
+
+
+def _table(runs: dict[int, list[Measured]]) -> str:
     rows = [
         [
             KINDS[kind],
             f"{statistics.median(m.run_rate for m in measured):.2f}",
             f"{statistics.median(m.cpu_per_game for m in measured) * 1000:.1f}",
-            f"{statistics.median(m.server_cpu for m in measured):.2f}",
-            f"{statistics.median(m.worker_cpu for m in measured):.2f}",
-            f"{100 * statistics.median(m.server_share for m in measured):.1f}",
+            f"{statistics.median(m.own_cpu for m in measured):.1f}",
+            f"{statistics.median(m.page.server for m in measured):.2f}",
+            f"{statistics.median(m.page.worker for m in measured):.2f}",
             f"{statistics.median(m.client_cpu for m in measured):.2f}",
             str(sum(m.replayed for m in measured)),
             str(sum(m.faults for m in measured)),
         ]
         for kind, measured in runs.items()
     ]
-    header = ["", "games/s", "CPU ms/game", "server CPU s", "worker CPU s", "% of a core"]
-    header += ["clients CPU s"]
-    header += ["replayed", "faults"]
-    say(table(rows, ["(medians)", *header[1:]]))
+    header = ["(medians)", "games/s", "CPU ms/game", "run CPU s", "server CPU s"]
+    header += ["worker CPU s", "clients CPU s", "replayed", "faults"]
+    return table(rows, header)
+
+
+def _report(runs: dict[int, list[Measured]]) -> None:
+    say(_table(runs))
     pairs = list(zip(runs[0], runs[1], strict=True))
     rate = [served.run_rate / bare.run_rate for bare, served in pairs]
     cpu = [bare.cpu_per_game / served.cpu_per_game for bare, served in pairs]
-    say(
-        f"with the page / without, median of {len(pairs)} rounds:"
-        f" games/s {statistics.median(rate):.3f} (rounds {_spread(rate)});"
-        f" games per CPU second {statistics.median(cpu):.3f} (rounds {_spread(cpu)})"
-    )
+    say(f"with the page / without, {len(pairs)} pairs:")
+    say("  " + _ratio_line("games/s", rate))
+    say("  " + _ratio_line("games per CPU second", cpu))
+    say(_shares(runs[1]))
     lags = [lag for m in runs[1] for lag in m.lags]
     if lags:
         say(
@@ -338,6 +425,21 @@ def _report(runs: dict[int, list[Measured]]) -> None:
             f" {percentile(lags, 50):.2f} s, 95% {percentile(lags, 95):.2f} s,"
             f" max {max(lags):.2f} s"
         )
+    say(_verdict(rate))
+
+
+def _verdict(rate: list[float]) -> str:
+    """Whether the throughput is within ``TARGET``, as far as the pairs can tell."""
+    low, high = bootstrap_median(rate)
+    cost = (
+        f"the page costs {1 - statistics.median(rate):.1%} of the games per second"
+        f" (95% interval {1 - high:.1%} to {1 - low:.1%})"
+    )
+    if low >= 1 - TARGET:
+        return f"target of {TARGET:.0%} met: {cost}"
+    if high < 1 - TARGET:
+        return f"target of {TARGET:.0%} missed: {cost}"
+    return f"target of {TARGET:.0%} not resolved by these pairs: {cost}"
 
 
 def _load() -> str:
@@ -350,36 +452,72 @@ def _spread(ratios: list[float]) -> str:
     return f"{min(ratios):.3f} to {max(ratios):.3f}"
 
 
-def main() -> None:
+def _line(kind: int, m: Measured) -> str:
+    page = ""
+    if kind:
+        page = (
+            f", page CPU: server {m.page.server:.2f} s + worker {m.page.worker:.2f} s"
+            f" (during the games {m.page_in_games.server:.2f} + {m.page_in_games.worker:.2f}),"
+            f" clients {m.client_cpu:.2f} s"
+        )
+    return (
+        f"    {KINDS[kind]}: {m.games} games ({m.faults} faults), {m.run_rate:.2f} games/s,"
+        f" CPU {m.cpu:.1f} s ({m.cpu_per_game * 1000:.1f} ms/game){page}; {_load()}"
+    )
+
+
+def _config(args: argparse.Namespace, folder: Path) -> tuple[Path, Path]:
+    """The source config and its copy in ``folder`` (a shorter part of it when asked)."""
+    if args.config is None:
+        source = folder / "source" / "live-overhead.yaml"
+        source.parent.mkdir()
+        source.write_text(yaml.safe_dump(DEFAULT, sort_keys=False))
+    else:
+        source = (ROOT / args.config).resolve()
+    overrides = {}
+    if args.games_per_pairing is not None:
+        overrides["games_per_pairing"] = args.games_per_pairing
+    return source, copy_config(source, folder, **overrides)
+
+
+def _arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--config", type=Path, help="a tournament YAML (default: a small one)")
-    parser.add_argument("--rounds", type=int, default=5, help="runs of each kind (default 5)")
+    parser.add_argument("--pairs", type=int, default=5, help="pairs of runs at least (default 5)")
+    parser.add_argument("--minutes", type=float, default=0.0,
+                        help="go on with more pairs while they fit in this time")  # fmt: skip
+    parser.add_argument("--games-per-pairing", type=int, help="a shorter part of the tournament")
     parser.add_argument("--sandbox", help="the runs' --sandbox (default: the config's)")
-    args = parser.parse_args()
+    return parser.parse_args()
+
+
+def main() -> None:
+    args = _arguments()
     arena = arena_command()
+    started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="arena-live-bench-") as tmp:
-        folder = Path(tmp)
-        if args.config is None:
-            source = folder / "source" / "live-overhead.yaml"
-            source.parent.mkdir()
-            source.write_text(yaml.safe_dump(DEFAULT, sort_keys=False))
-        else:
-            source = (ROOT / args.config).resolve()
-        config = copy_config(source, folder)
-        section(f"live page overhead: {source.name}, {args.rounds} rounds, A B / B A in turn")
+        source, config = _config(args, Path(tmp))
+        part = "" if args.games_per_pairing is None else f" ({args.games_per_pairing} a pairing)"
+        section(f"live page overhead: {source.name}{part}, pairs of runs A B / B A in turn")
         runs: dict[int, list[Measured]] = {0: [], 1: []}
         extra = [] if args.sandbox is None else ["--sandbox", args.sandbox]
         say(f"  each run: {arena} tournament {config.name} --fresh --quiet {' '.join(extra)}"
-            f" [--serve 127.0.0.1:0]; {os.cpu_count()} cores; {_load()}")  # fmt: skip
-        for round_ in range(args.rounds):
-            for kind in (0, 1) if round_ % 2 == 0 else (1, 0):
-                m = one_run(arena, config, bool(kind), extra)
-                runs[kind].append(m)
-                say(f"  {KINDS[kind]}: {m.games} games ({m.faults} faults), {m.run_rate:.2f}"
-                    f" games/s, CPU {m.cpu:.1f} s ({m.cpu_per_game * 1000:.1f} ms/game),"
-                    f" server {m.server_cpu:.2f} s + worker {m.worker_cpu:.2f} s,"
-                    f" clients {m.client_cpu:.2f} s; {_load()}")  # fmt: skip
+            f" [--serve 127.0.0.1:0]; {os.cpu_count()} cores; before: {_load()}")  # fmt: skip
+        pair = 0
+        while pair < args.pairs or _fits(started, args.minutes, pair):
+            say(f"  pair {pair + 1}:")
+            for kind in (0, 1) if pair % 2 == 0 else (1, 0):
+                runs[kind].append(one_run(arena, config, bool(kind), extra))
+                say(_line(kind, runs[kind][-1]))
+            pair += 1
+        say(f"after {pair} pairs in {(time.monotonic() - started) / 60:.1f} minutes: {_load()}")
         _report(runs)
+
+
+def _fits(started: float, minutes: float, pairs: int) -> bool:
+    """Whether another pair fits in ``minutes`` from ``started``, at the pace so far."""
+    spent = time.monotonic() - started
+    return pairs > 0 and spent + spent / pairs <= 60 * minutes
 
 
 if __name__ == "__main__":

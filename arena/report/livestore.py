@@ -4,7 +4,9 @@ only when a writer committed since the last look.
 Opening the store costs more than a poll should (checks of the file, its schema, its columns),
 and a poll four times a second mostly finds nothing new: SQLite's ``data_version``, asked of a
 connection kept open, says so without reading anything. A store replaced by another file (a new
-inode) is opened again.
+inode) is opened again. The games that count are counted whole only when what decides it
+changed (the active versions, the games owed, a game removed); while games are only added,
+only the new ones are counted.
 """
 
 from __future__ import annotations
@@ -19,8 +21,8 @@ if TYPE_CHECKING:
 
 COUNT_SHARE = 50
 """The games that count are counted again, when more were stored, after this many times the CPU
-the last count used (and the next poll): each poll counts them in a store of a few thousand
-games, about once a second in one of tens of thousands."""
+the last count used (and the next poll): a count of the new games takes microseconds, a whole
+one in a store of tens of thousands of games milliseconds (about once a second then)."""
 
 
 class StoreWatch:
@@ -36,8 +38,9 @@ class StoreWatch:
         self._store: Store | None = None
         self._file: tuple[int, int] | None = None  # the open file's device and inode
         self._version: int | None = None  # its data_version when last read
-        self._counted_at = -1  # the highest game number when the games were last counted
-        self._count_next = 0.0  # when they may be counted again
+        self._state: tuple[str, str, int, int] | None = None  # ``Store.counting_state`` now
+        self._counted: tuple[str, str, int, int] | None = None  # the one the count took in
+        self._count_next = 0.0  # when the games may be counted again
 
     def read(self) -> tuple[int, int]:
         """The highest game number and the games that count, as they are now (the count as
@@ -45,14 +48,26 @@ class StoreWatch:
         store = self._open()
         version = store.data_version()
         if version != self._version:
-            self.stored = store.game_numbers()[1] or 0
+            self._state = store.counting_state()
+            self.stored = self._state[3]
             self._version = version
-        if self.stored != self._counted_at and time.monotonic() >= self._count_next:
-            started = time.thread_time()
-            self.games = store.count_games()
-            self._counted_at = self.stored
-            self._count_next = time.monotonic() + COUNT_SHARE * (time.thread_time() - started)
+        if self._state != self._counted and time.monotonic() >= self._count_next:
+            self._count(store)
         return self.stored, self.games
+
+    def _count(self, store: Store) -> None:
+        """The games that count in the state last read: the new ones added to the last count
+        when games were only added since (as many more as the highest number grew)."""
+        state, last = self._state, self._counted
+        assert state is not None
+        started = time.thread_time()
+        added = last is not None and state[:2] == last[:2]
+        if added and last is not None and state[2] - last[2] == state[3] - last[3] >= 0:
+            self.games += store.count_games(numbers=(last[3], state[3]))
+        else:
+            self.games = store.count_games(numbers=(0, state[3]))
+        self._counted = state
+        self._count_next = time.monotonic() + COUNT_SHARE * (time.thread_time() - started)
 
     def close(self) -> None:
         if self._store is not None:
@@ -68,5 +83,5 @@ class StoreWatch:
             self.close()
             self._store = Store.open(self.db, readonly=True)
             self._file = (info.st_dev, info.st_ino)
-            self._counted_at = -1
+            self._counted = None
         return self._store

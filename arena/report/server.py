@@ -2,13 +2,13 @@
 
 Why this stack: one page for a handful of viewers needs no framework, and a dependency-free
 server starts with the CLI anywhere arena runs. Each connection is answered by a thread of a
-pool; a pushed update is a line of JSON written to every open event stream. The server only reads (the store opened
-read-only, the run's live folder), answers ``GET`` and ``HEAD`` on its own few paths, and runs
-in a process of its own beside a run (``serve_in_background``), so a slow or hostile client
-costs the run nothing: a stream that is not read is dropped after ``SEND_TIMEOUT_S``. It runs
-at normal priority, so that it answers at once on a busy machine: answering is cheap (what it
-sends is encoded once per state), and what is costly is computed by a worker process at the
-lowest priority (``arena.report.livework``).
+pool; a pushed update is a line of JSON written to every open event stream. The server only
+reads (the store opened read-only, the run's live folder), answers ``GET`` and ``HEAD`` on its
+own few paths, and runs in a process of its own beside a run (``serve_in_background``), so a
+slow or hostile client costs the run nothing: a stream that is not read is dropped after
+``SEND_TIMEOUT_S``. It runs at normal priority, so that it answers at once on a busy machine:
+answering is cheap (what it sends is encoded once per state), and what is costly is computed
+by a worker process at the lowest priority (``arena.report.livework``).
 """
 
 from __future__ import annotations

@@ -801,12 +801,30 @@ class Store:
             ).fetchall()
         return {(order, chaos): int(count) for order, chaos, count in rows}
 
-    def count_games(self, include_inactive: bool = False) -> int:
-        """The number of games that count (see ``games``), or of every stored game."""
+    def count_games(
+        self, include_inactive: bool = False, numbers: tuple[int, int] = (0, 2**63 - 1)
+    ) -> int:
+        """The number of games that count (see ``games``), or of every stored game; of those
+        numbered above ``numbers[0]`` and up to ``numbers[1]``."""
         with self._reading("cannot count games") as conn:
             counted = self._counted(include_inactive)
-            (count,) = conn.execute(f"SELECT COUNT(*) FROM games WHERE {counted}").fetchone()
+            (count,) = conn.execute(
+                f"SELECT COUNT(*) FROM games WHERE {counted} AND id > ? AND id <= ?", numbers
+            ).fetchone()
         return int(count)
+
+    def counting_state(self) -> tuple[str, str, int, int]:
+        """What decides which games count, read cheaply: the active versions, the games owed a
+        pairing, how many games are stored and the highest game number. While only the last two
+        grow, alike (games added, none removed), the games that count are those counted before
+        and those of the new ones that count (``count_games(numbers=...)``)."""
+        with self._reading("cannot read the games") as conn:
+            active, owed, rows, highest = conn.execute(
+                "SELECT (SELECT group_concat(rowid) FROM bots WHERE active = 1),"
+                " (SELECT value FROM meta WHERE key = 'games_per_pairing'),"
+                " (SELECT COUNT(*) FROM games), (SELECT MAX(id) FROM games)"
+            ).fetchone()
+        return str(active), str(owed), int(rows), int(highest or 0)
 
     def count_distinct_games(self) -> int:
         """How many of the games that count (see ``games``) differ in players, opening or moves.

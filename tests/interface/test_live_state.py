@@ -130,7 +130,8 @@ def test_a_worker_that_died_is_replaced(
 
 def test_a_look_at_a_store_that_did_not_change_reads_nothing(played: Path, tmp_path: Path) -> None:
     """The poller's store stays open and is read only when a writer committed: a look at an
-    unchanged store costs a small fraction of opening it (which every poll used to)."""
+    unchanged store costs a small fraction of opening it (which every poll used to), and the
+    games that count follow every change."""
     db = tmp_path / "t.sqlite"
     _half(played, db)
     watch = StoreWatch(db)
@@ -140,8 +141,16 @@ def test_a_look_at_a_store_that_did_not_change_reads_nothing(played: Path, tmp_p
         for _ in range(200):
             assert watch.read() == (GAMES // 2, GAMES // 2)
         assert (time.thread_time() - started) / 200 < 1e-4  # opening alone: about 3e-4
-        _store_the_rest(db, played)
+        _store_the_rest(db, played)  # games added: the new ones counted
         assert wait_until(lambda: watch.read() == (GAMES, GAMES), 10)
+        # What else changes the games that count is seen too: a game removed, a bot's
+        # version no longer active.
+        for change, games in (("DELETE FROM games WHERE id = 1", GAMES - 1),
+                              ("UPDATE bots SET active = 0 WHERE name = 'alpha'", 0)):  # fmt: skip
+            with sqlite3.connect(db) as conn:
+                conn.execute(change)
+            conn.close()
+            assert wait_until(lambda games=games: watch.read() == (GAMES, games), 10), change
         _half(played, tmp_path / "other.sqlite")
         os.replace(tmp_path / "other.sqlite", db)  # another file: opened again
         assert wait_until(lambda: watch.read() == (GAMES // 2, GAMES // 2), 10)
