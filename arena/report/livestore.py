@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from arena.store.database import Store
+    from arena.store.database import CountingState, Store
 
 COUNT_SHARE = 50
 """The games that count are counted again, when more were stored, after this many times the CPU
@@ -38,8 +38,8 @@ class StoreWatch:
         self._store: Store | None = None
         self._file: tuple[int, int] | None = None  # the open file's device and inode
         self._version: int | None = None  # its data_version when last read
-        self._state: tuple[str, str, int, int] | None = None  # ``Store.counting_state`` now
-        self._counted: tuple[str, str, int, int] | None = None  # the one the count took in
+        self._state: CountingState | None = None  # ``Store.counting_state`` now
+        self._counted: CountingState | None = None  # the one the count took in
         self._count_next = 0.0  # when the games may be counted again
 
     def read(self) -> tuple[int, int]:
@@ -49,7 +49,7 @@ class StoreWatch:
         version = store.data_version()
         if version != self._version:
             self._state = store.counting_state()
-            self.stored = self._state[3]
+            self.stored = self._state.highest
             self._version = version
         if self._state != self._counted and time.monotonic() >= self._count_next:
             self._count(store)
@@ -61,11 +61,10 @@ class StoreWatch:
         state, last = self._state, self._counted
         assert state is not None
         started = time.thread_time()
-        added = last is not None and state[:2] == last[:2]
-        if added and last is not None and state[2] - last[2] == state[3] - last[3] >= 0:
-            self.games += store.count_games(numbers=(last[3], state[3]))
+        if last is not None and state.only_added_since(last):
+            self.games += store.count_games(numbers=(last.highest, state.highest))
         else:
-            self.games = store.count_games(numbers=(0, state[3]))
+            self.games = store.count_games(numbers=(0, state.highest))
         self._counted = state
         self._count_next = time.monotonic() + COUNT_SHARE * (time.thread_time() - started)
 

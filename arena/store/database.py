@@ -206,6 +206,26 @@ class BotVersion:
     """The command that starts the bot (argv, or one string); stored as JSON text."""
 
 
+class CountingState(NamedTuple):
+    """What decides which games count, read cheaply (``Store.counting_state``)."""
+
+    active: str
+    """The active versions (their row ids)."""
+    owed: str
+    """The games owed a pairing."""
+    rows: int
+    """How many games are stored."""
+    highest: int
+    """The highest game number (0: none)."""
+
+    def only_added_since(self, before: CountingState) -> bool:
+        """Whether, since ``before``, games were only added (none removed, nothing else
+        changed): the games that count are then those counted before and those of the new
+        ones that count (``count_games(numbers=...)``)."""
+        same = (self.active, self.owed) == (before.active, before.owed)
+        return same and self.rows - before.rows == self.highest - before.highest >= 0
+
+
 class StoredResult(NamedTuple):
     """What the standings read of a stored game (``Store.results``): its players and result,
     and its moves as text; no ``GameRecord`` is built (for a large store, building one per game
@@ -813,18 +833,15 @@ class Store:
             ).fetchone()
         return int(count)
 
-    def counting_state(self) -> tuple[str, str, int, int]:
-        """What decides which games count, read cheaply: the active versions, the games owed a
-        pairing, how many games are stored and the highest game number. While only the last two
-        grow, alike (games added, none removed), the games that count are those counted before
-        and those of the new ones that count (``count_games(numbers=...)``)."""
+    def counting_state(self) -> CountingState:
+        """What decides which games count, read in one cheap query."""
         with self._reading("cannot read the games") as conn:
             active, owed, rows, highest = conn.execute(
                 "SELECT (SELECT group_concat(rowid) FROM bots WHERE active = 1),"
                 " (SELECT value FROM meta WHERE key = 'games_per_pairing'),"
                 " (SELECT COUNT(*) FROM games), (SELECT MAX(id) FROM games)"
             ).fetchone()
-        return str(active), str(owed), int(rows), int(highest or 0)
+        return CountingState(str(active), str(owed), int(rows), int(highest or 0))
 
     def count_distinct_games(self) -> int:
         """How many of the games that count (see ``games``) differ in players, opening or moves.
