@@ -441,7 +441,9 @@ pid = os.fork()
 if pid == 0:
     bot.join()
     os.execvp(sys.executable, [sys.executable, "-c", "import time; time.sleep(600)", sys.argv[1]])
-while pid not in bot.members():
+deadline = time.monotonic() + 30
+while pid not in bot.members():  # bounded: the test reads nothing but this script's line
+    assert time.monotonic() < deadline, "the bot never joined its cgroup"
     time.sleep(0.01)
 assert bot.freeze(True)
 print(os.getpid(), harness.guardian, pid, flush=True)
