@@ -12,23 +12,29 @@ machine getting busier or quieter weighs on both alike, and each pair gives a ra
 runs' games per second. The figure is the median of those ratios with a bootstrap 95% interval
 (and their geometric mean with its standard error): runs of the same tournament vary by several
 per cent, so resolving 2% takes many pairs, which ``--minutes`` fits in its time (``--pairs`` at
-least). ``--games-per-pairing`` plays a shorter part of the tournament (more pairs in the time).
+least). ``--games-per-pairing`` plays that many games a pairing instead of the config's (fewer: more
+pairs in the time; more: a longer run, where the page's start weighs less).
 Each run is ``arena tournament CONFIG --fresh --quiet``.
 
-Two figures per run, because a shared machine makes the first noisy:
+A run's games per second is the product of two factors, each measured over its games (from the
+first game's start to the last one's end); the host's noise lies in the second only:
 
-- games/s: the stored games over the span from the first game's start to the last one's end;
-- CPU: the CPU time of the whole command (its workers, bots and the page's server: every
-  process it waited for) per game. The bundled bots stop on a work budget, so on a machine fast
-  enough for it a seeded run plays the same games with the same work.
+- the cores the run had: the machine's busy CPU (``/proc/stat``) less the page's and this
+  process's (its clients and its sampler, which runs beside every run alike), over the span;
+- its games per second of that CPU. The bundled bots stop on a work budget, so a seeded run plays
+  the same games with the same work; yet the same games take a few per cent more or less CPU from
+  one run to the next when the host is busy (under one per cent when it is quiet).
 
-The page's server and its worker (the process that computes the tables and charts) are sampled
-from ``/proc`` while they run: their CPU as a share of the run's own is the figure that does
-not depend on the machine's noise, given in all and during the games (up to the last game's
-end: what comes after, the final standings and charts, takes nothing from the games). The event
-stream reads ``/sections.json`` whenever the state says the sections changed, as an open page
-does (so the charts are drawn). The clients' CPU (threads of this process) is counted apart:
-they stand for browsers, which may be elsewhere.
+The page can take the run's throughput only through these: by taking CPU from it (the first,
+which the host's speed does not move, so a few pairs measure it to a tenth of a per cent) or by
+making the run's CPU do less (the second: caches, the live feed's writes in the run's processes).
+``--clients`` sets how many clients poll (100 shows how the cost grows with them). The page's
+server and its worker (the process that computes the tables and charts) are sampled from
+``/proc`` while they run: their CPU as a share of the run's own, in all and during the games (up
+to the last game's end: what comes after, the final standings and charts, takes nothing from the
+games). The event stream reads ``/sections.json`` whenever the state says the sections changed,
+as an open page does (so the charts are drawn). The clients' CPU (threads of this process) is
+given apart: they stand for browsers, which may be elsewhere.
 """
 
 from __future__ import annotations
@@ -66,8 +72,8 @@ from support import (
 )
 
 CLIENTS = 10
+"""Clients polling /standings.json by default (``--clients``)."""
 POLL_S = 1.0
-KINDS = ("no page", f"page + {CLIENTS} polling + 1 stream")
 TICKS = os.sysconf("SC_CLK_TCK")
 BULK = 0.9
 TARGET = 0.02
@@ -117,6 +123,15 @@ class Measured:
     """Games lost by a fault (a bot that cannot start makes every game quick: not a run)."""
     lags: list[float]
     """Seconds from each game's end to the page's update that counted it (with a page)."""
+    cores: float
+    """How many cores the run had during its games (the machine's busy CPU less the page's and
+    this process's): what the page can take from it."""
+
+    @property
+    def speed(self) -> float:
+        """Games per second of the run's CPU during its games: how fast the machine did the
+        run's work, which varies from run to run with the host's load."""
+        return self.run_rate / self.cores
 
     @property
     def cpu_per_game(self) -> float:
@@ -130,16 +145,16 @@ class Measured:
 
 
 def _clients(
-    host: str, port: int, stop: threading.Event, seen: list[tuple[float, int]]
+    host: str, port: int, clients: int, stop: threading.Event, seen: list[tuple[float, int]]
 ) -> list[threading.Thread]:
-    """Ten pollers of /standings.json and one event stream, read as it comes (``seen``: when
-    each of its updates came, and the games it counted)."""
+    """``clients`` pollers of /standings.json and one event stream, read as it comes
+    (``seen``: when each of its updates came, and the games it counted)."""
 
     def poll() -> None:
         while not stop.wait(POLL_S) and _get(host, port, "/standings.json"):
             pass
 
-    threads = [threading.Thread(target=poll) for _ in range(CLIENTS)]
+    threads = [threading.Thread(target=poll) for _ in range(clients)]
     threads.append(threading.Thread(target=_stream, args=(host, port, stop, seen)))
     for thread in threads:
         thread.start()
@@ -219,25 +234,51 @@ def _cpu_of(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / TICKS
 
 
-Sample = tuple[float, PageCpu]
-"""When (Unix time), and the page's CPU seconds by then."""
+@dataclass
+class Sample:
+    """What the sampler saw at one moment."""
+
+    when: float
+    """Unix time."""
+    page: PageCpu
+    """The page's CPU seconds by then."""
+    busy: float
+    """The machine's busy CPU seconds by then (all cores, ``/proc/stat``)."""
+    mine: float
+    """This process's CPU seconds by then (its clients and this sampler)."""
 
 
-def _server_sampler(parent: int, stop: threading.Event) -> list[Sample]:
-    """The CPU of the page's server and of its worker, sampled every 0.2 s by a thread until
-    ``stop`` (at most that much of their last moment is missed; a worker started again counts
-    with the one before)."""
+def _busy() -> float:
+    """The machine's busy CPU seconds since boot: user, nice, system, interrupts (not idle, not
+    waiting for a disk, not stolen by the host)."""
+    with open("/proc/stat") as f:
+        fields = [int(x) for x in f.readline().split()[1:8]]
+    user, nice, system, _idle, _iowait, irq, softirq = fields
+    return (user + nice + system + irq + softirq) / TICKS
+
+
+def _sampler(parent: int, stop: threading.Event) -> list[Sample]:
+    """The machine's busy CPU, this process's, and the page's server's and worker's, sampled
+    every 0.2 s by a thread until ``stop`` (at most that much of the page's last moment is
+    missed; a worker started again counts with the one before). It runs beside every run, with
+    a page or not, so that its own cost weighs on both alike."""
     seen: dict[int, tuple[str, float]] = {}
     samples: list[Sample] = []
 
     def sample() -> None:
-        while not stop.wait(0.2):
+        while True:
             for pid in _page_processes(parent):
-                kind = seen.get(pid, (_kind(pid), 0.0))[0]
+                # Read again each time: the worker is forked from the server, and is the
+                # server's copy until it runs the worker's program.
+                kind = _kind(pid)
                 if kind:
                     seen[pid] = (kind, max(seen.get(pid, (kind, 0.0))[1], _cpu_of(pid)))
             totals = {kind: sum(c for k, c in seen.values() if k == kind) for kind in KIND_NAMES}
-            samples.append((time.time(), PageCpu(**totals)))
+            usage = resource.getrusage(resource.RUSAGE_SELF)
+            mine = usage.ru_utime + usage.ru_stime
+            samples.append(Sample(time.time(), PageCpu(**totals), _busy(), mine))
+            if stop.wait(0.2):
+                return
 
     threading.Thread(target=sample, daemon=True).start()
     return samples
@@ -248,8 +289,27 @@ KIND_NAMES = ("server", "worker")
 
 def _at(samples: list[Sample], when: float) -> PageCpu:
     """The page's CPU at ``when`` (its last sample before then)."""
-    before = [cpu for sampled, cpu in samples if sampled <= when]
+    before = [sample.page for sample in samples if sample.when <= when]
     return before[-1] if before else PageCpu()
+
+
+def _run_cores(samples: list[Sample], first: float, last: float) -> float:
+    """How many of the machine's cores the run had from ``first`` to ``last``: the machine's
+    busy CPU over that span, less the page's and this process's, over its length (each read
+    between the samples either side, linearly)."""
+
+    def others(sample: Sample) -> float:
+        return sample.busy - sample.page.total - sample.mine
+
+    def at(when: float) -> float:
+        before = max((s for s in samples if s.when <= when), key=lambda s: s.when)
+        after = min((s for s in samples if s.when >= when), default=before, key=lambda s: s.when)
+        if after.when == before.when:
+            return others(before)
+        share = (when - before.when) / (after.when - before.when)
+        return others(before) + share * (others(after) - others(before))
+
+    return (at(last) - at(first)) / (last - first)
 
 
 def _page_processes(parent: int) -> list[int]:
@@ -282,7 +342,10 @@ def _kind(pid: int) -> str:
     return "worker" if b"arena.report.livework" in cmdline else ""
 
 
-def one_run(arena: str, config: Path, served: bool, extra: list[str]) -> Measured:
+def one_run(arena: str, config: Path, clients: int | None, extra: list[str]) -> Measured:
+    """One run of ``config``: without a page if ``clients`` is None, else with one and that
+    many polling clients."""
+    served = clients is not None
     argv = [arena, "tournament", str(config), "--fresh", "--quiet", *extra]
     if served:
         argv += ["--serve", "127.0.0.1:0"]
@@ -291,9 +354,9 @@ def one_run(arena: str, config: Path, served: bool, extra: list[str]) -> Measure
     )
     mine = resource.getrusage(resource.RUSAGE_SELF)
     stop = threading.Event()
-    samples = _server_sampler(process.pid, stop) if served else []
+    samples = _sampler(process.pid, stop)
     seen: list[tuple[float, int]] = []
-    threads = _clients(*_address(process), stop, seen) if served else []
+    threads = _clients(*_address(process), clients, stop, seen) if clients is not None else []
     assert process.stderr is not None
     process.stderr.read()
     _, status, usage = os.wait4(process.pid, 0)
@@ -308,7 +371,7 @@ def one_run(arena: str, config: Path, served: bool, extra: list[str]) -> Measure
     if faults == games:
         raise SystemExit(f"bench: every game of {' '.join(argv)} was lost by a fault (no bot"
                          " started: try --sandbox none)")  # fmt: skip
-    clients = after.ru_utime + after.ru_stime - mine.ru_utime - mine.ru_stime
+    client_cpu = after.ru_utime + after.ru_stime - mine.ru_utime - mine.ru_stime
     page = _at(samples, math.inf)
     in_games = _at(samples, last)
     lags = _lags(ends, seen) if seen else []
@@ -316,7 +379,10 @@ def one_run(arena: str, config: Path, served: bool, extra: list[str]) -> Measure
     rate = games / (last - first)
     bulk = math.ceil(BULK * games)
     bulk_rate = bulk / (ends[bulk - 1] - first)
-    return Measured(games, rate, bulk_rate, cpu, page, in_games, clients, replayed, faults, lags)
+    cores = _run_cores(samples, first, last)
+    return Measured(
+        games, rate, bulk_rate, cpu, page, in_games, client_cpu, replayed, faults, lags, cores
+    )
 
 
 def _stored(config: Path) -> tuple[int, float, float, int, int, list[float]]:
@@ -395,36 +461,42 @@ def _shares(served: list[Measured]) -> str:
     )
 
 
-def _table(runs: dict[int, list[Measured]]) -> str:
+def _table(runs: dict[int, list[Measured]], names: tuple[str, str]) -> str:
     rows = [
         [
-            KINDS[kind],
+            names[kind],
             f"{statistics.median(m.run_rate for m in measured):.2f}",
             f"{statistics.median(m.cpu_per_game for m in measured) * 1000:.1f}",
             f"{statistics.median(m.own_cpu for m in measured):.1f}",
             f"{statistics.median(m.page.server for m in measured):.2f}",
             f"{statistics.median(m.page.worker for m in measured):.2f}",
             f"{statistics.median(m.client_cpu for m in measured):.2f}",
+            f"{statistics.median(m.cores for m in measured):.3f}",
             str(sum(m.replayed for m in measured)),
             str(sum(m.faults for m in measured)),
         ]
         for kind, measured in runs.items()
     ]
     header = ["(medians)", "games/s", "CPU ms/game", "run CPU s", "server CPU s"]
-    header += ["worker CPU s", "clients CPU s", "replayed", "faults"]
+    header += ["worker CPU s", "clients CPU s", "run's cores", "replayed", "faults"]
     return table(rows, header)
 
 
-def _report(runs: dict[int, list[Measured]]) -> None:
-    say(_table(runs))
+def _report(runs: dict[int, list[Measured]], names: tuple[str, str]) -> None:
+    say(_table(runs, names))
     pairs = list(zip(runs[0], runs[1], strict=True))
     rate = [served.run_rate / bare.run_rate for bare, served in pairs]
     bulk = [served.bulk_rate / bare.bulk_rate for bare, served in pairs]
     cpu = [bare.cpu_per_game / served.cpu_per_game for bare, served in pairs]
+    cores = [served.cores / bare.cores for bare, served in pairs]
+    speed = [served.speed / bare.speed for bare, served in pairs]
     say(f"with the page / without, {len(pairs)} pairs:")
     say("  " + _ratio_line("games/s", rate))
     say("  " + _ratio_line(f"games/s up to the end of the first {BULK:.0%} of the games", bulk))
     say("  " + _ratio_line("games per CPU second", cpu))
+    say("  games/s = the run's cores during its games × its games per second of that CPU:")
+    say("    " + _ratio_line("the run's cores", cores))
+    say("    " + _ratio_line("games per second of the run's CPU", speed))
     say(_shares(runs[1]))
     lags = [lag for m in runs[1] for lag in m.lags]
     if lags:
@@ -435,6 +507,7 @@ def _report(runs: dict[int, list[Measured]]) -> None:
         )
     say(_verdict(rate, "games per second"))
     say(_verdict(bulk, f"games per second up to {BULK:.0%} of the games"))
+    say(_verdict(cores, "run's cores during its games"))
 
 
 def _verdict(rate: list[float], what: str) -> str:
@@ -461,18 +534,19 @@ def _spread(ratios: list[float]) -> str:
     return f"{min(ratios):.3f} to {max(ratios):.3f}"
 
 
-def _line(kind: int, m: Measured) -> str:
+def _line(name: str, m: Measured) -> str:
     page = ""
-    if kind:
+    if m.lags or m.page.total:
         page = (
             f", page CPU: server {m.page.server:.2f} s + worker {m.page.worker:.2f} s"
             f" (during the games {m.page_in_games.server:.2f} + {m.page_in_games.worker:.2f}),"
             f" clients {m.client_cpu:.2f} s"
         )
     return (
-        f"    {KINDS[kind]}: {m.games} games ({m.faults} faults), {m.run_rate:.2f} games/s"
+        f"    {name}: {m.games} games ({m.faults} faults), {m.run_rate:.2f} games/s"
         f" ({m.bulk_rate:.2f} up to {BULK:.0%}),"
-        f" CPU {m.cpu:.1f} s ({m.cpu_per_game * 1000:.1f} ms/game){page}; {_load()}"
+        f" CPU {m.cpu:.1f} s ({m.cpu_per_game * 1000:.1f} ms/game), the run's cores"
+        f" {m.cores:.3f}{page}; {_load()}"
     )
 
 
@@ -496,7 +570,10 @@ def _arguments() -> argparse.Namespace:
     parser.add_argument("--pairs", type=int, default=5, help="pairs of runs at least (default 5)")
     parser.add_argument("--minutes", type=float, default=0.0,
                         help="go on with more pairs while they fit in this time")  # fmt: skip
-    parser.add_argument("--games-per-pairing", type=int, help="a shorter part of the tournament")
+    parser.add_argument("--games-per-pairing", type=int,
+                        help="games a pairing instead of the config's")  # fmt: skip
+    parser.add_argument("--clients", type=int, default=CLIENTS,
+                        help=f"clients polling the page (default {CLIENTS})")  # fmt: skip
     parser.add_argument("--sandbox", help="the runs' --sandbox (default: the config's)")
     return parser.parse_args()
 
@@ -510,6 +587,7 @@ def main() -> None:
         part = "" if args.games_per_pairing is None else f" ({args.games_per_pairing} a pairing)"
         section(f"live page overhead: {source.name}{part}, pairs of runs A B / B A in turn")
         runs: dict[int, list[Measured]] = {0: [], 1: []}
+        names = ("no page", f"page + {args.clients} polling + 1 stream")
         extra = [] if args.sandbox is None else ["--sandbox", args.sandbox]
         say(f"  each run: {arena} tournament {config.name} --fresh --quiet {' '.join(extra)}"
             f" [--serve 127.0.0.1:0]; {os.cpu_count()} cores; before: {_load()}")  # fmt: skip
@@ -517,11 +595,11 @@ def main() -> None:
         while pair < args.pairs or _fits(started, args.minutes, pair):
             say(f"  pair {pair + 1}:")
             for kind in (0, 1) if pair % 2 == 0 else (1, 0):
-                runs[kind].append(one_run(arena, config, bool(kind), extra))
-                say(_line(kind, runs[kind][-1]))
+                runs[kind].append(one_run(arena, config, args.clients if kind else None, extra))
+                say(_line(names[kind], runs[kind][-1]))
             pair += 1
         say(f"after {pair} pairs in {(time.monotonic() - started) / 60:.1f} minutes: {_load()}")
-        _report(runs)
+        _report(runs, names)
 
 
 def _fits(started: float, minutes: float, pairs: int) -> bool:
