@@ -9,8 +9,8 @@ by a worker process at the lowest CPU priority (``arena.report.livework``), so t
 answers requests promptly however busy the machine is. Each is redone only as often as its cost
 allows: after ``COST_SHARE`` times the CPU it last used, and at least ``TABLES_S`` or
 ``CHARTS_S``; a run's charts not in its first ``CHARTS_AFTER_S``; the run's end makes both due
-at once. So the page takes about half a percent of a core each for tables and charts from the
-machine whose cores the run uses, and a small store shows its standings within a second.
+at once. So the page takes at most a quarter of a percent of a core each for tables and charts from
+the machine whose cores the run uses, and a small store shows its standings within a second.
 """
 
 from __future__ import annotations
@@ -43,9 +43,9 @@ CHARTS_AFTER_S = 60.0
 CPU (matplotlib's start, then the drawing), so that a short run draws them once, at its end."""
 BOT_PAGES = 64
 """Bot pages kept rendered at most."""
-COST_SHARE = 200
+COST_SHARE = 400
 """A costly part waits this many times its own cost before it is redone (and at least its
-least time): each takes half a percent of a core at most."""
+least time): each takes a quarter of a percent of a core at most."""
 
 
 @dataclass(frozen=True)

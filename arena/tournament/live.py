@@ -28,8 +28,10 @@ if TYPE_CHECKING:  # the live page's server reads the folder without the run's c
     from arena.tournament.executors.base import ExecutorStatus
     from arena.tournament.schedule import MatchJob
 
-PERIOD_S = 0.2
-"""How often a process's games in progress are written, at most (a move shows within it)."""
+PERIOD_S = 0.5
+"""How often a process's games in progress are written, at most. With the page's server looking
+four times a second, a move shows on the page within a second; writing more often costs the
+run's own CPU."""
 PROGRESS_FILE = "progress.json"
 
 

@@ -22,6 +22,7 @@ from arena.limits import SandboxMode, TimeControl
 from arena.referee.match import MatchSettings
 from arena.store.database import Store
 from arena.tournament.live import (
+    PERIOD_S,
     FolderReader,
     LiveGame,
     live_folder,
@@ -34,14 +35,20 @@ from arena.tournament.run import TournamentPlan, run_tournament
 pytestmark = pytest.mark.usefixtures("no_resource_tracker_left")
 
 
+PACE_MS = round(1200 * PERIOD_S)
+"""The paced bots' time a move: longer than the feed's period, so each of a game's plies is
+written on its own."""
+
+
 def _plan(folder: Path, executor: str) -> TournamentPlan:
     paced = copy_bot(folder / "bots", "paced.py")
     bots = tuple(
-        BotSpec.from_command(["python3", str(paced), "150", f"shown-{name}"], name)
+        BotSpec.from_command(["python3", str(paced), str(PACE_MS), f"shown-{name}"], name)
         for name in ("a", "b")
     )
     settings = MatchSettings(
-        time_control=TimeControl(move_ms=1000, startup_ms=5000), sandbox=SandboxMode.NONE
+        time_control=TimeControl(move_ms=PACE_MS + 1000, startup_ms=5000),
+        sandbox=SandboxMode.NONE,
     )
     return TournamentPlan(
         name="t",
